@@ -1,0 +1,214 @@
+//===- ir/Case.cpp - The tile-program case model --------------------------===//
+#include "ir/Case.h"
+#include "ir/Text.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace npufuzz {
+
+namespace {
+struct OpInfo {
+  OpKind kind;
+  std::string_view name;
+  OpCategory category;
+};
+
+constexpr OpInfo kOpInfos[] = {
+#define NPF_OP(Enum, Name, Cat) {OpKind::Enum, Name, OpCategory::Cat},
+#include "ir/Ops.def"
+};
+} // namespace
+
+int numOpKinds() { return static_cast<int>(sizeof(kOpInfos) / sizeof(kOpInfos[0])); }
+
+std::string_view opName(OpKind k) { return kOpInfos[static_cast<int>(k)].name; }
+
+std::optional<OpKind> parseOpName(std::string_view s) {
+  for (const OpInfo &info : kOpInfos)
+    if (info.name == s)
+      return info.kind;
+  return std::nullopt;
+}
+
+OpCategory opCategory(OpKind k) { return kOpInfos[static_cast<int>(k)].category; }
+
+bool isElementwise(OpKind k) {
+  switch (opCategory(k)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    return true;
+  default:
+    return k == OpKind::Select || k == OpKind::MaskedFill || k == OpKind::Cast;
+  }
+}
+
+bool isView(OpKind k) { return opCategory(k) == OpCategory::View; }
+
+OpKind expandBaseOp(OpKind k) {
+  switch (k) {
+  case OpKind::RowExpandAdd:
+  case OpKind::ColExpandAdd:
+    return OpKind::Add;
+  case OpKind::RowExpandSub:
+  case OpKind::ColExpandSub:
+    return OpKind::Sub;
+  case OpKind::RowExpandMul:
+  case OpKind::ColExpandMul:
+    return OpKind::Mul;
+  case OpKind::RowExpandDiv:
+  case OpKind::ColExpandDiv:
+    return OpKind::Div;
+  case OpKind::RowExpandMax:
+  case OpKind::ColExpandMax:
+    return OpKind::Max;
+  case OpKind::RowExpandMin:
+  case OpKind::ColExpandMin:
+    return OpKind::Min;
+  default:
+    return k;
+  }
+}
+
+int64_t TensorType::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+std::string TensorType::str() const {
+  std::string s(dtypeName(dtype));
+  s += '[';
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i)
+      s += ',';
+    s += std::to_string(shape[i]);
+  }
+  s += ']';
+  if (valid) {
+    s += "{valid=" + std::to_string(valid->rows) + "x" + std::to_string(valid->cols);
+    if (valid->dynamic)
+      s += ",dyn";
+    s += '}';
+  }
+  return s;
+}
+
+bool Scalar::operator==(const Scalar &o) const {
+  // Bitwise on the float so that NaN == NaN and -0 != +0: equality of case
+  // text, not of numbers.
+  return i == o.i && std::memcmp(&f, &o.f, sizeof(float)) == 0;
+}
+
+std::string_view fillName(FillKind f) {
+  switch (f) {
+  case FillKind::Random:
+    return "rand";
+  case FillKind::Zeros:
+    return "zeros";
+  case FillKind::Ones:
+    return "ones";
+  case FillKind::Range:
+    return "range";
+  case FillKind::Iota:
+    return "iota";
+  }
+  return "?";
+}
+
+std::string_view padName(PadKind p) {
+  switch (p) {
+  case PadKind::Zero:
+    return "zero";
+  case PadKind::Min:
+    return "min";
+  case PadKind::Max:
+    return "max";
+  }
+  return "?";
+}
+
+int32_t Case::addOp(OpKind kind, std::vector<ValueId> operands, OpAttrs attrs,
+                    std::vector<TensorType> resultTypes) {
+  Op op;
+  op.kind = kind;
+  op.operands = std::move(operands);
+  op.attrs = std::move(attrs);
+  const int32_t opIndex = static_cast<int32_t>(ops.size());
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    Value v;
+    v.type = std::move(resultTypes[i]);
+    v.defOp = opIndex;
+    v.resultIndex = static_cast<int32_t>(i);
+    op.results.push_back(static_cast<ValueId>(values.size()));
+    values.push_back(std::move(v));
+  }
+  ops.push_back(std::move(op));
+  return opIndex;
+}
+
+void Case::compact() {
+  // Liveness, backwards: an op is live if any result is an output or is used
+  // by a live op. Inputs stay (they define the kernel signature) only if live.
+  std::vector<char> liveValue(values.size(), 0);
+  for (ValueId v : outputs)
+    if (v >= 0 && static_cast<size_t>(v) < values.size())
+      liveValue[v] = 1;
+  std::vector<char> liveOp(ops.size(), 0);
+  for (size_t i = ops.size(); i-- > 0;) {
+    for (ValueId r : ops[i].results)
+      if (liveValue[r])
+        liveOp[i] = 1;
+    if (liveOp[i])
+      for (ValueId o : ops[i].operands)
+        liveValue[o] = 1;
+  }
+  std::vector<ValueId> remap(values.size(), -1);
+  std::vector<Op> newOps;
+  std::vector<Value> newValues;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (!liveOp[i])
+      continue;
+    Op op = ops[i];
+    for (ValueId &o : op.operands)
+      o = remap[o];
+    const int32_t newIndex = static_cast<int32_t>(newOps.size());
+    for (ValueId &r : op.results) {
+      Value v = values[r];
+      v.defOp = newIndex;
+      remap[r] = static_cast<ValueId>(newValues.size());
+      r = remap[r];
+      newValues.push_back(std::move(v));
+    }
+    newOps.push_back(std::move(op));
+  }
+  std::vector<ValueId> newOutputs;
+  for (ValueId v : outputs)
+    if (remap[v] >= 0 && std::find(newOutputs.begin(), newOutputs.end(), remap[v]) ==
+                             newOutputs.end())
+      newOutputs.push_back(remap[v]);
+  ops = std::move(newOps);
+  values = std::move(newValues);
+  outputs = std::move(newOutputs);
+}
+
+size_t Case::numComputeOps() const {
+  return static_cast<size_t>(std::count_if(
+      ops.begin(), ops.end(), [](const Op &op) { return op.kind != OpKind::Input; }));
+}
+
+uint64_t caseHash(const Case &c) {
+  const std::string text = printCase(c);
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char ch : text) {
+    h ^= ch;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+} // namespace npufuzz

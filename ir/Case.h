@@ -1,0 +1,232 @@
+//===- ir/Case.h - The tile-program case model ------------------*- C++ -*-===//
+//
+// A case is a small SSA program over tensors/tiles: a list of ops, each
+// defining one or more values, and a list of returned values. It also records
+// where it came from (generator seed and policy) and how its inputs are filled.
+//
+// Semantics of every op are those of the reference executor; they are stated
+// next to OpKind below so that every backend has one place to read them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_IR_CASE_H
+#define NPUFUZZ_IR_CASE_H
+
+#include "ir/DType.h"
+#include "ir/IndexExpr.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace npufuzz {
+
+/// Op kinds; see ir/Ops.def for the table.
+///
+/// Elementwise semantics (Unary/Binary/Compare/RowExpand/ColExpand/Select/
+/// MaskedFill): f16/bf16 operands are widened exactly to f32, the op is
+/// evaluated in f32 (transcendentals computed in double and rounded once to
+/// f32), and the result is rounded to the element type with rne. Integer ops
+/// wrap at the type's width. Float max/min propagate NaN and order -0 < +0.
+/// Integer div is floor division, x div 0 == 0 and MIN div -1 == MIN.
+/// Compare is ordered for eq/lt/le/gt/ge and unordered for ne (NaN != x).
+/// Bitwise ops (and/or/xor/not) take integer and i1 operands only;
+/// arithmetic and compares take no i1 except eq/ne.
+///
+/// Reductions keep the reduced axis with size 1. reduce_sum accumulates left
+/// to right in f32 (floats) or at the type's width (integers) and rounds once
+/// to the element type; reduce_max/min propagate NaN; argmax returns the i64
+/// index of the first maximum (a NaN counts as the maximum).
+///
+/// topk: the k largest along `axis`, descending; ties keep the lower index
+/// first; NaN is larger than every number. Results: values, i64 indices.
+///
+/// matmul: [M,K]x[K,N] or [B,M,K]x[B,K,N] -> acc dtype. Each product is
+/// formed in the acc type (exact for bf16/f16 into f32, wrapping for integer)
+/// and accumulated left to right over k starting from 0.
+///
+/// cast: float->float and int->float round once under `rounding`;
+/// float->int rounds under `rounding` and saturates, NaN -> 0; int->int wraps
+/// (sign-extends when widening); i1 -> number is 0/1; anything -> i1 is x != 0.
+///
+/// Definedness: an element outside its value's valid shape is undefined. A
+/// result element is defined when every element it was computed from is
+/// defined and it lies inside the result's valid shape. fillpad defines the
+/// padding. Only defined output elements are compared.
+enum class OpKind : uint8_t {
+#define NPF_OP(Enum, Name, Cat) Enum,
+#include "ir/Ops.def"
+};
+
+enum class OpCategory : uint8_t {
+  Source, Unary, Binary, Compare, RowExpand, ColExpand, View, Other
+};
+
+int numOpKinds();
+std::string_view opName(OpKind k);
+std::optional<OpKind> parseOpName(std::string_view s);
+OpCategory opCategory(OpKind k);
+bool isElementwise(OpKind k);
+bool isView(OpKind k);
+/// The binary op applied by a RowExpand/ColExpand op (e.g. RowExpandMul ->
+/// Mul).
+OpKind expandBaseOp(OpKind k);
+
+/// Valid region of a rank-2 tile: rows x cols, at most its shape. When
+/// `dynamic`, backends must treat rows/cols as runtime values (kernel
+/// arguments), not compile-time constants; the case still records them.
+struct ValidShape {
+  int64_t rows = 0;
+  int64_t cols = 0;
+  bool dynamic = false;
+  bool operator==(const ValidShape &o) const {
+    return rows == o.rows && cols == o.cols && dynamic == o.dynamic;
+  }
+  bool operator!=(const ValidShape &o) const { return !(*this == o); }
+};
+
+/// A static tensor type with an optional valid shape (rank 2 only).
+struct TensorType {
+  DType dtype = DType::F32;
+  std::vector<int64_t> shape;
+  std::optional<ValidShape> valid;
+
+  int64_t numElements() const;
+  unsigned rank() const { return static_cast<unsigned>(shape.size()); }
+  /// `f32[16,256]`, `f32[16,256]{valid=1x256}`, `f32[16,256]{valid=1x256,dyn}`.
+  std::string str() const;
+  bool operator==(const TensorType &o) const {
+    return dtype == o.dtype && shape == o.shape && valid == o.valid;
+  }
+  bool operator!=(const TensorType &o) const { return !(*this == o); }
+};
+
+/// A scalar attribute (const value, masked_fill value). Integer-like types use
+/// `i`, float types `f`.
+struct Scalar {
+  int64_t i = 0;
+  float f = 0.0f;
+  bool operator==(const Scalar &o) const;
+};
+
+/// How the reference fills an input. Data derive from the case seed, the
+/// input's ordinal and the fill, so a case text determines its data.
+enum class FillKind : uint8_t {
+  Random, ///< dtype-appropriate values, edge values at the case's edge rate
+  Zeros,
+  Ones,
+  Range,  ///< uniform integers in [lo, hi] (for index tensors, small ints)
+  Iota,   ///< row-major linear position, wrapped/rounded to the dtype
+};
+std::string_view fillName(FillKind f);
+
+struct InputFill {
+  FillKind kind = FillKind::Random;
+  int64_t lo = 0, hi = 0; ///< Range only
+  bool operator==(const InputFill &o) const {
+    return kind == o.kind && lo == o.lo && hi == o.hi;
+  }
+};
+
+/// Padding value of fillpad: zero, or the dtype's lowest/highest value
+/// (-inf/+inf for floats, MIN/MAX for integers).
+enum class PadKind : uint8_t { Zero, Min, Max };
+std::string_view padName(PadKind p);
+
+/// All attributes an op can carry. Each op uses only the fields listed for it:
+///   input        fill; result type
+///   const        value; result type (splat)
+///   iota         axis; result type (element = index along axis)
+///   cast         dtype (target), rounding
+///   masked_fill  value (written where mask is true): masked_fill %x, %mask
+///   reduce_*/argmax axis
+///   topk         axis, k
+///   matmul       dtype (accumulator and result type)
+///   gather       axis: out[..i..] = src[.. idx[..i..] (at axis) ..]; the
+///                index shape equals src's except along axis
+///   set_validshape rows, cols, dynamic
+///   fillpad      pad
+///   slice        offsets, sizes, strides (all ranks; strides >= 1)
+///   chunk        axis, count (pieces, must divide the dim), index (which)
+///   transpose    perm
+///   reshape      shape (same element count; row-major)
+///   broadcast    shape (same rank; size-1 dims may grow)
+///   squeeze      axis (a size-1 dim); unsqueeze: axis (new size-1 dim)
+///   index_map    shape (result shape), map (one expr per source dim over
+///                result dims d0..)
+struct OpAttrs {
+  int64_t axis = 0;
+  int64_t k = 0;
+  int64_t count = 0;
+  int64_t index = 0;
+  int64_t rows = 0, cols = 0;
+  bool dynamic = false;
+  DType dtype = DType::F32;
+  RoundingMode rounding = RoundingMode::NearestEven;
+  Scalar value;
+  PadKind pad = PadKind::Zero;
+  InputFill fill;
+  std::vector<int64_t> offsets, sizes, strides, perm, shape;
+  std::vector<IndexExpr> map;
+};
+
+using ValueId = int32_t;
+
+struct Op {
+  OpKind kind = OpKind::Input;
+  std::vector<ValueId> operands;
+  std::vector<ValueId> results;
+  OpAttrs attrs;
+};
+
+struct Value {
+  TensorType type;
+  int32_t defOp = -1;      ///< index into Case::ops
+  int32_t resultIndex = 0; ///< which result of defOp
+  std::string name;        ///< text name without '%'; empty prints the id
+};
+
+/// Where a generated case came from. Hand-written cases have no provenance.
+struct Provenance {
+  uint64_t seed = 0;
+  std::string policy; ///< policy text (key=value ...), printed verbatim
+};
+
+/// Format version of the `.npf` text. Bump on any incompatible change.
+constexpr int kNpfVersion = 1;
+
+struct Case {
+  std::optional<Provenance> provenance;
+  /// Seed of input data. Generated cases use their generator seed; it is
+  /// printed so a hand-edited or reduced case keeps its data.
+  uint64_t dataSeed = 0;
+  /// Probability (0..1) that a Random-filled element is an edge value
+  /// (+-0, denormal, large magnitude, integer extremes).
+  double edgeRate = 0.0;
+  std::vector<Op> ops;
+  std::vector<Value> values;
+  std::vector<ValueId> outputs;
+
+  const TensorType &typeOf(ValueId v) const { return values[v].type; }
+  /// Appends an op, creating its result values with `resultTypes`. Returns the
+  /// op index.
+  int32_t addOp(OpKind kind, std::vector<ValueId> operands, OpAttrs attrs,
+                std::vector<TensorType> resultTypes);
+  /// Id of result `i` of op `opIndex`.
+  ValueId result(int32_t opIndex, unsigned i = 0) const {
+    return ops[opIndex].results[i];
+  }
+  /// Drops ops whose results are unused and not outputs, then renumbers
+  /// values densely in definition order (keeping names).
+  void compact();
+  /// Number of ops that are not inputs.
+  size_t numComputeOps() const;
+};
+
+/// The printed text's 64-bit FNV-1a hash: the identity of a case.
+uint64_t caseHash(const Case &c);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_IR_CASE_H

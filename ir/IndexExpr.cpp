@@ -1,0 +1,403 @@
+//===- ir/IndexExpr.cpp - Integer index expressions -----------------------===//
+//
+// Evaluation, interval bounds, printing and parsing of index expressions.
+//
+//===----------------------------------------------------------------------===//
+#include "ir/IndexExpr.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+
+namespace npufuzz {
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0)))
+    --q;
+  return q;
+}
+
+int64_t floorMod(int64_t a, int64_t b) { return a - floorDiv(a, b) * b; }
+
+struct IndexExpr::Node {
+  Kind kind;
+  int64_t value;
+  IndexExpr lhs, rhs;
+  Node(Kind k, int64_t v) : kind(k), value(v), lhs(nullptr), rhs(nullptr) {}
+  Node(Kind k, int64_t v, IndexExpr l, IndexExpr r)
+      : kind(k), value(v), lhs(std::move(l)), rhs(std::move(r)) {}
+};
+
+IndexExpr::IndexExpr(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
+
+IndexExpr::IndexExpr() : IndexExpr(constant(0)) {}
+
+IndexExpr IndexExpr::dim(unsigned position) {
+  return IndexExpr(std::make_shared<Node>(Kind::Dim, position));
+}
+IndexExpr IndexExpr::constant(int64_t value) {
+  return IndexExpr(std::make_shared<Node>(Kind::Const, value));
+}
+IndexExpr IndexExpr::add(IndexExpr lhs, IndexExpr rhs) {
+  return IndexExpr(
+      std::make_shared<Node>(Kind::Add, 0, std::move(lhs), std::move(rhs)));
+}
+IndexExpr IndexExpr::mul(IndexExpr lhs, int64_t factor) {
+  return IndexExpr(
+      std::make_shared<Node>(Kind::Mul, factor, std::move(lhs), IndexExpr(nullptr)));
+}
+IndexExpr IndexExpr::floorDiv(IndexExpr lhs, int64_t divisor) {
+  return IndexExpr(std::make_shared<Node>(Kind::FloorDiv, divisor, std::move(lhs),
+                                          IndexExpr(nullptr)));
+}
+IndexExpr IndexExpr::mod(IndexExpr lhs, int64_t divisor) {
+  return IndexExpr(
+      std::make_shared<Node>(Kind::Mod, divisor, std::move(lhs), IndexExpr(nullptr)));
+}
+
+IndexExpr::Kind IndexExpr::kind() const { return node_->kind; }
+int64_t IndexExpr::value() const { return node_->value; }
+const IndexExpr &IndexExpr::lhs() const { return node_->lhs; }
+const IndexExpr &IndexExpr::rhs() const { return node_->rhs; }
+
+int64_t IndexExpr::eval(const std::vector<int64_t> &dims) const {
+  switch (kind()) {
+  case Kind::Dim:
+    return value() < static_cast<int64_t>(dims.size()) ? dims[value()] : 0;
+  case Kind::Const:
+    return value();
+  case Kind::Add:
+    return lhs().eval(dims) + rhs().eval(dims);
+  case Kind::Mul:
+    return lhs().eval(dims) * value();
+  case Kind::FloorDiv:
+    return npufuzz::floorDiv(lhs().eval(dims), value());
+  case Kind::Mod:
+    return npufuzz::floorMod(lhs().eval(dims), value());
+  }
+  return 0;
+}
+
+Interval IndexExpr::range(const std::vector<Interval> &dims) const {
+  switch (kind()) {
+  case Kind::Dim:
+    return value() < static_cast<int64_t>(dims.size()) ? dims[value()]
+                                                       : Interval{0, 0};
+  case Kind::Const:
+    return {value(), value()};
+  case Kind::Add: {
+    Interval a = lhs().range(dims), b = rhs().range(dims);
+    return {a.lo + b.lo, a.hi + b.hi};
+  }
+  case Kind::Mul: {
+    Interval a = lhs().range(dims);
+    int64_t x = a.lo * value(), y = a.hi * value();
+    return {std::min(x, y), std::max(x, y)};
+  }
+  case Kind::FloorDiv: {
+    Interval a = lhs().range(dims);
+    return {npufuzz::floorDiv(a.lo, value()), npufuzz::floorDiv(a.hi, value())};
+  }
+  case Kind::Mod: {
+    Interval a = lhs().range(dims);
+    // Exact when the whole interval lies in one period.
+    if (npufuzz::floorDiv(a.lo, value()) == npufuzz::floorDiv(a.hi, value()))
+      return {npufuzz::floorMod(a.lo, value()), npufuzz::floorMod(a.hi, value())};
+    return {0, value() - 1};
+  }
+  }
+  return {0, 0};
+}
+
+unsigned IndexExpr::numDims() const {
+  switch (kind()) {
+  case Kind::Dim:
+    return static_cast<unsigned>(value()) + 1;
+  case Kind::Const:
+    return 0;
+  case Kind::Add:
+    return std::max(lhs().numDims(), rhs().numDims());
+  default:
+    return lhs().numDims();
+  }
+}
+
+size_t IndexExpr::size() const {
+  switch (kind()) {
+  case Kind::Dim:
+  case Kind::Const:
+    return 1;
+  case Kind::Add:
+    return 1 + lhs().size() + rhs().size();
+  default:
+    return 1 + lhs().size();
+  }
+}
+
+unsigned IndexExpr::countFloorDivMod() const {
+  switch (kind()) {
+  case Kind::Dim:
+  case Kind::Const:
+    return 0;
+  case Kind::Add:
+    return lhs().countFloorDivMod() + rhs().countFloorDivMod();
+  case Kind::FloorDiv:
+  case Kind::Mod:
+    return 1 + lhs().countFloorDivMod();
+  case Kind::Mul:
+    return lhs().countFloorDivMod();
+  }
+  return 0;
+}
+
+bool IndexExpr::operator==(const IndexExpr &o) const {
+  if (node_ == o.node_)
+    return true;
+  if (kind() != o.kind() || value() != o.value())
+    return false;
+  switch (kind()) {
+  case Kind::Dim:
+  case Kind::Const:
+    return true;
+  case Kind::Add:
+    return lhs() == o.lhs() && rhs() == o.rhs();
+  default:
+    return lhs() == o.lhs();
+  }
+}
+
+namespace {
+// Precedence levels for printing: sums bind loosest, then the multiplicative
+// operators (*, floordiv, mod, all left-associative), then atoms.
+enum Prec { kSum = 0, kProduct = 1, kAtom = 2 };
+
+Prec precOf(const IndexExpr &e) {
+  switch (e.kind()) {
+  case IndexExpr::Kind::Add:
+    return kSum;
+  case IndexExpr::Kind::Dim:
+    return kAtom;
+  case IndexExpr::Kind::Const:
+    return e.value() < 0 ? kSum : kAtom; // "-3" must be parenthesised as an operand
+  default:
+    return kProduct;
+  }
+}
+
+void print(const IndexExpr &e, std::string &out) {
+  auto operand = [&](const IndexExpr &sub, Prec needed) {
+    if (precOf(sub) < needed) {
+      out += '(';
+      print(sub, out);
+      out += ')';
+    } else {
+      print(sub, out);
+    }
+  };
+  switch (e.kind()) {
+  case IndexExpr::Kind::Dim:
+    out += 'd';
+    out += std::to_string(e.value());
+    return;
+  case IndexExpr::Kind::Const:
+    out += std::to_string(e.value());
+    return;
+  case IndexExpr::Kind::Add:
+    print(e.lhs(), out); // sums are left-associative
+    if (e.rhs().kind() == IndexExpr::Kind::Const && e.rhs().value() < 0) {
+      // "x - 3" parses back to add(x, -3).
+      out += " - ";
+      out += std::to_string(-e.rhs().value());
+      return;
+    }
+    out += " + ";
+    operand(e.rhs(), kProduct);
+    return;
+  case IndexExpr::Kind::Mul:
+    operand(e.lhs(), kProduct);
+    out += " * ";
+    out += std::to_string(e.value());
+    return;
+  case IndexExpr::Kind::FloorDiv:
+    operand(e.lhs(), kProduct);
+    out += " floordiv ";
+    out += std::to_string(e.value());
+    return;
+  case IndexExpr::Kind::Mod:
+    operand(e.lhs(), kProduct);
+    out += " mod ";
+    out += std::to_string(e.value());
+    return;
+  }
+}
+} // namespace
+
+std::string IndexExpr::str() const {
+  std::string out;
+  print(*this, out);
+  return out;
+}
+
+namespace {
+/// Recursive-descent parser for the grammar
+///   sum     := product (('+' | '-') product)*
+///   product := atom (('*' int) | ('floordiv' int) | ('mod' int))*
+///   atom    := 'd' int | int | '-' int | '(' sum ')'
+class ExprParser {
+public:
+  explicit ExprParser(const std::string &text) : s_(text) {}
+
+  bool parse(IndexExpr &out, std::string &error, size_t &errorPos) {
+    bool ok = parseSum(out, 0) && (skipSpace(), pos_ == s_.size() || fail("unexpected text after expression"));
+    if (!ok) {
+      error = error_;
+      errorPos = errorPos_;
+    }
+    return ok;
+  }
+
+private:
+  static constexpr int kMaxDepth = 64;
+
+  bool fail(const std::string &msg) {
+    if (error_.empty()) {
+      error_ = msg;
+      errorPos_ = pos_;
+    }
+    return false;
+  }
+  void skipSpace() {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_])))
+      ++pos_;
+  }
+  bool consumeWord(const char *w) {
+    skipSpace();
+    size_t n = std::char_traits<char>::length(w);
+    if (s_.compare(pos_, n, w) != 0)
+      return false;
+    // A keyword must not run into an identifier character.
+    if (pos_ + n < s_.size() && std::isalnum(static_cast<unsigned char>(s_[pos_ + n])))
+      return false;
+    pos_ += n;
+    return true;
+  }
+  bool parseInt(int64_t &v, bool allowNegative) {
+    skipSpace();
+    bool neg = false;
+    if (allowNegative && pos_ < s_.size() && s_[pos_] == '-') {
+      neg = true;
+      ++pos_;
+      skipSpace();
+    }
+    if (pos_ >= s_.size() || !std::isdigit(static_cast<unsigned char>(s_[pos_])))
+      return fail("expected an integer");
+    uint64_t acc = 0;
+    while (pos_ < s_.size() && std::isdigit(static_cast<unsigned char>(s_[pos_]))) {
+      acc = acc * 10 + static_cast<uint64_t>(s_[pos_] - '0');
+      if (acc > (1ull << 40))
+        return fail("integer out of range");
+      ++pos_;
+    }
+    v = neg ? -static_cast<int64_t>(acc) : static_cast<int64_t>(acc);
+    return true;
+  }
+  bool parseSum(IndexExpr &out, int depth) {
+    if (depth > kMaxDepth)
+      return fail("expression nested too deeply");
+    if (!parseProduct(out, depth))
+      return false;
+    for (;;) {
+      skipSpace();
+      if (pos_ < s_.size() && (s_[pos_] == '+' || s_[pos_] == '-')) {
+        bool minus = s_[pos_] == '-';
+        ++pos_;
+        IndexExpr rhs;
+        if (!parseProduct(rhs, depth))
+          return false;
+        if (minus)
+          rhs = rhs.kind() == IndexExpr::Kind::Const ? IndexExpr::constant(-rhs.value())
+                                                     : IndexExpr::mul(rhs, -1);
+        out = IndexExpr::add(out, rhs);
+        continue;
+      }
+      return true;
+    }
+  }
+  bool parseProduct(IndexExpr &out, int depth) {
+    if (!parseAtom(out, depth))
+      return false;
+    for (;;) {
+      skipSpace();
+      int64_t c = 0;
+      if (pos_ < s_.size() && s_[pos_] == '*') {
+        ++pos_;
+        if (!parseInt(c, true))
+          return false;
+        out = IndexExpr::mul(out, c);
+      } else if (consumeWord("floordiv")) {
+        skipSpace();
+        const size_t at = pos_;
+        if (!parseInt(c, false))
+          return false;
+        if (c <= 0)
+          return pos_ = at, fail("floordiv needs a positive constant");
+        out = IndexExpr::floorDiv(out, c);
+      } else if (consumeWord("mod")) {
+        skipSpace();
+        const size_t at = pos_;
+        if (!parseInt(c, false))
+          return false;
+        if (c <= 0)
+          return pos_ = at, fail("mod needs a positive constant");
+        out = IndexExpr::mod(out, c);
+      } else {
+        return true;
+      }
+    }
+  }
+  bool parseAtom(IndexExpr &out, int depth) {
+    skipSpace();
+    if (pos_ >= s_.size())
+      return fail("expected an index expression");
+    char ch = s_[pos_];
+    if (ch == '(') {
+      ++pos_;
+      if (!parseSum(out, depth + 1))
+        return false;
+      skipSpace();
+      if (pos_ >= s_.size() || s_[pos_] != ')')
+        return fail("expected ')'");
+      ++pos_;
+      return true;
+    }
+    if (ch == 'd') {
+      ++pos_;
+      int64_t p = 0;
+      if (!parseInt(p, false))
+        return false;
+      if (p >= 64)
+        return fail("dimension position out of range");
+      out = IndexExpr::dim(static_cast<unsigned>(p));
+      return true;
+    }
+    int64_t v = 0;
+    if (!parseInt(v, true))
+      return false;
+    out = IndexExpr::constant(v);
+    return true;
+  }
+
+  const std::string &s_;
+  size_t pos_ = 0;
+  std::string error_;
+  size_t errorPos_ = 0;
+};
+} // namespace
+
+bool parseIndexExpr(const std::string &text, IndexExpr &out, std::string &error,
+                    size_t &errorPos) {
+  return ExprParser(text).parse(out, error, errorPos);
+}
+
+} // namespace npufuzz
