@@ -36,6 +36,7 @@ unsigned byteSize(DType t);
 /// rne (to nearest, ties to even), rna (to nearest, ties away from zero),
 /// rtz (toward zero), rdn (toward -inf), rup (toward +inf).
 enum class RoundingMode : uint8_t { NearestEven, NearestAway, TowardZero, Down, Up };
+constexpr int kNumRoundingModes = 5;
 std::string_view roundingName(RoundingMode m);
 std::optional<RoundingMode> parseRounding(std::string_view s);
 
@@ -44,6 +45,10 @@ std::optional<RoundingMode> parseRounding(std::string_view s);
 int64_t wrapToWidth(int64_t v, DType t);
 int64_t minIntValue(DType t);
 int64_t maxIntValue(DType t);
+
+/// The bit pattern of an f32 and back (memcpy, no UB).
+uint32_t floatBits(float v);
+float bitsToFloat(uint32_t bits);
 
 /// Exact IEEE conversions between f32 and the 16-bit formats.
 uint16_t floatToBF16Bits(float v, RoundingMode m);

@@ -1,0 +1,238 @@
+//===- reference/Executor.cpp - The exact reference executor --------------===//
+//
+// The dispatch loop, the source ops (input, const, iota) and the valid-shape
+// ops (set_validshape, fillpad). The op families live in Elementwise.cpp,
+// Structured.cpp and Views.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#include "reference/Executor.h"
+#include "reference/InputData.h"
+#include "reference/OpEval.h"
+
+#include <algorithm>
+
+namespace npufuzz {
+namespace ref {
+
+int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
+  int64_t p = 1;
+  for (size_t d = begin; d < end; ++d)
+    p *= shape[d];
+  return p;
+}
+
+namespace {
+
+void constant(OpEval &e) {
+  RefTensor &out = e.result();
+  const DType t = out.type.dtype;
+  if (out.isFloat())
+    std::fill(out.f.begin(), out.f.end(), roundRNE(e.op.attrs.value.f, t));
+  else
+    std::fill(out.i.begin(), out.i.end(), wrapToWidth(e.op.attrs.value.i, t));
+  std::fill(out.defined.begin(), out.defined.end(), uint8_t(1));
+}
+
+/// iota: each element is its index along `axis` (exact or rne-rounded for
+/// floats, wrapped for integers).
+bool iota(OpEval &e) {
+  RefTensor &out = e.result();
+  const int64_t axis = e.op.attrs.axis;
+  if (axis < 0 || axis >= int64_t(out.type.rank()))
+    return e.fail("iota axis out of range");
+  const int64_t size = out.type.shape[axis];
+  const int64_t stride = product(out.type.shape, size_t(axis) + 1, out.type.shape.size());
+  const DType t = out.type.dtype;
+  const int64_t n = out.numElements();
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t v = (k / stride) % size;
+    if (out.isFloat())
+      out.f[k] = intToFloat(v, t, RoundingMode::NearestEven);
+    else
+      out.i[k] = wrapToWidth(v, t);
+  }
+  std::fill(out.defined.begin(), out.defined.end(), uint8_t(1));
+  return true;
+}
+
+/// set_validshape: a copy whose result type carries the new valid shape; the
+/// normalization after each op makes everything outside it undefined.
+bool copySameShape(OpEval &e) {
+  const RefTensor &x = e.operand(0);
+  RefTensor &out = e.result();
+  if (x.numElements() != out.numElements() || x.type.dtype != out.type.dtype)
+    return e.fail("result does not match the operand's shape and type");
+  out.f = x.f;
+  out.i = x.i;
+  out.defined = x.defined;
+  return true;
+}
+
+/// fillpad: inside the source's valid shape, the source element (value and
+/// definedness); outside it, the pad value, defined. Pads are +-inf for
+/// floats and the dtype's MIN/MAX for integers (0/1 for i1).
+bool fillpad(OpEval &e) {
+  if (!copySameShape(e))
+    return false;
+  const RefTensor &x = e.operand(0);
+  RefTensor &out = e.result();
+  const DType t = out.type.dtype;
+  const PadKind pad = e.op.attrs.pad;
+  const float fpad = pad == PadKind::Zero ? 0.0f : pad == PadKind::Min ? -INFINITY : INFINITY;
+  const int64_t ipad = out.isFloat()          ? 0
+                       : pad == PadKind::Zero ? 0
+                       : pad == PadKind::Min  ? minIntValue(t)
+                                              : maxIntValue(t);
+  const int64_t n = out.numElements();
+  for (int64_t k = 0; k < n; ++k) {
+    if (x.insideValid(k))
+      continue;
+    if (out.isFloat())
+      out.f[k] = fpad;
+    else
+      out.i[k] = ipad;
+    out.defined[k] = 1;
+  }
+  return true;
+}
+
+bool input(OpEval &e, const RefTensor &given) {
+  RefTensor &out = e.result();
+  if (given.type != out.type)
+    return e.fail("input has type " + given.type.str() + ", expected " + out.type.str());
+  const size_t n = size_t(out.numElements());
+  if (given.defined.size() != n || (out.isFloat() ? given.f.size() : given.i.size()) != n)
+    return e.fail("input buffers do not match its type " + out.type.str());
+  out = given;
+  return true;
+}
+
+bool evalOther(OpEval &e) {
+  switch (e.op.kind) {
+  case OpKind::Const:
+    constant(e);
+    return true;
+  case OpKind::Iota:
+    return iota(e);
+  case OpKind::SetValidShape:
+    return copySameShape(e);
+  case OpKind::FillPad:
+    return fillpad(e);
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::Cast:
+    return evalElementwise(e);
+  default:
+    return evalStructured(e);
+  }
+}
+
+} // namespace
+} // namespace ref
+
+bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
+                  std::vector<RefTensor> &values, std::string &error) {
+  values.assign(c.values.size(), RefTensor());
+  std::vector<uint8_t> ready(c.values.size(), 0);
+  size_t nextInput = 0;
+  std::vector<RefTensor> results;
+  for (size_t oi = 0; oi < c.ops.size(); ++oi) {
+    const Op &op = c.ops[oi];
+    const std::string where =
+        "op " + std::to_string(oi) + " (" + std::string(opName(op.kind)) + "): ";
+    for (ValueId v : op.operands)
+      if (v < 0 || size_t(v) >= values.size() || !ready[v]) {
+        error = where + "operand %" + std::to_string(v) + " is not defined";
+        return false;
+      }
+    results.clear();
+    for (ValueId r : op.results) {
+      if (r < 0 || size_t(r) >= values.size()) {
+        error = where + "result id out of range";
+        return false;
+      }
+      results.push_back(RefTensor::zeros(c.typeOf(r)));
+    }
+    if (results.empty()) {
+      error = where + "op has no results";
+      return false;
+    }
+    std::string message;
+    ref::OpEval e{c, op, values, results, message};
+    bool ok;
+    if (op.kind == OpKind::Input) {
+      if (nextInput >= inputs.size()) {
+        error = where + "more input ops than inputs";
+        return false;
+      }
+      ok = ref::input(e, inputs[nextInput++]);
+    } else {
+      switch (opCategory(op.kind)) {
+      case OpCategory::Unary:
+      case OpCategory::Binary:
+      case OpCategory::Compare:
+      case OpCategory::RowExpand:
+      case OpCategory::ColExpand:
+        ok = ref::evalElementwise(e);
+        break;
+      case OpCategory::View:
+        ok = ref::evalView(e);
+        break;
+      default:
+        ok = ref::evalOther(e);
+        break;
+      }
+    }
+    if (!ok) {
+      error = where + message;
+      return false;
+    }
+    for (size_t k = 0; k < results.size(); ++k) {
+      results[k].normalize();
+      values[op.results[k]] = std::move(results[k]);
+      ready[op.results[k]] = 1;
+    }
+  }
+  if (nextInput != inputs.size()) {
+    error = "case has " + std::to_string(nextInput) + " input ops but " +
+            std::to_string(inputs.size()) + " inputs were given";
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
+/// Evaluates `c` on `run.inputs`, filling the outputs or the error.
+void evaluateRun(const Case &c, RefRun &run) {
+  std::vector<RefTensor> values;
+  if (!evaluateCase(c, run.inputs, values, run.error))
+    return;
+  for (ValueId v : c.outputs) {
+    if (v < 0 || size_t(v) >= values.size()) {
+      run.error = "output %" + std::to_string(v) + " does not exist";
+      run.outputs.clear();
+      return;
+    }
+    run.outputs.push_back(values[v]);
+  }
+}
+
+} // namespace
+
+RefRun runReference(const Case &c) {
+  RefRun run;
+  run.inputs = makeInputs(c);
+  evaluateRun(c, run);
+  return run;
+}
+
+RefRun runReference(const Case &c, const std::vector<RefTensor> &inputs) {
+  RefRun run;
+  run.inputs = inputs;
+  evaluateRun(c, run);
+  return run;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,43 @@
+//===- reference/Executor.h - The exact reference executor ------*- C++ -*-===//
+//
+// Evaluates a case with the semantics stated in ir/Case.h, element by
+// element, tracking which elements are defined. It is the oracle every
+// backend is compared against, so it favors exactness over speed, though it
+// stays fast enough to run on every generated case.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_REFERENCE_EXECUTOR_H
+#define NPUFUZZ_REFERENCE_EXECUTOR_H
+
+#include "ir/Case.h"
+#include "reference/RefTensor.h"
+
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+/// Evaluates every value of the verified case `c`. `inputs` are in the order
+/// of the case's input ops and must have their ops' result types. On success
+/// `values` is indexed by ValueId; in every value the elements outside its
+/// valid shape are undefined and every undefined element holds 0. On failure
+/// returns false with a message naming the op.
+bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
+                  std::vector<RefTensor> &values, std::string &error);
+
+/// The result of running the reference on a case.
+struct RefRun {
+  std::vector<RefTensor> inputs;  ///< in input-op order
+  std::vector<RefTensor> outputs; ///< in Case::outputs order
+  std::string error;              ///< empty on success
+  bool ok() const { return error.empty(); }
+};
+
+/// Builds the inputs with makeInputs and evaluates the case.
+RefRun runReference(const Case &c);
+/// Evaluates the case on the given inputs.
+RefRun runReference(const Case &c, const std::vector<RefTensor> &inputs);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_REFERENCE_EXECUTOR_H

@@ -1,0 +1,39 @@
+//===- reference/InputData.h - Deterministic input data ---------*- C++ -*-===//
+//
+// The data of a case's inputs derive only from the case: its data seed, edge
+// rate, each input's ordinal and fill. Backends and the reference therefore
+// see the same inputs for the same case text.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_REFERENCE_INPUTDATA_H
+#define NPUFUZZ_REFERENCE_INPUTDATA_H
+
+#include "ir/Case.h"
+#include "reference/RefTensor.h"
+
+#include <vector>
+
+namespace npufuzz {
+
+/// One tensor per input op, in op order. Input ordinal k draws from
+/// Prng::stream(c.dataSeed, k), element by element in row-major order.
+/// Elements outside an input's valid shape get data too (so the data do not
+/// depend on the valid shape) but are undefined.
+///
+/// Random fill, per element: one draw decides (c.edgeRate) whether the
+/// element is an edge value, then one or more draws pick the value.
+///   floats: uniform in [-4, 4] rounded (rne) to the dtype; edge values are
+///           +0, -0, the smallest and largest subnormals, the smallest
+///           normal, +-2^-10, +-max finite and +-max/2 of the dtype. inf and
+///           NaN are never produced: they would make most results NaN.
+///   i8/i32/i64: uniform in [-8, 8]; edges MIN, MAX, -1.
+///   index:  uniform in [0, 8]; edges MIN, MAX, -1.
+///   i1:     0 or 1 (no edges).
+/// Range(lo, hi) draws uniform integers in [min(lo,hi), max(lo,hi)]. Range,
+/// Iota and Ones values are rounded (rne) to float dtypes and wrapped to
+/// integer-like ones (i1: low bit).
+std::vector<RefTensor> makeInputs(const Case &c);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_REFERENCE_INPUTDATA_H

@@ -1,0 +1,119 @@
+//===- reference/OpEval.h - Per-op evaluation (internal) --------*- C++ -*-===//
+//
+// Internal interface between the executor's dispatch loop and the files that
+// implement the op families. Not installed for backends.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_REFERENCE_OPEVAL_H
+#define NPUFUZZ_REFERENCE_OPEVAL_H
+
+#include "ir/Case.h"
+#include "reference/RefTensor.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+namespace ref {
+
+/// One op being evaluated. `results` arrive as RefTensor::zeros of the
+/// result types; the dispatcher normalizes them afterwards, so evaluators
+/// need not zero undefined elements or apply the result's valid shape.
+struct OpEval {
+  const Case &c;
+  const Op &op;
+  const std::vector<RefTensor> &values;
+  std::vector<RefTensor> &results;
+  std::string &error;
+
+  const RefTensor &operand(unsigned k) const { return values[op.operands[k]]; }
+  RefTensor &result(unsigned k = 0) { return results[k]; }
+  bool fail(std::string message) {
+    error = std::move(message);
+    return false;
+  }
+};
+
+/// Unary, Binary, Compare, RowExpand, ColExpand, select, masked_fill, cast.
+bool evalElementwise(OpEval &e);
+/// reduce_*, argmax, topk, matmul, gather.
+bool evalStructured(OpEval &e);
+/// slice, chunk, transpose, reshape, broadcast, squeeze, unsqueeze,
+/// index_map.
+bool evalView(OpEval &e);
+
+/// Float max/min of the case model: NaN propagates (the first NaN operand is
+/// returned) and -0 < +0.
+inline float maxNaN(float a, float b) {
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
+  if (a == b)
+    return std::signbit(a) ? b : a;
+  return a > b ? a : b;
+}
+inline float minNaN(float a, float b) {
+  if (std::isnan(a))
+    return a;
+  if (std::isnan(b))
+    return b;
+  if (a == b)
+    return std::signbit(a) ? a : b;
+  return a < b ? a : b;
+}
+
+/// Round-to-nearest-even of an f32 value to `t` (a float type), the
+/// elementwise ops' final rounding. Bit-trick fast paths (round the f32
+/// mantissa in place) cover bf16 (every non-NaN value: bf16 shares f32's
+/// exponent range) and f16 normals; f16 subnormals, overflow and NaN go
+/// through the exact DType conversion.
+inline float roundRNE(float v, DType t) {
+  if (t == DType::F32)
+    return v;
+  uint32_t b;
+  std::memcpy(&b, &v, sizeof b);
+  const uint32_t sign = b & 0x80000000u, mag = b & 0x7FFFFFFFu;
+  uint32_t r;
+  if (t == DType::BF16 && mag <= 0x7F800000u) {
+    r = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
+  } else if (t == DType::F16 && mag >= 0x38800000u && mag < 0x47800000u) {
+    // [2^-14, 2^16): round to 10 mantissa bits; reaching 2^16 means the f16
+    // value overflowed to infinity.
+    r = (mag + 0xFFFu + ((mag >> 13) & 1u)) & 0xFFFFE000u;
+    r = sign | (r >= 0x47800000u ? 0x7F800000u : r);
+  } else {
+    return roundFloatTo(v, t, RoundingMode::NearestEven);
+  }
+  float out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
+}
+
+/// Wraps integers to a fixed integer-like type without a per-element switch.
+class Wrapper {
+public:
+  explicit Wrapper(DType t) : shift_(64 - bitWidth(t)), isBool_(t == DType::I1) {}
+  int64_t operator()(uint64_t v) const {
+    if (isBool_)
+      return static_cast<int64_t>(v & 1);
+    // Arithmetic right shift of the sign-extended low bits (defined for
+    // signed values since C++20 and by clang in C++17).
+    return static_cast<int64_t>(v << shift_) >> shift_;
+  }
+
+private:
+  unsigned shift_;
+  bool isBool_;
+};
+
+/// The product of shape[begin..end).
+int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end);
+
+} // namespace ref
+} // namespace npufuzz
+
+#endif // NPUFUZZ_REFERENCE_OPEVAL_H

@@ -1,0 +1,22 @@
+//===- reference/Storage.h - Reference tensors <-> memory layout -*- C++ -*-===//
+//
+// Converts between the reference's value form (floats, int64s, defined mask)
+// and the bytes compiled kernels read and write (ir/TensorData.h).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_REFERENCE_STORAGE_H
+#define NPUFUZZ_REFERENCE_STORAGE_H
+
+#include "ir/TensorData.h"
+#include "reference/RefTensor.h"
+
+namespace npufuzz {
+
+/// The bytes of `t` (undefined elements are stored as their value, 0).
+TensorData toTensorData(const RefTensor &t);
+/// The values in `d`, all marked defined.
+RefTensor fromTensorData(const TensorData &d);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_REFERENCE_STORAGE_H
