@@ -73,6 +73,30 @@ OpKind expandBaseOp(OpKind k) {
   }
 }
 
+bool elementwiseAcceptsDType(OpKind k, DType t) {
+  switch (expandBaseOp(k)) {
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+    return isFloat(t);
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+  case OpKind::Not:
+    return isIntLike(t);
+  case OpKind::CmpEq:
+  case OpKind::CmpNe:
+    return true;
+  default:
+    return isFloat(t) || isInteger(t);
+  }
+}
+
 int64_t TensorType::numElements() const {
   int64_t n = 1;
   for (int64_t d : shape)

@@ -69,6 +69,10 @@ std::optional<OpKind> parseOpName(std::string_view s);
 OpCategory opCategory(OpKind k);
 bool isElementwise(OpKind k);
 bool isView(OpKind k);
+/// Whether an elementwise op of kind `k` (unary, binary, compare, row/col
+/// expand) takes operands of element type `t`: transcendentals take floats,
+/// bitwise ops integers and i1, eq/ne anything, the rest numbers (not i1).
+bool elementwiseAcceptsDType(OpKind k, DType t);
 /// The binary op applied by a RowExpand/ColExpand op (e.g. RowExpandMul ->
 /// Mul).
 OpKind expandBaseOp(OpKind k);
@@ -119,6 +123,7 @@ enum class FillKind : uint8_t {
   Range,  ///< uniform integers in [lo, hi] (for index tensors, small ints)
   Iota,   ///< row-major linear position, wrapped/rounded to the dtype
 };
+constexpr int kNumFillKinds = 5;
 std::string_view fillName(FillKind f);
 
 struct InputFill {
@@ -132,6 +137,7 @@ struct InputFill {
 /// Padding value of fillpad: zero, or the dtype's lowest/highest value
 /// (-inf/+inf for floats, MIN/MAX for integers).
 enum class PadKind : uint8_t { Zero, Min, Max };
+constexpr int kNumPadKinds = 3;
 std::string_view padName(PadKind p);
 
 /// All attributes an op can carry. Each op uses only the fields listed for it:

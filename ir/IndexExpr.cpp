@@ -79,6 +79,15 @@ int64_t IndexExpr::eval(const std::vector<int64_t> &dims) const {
   return 0;
 }
 
+namespace {
+/// Interval arithmetic saturates at +-2^62 so that bounding an adversarial
+/// expression never overflows; boundedBy rejects such expressions anyway.
+constexpr int64_t kSaturate = int64_t(1) << 62;
+int64_t sat(__int128 v) {
+  return v > kSaturate ? kSaturate : v < -kSaturate ? -kSaturate : static_cast<int64_t>(v);
+}
+} // namespace
+
 Interval IndexExpr::range(const std::vector<Interval> &dims) const {
   switch (kind()) {
   case Kind::Dim:
@@ -88,11 +97,12 @@ Interval IndexExpr::range(const std::vector<Interval> &dims) const {
     return {value(), value()};
   case Kind::Add: {
     Interval a = lhs().range(dims), b = rhs().range(dims);
-    return {a.lo + b.lo, a.hi + b.hi};
+    return {sat(static_cast<__int128>(a.lo) + b.lo), sat(static_cast<__int128>(a.hi) + b.hi)};
   }
   case Kind::Mul: {
     Interval a = lhs().range(dims);
-    int64_t x = a.lo * value(), y = a.hi * value();
+    int64_t x = sat(static_cast<__int128>(a.lo) * value());
+    int64_t y = sat(static_cast<__int128>(a.hi) * value());
     return {std::min(x, y), std::max(x, y)};
   }
   case Kind::FloorDiv: {
@@ -108,6 +118,21 @@ Interval IndexExpr::range(const std::vector<Interval> &dims) const {
   }
   }
   return {0, 0};
+}
+
+bool IndexExpr::boundedBy(const std::vector<Interval> &dims, int64_t limit) const {
+  const Interval r = range(dims);
+  if (r.lo < -limit || r.hi > limit)
+    return false;
+  switch (kind()) {
+  case Kind::Dim:
+  case Kind::Const:
+    return true;
+  case Kind::Add:
+    return lhs().boundedBy(dims, limit) && rhs().boundedBy(dims, limit);
+  default:
+    return lhs().boundedBy(dims, limit);
+  }
 }
 
 unsigned IndexExpr::numDims() const {
@@ -185,26 +210,30 @@ Prec precOf(const IndexExpr &e) {
   }
 }
 
-void print(const IndexExpr &e, std::string &out) {
+void print(const IndexExpr &e, const std::vector<std::string> &names, std::string &out) {
   auto operand = [&](const IndexExpr &sub, Prec needed) {
     if (precOf(sub) < needed) {
       out += '(';
-      print(sub, out);
+      print(sub, names, out);
       out += ')';
     } else {
-      print(sub, out);
+      print(sub, names, out);
     }
   };
   switch (e.kind()) {
   case IndexExpr::Kind::Dim:
-    out += 'd';
-    out += std::to_string(e.value());
+    if (static_cast<size_t>(e.value()) < names.size()) {
+      out += names[e.value()];
+    } else {
+      out += 'd';
+      out += std::to_string(e.value());
+    }
     return;
   case IndexExpr::Kind::Const:
     out += std::to_string(e.value());
     return;
   case IndexExpr::Kind::Add:
-    print(e.lhs(), out); // sums are left-associative
+    print(e.lhs(), names, out); // sums are left-associative
     if (e.rhs().kind() == IndexExpr::Kind::Const && e.rhs().value() < 0) {
       // "x - 3" parses back to add(x, -3).
       out += " - ";
@@ -233,9 +262,11 @@ void print(const IndexExpr &e, std::string &out) {
 }
 } // namespace
 
-std::string IndexExpr::str() const {
+std::string IndexExpr::str() const { return str({}); }
+
+std::string IndexExpr::str(const std::vector<std::string> &dimNames) const {
   std::string out;
-  print(*this, out);
+  print(*this, dimNames, out);
   return out;
 }
 

@@ -60,6 +60,9 @@ public:
   /// A sound over-approximation of the values taken when each dim i ranges
   /// over `dims[i]`. Exact for the forms the generator produces.
   Interval range(const std::vector<Interval> &dims) const;
+  /// True when every subexpression stays within [-limit, limit] for dims in
+  /// `dims`, so evaluation cannot overflow. The verifier requires it.
+  bool boundedBy(const std::vector<Interval> &dims, int64_t limit) const;
   /// Highest dim position used plus one (0 if none).
   unsigned numDims() const;
   /// Number of nodes; the measure the shrinker reduces.
@@ -69,6 +72,9 @@ public:
 
   /// MLIR affine syntax: `d0 * 4 + d1`, `(d0 + 3) mod 16`, `d1 floordiv 8`.
   std::string str() const;
+  /// The same with dim i printed as dimNames[i] (e.g. SSA names of loop IVs,
+  /// for affine.load subscripts).
+  std::string str(const std::vector<std::string> &dimNames) const;
 
   bool operator==(const IndexExpr &o) const;
   bool operator!=(const IndexExpr &o) const { return !(*this == o); }

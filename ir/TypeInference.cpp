@@ -13,38 +13,12 @@ namespace npufuzz {
 
 namespace {
 
-bool isTranscendental(OpKind k) {
-  switch (k) {
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Tanh:
-  case OpKind::Erf:
-  case OpKind::Sigmoid:
-  case OpKind::Silu:
-    return true;
-  default:
-    return false;
-  }
-}
-
-bool isBitwise(OpKind k) {
-  return k == OpKind::And || k == OpKind::Or || k == OpKind::Xor || k == OpKind::Not;
-}
-
 /// Element-type rule shared by unary, binary and expand ops.
 bool checkArithDType(OpKind k, DType t, std::string &error) {
-  bool ok;
-  if (isTranscendental(k))
-    ok = isFloat(t);
-  else if (isBitwise(k))
-    ok = isIntLike(t);
-  else
-    ok = isFloat(t) || isInteger(t);
-  if (!ok)
-    error = std::string(opName(k)) + " does not take " + std::string(dtypeName(t));
-  return ok;
+  if (elementwiseAcceptsDType(k, t))
+    return true;
+  error = std::string(opName(k)) + " does not take " + std::string(dtypeName(t));
+  return false;
 }
 
 /// The valid shape of an elementwise result: the intersection of the
@@ -124,6 +98,12 @@ bool checkSourceType(const Case &c, const Op &op, std::vector<TensorType> &types
               " does not fit " + std::string(dtypeName(t.dtype));
       return false;
     }
+  }
+  if (op.kind == OpKind::Const && isIntLike(t.dtype) &&
+      (op.attrs.value.i < minIntValue(t.dtype) || op.attrs.value.i > maxIntValue(t.dtype))) {
+    error = "value " + std::to_string(op.attrs.value.i) + " does not fit " +
+            std::string(dtypeName(t.dtype));
+    return false;
   }
   if (op.kind == OpKind::Input && op.attrs.fill.kind == FillKind::Range) {
     const InputFill &f = op.attrs.fill;
@@ -263,6 +243,12 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       }
       if (!sameShape(*in[0], *in[1], error))
         return false;
+      if (isIntLike(in[0]->dtype) && (a.value.i < minIntValue(in[0]->dtype) ||
+                                      a.value.i > maxIntValue(in[0]->dtype))) {
+        error = "value " + std::to_string(a.value.i) + " does not fit " +
+                std::string(dtypeName(in[0]->dtype));
+        return false;
+      }
       r = elementwiseResult(in[0]->dtype, in);
       break;
     case OpKind::Cast:

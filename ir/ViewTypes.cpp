@@ -160,6 +160,11 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
                 std::to_string(r.shape.size());
         return false;
       }
+      if (!a.map[j].boundedBy(dims, int64_t(1) << 40)) {
+        error = "index_map expression '" + a.map[j].str() +
+                "' has intermediate values beyond 2^40";
+        return false;
+      }
       Interval iv = a.map[j].range(dims);
       if (iv.lo < 0 || iv.hi >= src.shape[j]) {
         error = "index_map expression '" + a.map[j].str() + "' ranges over [" +

@@ -1,0 +1,164 @@
+//===- generators/Features.cpp - Coverage tags of a case ------------------===//
+#include "generators/Features.h"
+
+#include "generators/Policy.h"
+
+#include <algorithm>
+
+namespace npufuzz {
+
+namespace {
+
+/// The lane width the `dim:tail` tag is measured against (the default
+/// policy's; tags must not depend on the policy that made the case).
+constexpr int64_t kLane = 16;
+
+const Op &defOf(const Case &c, ValueId v) { return c.ops[c.values[v].defOp]; }
+
+/// The op that produced `v`, looking through views, casts and `not`: where
+/// the data really came from.
+const Op &origin(const Case &c, ValueId v) {
+  const Op *op = &defOf(c, v);
+  while (isView(op->kind) || op->kind == OpKind::Cast || op->kind == OpKind::Not)
+    op = &defOf(c, op->operands[0]);
+  return *op;
+}
+
+bool isKind(const Case &c, ValueId v, OpKind k) { return defOf(c, v).kind == k; }
+
+void indexFeatures(const IndexExpr &e, std::vector<std::string> &out) {
+  switch (e.kind()) {
+  case IndexExpr::Kind::Dim:
+    return;
+  case IndexExpr::Kind::Const:
+    if (e.value() < 0)
+      out.push_back("index:negative");
+    return;
+  case IndexExpr::Kind::Add:
+    indexFeatures(e.lhs(), out);
+    indexFeatures(e.rhs(), out);
+    return;
+  case IndexExpr::Kind::Mul:
+    if (e.value() < 0)
+      out.push_back("index:negative");
+    break;
+  case IndexExpr::Kind::FloorDiv:
+    out.push_back("index:floordiv");
+    break;
+  case IndexExpr::Kind::Mod:
+    out.push_back("index:mod");
+    break;
+  }
+  indexFeatures(e.lhs(), out);
+}
+
+bool usesFloorDivMod(const Op &op) {
+  return std::any_of(op.attrs.map.begin(), op.attrs.map.end(),
+                     [](const IndexExpr &e) { return e.countFloorDivMod() > 0; });
+}
+
+/// The seed patterns, recognized by their dataflow wherever they occur.
+void patternFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
+  auto tag = [&](PatternKind p) { out.push_back("pattern:" + std::string(patternName(p))); };
+  switch (op.kind) {
+  case OpKind::MaskedFill: {
+    const Op &cmp = origin(c, op.operands[1]);
+    if ((cmp.kind == OpKind::CmpEq || cmp.kind == OpKind::CmpNe) &&
+        (origin(c, cmp.operands[0]).kind == OpKind::Iota ||
+         origin(c, cmp.operands[1]).kind == OpKind::Iota))
+      tag(PatternKind::MoeMask);
+    return;
+  }
+  case OpKind::Mul: {
+    // silu(chunk(m)) * chunk(m) with m a matmul result.
+    auto chunkOfMatmul = [&](ValueId v) {
+      const Op &chunk = defOf(c, v);
+      return chunk.kind == OpKind::Chunk && isKind(c, chunk.operands[0], OpKind::Matmul);
+    };
+    for (int i = 0; i < 2; ++i) {
+      const Op &act = defOf(c, op.operands[i]);
+      if (act.kind == OpKind::Silu && chunkOfMatmul(act.operands[0]) &&
+          chunkOfMatmul(op.operands[1 - i]))
+        tag(PatternKind::SwiGlu);
+    }
+    return;
+  }
+  case OpKind::FillPad: {
+    const Op &narrow = defOf(c, op.operands[0]);
+    if (narrow.kind == OpKind::SetValidShape &&
+        opCategory(defOf(c, narrow.operands[0]).kind) == OpCategory::RowExpand)
+      tag(PatternKind::ValidTail);
+    return;
+  }
+  case OpKind::IndexMap: {
+    const Op &inner = defOf(c, op.operands[0]);
+    const bool highRank = c.typeOf(op.results[0]).rank() > 4 ||
+                          c.typeOf(inner.results[0]).rank() > 4;
+    if (inner.kind == OpKind::IndexMap && highRank &&
+        (usesFloorDivMod(op) || usesFloorDivMod(inner)))
+      tag(PatternKind::RadixSplit);
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+} // namespace
+
+std::vector<std::string> caseFeatures(const Case &c) {
+  std::vector<std::string> out;
+  for (const Value &v : c.values) {
+    const TensorType &t = v.type;
+    out.push_back("dtype:" + std::string(dtypeName(t.dtype)));
+    out.push_back("rank:" + std::to_string(t.rank()));
+    for (int64_t d : t.shape) {
+      if (d > kLane && d % kLane != 0)
+        out.push_back("dim:tail");
+      if (d == 1 && t.rank() >= 3)
+        out.push_back("dim:unit");
+    }
+    if (t.valid)
+      out.push_back(t.valid->dynamic ? "valid:dynamic" : "valid:static");
+  }
+  for (const Op &op : c.ops) {
+    const std::string name(opName(op.kind));
+    out.push_back("op:" + name);
+    if (isView(op.kind))
+      out.push_back("view:" + name);
+    const OpAttrs &a = op.attrs;
+    switch (op.kind) {
+    case OpKind::Input:
+      out.push_back("fill:" + std::string(fillName(a.fill.kind)));
+      break;
+    case OpKind::Cast:
+      out.push_back("round:" + std::string(roundingName(a.rounding)));
+      break;
+    case OpKind::FillPad:
+      out.push_back("pad:" + std::string(padName(a.pad)));
+      break;
+    case OpKind::Matmul:
+      out.push_back("matmul:" + std::string(dtypeName(c.typeOf(op.operands[0]).dtype)) +
+                    "->" + std::string(dtypeName(a.dtype)));
+      break;
+    case OpKind::Gather:
+      out.push_back("gather:" + std::string(opName(origin(c, op.operands[1]).kind)));
+      break;
+    case OpKind::SetValidShape:
+      out.push_back(a.dynamic ? "valid:dynamic" : "valid:static");
+      break;
+    case OpKind::IndexMap:
+      for (const IndexExpr &e : a.map)
+        indexFeatures(e, out);
+      break;
+    default:
+      break;
+    }
+    patternFeatures(c, op, out);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,320 @@
+//===- generators/OpBuilders.cpp - Builders for the non-view ops ----------===//
+//
+// One builder per op family. Each picks operands whose types satisfy the
+// op's typing rule (ir/Verifier.cpp), draws attributes within range, and
+// emits; views are in ViewGen.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "generators/GenContext.h"
+
+#include "ir/Verifier.h"
+
+#include <algorithm>
+
+namespace npufuzz::gen {
+
+namespace {
+
+bool anyDType(DType) { return true; }
+bool numeric(DType t) { return t != DType::I1; }
+
+/// The element types an elementwise op of kind `k` accepts.
+DTypePred dtypesFor(OpKind k) {
+  return [k](DType t) { return elementwiseAcceptsDType(k, t); };
+}
+
+TypePred withDType(const DTypePred &p, unsigned minRank = 1, unsigned maxRank = kMaxRank) {
+  return [p, minRank, maxRank](const TensorType &t) {
+    return p(t.dtype) && t.rank() >= minRank && t.rank() <= maxRank;
+  };
+}
+
+/// An operand for an op that accepts `dtypes` at ranks [minRank, maxRank].
+ValueId pickOperand(GenContext &g, const DTypePred &dtypes, unsigned minRank = 1,
+                    unsigned maxRank = kMaxRank) {
+  return g.operand(withDType(dtypes, minRank, maxRank),
+                   [&] { return g.drawType(dtypes, minRank, maxRank); });
+}
+
+/// An i1 value of `shape` (a mask or a select condition).
+ValueId maskLike(GenContext &g, const std::vector<int64_t> &shape) {
+  return g.operandLike(TensorType{DType::I1, shape, std::nullopt});
+}
+
+bool buildElementwise(GenContext &g, OpKind k) {
+  const ValueId x = pickOperand(g, dtypesFor(k));
+  if (x == kNoValue)
+    return false;
+  std::vector<ValueId> operands = {x};
+  if (opCategory(k) != OpCategory::Unary)
+    operands.push_back(g.operandLike(g.c.typeOf(x)));
+  return g.emit(k, operands, {}) >= 0;
+}
+
+bool buildExpand(GenContext &g, OpKind k) {
+  const ValueId x = pickOperand(g, numeric, 2, 2);
+  if (x == kNoValue)
+    return false;
+  const TensorType &xt = g.c.typeOf(x);
+  const bool row = opCategory(k) == OpCategory::RowExpand;
+  TensorType st{xt.dtype, {row ? xt.shape[0] : 1, row ? 1 : xt.shape[1]}, std::nullopt};
+  return g.emit(k, {x, g.operandLike(st)}, {}) >= 0;
+}
+
+bool buildSelect(GenContext &g) {
+  const ValueId a = pickOperand(g, anyDType);
+  if (a == kNoValue)
+    return false;
+  const TensorType at = g.c.typeOf(a);
+  const ValueId cond = maskLike(g, at.shape);
+  return g.emit(OpKind::Select, {cond, a, g.operandLike(at)}, {}) >= 0;
+}
+
+bool buildMaskedFill(GenContext &g) {
+  const ValueId x = pickOperand(g, anyDType);
+  if (x == kNoValue)
+    return false;
+  OpAttrs attrs;
+  attrs.value = g.drawScalar(g.c.typeOf(x).dtype);
+  return g.emit(OpKind::MaskedFill, {x, maskLike(g, g.c.typeOf(x).shape)}, attrs) >= 0;
+}
+
+bool buildCast(GenContext &g) {
+  const ValueId x = pickOperand(g, anyDType);
+  if (x == kNoValue)
+    return false;
+  const DType from = g.c.typeOf(x).dtype;
+  OpAttrs attrs;
+  attrs.dtype = g.drawDType([from](DType t) { return t != from; });
+  attrs.rounding = static_cast<RoundingMode>(g.rng.below(5));
+  return g.emit(OpKind::Cast, {x}, attrs) >= 0;
+}
+
+bool buildReduce(GenContext &g, OpKind k) {
+  const ValueId x = pickOperand(g, numeric);
+  if (x == kNoValue)
+    return false;
+  OpAttrs attrs;
+  attrs.axis = static_cast<int64_t>(g.rng.below(g.c.typeOf(x).rank()));
+  return g.emit(k, {x}, attrs) >= 0;
+}
+
+bool buildTopK(GenContext &g) {
+  const ValueId x = pickOperand(g, numeric);
+  if (x == kNoValue)
+    return false;
+  const TensorType &xt = g.c.typeOf(x);
+  OpAttrs attrs;
+  attrs.axis = static_cast<int64_t>(g.rng.below(xt.rank()));
+  const int64_t dim = xt.shape[attrs.axis];
+  attrs.k = g.rng.chance(0.6) ? std::min<int64_t>(dim, g.rng.range(1, 8)) : g.rng.range(1, dim);
+  return g.emit(OpKind::TopK, {x}, attrs) >= 0;
+}
+
+bool buildMatmul(GenContext &g) {
+  const DType operandType = g.drawDType([](DType t) {
+    return t == DType::F32 || t == DType::BF16 || t == DType::F16 || t == DType::I8 ||
+           t == DType::I32;
+  });
+  const DType acc = isFloat(operandType) ? DType::F32 : DType::I32;
+  const unsigned rank = g.policy.maxRank >= 3 && g.rng.chance(0.25) ? 3 : 2;
+  auto fits = [&](const TensorType &t) {
+    return t.dtype == operandType && t.rank() == rank;
+  };
+  // Each product is a multiply-add in the reference: M*N*K*B counts against
+  // the case budget so matmuls stay cheap.
+  const int64_t macBudget = std::max<int64_t>(1, g.elementsLeft());
+  ValueId a = kNoValue;
+  std::optional<ValueId> existing = g.pickExisting(fits);
+  if (existing && g.rng.chance(g.policy.reuseRate)) {
+    a = *existing;
+  } else {
+    TensorType at{operandType, {}, std::nullopt};
+    if (rank == 3)
+      at.shape.push_back(g.drawDim(4));
+    at.shape.push_back(g.drawDim(64));
+    at.shape.push_back(g.drawDim(128));
+    a = g.newInput(at);
+  }
+  if (a == kNoValue)
+    return false;
+  const std::vector<int64_t> as = g.c.typeOf(a).shape;
+  int64_t outer = 1;
+  for (int64_t d : as)
+    outer *= d;
+  const int64_t n = g.drawDim(std::max<int64_t>(1, macBudget / outer));
+  if (outer * n > macBudget)
+    return false;
+  std::vector<int64_t> bs = as;
+  bs[rank - 2] = as[rank - 1];
+  bs[rank - 1] = n;
+  OpAttrs attrs;
+  attrs.dtype = acc;
+  return g.emit(OpKind::Matmul, {a, g.operandLike({operandType, bs, std::nullopt})},
+                attrs) >= 0;
+}
+
+/// An index tensor of `shape` whose values knownRange proves lie in
+/// [0, limit): an existing proven value, an iota, or a range-filled input.
+ValueId gatherIndices(GenContext &g, const std::vector<int64_t> &shape, int64_t limit) {
+  auto proven = [&](ValueId v) {
+    Interval r;
+    const TensorType &t = g.c.typeOf(v);
+    return t.shape == shape && isInteger(t.dtype) && knownRange(g.c, v, r) && r.lo >= 0 &&
+           r.hi < limit;
+  };
+  std::vector<ValueId> candidates;
+  for (size_t v = 0; v < g.c.values.size(); ++v)
+    if (proven(static_cast<ValueId>(v)))
+      candidates.push_back(static_cast<ValueId>(v));
+  if (!candidates.empty() && g.rng.chance(g.policy.reuseRate))
+    return g.rng.pick(candidates);
+  TensorType t{g.drawDType([limit](DType d) {
+                 return isInteger(d) && (d != DType::I8 || limit <= 128);
+               }),
+               shape, std::nullopt};
+  std::vector<unsigned> iotaAxes;
+  for (unsigned i = 0; i < shape.size(); ++i)
+    if (shape[i] <= limit)
+      iotaAxes.push_back(i);
+  if (!iotaAxes.empty() && g.rng.chance(0.2)) {
+    OpAttrs attrs;
+    attrs.axis = g.rng.pick(iotaAxes);
+    return g.emitSource(OpKind::Iota, t, attrs);
+  }
+  InputFill fill;
+  fill.kind = FillKind::Range;
+  fill.lo = g.rng.chance(0.7) ? 0 : g.rng.range(0, limit - 1);
+  fill.hi = g.rng.chance(0.7) ? limit - 1 : g.rng.range(fill.lo, limit - 1);
+  return g.newInput(t, fill);
+}
+
+bool buildGather(GenContext &g) {
+  const ValueId src = pickOperand(g, anyDType);
+  if (src == kNoValue)
+    return false;
+  const std::vector<int64_t> srcShape = g.c.typeOf(src).shape;
+  OpAttrs attrs;
+  attrs.axis = static_cast<int64_t>(g.rng.below(srcShape.size()));
+  std::vector<int64_t> idxShape = srcShape;
+  const int64_t rest = g.c.typeOf(src).numElements() / srcShape[attrs.axis];
+  idxShape[attrs.axis] = g.drawDim(std::max<int64_t>(1, g.elementsLeft() / 2 / rest));
+  return g.emit(OpKind::Gather,
+                {src, gatherIndices(g, idxShape, srcShape[attrs.axis])}, attrs) >= 0;
+}
+
+bool buildSetValidShape(GenContext &g) {
+  const ValueId x = pickOperand(g, anyDType, 2, 2);
+  if (x == kNoValue)
+    return false;
+  const TensorType &xt = g.c.typeOf(x);
+  const ValidShape v = *g.drawValidShape(xt.shape[0], xt.shape[1]);
+  OpAttrs attrs;
+  attrs.rows = v.rows;
+  attrs.cols = v.cols;
+  attrs.dynamic = v.dynamic;
+  return g.emit(OpKind::SetValidShape, {x}, attrs) >= 0;
+}
+
+bool buildFillPad(GenContext &g) {
+  // Padding only matters outside a valid shape: prefer tiles that have one,
+  // and narrow a full tile first otherwise.
+  std::optional<ValueId> x = g.pickExisting([](const TensorType &t) { return t.valid.has_value(); });
+  if (!x || !g.rng.chance(g.policy.reuseRate)) {
+    if (!buildSetValidShape(g))
+      return false;
+    x = g.c.result(static_cast<int32_t>(g.c.ops.size() - 1));
+  }
+  OpAttrs attrs;
+  attrs.pad = static_cast<PadKind>(g.rng.below(3));
+  return g.emit(OpKind::FillPad, {*x}, attrs) >= 0;
+}
+
+bool buildConst(GenContext &g) {
+  const TensorType t = g.drawType(anyDType, 1, kMaxRank, /*allowValid=*/false);
+  OpAttrs attrs;
+  attrs.value = g.drawScalar(t.dtype);
+  return g.emitSource(OpKind::Const, t, attrs) != kNoValue;
+}
+
+bool buildIota(GenContext &g) {
+  TensorType t = g.drawType(numeric, 1, kMaxRank, /*allowValid=*/false);
+  OpAttrs attrs;
+  attrs.axis = static_cast<int64_t>(g.rng.below(t.rank()));
+  if (t.dtype == DType::I8)
+    t.shape[attrs.axis] = std::min<int64_t>(t.shape[attrs.axis], 128);
+  return g.emitSource(OpKind::Iota, t, attrs) != kNoValue;
+}
+
+/// Ops that need a rank-2 (or higher) operand cannot be built under a
+/// policy whose max_rank is 1.
+unsigned minRankFor(OpKind k) {
+  switch (opCategory(k)) {
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    return 2;
+  default:
+    break;
+  }
+  switch (k) {
+  case OpKind::Matmul:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+  case OpKind::Transpose:
+  case OpKind::Squeeze:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+} // namespace
+
+bool buildOp(GenContext &g, OpKind k) {
+  if (minRankFor(k) > g.policy.maxRank)
+    return false;
+  switch (opCategory(k)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+    return buildElementwise(g, k);
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    return buildExpand(g, k);
+  case OpCategory::View:
+    return buildView(g, k);
+  default:
+    break;
+  }
+  switch (k) {
+  case OpKind::Const:
+    return buildConst(g);
+  case OpKind::Iota:
+    return buildIota(g);
+  case OpKind::Select:
+    return buildSelect(g);
+  case OpKind::MaskedFill:
+    return buildMaskedFill(g);
+  case OpKind::Cast:
+    return buildCast(g);
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+    return buildReduce(g, k);
+  case OpKind::TopK:
+    return buildTopK(g);
+  case OpKind::Matmul:
+    return buildMatmul(g);
+  case OpKind::Gather:
+    return buildGather(g);
+  case OpKind::SetValidShape:
+    return buildSetValidShape(g);
+  case OpKind::FillPad:
+    return buildFillPad(g);
+  default:
+    return false; // Input: made on demand, never chosen
+  }
+}
+
+} // namespace npufuzz::gen

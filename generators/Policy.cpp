@@ -1,0 +1,327 @@
+//===- generators/Policy.cpp - Generation policy text and defaults --------===//
+#include "generators/Policy.h"
+
+#include "ir/Verifier.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+#include <variant>
+
+namespace npufuzz {
+
+std::string_view patternName(PatternKind p) {
+  switch (p) {
+  case PatternKind::MoeMask:
+    return "moe_mask";
+  case PatternKind::SwiGlu:
+    return "swiglu";
+  case PatternKind::ValidTail:
+    return "valid_tail";
+  case PatternKind::RadixSplit:
+    return "radix_split";
+  }
+  return "?";
+}
+
+namespace {
+
+std::string_view dimClassName(int c) {
+  static constexpr std::string_view kNames[kNumDimClasses] = {"small", "lane", "tail",
+                                                               "any"};
+  return kNames[c];
+}
+
+
+/// Default op weights: views, casts and index maps are where the seed bugs
+/// live, so they weigh more than plain elementwise math.
+uint32_t defaultOpWeight(OpKind k) {
+  switch (k) {
+  case OpKind::Input:
+    return 0;
+  case OpKind::IndexMap:
+    return 6;
+  case OpKind::Cast:
+  case OpKind::Slice:
+  case OpKind::Matmul:
+    return 4;
+  case OpKind::Chunk:
+  case OpKind::Transpose:
+  case OpKind::Reshape:
+  case OpKind::Broadcast:
+  case OpKind::ReduceSum:
+  case OpKind::TopK:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+    return 3;
+  case OpKind::Const:
+    return 1;
+  default:
+    break;
+  }
+  switch (opCategory(k)) {
+  case OpCategory::Binary:
+    return (k == OpKind::And || k == OpKind::Or || k == OpKind::Xor) ? 2 : 3;
+  default:
+    return 2;
+  }
+}
+
+/// A scalar key: a member of Policy of one of three types, with bounds.
+struct ScalarKey {
+  std::string_view name;
+  std::variant<unsigned Policy::*, int64_t Policy::*, double Policy::*> member;
+  double lo, hi;
+};
+
+const std::vector<ScalarKey> &scalarKeys() {
+  static const std::vector<ScalarKey> keys = {
+      {"max_ops", &Policy::maxOps, 1, 64},
+      {"max_inputs", &Policy::maxInputs, 1, 32},
+      {"max_rank", &Policy::maxRank, 1, kMaxRank},
+      {"max_dim", &Policy::maxDim, 1, static_cast<double>(kMaxDim)},
+      {"lane", &Policy::laneWidth, 1, 1024},
+      {"max_tensor_elements", &Policy::maxTensorElements, 1,
+       static_cast<double>(kMaxTensorElements)},
+      {"max_case_elements", &Policy::maxCaseElements, 1,
+       static_cast<double>(kMaxCaseElements)},
+      {"reuse_rate", &Policy::reuseRate, 0, 1},
+      {"valid_rate", &Policy::validShapeRate, 0, 1},
+      {"dynamic_valid_rate", &Policy::dynamicValidRate, 0, 1},
+      {"edge_rate", &Policy::edgeRate, 0, 1},
+      {"index_depth", &Policy::indexDepth, 0, 8},
+      {"floordiv_mod_rate", &Policy::floorDivModRate, 0, 1},
+      {"radix_map_rate", &Policy::radixMapRate, 0, 1},
+      {"pattern_rate", &Policy::patternRate, 0, 1},
+  };
+  return keys;
+}
+
+/// A weight key: `prefix.name` addressing one slot of a weight vector.
+struct WeightKey {
+  std::string name;
+  std::vector<uint32_t> Policy::*vector;
+  size_t index;
+};
+
+const std::vector<WeightKey> &weightKeys() {
+  static const std::vector<WeightKey> keys = [] {
+    std::vector<WeightKey> k;
+    for (int i = 0; i < numOpKinds(); ++i)
+      if (static_cast<OpKind>(i) != OpKind::Input)
+        k.push_back({"op." + std::string(opName(static_cast<OpKind>(i))),
+                     &Policy::opWeights, static_cast<size_t>(i)});
+    for (int i = 0; i < kNumDTypes; ++i)
+      k.push_back({"dtype." + std::string(dtypeName(static_cast<DType>(i))),
+                   &Policy::dtypeWeights, static_cast<size_t>(i)});
+    for (unsigned r = 1; r <= kMaxRank; ++r)
+      k.push_back({"rank." + std::to_string(r), &Policy::rankWeights, r - 1});
+    for (int i = 0; i < kNumDimClasses; ++i)
+      k.push_back({"dim." + std::string(dimClassName(i)), &Policy::dimWeights,
+                   static_cast<size_t>(i)});
+    for (int i = 0; i < kNumFillKinds; ++i)
+      k.push_back({"fill." + std::string(fillName(static_cast<FillKind>(i))),
+                   &Policy::fillWeights, static_cast<size_t>(i)});
+    for (int i = 0; i < kNumPatterns; ++i)
+      k.push_back({"pattern." + std::string(patternName(static_cast<PatternKind>(i))),
+                   &Policy::patternWeights, static_cast<size_t>(i)});
+    return k;
+  }();
+  return keys;
+}
+
+/// Shortest text that reads back as the same double.
+std::string formatDouble(double v) {
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v);
+  return std::string(buf, res.ptr);
+}
+
+std::string formatScalar(const Policy &p, const ScalarKey &key) {
+  if (auto m = std::get_if<unsigned Policy::*>(&key.member))
+    return std::to_string(p.**m);
+  if (auto m = std::get_if<int64_t Policy::*>(&key.member))
+    return std::to_string(p.**m);
+  return formatDouble(p.*std::get<double Policy::*>(key.member));
+}
+
+bool scalarEquals(const Policy &a, const Policy &b, const ScalarKey &key) {
+  return std::visit([&](auto m) { return a.*m == b.*m; }, key.member);
+}
+
+bool parseNumber(std::string_view text, double &out) {
+  auto res = std::from_chars(text.data(), text.data() + text.size(), out);
+  return res.ec == std::errc() && res.ptr == text.data() + text.size();
+}
+
+bool parseInteger(std::string_view text, int64_t &out) {
+  auto res = std::from_chars(text.data(), text.data() + text.size(), out);
+  return res.ec == std::errc() && res.ptr == text.data() + text.size();
+}
+
+bool setKey(Policy &p, std::string_view key, std::string_view value,
+            std::string &error) {
+  for (const ScalarKey &sk : scalarKeys()) {
+    if (sk.name != key)
+      continue;
+    const bool isReal = std::holds_alternative<double Policy::*>(sk.member);
+    double real = 0;
+    int64_t integer = 0;
+    const bool ok = isReal ? parseNumber(value, real) : parseInteger(value, integer);
+    if (!isReal)
+      real = static_cast<double>(integer);
+    if (!ok || !(real >= sk.lo && real <= sk.hi)) {
+      error = "policy key '" + std::string(key) + "': value '" + std::string(value) +
+              "' is not a" + (isReal ? " number" : "n integer") + " in [" +
+              formatDouble(sk.lo) + ", " + formatDouble(sk.hi) + "]";
+      return false;
+    }
+    if (auto m = std::get_if<unsigned Policy::*>(&sk.member))
+      p.**m = static_cast<unsigned>(integer);
+    else if (auto m = std::get_if<int64_t Policy::*>(&sk.member))
+      p.**m = integer;
+    else
+      p.*std::get<double Policy::*>(sk.member) = real;
+    return true;
+  }
+  for (const WeightKey &wk : weightKeys()) {
+    if (wk.name != key)
+      continue;
+    int64_t w = 0;
+    if (!parseInteger(value, w) || w < 0 || w > 1000000) {
+      error = "policy key '" + std::string(key) + "': weight '" + std::string(value) +
+              "' is not an integer in [0, 1000000]";
+      return false;
+    }
+    (p.*wk.vector)[wk.index] = static_cast<uint32_t>(w);
+    return true;
+  }
+  error = key == "op.input"
+              ? "policy key 'op.input': inputs are made on demand; tune reuse_rate"
+              : "unknown policy key '" + std::string(key) + "'";
+  return false;
+}
+
+bool anyPositive(const std::vector<uint32_t> &w, size_t count) {
+  for (size_t i = 0; i < count && i < w.size(); ++i)
+    if (w[i] > 0)
+      return true;
+  return false;
+}
+
+/// Cross-key checks: every weighted choice must have something to choose.
+bool checkConsistent(const Policy &p, std::string &error) {
+  if (!anyPositive(p.opWeights, p.opWeights.size()))
+    error = "policy: every op.* weight is zero";
+  else if (!anyPositive(p.dtypeWeights, p.dtypeWeights.size()))
+    error = "policy: every dtype.* weight is zero";
+  else if (!anyPositive(p.rankWeights, p.maxRank))
+    error = "policy: every rank.N weight with N <= max_rank is zero";
+  else if (!anyPositive(p.dimWeights, p.dimWeights.size()))
+    error = "policy: every dim.* weight is zero";
+  else if (!anyPositive(p.fillWeights, p.fillWeights.size()))
+    error = "policy: every fill.* weight is zero";
+  else if (!anyPositive(p.patternWeights, p.patternWeights.size()) && p.patternRate > 0)
+    error = "policy: pattern_rate > 0 but every pattern.* weight is zero";
+  else if (p.maxCaseElements < p.maxTensorElements)
+    error = "policy: max_case_elements is below max_tensor_elements";
+  else
+    return true;
+  return false;
+}
+
+} // namespace
+
+Policy Policy::defaults() {
+  Policy p;
+  for (int i = 0; i < numOpKinds(); ++i)
+    p.opWeights.push_back(defaultOpWeight(static_cast<OpKind>(i)));
+  //                f32 f16 bf16 i8 i32 i64 index i1
+  p.dtypeWeights = {8, 3, 4, 2, 3, 2, 2, 2};
+  p.rankWeights = {3, 6, 3, 2, 1, 1};
+  //              small lane tail any
+  p.dimWeights = {4, 3, 3, 2};
+  //               rand zeros ones range iota
+  p.fillWeights = {12, 1, 1, 2, 1};
+  p.patternWeights = {1, 1, 1, 1};
+  return p;
+}
+
+std::string Policy::str() const {
+  static const Policy base = defaults();
+  std::string s = "default";
+  for (const ScalarKey &sk : scalarKeys())
+    if (!scalarEquals(*this, base, sk))
+      s += " " + std::string(sk.name) + "=" + formatScalar(*this, sk);
+  for (const WeightKey &wk : weightKeys())
+    if ((this->*wk.vector)[wk.index] != (base.*wk.vector)[wk.index])
+      s += " " + wk.name + "=" + std::to_string((this->*wk.vector)[wk.index]);
+  return s;
+}
+
+bool Policy::operator==(const Policy &o) const {
+  for (const ScalarKey &sk : scalarKeys())
+    if (!scalarEquals(*this, o, sk))
+      return false;
+  return opWeights == o.opWeights && dtypeWeights == o.dtypeWeights &&
+         rankWeights == o.rankWeights && dimWeights == o.dimWeights &&
+         fillWeights == o.fillWeights && patternWeights == o.patternWeights;
+}
+
+bool parsePolicy(const std::string &text, Policy &out, std::string &error) {
+  // Normalize to one token per assignment: drop comments, glue `key = value`.
+  std::string joined;
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    line = line.substr(0, line.find('#'));
+    for (char ch : line) {
+      if (ch == '=') {
+        while (!joined.empty() && (joined.back() == ' ' || joined.back() == '\t'))
+          joined.pop_back();
+        joined += "= ";
+        continue;
+      }
+      joined += ch == '\t' || ch == '\r' ? ' ' : ch;
+    }
+    joined += '\n';
+  }
+  out = Policy::defaults();
+  std::istringstream tokens(joined);
+  std::string token;
+  while (tokens >> token) {
+    if (token == "default")
+      continue;
+    const size_t eq = token.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      error = "policy: expected key=value, got '" + token + "'";
+      return false;
+    }
+    std::string value = token.substr(eq + 1);
+    if (value.empty() && !(tokens >> value)) {
+      error = "policy key '" + token.substr(0, eq) + "': missing value";
+      return false;
+    }
+    if (!setKey(out, token.substr(0, eq), value, error))
+      return false;
+  }
+  return checkConsistent(out, error);
+}
+
+bool parsePolicyFile(const std::string &path, Policy &out, std::string &error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = path + ": cannot read policy file";
+    return false;
+  }
+  std::stringstream buf;
+  buf << in.rdbuf();
+  if (!parsePolicy(buf.str(), out, error)) {
+    error = path + ": " + error;
+    return false;
+  }
+  return true;
+}
+
+} // namespace npufuzz

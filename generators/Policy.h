@@ -1,0 +1,111 @@
+//===- generators/Policy.h - Generation policy as plain data ----*- C++ -*-===//
+//
+// Everything that steers the case generator, kept apart from the generator
+// code (as yarpgen does) so campaigns can retune it without touching code.
+// A policy prints as the keys that differ from the defaults, and that text is
+// recorded in every generated case's provenance, so a case names the policy
+// that made it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_GENERATORS_POLICY_H
+#define NPUFUZZ_GENERATORS_POLICY_H
+
+#include "ir/Case.h"
+#include "ir/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+/// The seed patterns the generator can insert as a unit; each reproduces the
+/// dataflow of one bug report in shared/seeds.
+enum class PatternKind : uint8_t {
+  MoeMask,     ///< iota == expert_idx mask, index vs i64, masked_fill, topk
+  SwiGlu,      ///< matmul -> chunk x2 -> silu(gate) * up -> matmul
+  ValidTail,   ///< row_expand_mul -> set_validshape -> fillpad
+  RadixSplit,  ///< mixed-radix floordiv/mod index_map to >4-D, unit dims, tails
+};
+constexpr int kNumPatterns = 4;
+std::string_view patternName(PatternKind p);
+
+/// How dims are drawn: a small dim (1..4), a multiple of the lane width, a
+/// multiple of the lane width plus or minus a small tail, or any size up to
+/// `maxDim`.
+enum class DimClass : uint8_t { Small, Lane, Tail, Any };
+constexpr int kNumDimClasses = 4;
+
+struct Policy {
+  /// Compute ops per case (everything but inputs); the generator draws a
+  /// target in [1, maxOps]. A pattern may overshoot it by its own size.
+  unsigned maxOps = 8;
+  /// Inputs per case; when reached, operands come from existing values.
+  unsigned maxInputs = 6;
+  /// Highest rank of any value (at most kMaxRank).
+  unsigned maxRank = 6;
+  /// Largest dim of any value.
+  int64_t maxDim = 4096;
+  /// Vector lane width: dims cluster on multiples of it and just off them.
+  int64_t laneWidth = 16;
+  /// Element limits per value and summed over all values of a case
+  /// (matmul's M*N*K counts against the case limit too).
+  int64_t maxTensorElements = 1 << 16;
+  int64_t maxCaseElements = 1 << 18;
+
+  /// Probability that an operand is taken from existing values (when one
+  /// fits) rather than from a new input.
+  double reuseRate = 0.7;
+  /// Probability that a new rank-2 input carries a valid shape.
+  double validShapeRate = 0.15;
+  /// Probability that a valid shape (input or set_validshape) is dynamic.
+  double dynamicValidRate = 0.4;
+  /// Case::edgeRate of generated cases.
+  double edgeRate = 0.05;
+  /// Maximum depth of a random index_map expression before it is fitted to
+  /// its source dim.
+  unsigned indexDepth = 3;
+  /// Probability that a random index_map expression node is floordiv or mod.
+  double floorDivModRate = 0.4;
+  /// Probability that an index_map is a mixed-radix reshape (linearize the
+  /// result index, split it over the source dims) rather than per-dim
+  /// expressions.
+  double radixMapRate = 0.4;
+  /// Probability that a case starts with one of the seed patterns.
+  double patternRate = 0.2;
+
+  /// Relative weights, indexed by the enum. Zero disables a choice.
+  /// Input has no weight of its own: inputs are made when operands need
+  /// them, so opWeights[Input] is always 0.
+  std::vector<uint32_t> opWeights;      ///< by OpKind
+  std::vector<uint32_t> dtypeWeights;   ///< by DType
+  std::vector<uint32_t> rankWeights;    ///< index r-1 for rank r (1..6)
+  std::vector<uint32_t> dimWeights;     ///< by DimClass
+  std::vector<uint32_t> fillWeights;    ///< by FillKind (for float/int inputs)
+  std::vector<uint32_t> patternWeights; ///< by PatternKind
+
+  static Policy defaults();
+
+  /// `default` followed by the `key=value` pairs that differ from
+  /// defaults(), in a fixed key order, separated by spaces.
+  std::string str() const;
+
+  bool operator==(const Policy &o) const;
+  bool operator!=(const Policy &o) const { return !(*this == o); }
+};
+
+/// Parses policy text: whitespace-separated `key=value` pairs (spaces around
+/// `=` allowed), one per line or several per line, `#` starting a comment to
+/// the end of the line, and the word `default` (the base every text starts
+/// from). Keys are those printed by Policy::str(): scalar keys such as
+/// `max_ops`, and weights `op.NAME`, `dtype.NAME`, `rank.N`, `dim.CLASS`,
+/// `fill.NAME`, `pattern.NAME`. On error returns false with a message naming
+/// the offending key; `out` is then unspecified.
+bool parsePolicy(const std::string &text, Policy &out, std::string &error);
+
+/// Reads a policy file (`npufuzz gen --policy FILE`).
+bool parsePolicyFile(const std::string &path, Policy &out, std::string &error);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_GENERATORS_POLICY_H

@@ -1,0 +1,435 @@
+//===- generators/Shrinks.cpp - Simpler valid variants of a case ----------===//
+//
+// Each move edits a copy of the case, re-derives the result types where the
+// edit changed operand types (clamping shape-dependent attributes), compacts
+// away dead ops, and is kept only if the verifier accepts it and caseSize
+// went down. Moves that change data layout are cheap to try because the
+// verifier is the judge.
+//
+//===----------------------------------------------------------------------===//
+#include "generators/Shrinks.h"
+
+#include "ir/Verifier.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace npufuzz {
+
+namespace {
+
+unsigned dtypeDistance(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::I32:
+    return 0;
+  case DType::I1:
+    return 2;
+  default:
+    return 1;
+  }
+}
+
+DType simplerDType(DType t) {
+  if (isFloat(t))
+    return DType::F32;
+  return DType::I32;
+}
+
+unsigned fillComplexity(const InputFill &f) {
+  switch (f.kind) {
+  case FillKind::Zeros:
+  case FillKind::Ones:
+    return 0;
+  case FillKind::Range:
+    return f.lo == f.hi ? 1 : 2;
+  case FillKind::Iota:
+    return 2;
+  case FillKind::Random:
+    return 3;
+  }
+  return 3;
+}
+
+/// Re-derives every non-source result type in order after an edit, first
+/// clamping the attributes that must fit their operand's new shape.
+bool reinfer(Case &c) {
+  for (Op &op : c.ops) {
+    if (opCategory(op.kind) == OpCategory::Source) {
+      TensorType &t = c.values[op.results[0]].type;
+      if (t.valid && t.rank() == 2) {
+        t.valid->rows = std::min(t.valid->rows, t.shape[0]);
+        t.valid->cols = std::min(t.valid->cols, t.shape[1]);
+      } else {
+        t.valid.reset();
+      }
+      continue;
+    }
+    const TensorType &in = c.typeOf(op.operands[0]);
+    OpAttrs &a = op.attrs;
+    if (op.kind == OpKind::SetValidShape && in.rank() == 2) {
+      a.rows = std::min(a.rows, in.shape[0]);
+      a.cols = std::min(a.cols, in.shape[1]);
+    } else if (op.kind == OpKind::TopK && a.axis >= 0 && a.axis < static_cast<int64_t>(in.rank())) {
+      a.k = std::min(a.k, in.shape[a.axis]);
+    } else if (op.kind == OpKind::Slice && a.sizes.size() == in.rank()) {
+      for (size_t i = 0; i < in.rank(); ++i) {
+        a.sizes[i] = std::min(a.sizes[i], (in.shape[i] - 1) / a.strides[i] + 1);
+        a.offsets[i] = std::min(a.offsets[i], in.shape[i] - 1 - (a.sizes[i] - 1) * a.strides[i]);
+      }
+    }
+    std::vector<TensorType> types;
+    std::string error;
+    if (!inferResultTypes(c, op, types, error))
+      return false;
+    for (size_t r = 0; r < types.size(); ++r)
+      c.values[op.results[r]].type = types[r];
+  }
+  return true;
+}
+
+void replaceUses(Case &c, ValueId from, ValueId to) {
+  for (Op &op : c.ops)
+    for (ValueId &v : op.operands)
+      if (v == from)
+        v = to;
+  for (ValueId &v : c.outputs)
+    if (v == from)
+      v = to;
+}
+
+/// Turns op `i` into an input defining its result `keep` (the op's other
+/// results must be dead; compact() drops them), keeping a proven index range
+/// so gathers it feeds stay in bounds.
+void makeInput(Case &c, size_t i, ValueId keep) {
+  Op &op = c.ops[i];
+  InputFill fill;
+  Interval r;
+  if (knownRange(c, keep, r) && r.lo >= -(1 << 24) && r.hi <= (1 << 24)) {
+    fill.kind = FillKind::Range;
+    fill.lo = r.lo;
+    fill.hi = r.hi;
+  }
+  op.kind = OpKind::Input;
+  op.operands.clear();
+  op.attrs = OpAttrs();
+  op.attrs.fill = fill;
+  op.results = {keep};
+  c.values[keep].resultIndex = 0;
+}
+
+bool isUsed(const Case &c, ValueId v) {
+  if (std::find(c.outputs.begin(), c.outputs.end(), v) != c.outputs.end())
+    return true;
+  for (const Op &op : c.ops)
+    if (std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end())
+      return true;
+  return false;
+}
+
+/// Variants of `e` with one node replaced by a simpler one: an operand of
+/// the node, or the constant 0.
+void exprVariants(const IndexExpr &e, std::vector<IndexExpr> &out) {
+  using E = IndexExpr;
+  if (e.kind() == E::Kind::Dim || e.kind() == E::Kind::Const) {
+    if (!(e.kind() == E::Kind::Const && e.value() == 0))
+      out.push_back(E::constant(0));
+    return;
+  }
+  out.push_back(e.lhs());
+  if (e.kind() == E::Kind::Add)
+    out.push_back(e.rhs());
+  std::vector<IndexExpr> sub;
+  exprVariants(e.lhs(), sub);
+  for (const IndexExpr &l : sub) {
+    switch (e.kind()) {
+    case E::Kind::Add:
+      out.push_back(E::add(l, e.rhs()));
+      break;
+    case E::Kind::Mul:
+      out.push_back(E::mul(l, e.value()));
+      break;
+    case E::Kind::FloorDiv:
+      out.push_back(E::floorDiv(l, e.value()));
+      break;
+    default:
+      out.push_back(E::mod(l, e.value()));
+      break;
+    }
+  }
+  if (e.kind() == E::Kind::Add) {
+    sub.clear();
+    exprVariants(e.rhs(), sub);
+    for (const IndexExpr &r : sub)
+      out.push_back(E::add(e.lhs(), r));
+  }
+}
+
+IndexExpr substituteConst(const IndexExpr &e, int64_t from, int64_t to) {
+  using E = IndexExpr;
+  auto v = [&](int64_t x) { return x == from ? to : x; };
+  switch (e.kind()) {
+  case E::Kind::Dim:
+    return e;
+  case E::Kind::Const:
+    return E::constant(e.value());
+  case E::Kind::Add:
+    return E::add(substituteConst(e.lhs(), from, to), substituteConst(e.rhs(), from, to));
+  case E::Kind::Mul:
+    return E::mul(substituteConst(e.lhs(), from, to), e.value());
+  case E::Kind::FloorDiv:
+    return E::floorDiv(substituteConst(e.lhs(), from, to), v(e.value()));
+  case E::Kind::Mod:
+    return E::mod(substituteConst(e.lhs(), from, to), v(e.value()));
+  }
+  return e;
+}
+
+/// Replaces dim size `from` by `to` in every declared shape and shape-like
+/// attribute (and in index-map divisors, which usually mirror a dim).
+void substituteDim(Case &c, int64_t from, int64_t to) {
+  auto sub = [&](std::vector<int64_t> &v) {
+    std::replace(v.begin(), v.end(), from, to);
+  };
+  for (Op &op : c.ops) {
+    if (opCategory(op.kind) == OpCategory::Source)
+      sub(c.values[op.results[0]].type.shape);
+    sub(op.attrs.shape);
+    sub(op.attrs.sizes);
+    for (IndexExpr &e : op.attrs.map)
+      e = substituteConst(e, from, to);
+  }
+}
+
+using Edit = std::function<bool(Case &)>;
+
+/// Collects candidates: applies an edit to a copy and keeps the result if
+/// it verifies and is smaller.
+class Collector {
+public:
+  explicit Collector(const Case &c) : base_(c), baseSize_(caseSize(c)) {}
+
+  void tryEdit(const Edit &edit) {
+    Case cand = base_;
+    if (!edit(cand))
+      return;
+    cand.compact();
+    if (cand.outputs.empty() || caseSize(cand) >= baseSize_ || !verifyCase(cand).empty())
+      return;
+    const uint64_t hash = caseHash(cand);
+    if (std::find(seen_.begin(), seen_.end(), hash) != seen_.end())
+      return;
+    seen_.push_back(hash);
+    out_.push_back(std::move(cand));
+  }
+
+  std::vector<Case> take() { return std::move(out_); }
+
+private:
+  const Case &base_;
+  const uint64_t baseSize_;
+  /// Hashes of the candidates so far: identical results are offered once.
+  std::vector<uint64_t> seen_;
+  std::vector<Case> out_;
+};
+
+void removalMoves(const Case &c, Collector &col) {
+  for (size_t i = 0; c.outputs.size() > 1 && i < c.outputs.size(); ++i)
+    col.tryEdit([i](Case &x) {
+      x.outputs.erase(x.outputs.begin() + static_cast<std::ptrdiff_t>(i));
+      return true;
+    });
+  // Later ops first: deleting a consumer keeps more of the case intact.
+  for (size_t i = c.ops.size(); i-- > 0;) {
+    const Op &op = c.ops[i];
+    if (op.kind == OpKind::Input)
+      continue;
+    col.tryEdit([&, i](Case &x) {
+      for (ValueId r : x.ops[i].results) {
+        const auto &ops = x.ops[i].operands;
+        auto same = std::find_if(ops.begin(), ops.end(), [&](ValueId o) {
+          return x.typeOf(o) == x.typeOf(r);
+        });
+        if (same == ops.end())
+          return false;
+        replaceUses(x, r, *same);
+      }
+      return true;
+    });
+    std::vector<ValueId> live;
+    for (ValueId r : op.results)
+      if (op.results.size() == 1 || isUsed(c, r))
+        live.push_back(r);
+    if (live.size() == 1)
+      col.tryEdit([i, keep = live[0]](Case &x) {
+        makeInput(x, i, keep);
+        return true;
+      });
+  }
+}
+
+void shapeMoves(const Case &c, Collector &col) {
+  std::vector<int64_t> dims;
+  for (const Value &v : c.values)
+    dims.insert(dims.end(), v.type.shape.begin(), v.type.shape.end());
+  std::sort(dims.begin(), dims.end(), std::greater<int64_t>());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  for (int64_t d : dims) {
+    std::vector<int64_t> targets = {1, d / 2, 16};
+    for (int64_t to : targets)
+      if (to >= 1 && to < d)
+        col.tryEdit([d, to](Case &x) {
+          substituteDim(x, d, to);
+          return reinfer(x);
+        });
+  }
+  // Drop one unit dim of a source, lowering its rank.
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    if (opCategory(c.ops[i].kind) != OpCategory::Source)
+      continue;
+    const std::vector<int64_t> &shape = c.typeOf(c.ops[i].results[0]).shape;
+    for (size_t j = 0; shape.size() > 1 && j < shape.size(); ++j)
+      if (shape[j] == 1)
+        col.tryEdit([i, j](Case &x) {
+          auto &s = x.values[x.ops[i].results[0]].type.shape;
+          s.erase(s.begin() + static_cast<std::ptrdiff_t>(j));
+          if (x.ops[i].kind == OpKind::Iota && x.ops[i].attrs.axis >= static_cast<int64_t>(j))
+            x.ops[i].attrs.axis = std::max<int64_t>(0, x.ops[i].attrs.axis - 1);
+          return reinfer(x);
+        });
+  }
+}
+
+void indexMoves(const Case &c, Collector &col) {
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    if (c.ops[i].kind != OpKind::IndexMap)
+      continue;
+    for (size_t j = 0; j < c.ops[i].attrs.map.size(); ++j) {
+      std::vector<IndexExpr> variants;
+      exprVariants(c.ops[i].attrs.map[j], variants);
+      for (const IndexExpr &v : variants)
+        col.tryEdit([i, j, v](Case &x) {
+          x.ops[i].attrs.map[j] = v;
+          return true;
+        });
+    }
+  }
+}
+
+void typeMoves(const Case &c, Collector &col) {
+  // All float types to f32 and all integer types to i32 at once, then one
+  // source or cast at a time.
+  auto simplify = [](Case &x, size_t i) {
+    Op &op = x.ops[i];
+    if (opCategory(op.kind) == OpCategory::Source) {
+      DType &t = x.values[op.results[0]].type.dtype;
+      t = simplerDType(t);
+      if (op.kind == OpKind::Const && t == DType::I32)
+        op.attrs.value.i = wrapToWidth(op.attrs.value.i, DType::I32);
+      return true;
+    }
+    if (op.kind == OpKind::Cast)
+      op.attrs.dtype = simplerDType(op.attrs.dtype);
+    return op.kind == OpKind::Cast;
+  };
+  col.tryEdit([&](Case &x) {
+    for (size_t i = 0; i < x.ops.size(); ++i)
+      simplify(x, i);
+    return reinfer(x);
+  });
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    const Op &op = c.ops[i];
+    const bool source = opCategory(op.kind) == OpCategory::Source;
+    if ((source && dtypeDistance(c.typeOf(op.results[0]).dtype) > 0) ||
+        (op.kind == OpKind::Cast && dtypeDistance(op.attrs.dtype) > 0))
+      col.tryEdit([&, i](Case &x) { return simplify(x, i) && reinfer(x); });
+  }
+}
+
+void attributeMoves(const Case &c, Collector &col) {
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    const Op &op = c.ops[i];
+    const OpAttrs &a = op.attrs;
+    auto edit = [&](std::function<void(Op &)> f) {
+      col.tryEdit([i, f](Case &x) {
+        f(x.ops[i]);
+        return reinfer(x);
+      });
+    };
+    if (op.kind == OpKind::Input) {
+      if (c.typeOf(op.results[0]).valid)
+        col.tryEdit([&, i](Case &x) {
+          x.values[x.ops[i].results[0]].type.valid.reset();
+          return reinfer(x);
+        });
+      if (a.fill.kind != FillKind::Zeros && a.fill.kind != FillKind::Ones)
+        edit([](Op &o) { o.attrs.fill = InputFill{FillKind::Zeros, 0, 0}; });
+      if (a.fill.kind == FillKind::Range && a.fill.lo != a.fill.hi)
+        edit([](Op &o) { o.attrs.fill.hi = o.attrs.fill.lo; });
+      if (a.fill.kind == FillKind::Random || a.fill.kind == FillKind::Iota)
+        edit([](Op &o) { o.attrs.fill = InputFill{FillKind::Ones, 0, 0}; });
+    }
+    if (op.kind == OpKind::SetValidShape) {
+      if (a.dynamic)
+        edit([](Op &o) { o.attrs.dynamic = false; });
+      edit([&c, &op](Op &o) {
+        o.attrs.rows = c.typeOf(op.operands[0]).shape[0];
+        o.attrs.cols = c.typeOf(op.operands[0]).shape[1];
+      });
+    }
+    if (op.kind == OpKind::Cast && a.rounding != RoundingMode::NearestEven)
+      edit([](Op &o) { o.attrs.rounding = RoundingMode::NearestEven; });
+    if (op.kind == OpKind::FillPad && a.pad != PadKind::Zero)
+      edit([](Op &o) { o.attrs.pad = PadKind::Zero; });
+    if (op.kind == OpKind::Slice)
+      edit([](Op &o) { std::fill(o.attrs.strides.begin(), o.attrs.strides.end(), 1); });
+    if (op.kind == OpKind::TopK && a.k > 1)
+      edit([](Op &o) { o.attrs.k = 1; });
+  }
+  if (c.edgeRate > 0)
+    col.tryEdit([](Case &x) {
+      x.edgeRate = 0;
+      return true;
+    });
+}
+
+} // namespace
+
+uint64_t caseSize(const Case &c) {
+  uint64_t size = 0;
+  for (const Op &op : c.ops) {
+    size += op.kind == OpKind::Input ? 200 : 1000;
+    const OpAttrs &a = op.attrs;
+    if (op.kind == OpKind::Input)
+      size += fillComplexity(a.fill);
+    for (const IndexExpr &e : a.map)
+      size += 10 * e.size() + 10 * e.countFloorDivMod();
+    size += op.kind == OpKind::Cast && a.rounding != RoundingMode::NearestEven;
+    size += op.kind == OpKind::FillPad && a.pad != PadKind::Zero;
+    size += op.kind == OpKind::TopK ? static_cast<uint64_t>(a.k) : 0;
+    for (int64_t s : a.strides)
+      size += static_cast<uint64_t>(s - 1);
+  }
+  for (const Value &v : c.values) {
+    const TensorType &t = v.type;
+    size += static_cast<uint64_t>(t.numElements()) + 20 * t.rank() + 8 * dtypeDistance(t.dtype);
+    if (t.valid)
+      size += t.valid->dynamic ? 10 : 5;
+    // Set-valid-shape results carry their valid shape; a full one is simpler.
+    if (t.valid && t.rank() == 2)
+      size += static_cast<uint64_t>((t.shape[0] - t.valid->rows) + (t.shape[1] - t.valid->cols));
+  }
+  return size + (c.edgeRate > 0 ? 1 : 0);
+}
+
+std::vector<Case> shrinkCandidates(const Case &c) {
+  Collector col(c);
+  removalMoves(c, col);
+  shapeMoves(c, col);
+  indexMoves(c, col);
+  typeMoves(c, col);
+  attributeMoves(c, col);
+  return col.take();
+}
+
+} // namespace npufuzz

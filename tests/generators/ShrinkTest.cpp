@@ -1,0 +1,139 @@
+//===- tests/generators/ShrinkTest.cpp - Shrink candidates ----------------===//
+#include "generators/CaseGenerator.h"
+#include "generators/Shrinks.h"
+#include "tests/generators/GeneratorChecks.h"
+
+#include "ir/Text.h"
+#include "ir/Verifier.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+namespace npufuzz {
+namespace {
+
+Case parse(const std::string &text) {
+  Case c;
+  TextError error;
+  EXPECT_TRUE(parseCase(text, c, error)) << error.format("<test>");
+  return c;
+}
+
+/// Greedy reduction: take the first candidate that keeps `interesting`.
+Case reduce(Case c, const std::function<bool(const Case &)> &interesting) {
+  for (;;) {
+    bool progressed = false;
+    for (Case &cand : shrinkCandidates(c))
+      if (interesting(cand)) {
+        c = std::move(cand);
+        progressed = true;
+        break;
+      }
+    if (!progressed)
+      return c;
+  }
+}
+
+bool hasOp(const Case &c, OpKind k) {
+  for (const Op &op : c.ops)
+    if (op.kind == k)
+      return true;
+  return false;
+}
+
+const char *kValidTail = "npufuzz-case 1\n"
+                         "data seed=3 edge_rate=0.05\n"
+                         "%0 = input {fill=rand} : bf16[16,256]\n"
+                         "%1 = input {fill=rand} : bf16[16,1]\n"
+                         "%2 = row_expand_mul %0, %1 : bf16[16,256]\n"
+                         "%3 = set_validshape %2 : bf16[16,256]{valid=1x256,dyn}\n"
+                         "%4 = fillpad %3 {pad=max} : bf16[16,256]\n"
+                         "%5 = exp %4 : bf16[16,256]\n"
+                         "return %5\n";
+
+TEST(Shrinks, CandidatesAreValidSmallerAndDeterministic) {
+  const Case c = parse(kValidTail);
+  ASSERT_EQ(verifyCase(c), "");
+  const std::vector<Case> first = shrinkCandidates(c), second = shrinkCandidates(c);
+  ASSERT_FALSE(first.empty());
+  ASSERT_EQ(first.size(), second.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(printCase(first[i]), printCase(second[i]));
+    EXPECT_EQ(verifyCase(first[i]), "") << printCase(first[i]);
+    EXPECT_LT(caseSize(first[i]), caseSize(c)) << printCase(first[i]);
+  }
+  EXPECT_TRUE(testing::checkShrinkProgress(c, 1000));
+}
+
+TEST(Shrinks, ReducesToTheInterestingCore) {
+  // Keep "a fillpad of a dynamic valid shape": everything else goes, dims
+  // shrink, bf16 becomes f32, the pad becomes zero only if that stays
+  // interesting (it does not matter here, so it does).
+  const Case reduced = reduce(parse(kValidTail), [](const Case &c) {
+    for (const Op &op : c.ops)
+      if (op.kind == OpKind::FillPad && c.typeOf(op.operands[0]).valid &&
+          c.typeOf(op.operands[0]).valid->dynamic)
+        return true;
+    return false;
+  });
+  EXPECT_LE(reduced.numComputeOps(), 2u) << printCase(reduced);
+  EXPECT_FALSE(hasOp(reduced, OpKind::Exp)) << printCase(reduced);
+  EXPECT_FALSE(hasOp(reduced, OpKind::RowExpandMul)) << printCase(reduced);
+  for (const Value &v : reduced.values) {
+    EXPECT_EQ(v.type.dtype, DType::F32) << printCase(reduced);
+    EXPECT_LE(v.type.numElements(), 4) << printCase(reduced);
+  }
+}
+
+TEST(Shrinks, SimplifiesIndexMapsKeepingThemInBounds) {
+  const Case c = parse("npufuzz-case 1\n"
+                       "data seed=1 edge_rate=0\n"
+                       "%0 = input {fill=rand} : f32[4,3,17]\n"
+                       "%1 = index_map %0 {map=(d0, d1, d2) -> (d0 floordiv 51, "
+                       "(d0 floordiv 17) mod 3, (d0 - 3) mod 17)} : f32[204,1,1]\n"
+                       "%2 = neg %1 : f32[204,1,1]\n"
+                       "return %2\n");
+  ASSERT_EQ(verifyCase(c), "");
+  const Case reduced = reduce(c, [](const Case &x) { return hasOp(x, OpKind::IndexMap); });
+  for (const Op &op : reduced.ops)
+    for (const IndexExpr &e : op.attrs.map)
+      EXPECT_EQ(e.countFloorDivMod(), 0u) << printCase(reduced);
+  EXPECT_TRUE(testing::checkShrinkProgress(c, 1000));
+}
+
+TEST(Shrinks, KeepsGatherIndicesProvablyInBounds) {
+  // Replacing the topk by an input must keep the index range for the gather.
+  const Case c = parse("npufuzz-case 1\n"
+                       "data seed=1 edge_rate=0\n"
+                       "%0 = input {fill=rand} : f32[4,32]\n"
+                       "%1, %2 = topk %0 {axis=1, k=4} : f32[4,4], i64[4,4]\n"
+                       "%3 = gather %0, %2 {axis=1} : f32[4,4]\n"
+                       "return %3\n");
+  ASSERT_EQ(verifyCase(c), "");
+  bool replacedTopK = false;
+  for (const Case &cand : shrinkCandidates(c)) {
+    EXPECT_EQ(verifyCase(cand), "") << printCase(cand);
+    replacedTopK |= hasOp(cand, OpKind::Gather) && !hasOp(cand, OpKind::TopK);
+  }
+  EXPECT_TRUE(replacedTopK);
+}
+
+TEST(Shrinks, CaseSizeOrdersSimplerCasesLower) {
+  const Case c = parse(kValidTail);
+  Case fewer = c;
+  fewer.outputs = {fewer.ops[4].results[0]};
+  fewer.compact();
+  EXPECT_LT(caseSize(fewer), caseSize(c));
+}
+
+TEST(Shrinks, GeneratedCasesShrinkToFixpoints) {
+  const Policy policy = Policy::defaults();
+  for (uint64_t seed = 100; seed < 130; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    EXPECT_TRUE(testing::checkShrinkProgress(generateCase(seed, policy), 2000));
+  }
+}
+
+} // namespace
+} // namespace npufuzz
