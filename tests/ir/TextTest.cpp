@@ -2,6 +2,8 @@
 #include "ir/Text.h"
 #include "ir/Verifier.h"
 
+#include "tests/TestSupport.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -13,20 +15,6 @@
 using namespace npufuzz;
 
 namespace {
-std::string sourceDir() {
-  const char *dir = std::getenv("NPUFUZZ_SOURCE_DIR");
-  return dir ? dir : ".";
-}
-
-std::vector<std::string> seedCorpus() {
-  std::vector<std::string> files;
-  for (const auto &entry : std::filesystem::directory_iterator(sourceDir() + "/corpus/seeds"))
-    if (entry.path().extension() == ".npf")
-      files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 const char *kCanonical = R"(npufuzz-case 1
 generator seed=7 policy="default op.matmul=3"
 data seed=7 edge_rate=0.05
@@ -74,7 +62,7 @@ TEST(Text, UndefinedValueNamesLineAndColumn) {
 }
 
 TEST(Text, SeedCorpusParsesVerifiesAndRoundTrips) {
-  const std::vector<std::string> files = seedCorpus();
+  const std::vector<std::string> files = npufuzz::testing::corpusFiles("corpus/seeds");
   ASSERT_GE(files.size(), 5u);
   for (const std::string &f : files) {
     Case c;

@@ -1,0 +1,24 @@
+//===- backend/BackendRun.cpp - What running a case on a backend gave -----===//
+#include "backend/BackendRun.h"
+
+namespace npufuzz {
+
+std::string_view statusName(BackendRun::Status s) {
+  switch (s) {
+  case BackendRun::Status::Ok:
+    return "ok";
+  case BackendRun::Status::Unsupported:
+    return "unsupported";
+  case BackendRun::Status::VerifierError:
+    return "verifier-error";
+  case BackendRun::Status::PassFailure:
+    return "pass-failure";
+  case BackendRun::Status::CompileError:
+    return "compile-error";
+  case BackendRun::Status::RuntimeError:
+    return "runtime-error";
+  }
+  return "?";
+}
+
+} // namespace npufuzz

@@ -1,0 +1,46 @@
+//===- backend/BackendRun.h - What running a case on a backend gave -*- C++ -*-===//
+//
+// Backend-neutral result of compiling and executing one case: the outputs in
+// memory layout, or where and why it failed. Oracles turn this into verdicts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_BACKENDRUN_H
+#define NPUFUZZ_BACKEND_BACKENDRUN_H
+
+#include "ir/TensorData.h"
+
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+struct BackendRun {
+  enum class Status : uint8_t {
+    Ok,
+    Unsupported,   ///< the backend cannot express the case
+    VerifierError, ///< IR failed to verify (after codegen or after a pass)
+    PassFailure,   ///< a pass signalled failure
+    CompileError,  ///< translation to LLVM IR or machine code failed
+    RuntimeError,  ///< the kernel could not be invoked
+  };
+  Status status = Status::Ok;
+  /// Diagnostics, as the compiler printed them.
+  std::string message;
+  /// For VerifierError/PassFailure: the pass and its position in the
+  /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
+  std::string passName;
+  int passIndex = -1;
+  /// The emitted module, and (when asked for) the IR around a failing pass.
+  std::string mlir, irBeforePass, irAfterPass;
+  std::vector<TensorData> outputs;
+  /// Seconds spent in each stage.
+  double emitSeconds = 0, passSeconds = 0, codegenSeconds = 0, executeSeconds = 0;
+
+  bool ok() const { return status == Status::Ok; }
+};
+
+std::string_view statusName(BackendRun::Status s);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_BACKENDRUN_H

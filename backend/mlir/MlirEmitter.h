@@ -1,0 +1,63 @@
+//===- backend/mlir/MlirEmitter.h - Lower a case to MLIR text ---*- C++ -*-===//
+//
+// Codegen from the case model to upstream MLIR, as text. Text keeps MLIR
+// headers out of codegen (fast builds) and gives the in-process JIT and an
+// external `mlir-opt` exactly the same input.
+//
+// The kernel ABI: one function `@npf_kernel` taking, in order, a memref per
+// case input, a memref per case output (pre-filled by the caller, which may
+// poison them), and an `index` for each runtime valid-shape dimension.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_MLIR_MLIREMITTER_H
+#define NPUFUZZ_BACKEND_MLIR_MLIREMITTER_H
+
+#include "ir/Case.h"
+
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+/// How ops are lowered.
+enum class MlirStyle : uint8_t {
+  /// Affine loop nests over memrefs: views become affine.load subscripts with
+  /// their floor/mod maps, valid shapes become symbolic loop bounds, gather
+  /// and topk use scf with data-dependent memref.load.
+  Affine,
+};
+
+std::string_view mlirStyleName(MlirStyle s);
+bool parseMlirStyle(std::string_view s, MlirStyle &out);
+
+struct MlirEmitOptions {
+  MlirStyle style = MlirStyle::Affine;
+};
+
+/// One kernel argument and where its value comes from.
+struct KernelArg {
+  enum class Kind : uint8_t { Input, Output, ValidDim };
+  Kind kind = Kind::Input;
+  /// Input: ordinal among input ops; Output: position in Case::outputs;
+  /// ValidDim: the op index whose valid shape is dynamic.
+  int index = 0;
+  /// ValidDim: 0 for rows, 1 for cols.
+  int dim = 0;
+  /// ValidDim: the runtime value the case records.
+  int64_t value = 0;
+};
+
+struct MlirKernel {
+  std::string text;                    ///< a complete module
+  std::string entry = "npf_kernel";    ///< the function to call
+  std::vector<KernelArg> args;
+};
+
+/// Emits the module for `c`. Returns false with a reason when the case uses
+/// something this style cannot express (an `unsupported` verdict).
+bool emitMlir(const Case &c, const MlirEmitOptions &options, MlirKernel &out,
+              std::string &unsupported);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_MLIR_MLIREMITTER_H

@@ -1,0 +1,339 @@
+//===- backend/mlir/MlirJit.cpp - In-process MLIR passes and JIT ----------===//
+//
+// Parse -> PassManager -> ExecutionEngine, with diagnostics captured as text.
+// A failing pipeline is first run whole (fast); only when it fails is it
+// re-run one element at a time to name the pass and keep the IR around it.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/mlir/MlirJit.h"
+
+#include "backend/runtime/Runtime.h"
+
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllExtensions.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <functional>
+#include <mutex>
+
+namespace npufuzz {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+/// Recreating the context bounds the memory held by uniqued attributes.
+constexpr unsigned kRunsPerContext = 512;
+
+void initializeOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    mlir::registerAllPasses();
+  });
+}
+
+/// Collects every diagnostic emitted while in scope as `loc: message` lines.
+class DiagnosticCollector {
+public:
+  explicit DiagnosticCollector(mlir::MLIRContext *ctx)
+      : handler_(ctx, [this](mlir::Diagnostic &d) {
+          llvm::raw_string_ostream os(text_);
+          os << d.getLocation() << ": " << d << "\n";
+          for (const mlir::Diagnostic &note : d.getNotes())
+            os << note.getLocation() << ": note: " << note << "\n";
+          return mlir::success();
+        }) {}
+  std::string take() { return std::move(text_); }
+
+private:
+  std::string text_;
+  mlir::ScopedDiagnosticHandler handler_;
+};
+
+std::string printOp(mlir::Operation *op) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  op->print(os);
+  return s;
+}
+
+/// A target machine for `cpu` (`host`: this machine's CPU and features).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>> targetMachine(const std::string &cpu) {
+  if (cpu == "host") {
+    auto builder = llvm::orc::JITTargetMachineBuilder::detectHost();
+    if (!builder)
+      return builder.takeError();
+    builder->setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+    return builder->createTargetMachine();
+  }
+  llvm::orc::JITTargetMachineBuilder builder{llvm::Triple(llvm::sys::getProcessTriple())};
+  builder.setCPU(cpu);
+  builder.setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
+  return builder.createTargetMachine();
+}
+
+/// A memref descriptor for a contiguous row-major buffer: allocated and
+/// aligned pointers, offset, sizes, strides.
+std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
+  std::vector<int64_t> d(3 + 2 * shape.size());
+  d[0] = d[1] = static_cast<int64_t>(reinterpret_cast<intptr_t>(data));
+  d[2] = 0;
+  int64_t stride = 1;
+  for (size_t i = shape.size(); i-- > 0;) {
+    d[3 + i] = shape[i];
+    d[3 + shape.size() + i] = stride;
+    stride *= shape[i];
+  }
+  return d;
+}
+} // namespace
+
+struct MlirJit::Impl {
+  mlir::DialectRegistry registry;
+  std::unique_ptr<mlir::MLIRContext> ctx;
+  unsigned runs = 0;
+
+  Impl() {
+    initializeOnce();
+    mlir::registerAllDialects(registry);
+    mlir::registerAllExtensions(registry);
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+    resetContext();
+  }
+
+  void resetContext() {
+    ctx = std::make_unique<mlir::MLIRContext>(registry,
+                                              mlir::MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    runs = 0;
+  }
+
+  mlir::MLIRContext *context() {
+    if (++runs > kRunsPerContext)
+      resetContext();
+    return ctx.get();
+  }
+
+  /// Parses and verifies; on failure fills `r` (a codegen-level verifier
+  /// error: passIndex -1).
+  mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text, BackendRun &r) {
+    DiagnosticCollector diags(ctx.get());
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, ctx.get());
+    if (!module) {
+      r.status = BackendRun::Status::VerifierError;
+      r.message = diags.take();
+      r.passIndex = -1;
+    }
+    return module;
+  }
+
+  /// Runs elements one at a time with verification after each; stops at the
+  /// first failure and records it in `r`.
+  bool runStepwise(mlir::ModuleOp module, const std::vector<std::string> &elements,
+                   BackendRun &r) {
+    for (size_t i = 0; i < elements.size(); ++i) {
+      const std::string before = printOp(module);
+      DiagnosticCollector diags(ctx.get());
+      mlir::PassManager pm(ctx.get(), "builtin.module");
+      pm.enableVerifier(false);
+      if (mlir::failed(mlir::parsePassPipeline(elements[i], pm, llvm::errs()))) {
+        r.status = BackendRun::Status::PassFailure;
+        r.message = "cannot parse pass pipeline element '" + elements[i] + "'";
+        r.passName = elements[i];
+        r.passIndex = static_cast<int>(i);
+        return false;
+      }
+      const bool passOk = mlir::succeeded(pm.run(module));
+      const bool verifyOk = passOk && mlir::succeeded(mlir::verify(module));
+      if (passOk && verifyOk)
+        continue;
+      r.status = passOk ? BackendRun::Status::VerifierError : BackendRun::Status::PassFailure;
+      r.message = diags.take();
+      r.passName = elements[i];
+      r.passIndex = static_cast<int>(i);
+      r.irBeforePass = before;
+      r.irAfterPass = printOp(module);
+      return false;
+    }
+    return true;
+  }
+
+  /// Runs the whole pipeline; on failure re-runs stepwise from `text` to
+  /// locate the pass when asked to.
+  bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
+                   const std::vector<std::string> &elements, bool locate, BackendRun &r) {
+    DiagnosticCollector diags(ctx.get());
+    mlir::PassManager pm(ctx.get(), "builtin.module");
+    std::string pipelineError;
+    llvm::raw_string_ostream errs(pipelineError);
+    std::string body;
+    for (size_t i = 0; i < elements.size(); ++i)
+      body += (i ? "," : "") + elements[i];
+    if (mlir::failed(mlir::parsePassPipeline(body, pm, errs))) {
+      r.status = BackendRun::Status::PassFailure;
+      r.message = "cannot parse pass pipeline '" + body + "': " + pipelineError;
+      return false;
+    }
+    if (mlir::succeeded(pm.run(*module)))
+      return true;
+    r.status = BackendRun::Status::PassFailure;
+    r.message = diags.take();
+    if (!locate)
+      return false;
+    BackendRun located;
+    auto fresh = parse(text, located);
+    if (fresh && !runStepwise(*fresh, elements, located)) {
+      located.mlir = r.mlir;
+      r = std::move(located);
+    }
+    return false;
+  }
+};
+
+MlirJit::MlirJit() : impl_(std::make_unique<Impl>()) {}
+MlirJit::~MlirJit() = default;
+
+bool MlirJit::loadPassPlugin(const std::string &path, std::string &error) {
+  auto plugin = mlir::PassPlugin::load(path);
+  if (!plugin) {
+    error = llvm::toString(plugin.takeError());
+    return false;
+  }
+  plugin->registerPassRegistryCallbacks();
+  return true;
+}
+
+BackendRun MlirJit::verifyPipeline(const std::string &text,
+                                   const std::vector<std::string> &elements) {
+  BackendRun r;
+  impl_->context();
+  auto t0 = Clock::now();
+  auto module = impl_->parse(text, r);
+  if (module)
+    impl_->runStepwise(*module, elements, r);
+  r.passSeconds = since(t0);
+  return r;
+}
+
+BackendRun MlirJit::transform(const std::string &text, const std::vector<std::string> &elements) {
+  BackendRun r;
+  impl_->context();
+  auto module = impl_->parse(text, r);
+  if (module && impl_->runPipeline(module, text, elements, true, r))
+    r.mlir = printOp(*module);
+  return r;
+}
+
+BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string> &elements,
+                        const std::vector<TensorData> &inputs,
+                        const std::vector<TensorType> &outputTypes, const JitOptions &options) {
+  BackendRun r;
+  r.mlir = kernel.text;
+  impl_->context();
+  auto t0 = Clock::now();
+  auto module = impl_->parse(kernel.text, r);
+  if (!module)
+    return r;
+  if (!impl_->runPipeline(module, kernel.text, elements, options.locateFailingPass, r))
+    return r;
+  r.passSeconds = since(t0);
+
+  t0 = Clock::now();
+  DiagnosticCollector diags(impl_->ctx.get());
+  // ExecutionEngineOptions holds the transformer by reference (function_ref).
+  const std::function<llvm::Error(llvm::Module *)> transformer =
+      mlir::makeOptimizingTransformer(0, 0, nullptr);
+  mlir::ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = transformer;
+  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
+  engineOptions.enableGDBNotificationListener = false;
+  engineOptions.enablePerfNotificationListener = false;
+  auto machine = targetMachine(options.cpu);
+  if (!machine) {
+    r.status = BackendRun::Status::CompileError;
+    r.message = "no target machine for cpu '" + options.cpu +
+                "': " + llvm::toString(machine.takeError());
+    return r;
+  }
+  auto engine = mlir::ExecutionEngine::create(*module, engineOptions, std::move(*machine));
+  if (!engine) {
+    r.status = BackendRun::Status::CompileError;
+    r.message = diags.take() + llvm::toString(engine.takeError());
+    return r;
+  }
+  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (const auto &[name, address] : runtimeSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  auto fn = (*engine)->lookupPacked("_mlir_ciface_" + kernel.entry);
+  if (!fn) {
+    r.status = BackendRun::Status::CompileError;
+    r.message = diags.take() + llvm::toString(fn.takeError());
+    return r;
+  }
+  r.codegenSeconds = since(t0);
+
+  // Arguments: a descriptor per memref, a value per index, each passed by
+  // address to the packed entry point.
+  std::vector<TensorData> inputCopies = inputs;
+  r.outputs.clear();
+  for (const TensorType &t : outputTypes)
+    r.outputs.push_back(TensorData::filled(t, options.poison));
+  std::vector<std::vector<int64_t>> descriptors;
+  std::vector<int64_t> scalars;
+  descriptors.reserve(kernel.args.size());
+  scalars.reserve(kernel.args.size());
+  for (const KernelArg &a : kernel.args) {
+    if (a.kind == KernelArg::Kind::ValidDim) {
+      scalars.push_back(a.value);
+      continue;
+    }
+    TensorData &d = a.kind == KernelArg::Kind::Input ? inputCopies.at(a.index)
+                                                     : r.outputs.at(a.index);
+    descriptors.push_back(descriptor(d.data(), d.type.shape));
+  }
+  std::vector<void *> descriptorPtrs;
+  for (auto &d : descriptors)
+    descriptorPtrs.push_back(d.data());
+  std::vector<void *> args;
+  size_t nextDescriptor = 0, nextScalar = 0;
+  for (const KernelArg &a : kernel.args) {
+    if (a.kind == KernelArg::Kind::ValidDim)
+      args.push_back(&scalars[nextScalar++]);
+    else
+      args.push_back(&descriptorPtrs[nextDescriptor++]);
+  }
+  t0 = Clock::now();
+  (*fn)(args.data());
+  r.executeSeconds = since(t0);
+  return r;
+}
+
+} // namespace npufuzz

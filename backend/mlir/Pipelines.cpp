@@ -1,0 +1,140 @@
+//===- backend/mlir/Pipelines.cpp - Named MLIR pass pipelines -------------===//
+#include "backend/mlir/Pipelines.h"
+
+#include "ir/NumberText.h"
+#include "ir/Prng.h"
+
+namespace npufuzz {
+
+std::vector<std::string> Pipeline::elements() const {
+  std::vector<std::string> all = passes;
+  all.insert(all.end(), tail.begin(), tail.end());
+  return all;
+}
+
+std::string Pipeline::text(const std::vector<std::string> &elements) {
+  std::string s = "builtin.module(";
+  for (size_t i = 0; i < elements.size(); ++i)
+    s += (i ? "," : "") + elements[i];
+  return s + ")";
+}
+
+std::vector<std::string> loweringTail() {
+  // Trusted: every element here must preserve semantics exactly. Not here:
+  // arith-expand (its maximumf/minimumf expansion ignores -0 < +0 in MLIR 22)
+  // and convert-math-to-libm before convert-math-to-llvm (it turns
+  // math.rsqrt into a call to rsqrtf, which libm does not have).
+  // lower-affine runs again after convert-vector-to-scf, which creates
+  // affine.apply ops for its out-of-bounds masks.
+  return {"lower-affine",
+          "convert-vector-to-scf",
+          "lower-affine",
+          "convert-scf-to-cf",
+          "expand-strided-metadata",
+          "convert-vector-to-llvm",
+          "finalize-memref-to-llvm",
+          "convert-math-to-llvm",
+          "convert-math-to-libm",
+          "convert-arith-to-llvm",
+          "convert-index-to-llvm",
+          "convert-cf-to-llvm",
+          "convert-func-to-llvm",
+          "convert-ub-to-llvm",
+          "reconcile-unrealized-casts"};
+}
+
+namespace {
+std::vector<std::string> o2Passes() {
+  return {"func.func(canonicalize)",
+          "func.func(cse)",
+          "func.func(affine-loop-fusion)",
+          "func.func(affine-scalrep)",
+          "func.func(affine-loop-invariant-code-motion)",
+          "func.func(affine-super-vectorize{virtual-vector-size=16})",
+          "func.func(canonicalize)",
+          "func.func(cse)"};
+}
+} // namespace
+
+const std::vector<std::string> &randomPassRegistry() {
+  static const std::vector<std::string> kRegistry = {
+      "func.func(canonicalize)",
+      "func.func(cse)",
+      "func.func(affine-loop-fusion)",
+      "func.func(affine-scalrep)",
+      "func.func(affine-loop-invariant-code-motion)",
+      "func.func(affine-super-vectorize{virtual-vector-size=4})",
+      "func.func(affine-super-vectorize{virtual-vector-size=16})",
+      "func.func(affine-loop-unroll{unroll-factor=2})",
+      "func.func(affine-loop-unroll{unroll-factor=4})",
+      "func.func(affine-loop-tile{tile-size=4})",
+      "func.func(affine-loop-normalize)",
+      "func.func(affine-simplify-structures)",
+      "func.func(loop-invariant-code-motion)",
+      "sccp",
+      "symbol-dce",
+      "arith-expand",
+      "arith-expand{include-bf16=true}",
+      "func.func(math-expand-ops)",
+  };
+  return kRegistry;
+}
+
+std::vector<std::string> splitPipeline(const std::string &body) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string cur;
+  for (char ch : body) {
+    if (ch == '(' || ch == '{')
+      ++depth;
+    if (ch == ')' || ch == '}')
+      --depth;
+    if (ch == ',' && depth == 0) {
+      if (!cur.empty())
+        out.push_back(cur);
+      cur.clear();
+      continue;
+    }
+    if (ch != ' ' || depth > 0)
+      cur += ch;
+  }
+  if (!cur.empty())
+    out.push_back(cur);
+  return out;
+}
+
+bool resolvePipeline(const std::string &spec, Pipeline &out, std::string &error) {
+  out = Pipeline();
+  out.spec = spec;
+  out.tail = loweringTail();
+  if (spec == "O0")
+    return true;
+  if (spec == "O2") {
+    out.passes = o2Passes();
+    return true;
+  }
+  if (spec.rfind("random:", 0) == 0) {
+    uint64_t seed;
+    if (!textToUInt(spec.substr(7), seed)) {
+      error = "random pipelines are written random:SEED";
+      return false;
+    }
+    Prng rng(seed ^ 0x7069706c696e65ull); // independent of the case stream
+    const auto &registry = randomPassRegistry();
+    const uint64_t n = 1 + rng.below(8);
+    for (uint64_t i = 0; i < n; ++i)
+      out.passes.push_back(rng.pick(registry));
+    return true;
+  }
+  std::string body = spec;
+  if (body.rfind("builtin.module(", 0) == 0 && body.back() == ')')
+    body = body.substr(15, body.size() - 16);
+  out.passes = splitPipeline(body);
+  if (out.passes.empty()) {
+    error = "empty pipeline '" + spec + "'";
+    return false;
+  }
+  return true;
+}
+
+} // namespace npufuzz

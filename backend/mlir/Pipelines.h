@@ -1,0 +1,47 @@
+//===- backend/mlir/Pipelines.h - Named MLIR pass pipelines -----*- C++ -*-===//
+//
+// A pipeline is a list of module-anchored pass elements (`lower-affine`,
+// `func.func(canonicalize)`), so that it can run whole or one element at a
+// time for the pass-level oracle. Every pipeline ends in the same trusted
+// lowering tail to the LLVM dialect.
+//
+//   O0          the tail only: the shortest correct lowering
+//   O2          canonicalize, cse, affine fusion, scalar replacement, LICM,
+//               super-vectorization, then the tail
+//   random:SEED a seeded draw from a registry of semantics-preserving passes,
+//               then the tail
+//   anything else: a comma-separated list of pass elements, then the tail
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_MLIR_PIPELINES_H
+#define NPUFUZZ_BACKEND_MLIR_PIPELINES_H
+
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+struct Pipeline {
+  std::string spec;                 ///< as given: O0, O2, random:7, or passes
+  std::vector<std::string> passes;  ///< optimisation elements (may be empty)
+  std::vector<std::string> tail;    ///< the lowering tail
+
+  /// All elements in order.
+  std::vector<std::string> elements() const;
+  /// `builtin.module(a,b,...)` of the given elements.
+  static std::string text(const std::vector<std::string> &elements);
+};
+
+/// The lowering tail shared by every pipeline.
+std::vector<std::string> loweringTail();
+/// The registry `random` draws from.
+const std::vector<std::string> &randomPassRegistry();
+
+/// Splits a pipeline body at top-level commas (respecting () and {}).
+std::vector<std::string> splitPipeline(const std::string &body);
+
+bool resolvePipeline(const std::string &spec, Pipeline &out, std::string &error);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_MLIR_PIPELINES_H

@@ -1,0 +1,362 @@
+//===- backend/mlir/ScalarLowering.cpp - Scalar semantics in arith/math ---===//
+//
+// Each case op's per-element semantics (ir/Case.h) as arith/math ops. The
+// choices that matter for exactness: f16/bf16 compute in f32 with one rne
+// rounding back; float max/min are maximumf/minimumf (NaN-propagating, -0 <
+// +0); integer division is floor division guarded so that x/0 == 0 and
+// MIN/-1 == MIN with no UB; float->int saturates with NaN -> 0. Casts with a
+// rounding mode other than rne, and int->f16/bf16, call the runtime, which
+// rounds exactly once.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/mlir/EmitterCore.h"
+
+namespace npufuzz {
+
+namespace {
+const char *kFloatToBits = "func.func private @npf_rt_float_to_bits(f32, i32, i32) -> i32";
+const char *kIntToBits = "func.func private @npf_rt_int_to_bits(i64, i32, i32) -> i32";
+
+bool isHalf(DType t) { return t == DType::F16 || t == DType::BF16; }
+} // namespace
+
+std::string Emitter::widen(const std::string &x, DType t) {
+  if (!isHalf(t))
+    return x;
+  const std::string r = fresh();
+  line(r + " = arith.extf " + x + " : " + elemType(t) + " to f32");
+  return r;
+}
+
+std::string Emitter::narrow(const std::string &x, DType t) {
+  if (!isHalf(t))
+    return x;
+  const std::string r = fresh();
+  line(r + " = arith.truncf " + x + " : f32 to " + elemType(t));
+  return r;
+}
+
+std::string Emitter::unary(OpKind k, DType t, const std::string &x) {
+  auto op1 = [&](const std::string &name, const std::string &a, const std::string &ty) {
+    const std::string r = fresh();
+    line(r + " = " + name + " " + a + " : " + ty);
+    return r;
+  };
+  auto op2 = [&](const std::string &name, const std::string &a, const std::string &b,
+                 const std::string &ty) {
+    const std::string r = fresh();
+    line(r + " = " + name + " " + a + ", " + b + " : " + ty);
+    return r;
+  };
+  if (isFloat(t)) {
+    const std::string w = widen(x, t);
+    const std::string one = floatConst(1.0f, DType::F32), zero = floatConst(0.0f, DType::F32);
+    std::string r;
+    auto sigmoid = [&](const std::string &v) {
+      const std::string e = op1("math.exp", op1("arith.negf", v, "f32"), "f32");
+      return op2("arith.divf", one, op2("arith.addf", one, e, "f32"), "f32");
+    };
+    switch (k) {
+    case OpKind::Neg:
+      r = op1("arith.negf", w, "f32");
+      break;
+    case OpKind::Abs:
+      r = op1("math.absf", w, "f32");
+      break;
+    case OpKind::Exp:
+      r = op1("math.exp", w, "f32");
+      break;
+    case OpKind::Log:
+      r = op1("math.log", w, "f32");
+      break;
+    case OpKind::Sqrt:
+      r = op1("math.sqrt", w, "f32");
+      break;
+    case OpKind::Rsqrt:
+      r = op1("math.rsqrt", w, "f32");
+      break;
+    case OpKind::Tanh:
+      r = op1("math.tanh", w, "f32");
+      break;
+    case OpKind::Erf:
+      r = op1("math.erf", w, "f32");
+      break;
+    case OpKind::Sigmoid:
+      r = sigmoid(w);
+      break;
+    case OpKind::Silu:
+      r = op2("arith.mulf", w, sigmoid(w), "f32");
+      break;
+    case OpKind::Relu: {
+      // ugt keeps NaN (unordered compares true) and maps -0 to +0.
+      const std::string pos = fresh();
+      line(pos + " = arith.cmpf ugt, " + w + ", " + zero + " : f32");
+      r = fresh();
+      line(r + " = arith.select " + pos + ", " + w + ", " + zero + " : f32");
+      break;
+    }
+    default:
+      unsupported = std::string(opName(k)) + " on " + elemType(t);
+      return x;
+    }
+    return narrow(r, t);
+  }
+  const std::string ty = elemType(t);
+  switch (k) {
+  case OpKind::Neg:
+    return op2("arith.subi", intConst(0, t), x, ty);
+  case OpKind::Abs: {
+    const std::string neg = op2("arith.subi", intConst(0, t), x, ty);
+    const std::string isNeg = fresh();
+    line(isNeg + " = arith.cmpi slt, " + x + ", " + intConst(0, t) + " : " + ty);
+    const std::string r = fresh();
+    line(r + " = arith.select " + isNeg + ", " + neg + ", " + x + " : " + ty);
+    return r;
+  }
+  case OpKind::Relu:
+    return op2("arith.maxsi", x, intConst(0, t), ty);
+  case OpKind::Not:
+    return op2("arith.xori", x, intConst(t == DType::I1 ? 1 : -1, t), ty);
+  default:
+    unsupported = std::string(opName(k)) + " on " + ty;
+    return x;
+  }
+}
+
+std::string Emitter::binary(OpKind k, DType t, const std::string &a, const std::string &b) {
+  auto op2 = [&](const std::string &name, const std::string &x, const std::string &y,
+                 const std::string &ty) {
+    const std::string r = fresh();
+    line(r + " = " + name + " " + x + ", " + y + " : " + ty);
+    return r;
+  };
+  if (isFloat(t)) {
+    const std::string wa = widen(a, t), wb = widen(b, t);
+    const char *name = nullptr;
+    switch (k) {
+    case OpKind::Add: name = "arith.addf"; break;
+    case OpKind::Sub: name = "arith.subf"; break;
+    case OpKind::Mul: name = "arith.mulf"; break;
+    case OpKind::Div: name = "arith.divf"; break;
+    case OpKind::Max: name = "arith.maximumf"; break;
+    case OpKind::Min: name = "arith.minimumf"; break;
+    default:
+      unsupported = std::string(opName(k)) + " on " + elemType(t);
+      return a;
+    }
+    return narrow(op2(name, wa, wb, "f32"), t);
+  }
+  const std::string ty = elemType(t);
+  switch (k) {
+  case OpKind::Add: return op2("arith.addi", a, b, ty);
+  case OpKind::Sub: return op2("arith.subi", a, b, ty);
+  case OpKind::Mul: return op2("arith.muli", a, b, ty);
+  case OpKind::Max: return op2("arith.maxsi", a, b, ty);
+  case OpKind::Min: return op2("arith.minsi", a, b, ty);
+  case OpKind::And: return op2("arith.andi", a, b, ty);
+  case OpKind::Or: return op2("arith.ori", a, b, ty);
+  case OpKind::Xor: return op2("arith.xori", a, b, ty);
+  case OpKind::Div: {
+    // Floor division from truncating divsi/remsi, guarded: divsi is UB for
+    // b == 0 and for MIN / -1, so divide by 1 in both cases (MIN / 1 == MIN
+    // is the defined result of the overflow) and select 0 for b == 0.
+    const std::string zero = intConst(0, t);
+    const std::string isZero = fresh(), isMin = fresh(), isNegOne = fresh();
+    line(isZero + " = arith.cmpi eq, " + b + ", " + zero + " : " + ty);
+    line(isMin + " = arith.cmpi eq, " + a + ", " + intConst(minIntValue(t), t) + " : " + ty);
+    line(isNegOne + " = arith.cmpi eq, " + b + ", " + intConst(-1, t) + " : " + ty);
+    const std::string overflow = op2("arith.andi", isMin, isNegOne, "i1");
+    const std::string unsafe = op2("arith.ori", isZero, overflow, "i1");
+    const std::string safe = fresh();
+    line(safe + " = arith.select " + unsafe + ", " + intConst(1, t) + ", " + b + " : " + ty);
+    const std::string q = op2("arith.divsi", a, safe, ty);
+    const std::string rem = op2("arith.remsi", a, safe, ty);
+    // Round toward -inf: step down when the remainder is nonzero and its
+    // sign differs from the divisor's.
+    const std::string inexact = fresh(), remNeg = fresh(), divNeg = fresh(), signsDiffer = fresh();
+    line(inexact + " = arith.cmpi ne, " + rem + ", " + zero + " : " + ty);
+    line(remNeg + " = arith.cmpi slt, " + rem + ", " + zero + " : " + ty);
+    line(divNeg + " = arith.cmpi slt, " + safe + ", " + zero + " : " + ty);
+    line(signsDiffer + " = arith.xori " + remNeg + ", " + divNeg + " : i1");
+    const std::string adjust = op2("arith.andi", inexact, signsDiffer, "i1");
+    const std::string down = op2("arith.subi", q, intConst(1, t), ty);
+    const std::string floored = fresh();
+    line(floored + " = arith.select " + adjust + ", " + down + ", " + q + " : " + ty);
+    const std::string r = fresh();
+    line(r + " = arith.select " + isZero + ", " + zero + ", " + floored + " : " + ty);
+    return r;
+  }
+  default:
+    unsupported = std::string(opName(k)) + " on " + ty;
+    return a;
+  }
+}
+
+std::string Emitter::compare(OpKind k, DType t, const std::string &a, const std::string &b) {
+  const bool f = isFloat(t);
+  const char *pred = nullptr;
+  switch (k) {
+  case OpKind::CmpEq: pred = f ? "oeq" : "eq"; break;
+  case OpKind::CmpNe: pred = f ? "une" : "ne"; break;
+  case OpKind::CmpLt: pred = f ? "olt" : "slt"; break;
+  case OpKind::CmpLe: pred = f ? "ole" : "sle"; break;
+  case OpKind::CmpGt: pred = f ? "ogt" : "sgt"; break;
+  default: pred = f ? "oge" : "sge"; break;
+  }
+  const std::string r = fresh();
+  if (f)
+    line(r + " = arith.cmpf " + pred + ", " + widen(a, t) + ", " + widen(b, t) + " : f32");
+  else
+    line(r + " = arith.cmpi " + pred + ", " + a + ", " + b + " : " + elemType(t));
+  return r;
+}
+
+std::string Emitter::greater(DType t, const std::string &x, const std::string &best) {
+  const std::string r = fresh();
+  if (!isFloat(t)) {
+    line(r + " = arith.cmpi sgt, " + x + ", " + best + " : " + elemType(t));
+    return r;
+  }
+  // NaN is larger than every number: x wins if x > best, or x is NaN and
+  // best is not.
+  const std::string wx = widen(x, t), wb = widen(best, t);
+  const std::string gt = fresh(), xNan = fresh(), bOrd = fresh(), nanWins = fresh();
+  line(gt + " = arith.cmpf ogt, " + wx + ", " + wb + " : f32");
+  line(xNan + " = arith.cmpf uno, " + wx + ", " + wx + " : f32");
+  line(bOrd + " = arith.cmpf ord, " + wb + ", " + wb + " : f32");
+  line(nanWins + " = arith.andi " + xNan + ", " + bOrd + " : i1");
+  line(r + " = arith.ori " + gt + ", " + nanWins + " : i1");
+  return r;
+}
+
+std::string Emitter::fromIndex(const std::string &i, DType t) {
+  if (t == DType::Index)
+    return i;
+  const std::string r = fresh();
+  if (isInteger(t)) {
+    line(r + " = arith.index_cast " + i + " : index to " + elemType(t));
+    return r;
+  }
+  line(r + " = arith.index_cast " + i + " : index to i64");
+  const std::string f = fresh();
+  line(f + " = arith.sitofp " + r + " : i64 to f32"); // exact: dims < 2^24
+  return narrow(f, t);
+}
+
+std::string Emitter::cast(const std::string &x, DType from, DType to, RoundingMode m) {
+  if (from == to)
+    return x;
+  const std::string r = fresh();
+  const std::string fromTy = elemType(from), toTy = elemType(to);
+  if (to == DType::I1) {
+    if (isFloat(from))
+      line(r + " = arith.cmpf une, " + widen(x, from) + ", " + floatConst(0.0f, DType::F32) +
+           " : f32");
+    else
+      line(r + " = arith.cmpi ne, " + x + ", " + intConst(0, from) + " : " + fromTy);
+    return r;
+  }
+  if (from == DType::I1) {
+    if (isFloat(to)) {
+      line(r + " = arith.uitofp " + x + " : i1 to f32");
+      return narrow(r, to);
+    }
+    line(r + " = arith.extui " + x + " : i1 to " + (to == DType::Index ? "i64" : toTy));
+    if (to != DType::Index)
+      return r;
+    const std::string idx = fresh();
+    line(idx + " = arith.index_cast " + r + " : i64 to index");
+    return idx;
+  }
+  if (!isFloat(from) && !isFloat(to)) {
+    if (from == DType::Index || to == DType::Index)
+      line(r + " = arith.index_cast " + x + " : " + fromTy + " to " + toTy);
+    else if (bitWidth(to) > bitWidth(from))
+      line(r + " = arith.extsi " + x + " : " + fromTy + " to " + toTy);
+    else
+      line(r + " = arith.trunci " + x + " : " + fromTy + " to " + toTy);
+    return r;
+  }
+  // Runtime rounding returns the result's bits in an i32.
+  auto fromBits = [&](const std::string &bits) {
+    if (to == DType::F32) {
+      line(r + " = arith.bitcast " + bits + " : i32 to f32");
+      return r;
+    }
+    const std::string narrowBits = fresh();
+    line(narrowBits + " = arith.trunci " + bits + " : i32 to i16");
+    line(r + " = arith.bitcast " + narrowBits + " : i16 to " + toTy);
+    return r;
+  };
+  const std::string dtypeArg = intConst(static_cast<int>(to), DType::I32);
+  const std::string modeArg = intConst(static_cast<int>(m), DType::I32);
+  if (isFloat(from) && isFloat(to)) {
+    const std::string w = widen(x, from);
+    if (to == DType::F32)
+      return w;
+    if (m == RoundingMode::NearestEven) {
+      line(r + " = arith.truncf " + w + " : f32 to " + toTy);
+      return r;
+    }
+    declareRuntime(kFloatToBits);
+    const std::string bits = fresh();
+    line(bits + " = func.call @npf_rt_float_to_bits(" + w + ", " + dtypeArg + ", " + modeArg +
+         ") : (f32, i32, i32) -> i32");
+    return fromBits(bits);
+  }
+  if (!isFloat(from)) { // int -> float
+    std::string wide = x;
+    if (from == DType::Index || bitWidth(from) < 64) {
+      wide = fresh();
+      line(wide + (from == DType::Index ? " = arith.index_cast " : " = arith.extsi ") + x +
+           " : " + fromTy + " to i64");
+    }
+    if (to == DType::F32 && m == RoundingMode::NearestEven) {
+      line(r + " = arith.sitofp " + wide + " : i64 to f32");
+      return r;
+    }
+    declareRuntime(kIntToBits);
+    const std::string bits = fresh();
+    line(bits + " = func.call @npf_rt_int_to_bits(" + wide + ", " + dtypeArg + ", " + modeArg +
+         ") : (i64, i32, i32) -> i32");
+    return fromBits(bits);
+  }
+  // float -> int: round to an integral float, then saturate; NaN -> 0.
+  const std::string w = widen(x, from);
+  const char *round = m == RoundingMode::NearestEven  ? "math.roundeven"
+                      : m == RoundingMode::NearestAway ? "math.round"
+                      : m == RoundingMode::TowardZero  ? "math.trunc"
+                      : m == RoundingMode::Down        ? "math.floor"
+                                                       : "math.ceil";
+  const std::string rounded = fresh();
+  line(rounded + " = " + round + " " + w + " : f32");
+  const DType intTy = to == DType::Index ? DType::I64 : to;
+  const unsigned bits = bitWidth(intTy);
+  const float limit = static_cast<float>(1ull << (bits - 1)); // 2^(n-1), exact
+  const std::string tooBig = fresh(), tooSmall = fresh(), isNan = fresh();
+  line(tooBig + " = arith.cmpf oge, " + rounded + ", " + floatConst(limit, DType::F32) + " : f32");
+  line(tooSmall + " = arith.cmpf olt, " + rounded + ", " + floatConst(-limit, DType::F32) +
+       " : f32");
+  line(isNan + " = arith.cmpf uno, " + rounded + ", " + rounded + " : f32");
+  const std::string special = fresh(), special2 = fresh(), safe = fresh(), conv = fresh();
+  line(special + " = arith.ori " + tooBig + ", " + tooSmall + " : i1");
+  line(special2 + " = arith.ori " + special + ", " + isNan + " : i1");
+  // Convert only in-range values so fptosi never sees an out-of-range input.
+  line(safe + " = arith.select " + special2 + ", " + floatConst(0.0f, DType::F32) + ", " +
+       rounded + " : f32");
+  const std::string intTyName = elemType(intTy);
+  line(conv + " = arith.fptosi " + safe + " : f32 to " + intTyName);
+  const std::string s1 = fresh(), s2 = fresh();
+  line(s1 + " = arith.select " + tooBig + ", " + intConst(maxIntValue(intTy), intTy) + ", " +
+       conv + " : " + intTyName);
+  line(s2 + " = arith.select " + tooSmall + ", " + intConst(minIntValue(intTy), intTy) + ", " +
+       s1 + " : " + intTyName);
+  std::string result = s2;
+  if (to == DType::Index) {
+    result = fresh();
+    line(result + " = arith.index_cast " + s2 + " : i64 to index");
+  }
+  return result; // NaN went through `safe` as 0
+}
+
+} // namespace npufuzz

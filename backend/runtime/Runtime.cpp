@@ -1,0 +1,49 @@
+//===- backend/runtime/Runtime.cpp - Functions compiled kernels call ------===//
+#include "backend/runtime/Runtime.h"
+
+#include "ir/DType.h"
+
+#include <cstring>
+
+using namespace npufuzz;
+
+namespace {
+int32_t bitsOf(float v, DType t, RoundingMode m) {
+  switch (t) {
+  case DType::BF16:
+    return floatToBF16Bits(v, m);
+  case DType::F16:
+    return floatToF16Bits(v, m);
+  default:
+    return static_cast<int32_t>(floatBits(v));
+  }
+}
+} // namespace
+
+extern "C" int32_t npf_rt_float_to_bits(float x, int32_t dtype, int32_t mode) {
+  return bitsOf(x, static_cast<DType>(dtype), static_cast<RoundingMode>(mode));
+}
+
+extern "C" int32_t npf_rt_int_to_bits(int64_t x, int32_t dtype, int32_t mode) {
+  const DType t = static_cast<DType>(dtype);
+  const RoundingMode m = static_cast<RoundingMode>(mode);
+  // intToFloat rounds once into `t`, so reading its bits is exact.
+  return bitsOf(intToFloat(x, t, m), t, RoundingMode::NearestEven);
+}
+
+extern "C" __attribute__((weak)) __bf16 __truncsfbf2(float x) {
+  const uint16_t bits = floatToBF16Bits(x, RoundingMode::NearestEven);
+  __bf16 r;
+  std::memcpy(&r, &bits, sizeof r);
+  return r;
+}
+
+namespace npufuzz {
+
+std::vector<std::pair<std::string, void *>> runtimeSymbols() {
+  return {{"npf_rt_float_to_bits", reinterpret_cast<void *>(&npf_rt_float_to_bits)},
+          {"npf_rt_int_to_bits", reinterpret_cast<void *>(&npf_rt_int_to_bits)},
+          {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)}};
+}
+
+} // namespace npufuzz

@@ -1,0 +1,116 @@
+//===- oracles/Compare.cpp - Compare backend outputs with the reference ---===//
+#include "oracles/Compare.h"
+
+#include "reference/Storage.h"
+
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+namespace npufuzz {
+
+namespace {
+std::string indexText(const TensorType &t, int64_t k) {
+  std::vector<int64_t> idx(t.shape.size());
+  for (size_t i = t.shape.size(); i-- > 0;) {
+    idx[i] = k % t.shape[i];
+    k /= t.shape[i];
+  }
+  std::string s = "[";
+  for (size_t i = 0; i < idx.size(); ++i)
+    s += (i ? "," : "") + std::to_string(idx[i]);
+  return s + "]";
+}
+
+/// Bits of a float value in its own dtype (f32 bits, or the 16-bit pattern).
+uint32_t bitsIn(float v, DType t) {
+  if (t == DType::BF16)
+    return floatToBF16Bits(v, RoundingMode::NearestEven);
+  if (t == DType::F16)
+    return floatToF16Bits(v, RoundingMode::NearestEven);
+  return floatBits(v);
+}
+
+/// An ordered integer image of the float's bits (adjacent floats differ by 1).
+int64_t ordered(float v, DType t) {
+  const uint32_t b = bitsIn(v, t);
+  const unsigned width = t == DType::F32 ? 32 : 16;
+  const uint32_t sign = 1u << (width - 1);
+  return (b & sign) ? -static_cast<int64_t>(b & (sign - 1)) : static_cast<int64_t>(b);
+}
+
+struct Tolerance {
+  double rtol, atol;
+};
+Tolerance toleranceFor(DType t) {
+  switch (t) {
+  case DType::F16:
+    return {1.0 / 256, 1e-3};
+  case DType::BF16:
+    return {1.0 / 64, 1e-2};
+  default:
+    return {1e-5, 1e-6};
+  }
+}
+
+bool floatsMatch(float want, float got, DType t, Exactness e) {
+  if (std::isnan(want) || std::isnan(got))
+    return std::isnan(want) && std::isnan(got);
+  if (e == Exactness::Exact)
+    return bitsIn(want, t) == bitsIn(got, t);
+  if (std::isinf(want) || std::isinf(got))
+    return want == got;
+  const Tolerance tol = toleranceFor(t);
+  return std::fabs(static_cast<double>(got) - want) <= tol.atol + tol.rtol * std::fabs(want);
+}
+} // namespace
+
+int64_t ulpDistance(float a, float b, DType t) {
+  const int64_t d = ordered(a, t) - ordered(b, t);
+  return d < 0 ? -d : d;
+}
+
+Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e) {
+  Comparison r;
+  if (e == Exactness::Unstable)
+    return r;
+  if (actual.type.shape != expected.type.shape || actual.type.dtype != expected.type.dtype) {
+    r.match = false;
+    r.firstMismatch = "output has type " + actual.type.str() + ", expected " +
+                      expected.type.str();
+    return r;
+  }
+  const RefTensor got = fromTensorData(actual);
+  const DType t = expected.type.dtype;
+  for (int64_t k = 0; k < expected.numElements(); ++k) {
+    if (!expected.isDefined(k))
+      continue;
+    ++r.compared;
+    bool same;
+    if (expected.isFloat())
+      same = floatsMatch(expected.f[k], got.f[k], t, e);
+    else
+      same = expected.i[k] == got.i[k];
+    if (same)
+      continue;
+    if (r.mismatches++ == 0) {
+      std::ostringstream os;
+      os << indexText(expected.type, k) << ": expected ";
+      if (expected.isFloat()) {
+        os.precision(9);
+        os << expected.f[k] << " (0x" << std::hex << bitsIn(expected.f[k], t) << "), got "
+           << std::dec << got.f[k] << " (0x" << std::hex << bitsIn(got.f[k], t) << std::dec
+           << "), abs error " << std::fabs(static_cast<double>(got.f[k]) - expected.f[k]);
+        if (std::isfinite(expected.f[k]) && std::isfinite(got.f[k]))
+          os << ", " << ulpDistance(expected.f[k], got.f[k], t) << " ulp";
+      } else {
+        os << expected.i[k] << ", got " << got.i[k];
+      }
+      r.firstMismatch = os.str();
+    }
+  }
+  r.match = r.mismatches == 0;
+  return r;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,41 @@
+//===- oracles/Compare.h - Compare backend outputs with the reference -*- C++ -*-===//
+//
+// Only elements the reference defines are compared. Exact values must match
+// bit for bit (any NaN matches any NaN; -0 and +0 differ). Approx values
+// match within a tolerance per dtype; Unstable values are skipped.
+//
+// Tolerances for Approx (|actual - expected| <= atol + rtol * |expected|,
+// NaN only matches NaN, an infinity only itself):
+//   f32   rtol 1e-5     atol 1e-6
+//   f16   rtol 2^-8     atol 1e-3
+//   bf16  rtol 2^-6     atol 1e-2
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_ORACLES_COMPARE_H
+#define NPUFUZZ_ORACLES_COMPARE_H
+
+#include "ir/TensorData.h"
+#include "oracles/Exactness.h"
+#include "reference/RefTensor.h"
+
+#include <string>
+
+namespace npufuzz {
+
+struct Comparison {
+  bool match = true;
+  int64_t compared = 0;   ///< defined elements compared
+  int64_t mismatches = 0; ///< elements outside tolerance
+  /// The first differing element: its indices, values, ULP and absolute
+  /// error, e.g. `[3,1]: expected 0.5 (0x3f000000), got 0.5000001 ...`.
+  std::string firstMismatch;
+};
+
+Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e);
+
+/// Distance in units in the last place of `t` between two finite values.
+int64_t ulpDistance(float a, float b, DType t);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_ORACLES_COMPARE_H

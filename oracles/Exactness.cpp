@@ -1,0 +1,75 @@
+//===- oracles/Exactness.cpp - How exactly a value can be compared --------===//
+#include "oracles/Exactness.h"
+
+#include <algorithm>
+
+namespace npufuzz {
+
+std::string_view exactnessName(Exactness e) {
+  switch (e) {
+  case Exactness::Exact:
+    return "exact";
+  case Exactness::Approx:
+    return "approx";
+  case Exactness::Unstable:
+    return "unstable";
+  }
+  return "?";
+}
+
+bool isApproximateOp(OpKind k) {
+  switch (k) {
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+  case OpKind::Rsqrt:
+    return true;
+  default:
+    return false;
+  }
+}
+
+namespace {
+/// Ops whose result can jump when an input moves by an ULP.
+bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
+  switch (opCategory(op.kind)) {
+  case OpCategory::Compare:
+    return true;
+  default:
+    break;
+  }
+  switch (op.kind) {
+  case OpKind::ArgMax:
+    return true;
+  case OpKind::TopK:
+    return resultIndex == 1;
+  case OpKind::Cast:
+    return !isFloat(c.typeOf(op.results[0]).dtype);
+  default:
+    return false;
+  }
+}
+} // namespace
+
+std::vector<Exactness> classifyValues(const Case &c) {
+  std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
+  for (const Op &op : c.ops) {
+    Exactness in = Exactness::Exact;
+    for (ValueId v : op.operands)
+      in = std::max(in, cls[v]);
+    for (unsigned r = 0; r < op.results.size(); ++r) {
+      Exactness e = in;
+      if (isApproximateOp(op.kind) && isFloat(c.typeOf(op.results[r]).dtype))
+        e = std::max(e, Exactness::Approx);
+      if (e == Exactness::Approx && isDiscontinuous(c, op, r))
+        e = Exactness::Unstable;
+      cls[op.results[r]] = e;
+    }
+  }
+  return cls;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,21 @@
+//===- oracles/Verdict.cpp - The outcome of one case ----------------------===//
+#include "oracles/Verdict.h"
+
+namespace npufuzz {
+
+std::string_view verdictName(VerdictKind k) {
+  static constexpr std::string_view kNames[kNumVerdictKinds] = {
+      "ok",   "mismatch", "crash",       "verifier-error",     "pass-failure",
+      "compile-error",    "hang",        "oom",                "unsupported",
+      "uninitialized-read", "nondeterministic", "reference-error"};
+  return kNames[static_cast<int>(k)];
+}
+
+std::optional<VerdictKind> parseVerdictName(std::string_view s) {
+  for (int i = 0; i < kNumVerdictKinds; ++i)
+    if (verdictName(static_cast<VerdictKind>(i)) == s)
+      return static_cast<VerdictKind>(i);
+  return std::nullopt;
+}
+
+} // namespace npufuzz

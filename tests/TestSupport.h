@@ -1,0 +1,31 @@
+//===- tests/TestSupport.h - Helpers shared by the test binaries -*- C++ -*-===//
+#ifndef NPUFUZZ_TESTS_TESTSUPPORT_H
+#define NPUFUZZ_TESTS_TESTSUPPORT_H
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace npufuzz::testing {
+
+/// The source tree (CTest sets NPUFUZZ_SOURCE_DIR).
+inline std::string sourceDir() {
+  const char *dir = std::getenv("NPUFUZZ_SOURCE_DIR");
+  return dir ? dir : ".";
+}
+
+/// The `.npf` files of a corpus folder (e.g. "corpus/seeds"), sorted.
+inline std::vector<std::string> corpusFiles(const std::string &folder) {
+  std::vector<std::string> files;
+  for (const auto &e : std::filesystem::directory_iterator(sourceDir() + "/" + folder))
+    if (e.path().extension() == ".npf")
+      files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+} // namespace npufuzz::testing
+
+#endif // NPUFUZZ_TESTS_TESTSUPPORT_H
