@@ -2,7 +2,7 @@
 #include "driver/CaseRunner.h"
 
 #include "backend/mlir/Pipelines.h"
-#include "oracles/Exactness.h"
+#include "oracles/Differential.h"
 #include "reference/Executor.h"
 #include "reference/Storage.h"
 
@@ -16,24 +16,6 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-VerdictKind verdictOf(BackendRun::Status s) {
-  switch (s) {
-  case BackendRun::Status::Ok:
-    return VerdictKind::Ok;
-  case BackendRun::Status::Unsupported:
-    return VerdictKind::Unsupported;
-  case BackendRun::Status::VerifierError:
-    return VerdictKind::VerifierError;
-  case BackendRun::Status::PassFailure:
-    return VerdictKind::PassFailure;
-  case BackendRun::Status::CompileError:
-  case BackendRun::Status::RuntimeError:
-    return VerdictKind::CompileError;
-  }
-  return VerdictKind::CompileError;
-}
-
-std::string firstLine(const std::string &s) { return s.substr(0, s.find('\n')); }
 } // namespace
 
 CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
@@ -74,28 +56,10 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
     outputTypes.push_back(c.typeOf(v));
   out.run = jit.run(kernel, pipeline.elements(), inputs, outputTypes, config.jit);
   out.run.emitSeconds = emitSeconds;
-  if (!out.run.ok()) {
-    out.verdict = verdictOf(out.run.status);
-    out.summary = (out.run.passIndex >= 0 ? "after pass " + std::to_string(out.run.passIndex) +
-                                                " (" + out.run.passName + "): "
-                                          : std::string()) +
-                  firstLine(out.run.message);
-    return out;
-  }
-
-  const std::vector<Exactness> exactness = classifyValues(c);
-  for (size_t k = 0; k < c.outputs.size(); ++k) {
-    out.comparisons.push_back(
-        compareOutput(ref.outputs[k], out.run.outputs[k], exactness[c.outputs[k]]));
-    const Comparison &cmp = out.comparisons.back();
-    if (!cmp.match && out.verdict == VerdictKind::Ok) {
-      out.verdict = VerdictKind::Mismatch;
-      out.summary = "output " + std::to_string(k) + " (%" + std::to_string(c.outputs[k]) +
-                    "): " + std::to_string(cmp.mismatches) + " of " +
-                    std::to_string(cmp.compared) + " elements differ; first " +
-                    cmp.firstMismatch;
-    }
-  }
+  Judgement j = judgeRun(c, ref, out.run);
+  out.verdict = j.verdict;
+  out.summary = std::move(j.summary);
+  out.comparisons = std::move(j.comparisons);
   return out;
 }
 

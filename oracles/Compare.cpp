@@ -60,6 +60,9 @@ bool floatsMatch(float want, float got, DType t, Exactness e) {
     return bitsIn(want, t) == bitsIn(got, t);
   if (std::isinf(want) || std::isinf(got))
     return want == got;
+  // A zero result has a definite sign even when computed approximately.
+  if (want == 0 && got == 0)
+    return std::signbit(want) == std::signbit(got);
   const Tolerance tol = toleranceFor(t);
   return std::fabs(static_cast<double>(got) - want) <= tol.atol + tol.rtol * std::fabs(want);
 }

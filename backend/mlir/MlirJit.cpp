@@ -11,6 +11,7 @@
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -110,6 +111,12 @@ std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
   return d;
 }
 } // namespace
+
+/// One argument of a kernel call: a buffer (memref) or an index value.
+struct CallArg {
+  TensorData *buffer;
+  int64_t scalar;
+};
 
 struct MlirJit::Impl {
   mlir::DialectRegistry registry;
@@ -212,6 +219,68 @@ struct MlirJit::Impl {
     }
     return false;
   }
+
+  /// JIT-compiles `module` for `cpu` and calls `entry` through its C
+  /// interface with `args`; records timings and failures in `r`.
+  bool compileAndCall(mlir::ModuleOp module, const std::string &entry,
+                      std::vector<CallArg> &args, const std::string &cpu, BackendRun &r) {
+    auto t0 = Clock::now();
+    DiagnosticCollector diags(ctx.get());
+    // ExecutionEngineOptions holds the transformer by reference (function_ref).
+    const std::function<llvm::Error(llvm::Module *)> transformer =
+        mlir::makeOptimizingTransformer(0, 0, nullptr);
+    mlir::ExecutionEngineOptions engineOptions;
+    engineOptions.transformer = transformer;
+    engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
+    engineOptions.enableGDBNotificationListener = false;
+    engineOptions.enablePerfNotificationListener = false;
+    auto machine = targetMachine(cpu);
+    if (!machine) {
+      r.status = BackendRun::Status::CompileError;
+      r.message = "no target machine for cpu '" + cpu + "': " + llvm::toString(machine.takeError());
+      return false;
+    }
+    auto engine = mlir::ExecutionEngine::create(module, engineOptions, std::move(*machine));
+    if (!engine) {
+      r.status = BackendRun::Status::CompileError;
+      r.message = diags.take() + llvm::toString(engine.takeError());
+      return false;
+    }
+    (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+      llvm::orc::SymbolMap map;
+      for (const auto &[name, address] : runtimeSymbols())
+        map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                               llvm::JITSymbolFlags::Exported};
+      return map;
+    });
+    auto fn = (*engine)->lookupPacked("_mlir_ciface_" + entry);
+    if (!fn) {
+      r.status = BackendRun::Status::CompileError;
+      r.message = diags.take() + llvm::toString(fn.takeError());
+      return false;
+    }
+    r.codegenSeconds = since(t0);
+
+    // The packed entry takes the address of each argument: of a pointer to a
+    // memref descriptor, or of an index value.
+    std::vector<std::vector<int64_t>> descriptors;
+    descriptors.reserve(args.size());
+    std::vector<void *> descriptorPtrs(args.size(), nullptr);
+    std::vector<void *> packed;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!args[i].buffer) {
+        packed.push_back(&args[i].scalar);
+        continue;
+      }
+      descriptors.push_back(descriptor(args[i].buffer->data(), args[i].buffer->type.shape));
+      descriptorPtrs[i] = descriptors.back().data();
+      packed.push_back(&descriptorPtrs[i]);
+    }
+    t0 = Clock::now();
+    (*fn)(packed.data());
+    r.executeSeconds = since(t0);
+    return true;
+  }
 };
 
 MlirJit::MlirJit() : impl_(std::make_unique<Impl>()) {}
@@ -248,6 +317,90 @@ BackendRun MlirJit::transform(const std::string &text, const std::vector<std::st
   return r;
 }
 
+namespace {
+/// The case dtype of an MLIR element type, if it is one.
+std::optional<DType> dtypeOf(mlir::Type t) {
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isIndex())
+    return DType::Index;
+  if (t.isSignlessInteger(1))
+    return DType::I1;
+  if (t.isSignlessInteger(8))
+    return DType::I8;
+  if (t.isSignlessInteger(32))
+    return DType::I32;
+  if (t.isSignlessInteger(64))
+    return DType::I64;
+  return std::nullopt;
+}
+} // namespace
+
+bool MlirJit::entrySignature(const std::string &text, const std::string &entry,
+                             std::vector<TensorType> &params, std::string &error) {
+  BackendRun r;
+  impl_->context();
+  auto module = impl_->parse(text, r);
+  if (!module) {
+    error = r.message;
+    return false;
+  }
+  auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry);
+  if (!fn) {
+    error = "no function @" + entry;
+    return false;
+  }
+  params.clear();
+  for (mlir::Type t : fn.getFunctionType().getInputs()) {
+    auto memref = mlir::dyn_cast<mlir::MemRefType>(t);
+    std::optional<DType> d = memref ? dtypeOf(memref.getElementType()) : std::nullopt;
+    if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity() || !d) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << t;
+      error = "parameter type " + s + " is not a static identity-layout memref of a case dtype";
+      return false;
+    }
+    TensorType tt;
+    tt.dtype = *d;
+    tt.shape.assign(memref.getShape().begin(), memref.getShape().end());
+    params.push_back(tt);
+  }
+  if (fn.getFunctionType().getNumResults() != 0) {
+    error = "@" + entry + " returns values; only in-place memref results can be compared";
+    return false;
+  }
+  return true;
+}
+
+BackendRun MlirJit::execute(const std::string &text, const std::vector<std::string> &elements,
+                            const std::string &entry, const std::vector<TensorData> &buffers,
+                            const JitOptions &options) {
+  BackendRun r;
+  r.mlir = text;
+  impl_->context();
+  auto t0 = Clock::now();
+  auto module = impl_->parse(text, r);
+  if (!module)
+    return r;
+  // Calling through the C interface needs the wrapper on the entry.
+  if (auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry))
+    fn->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(impl_->ctx.get()));
+  if (!impl_->runPipeline(module, text, elements, options.locateFailingPass, r))
+    return r;
+  r.passSeconds = since(t0);
+  r.outputs = buffers;
+  std::vector<CallArg> args;
+  for (TensorData &b : r.outputs)
+    args.push_back({&b, 0});
+  impl_->compileAndCall(*module, entry, args, options.cpu, r);
+  return r;
+}
+
 BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string> &elements,
                         const std::vector<TensorData> &inputs,
                         const std::vector<TensorType> &outputTypes, const JitOptions &options) {
@@ -262,77 +415,21 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
     return r;
   r.passSeconds = since(t0);
 
-  t0 = Clock::now();
-  DiagnosticCollector diags(impl_->ctx.get());
-  // ExecutionEngineOptions holds the transformer by reference (function_ref).
-  const std::function<llvm::Error(llvm::Module *)> transformer =
-      mlir::makeOptimizingTransformer(0, 0, nullptr);
-  mlir::ExecutionEngineOptions engineOptions;
-  engineOptions.transformer = transformer;
-  engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
-  engineOptions.enableGDBNotificationListener = false;
-  engineOptions.enablePerfNotificationListener = false;
-  auto machine = targetMachine(options.cpu);
-  if (!machine) {
-    r.status = BackendRun::Status::CompileError;
-    r.message = "no target machine for cpu '" + options.cpu +
-                "': " + llvm::toString(machine.takeError());
-    return r;
-  }
-  auto engine = mlir::ExecutionEngine::create(*module, engineOptions, std::move(*machine));
-  if (!engine) {
-    r.status = BackendRun::Status::CompileError;
-    r.message = diags.take() + llvm::toString(engine.takeError());
-    return r;
-  }
-  (*engine)->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    for (const auto &[name, address] : runtimeSymbols())
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
-                             llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  auto fn = (*engine)->lookupPacked("_mlir_ciface_" + kernel.entry);
-  if (!fn) {
-    r.status = BackendRun::Status::CompileError;
-    r.message = diags.take() + llvm::toString(fn.takeError());
-    return r;
-  }
-  r.codegenSeconds = since(t0);
-
-  // Arguments: a descriptor per memref, a value per index, each passed by
-  // address to the packed entry point.
+  // Arguments in parameter order: a buffer per memref, a value per index.
   std::vector<TensorData> inputCopies = inputs;
   r.outputs.clear();
   for (const TensorType &t : outputTypes)
     r.outputs.push_back(TensorData::filled(t, options.poison));
-  std::vector<std::vector<int64_t>> descriptors;
-  std::vector<int64_t> scalars;
-  descriptors.reserve(kernel.args.size());
-  scalars.reserve(kernel.args.size());
-  for (const KernelArg &a : kernel.args) {
-    if (a.kind == KernelArg::Kind::ValidDim) {
-      scalars.push_back(a.value);
-      continue;
-    }
-    TensorData &d = a.kind == KernelArg::Kind::Input ? inputCopies.at(a.index)
-                                                     : r.outputs.at(a.index);
-    descriptors.push_back(descriptor(d.data(), d.type.shape));
-  }
-  std::vector<void *> descriptorPtrs;
-  for (auto &d : descriptors)
-    descriptorPtrs.push_back(d.data());
-  std::vector<void *> args;
-  size_t nextDescriptor = 0, nextScalar = 0;
+  std::vector<CallArg> args;
   for (const KernelArg &a : kernel.args) {
     if (a.kind == KernelArg::Kind::ValidDim)
-      args.push_back(&scalars[nextScalar++]);
+      args.push_back({nullptr, a.value});
     else
-      args.push_back(&descriptorPtrs[nextDescriptor++]);
+      args.push_back({a.kind == KernelArg::Kind::Input ? &inputCopies.at(a.index)
+                                                       : &r.outputs.at(a.index),
+                      0});
   }
-  t0 = Clock::now();
-  (*fn)(args.data());
-  r.executeSeconds = since(t0);
+  impl_->compileAndCall(*module, kernel.entry, args, options.cpu, r);
   return r;
 }
 

@@ -57,6 +57,19 @@ public:
   /// Runs `elements` on `text` and returns the printed result (no execution).
   BackendRun transform(const std::string &text, const std::vector<std::string> &elements);
 
+  /// The parameter types of function `entry` in `text`, when every parameter
+  /// is a statically shaped memref of a case dtype; false with a reason
+  /// otherwise (such a function cannot be driven with generated buffers).
+  bool entrySignature(const std::string &text, const std::string &entry,
+                      std::vector<TensorType> &params, std::string &error);
+
+  /// Runs `elements` on `text`, compiles it and calls `entry` with one
+  /// buffer per parameter; the buffers are read and written in place and
+  /// returned as the run's outputs.
+  BackendRun execute(const std::string &text, const std::vector<std::string> &elements,
+                     const std::string &entry, const std::vector<TensorData> &buffers,
+                     const JitOptions &options);
+
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -7,6 +7,7 @@
 #include "backend/mlir/Pipelines.h"
 #include "driver/CaseRunner.h"
 #include "driver/Sweep.h"
+#include "driver/VerifyPipeline.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
 #include "ir/Text.h"
@@ -77,6 +78,25 @@ cl::opt<bool> runEmit("emit-mlir", cl::desc("Print the emitted MLIR"), cl::sub(r
                       cl::cat(category));
 cl::list<std::string> runPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::sub(runCmd), cl::cat(category));
+
+// --- verify-pipeline ---------------------------------------------------------
+cl::SubCommand verifyCmd("verify-pipeline",
+                         "Verify the IR after every pass of a pipeline and blame the pass "
+                         "that breaks it (JSON report)");
+cl::opt<std::string> verifyFile(cl::Positional, cl::desc("<file.mlir>"), cl::Required,
+                                cl::sub(verifyCmd), cl::cat(category));
+cl::opt<std::string> verifyPipelineText("pipeline", cl::desc("Pass elements, comma-separated"),
+                                        cl::Required, cl::sub(verifyCmd), cl::cat(category));
+cl::opt<std::string> verifyOpt("opt", cl::desc("Run passes through this mlir-opt binary"),
+                               cl::value_desc("PATH"), cl::sub(verifyCmd), cl::cat(category));
+cl::list<std::string> verifyPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
+                                    cl::sub(verifyCmd), cl::cat(category));
+cl::opt<std::string> verifyEntry("entry", cl::desc("Function to execute for the differential"),
+                                 cl::init("npf_kernel"), cl::sub(verifyCmd), cl::cat(category));
+cl::opt<bool> verifyNoExec("no-exec", cl::desc("Only verify; do not execute"),
+                           cl::sub(verifyCmd), cl::cat(category));
+cl::opt<std::string> verifyJson("json", cl::desc("Also write the report here"),
+                                cl::value_desc("FILE"), cl::sub(verifyCmd), cl::cat(category));
 
 int fail(const std::string &msg) {
   llvm::errs() << "npufuzz: " << msg << "\n";
@@ -198,6 +218,22 @@ int runRun() {
   return out.verdict == VerdictKind::Ok ? 0 : 1;
 }
 
+int runVerifyPipeline() {
+  VerifyPipelineOptions options;
+  options.file = verifyFile;
+  options.pipeline = verifyPipelineText;
+  options.mlirOpt = verifyOpt;
+  options.passPlugins = verifyPlugins;
+  options.entry = verifyEntry;
+  options.execute = !verifyNoExec;
+  const VerifyPipelineReport report = verifyPipelineFile(options);
+  const std::string json = report.json();
+  llvm::outs() << json;
+  if (!verifyJson.empty() && !writeFileAtomically(verifyJson, json))
+    return fail("cannot write " + verifyJson);
+  return report.exitCode();
+}
+
 int runSweepCmd() {
   SweepOptions options;
   options.seedStart = sweepStart;
@@ -223,7 +259,8 @@ int main(int argc, char **argv) {
       "  npufuzz check CASE.npf...      parse and verify case files\n"
       "  npufuzz ref CASE.npf -o DIR    run the reference, write .npy inputs/outputs\n"
       "  npufuzz sweep --count N        generate + verify + reference-run N seeds\n"
-      "  npufuzz run CASE.npf           compile and run a case, compare with the reference\n");
+      "  npufuzz run CASE.npf           compile and run a case, compare with the reference\n"
+      "  npufuzz verify-pipeline F.mlir --pipeline P   blame the pass that breaks the IR\n");
   if (genCmd)
     return runGen();
   if (checkCmd)
@@ -234,6 +271,8 @@ int main(int argc, char **argv) {
     return runSweepCmd();
   if (runCmd)
     return runRun();
+  if (verifyCmd)
+    return runVerifyPipeline();
   cl::PrintHelpMessage();
   return 2;
 }

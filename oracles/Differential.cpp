@@ -1,0 +1,51 @@
+//===- oracles/Differential.cpp - Judge a backend run against the reference ===//
+#include "oracles/Differential.h"
+
+#include "oracles/Exactness.h"
+
+namespace npufuzz {
+
+VerdictKind verdictOf(BackendRun::Status s) {
+  switch (s) {
+  case BackendRun::Status::Ok:
+    return VerdictKind::Ok;
+  case BackendRun::Status::Unsupported:
+    return VerdictKind::Unsupported;
+  case BackendRun::Status::VerifierError:
+    return VerdictKind::VerifierError;
+  case BackendRun::Status::PassFailure:
+    return VerdictKind::PassFailure;
+  case BackendRun::Status::CompileError:
+  case BackendRun::Status::RuntimeError:
+    return VerdictKind::CompileError;
+  }
+  return VerdictKind::CompileError;
+}
+
+Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
+  Judgement j;
+  if (!run.ok()) {
+    j.verdict = verdictOf(run.status);
+    j.summary = (run.passIndex >= 0 ? "after pass " + std::to_string(run.passIndex) + " (" +
+                                          run.passName + "): "
+                                    : std::string()) +
+                run.message.substr(0, run.message.find('\n'));
+    return j;
+  }
+  const std::vector<Exactness> exactness = classifyValues(c);
+  for (size_t k = 0; k < c.outputs.size(); ++k) {
+    j.comparisons.push_back(
+        compareOutput(ref.outputs[k], run.outputs.at(k), exactness[c.outputs[k]]));
+    const Comparison &cmp = j.comparisons.back();
+    if (!cmp.match && j.verdict == VerdictKind::Ok) {
+      j.verdict = VerdictKind::Mismatch;
+      j.summary = "output " + std::to_string(k) + " (%" + std::to_string(c.outputs[k]) +
+                  "): " + std::to_string(cmp.mismatches) + " of " +
+                  std::to_string(cmp.compared) + " elements differ; first " +
+                  cmp.firstMismatch;
+    }
+  }
+  return j;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,113 @@
+//===- oracles/PassBlame.cpp - The first pass after which results go wrong ===//
+#include "oracles/PassBlame.h"
+
+#include "backend/mlir/MlirEmitter.h"
+#include "oracles/Differential.h"
+#include "reference/InputData.h"
+#include "reference/Storage.h"
+
+namespace npufuzz {
+
+namespace {
+/// The first `k` optimisation passes followed by the tail.
+std::vector<std::string> prefix(const Pipeline &p, size_t k) {
+  std::vector<std::string> e(p.passes.begin(), p.passes.begin() + k);
+  e.insert(e.end(), p.tail.begin(), p.tail.end());
+  return e;
+}
+
+/// Blames pass k-1 when prefix k is the first to fail `judge`.
+template <typename Judge>
+PassBlame scanPrefixes(const Pipeline &pipeline, Judge judge) {
+  PassBlame b;
+  for (size_t k = 1; k <= pipeline.passes.size(); ++k) {
+    std::string detail;
+    const VerdictKind v = judge(prefix(pipeline, k), detail);
+    if (v == VerdictKind::Ok)
+      continue;
+    b.found = true;
+    b.passIndex = static_cast<int>(k - 1);
+    b.passName = pipeline.passes[k - 1];
+    b.verdict = v;
+    b.detail = detail;
+    return b;
+  }
+  return b;
+}
+} // namespace
+
+PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
+                        const JitOptions &options) {
+  const RefRun ref = runReference(c);
+  MlirKernel kernel;
+  std::string unsupported;
+  if (!ref.ok() || !emitMlir(c, MlirEmitOptions(), kernel, unsupported))
+    return PassBlame();
+  std::vector<TensorData> inputs;
+  for (const RefTensor &t : ref.inputs)
+    inputs.push_back(toTensorData(t));
+  std::vector<TensorType> outputTypes;
+  for (ValueId v : c.outputs)
+    outputTypes.push_back(c.typeOf(v));
+  return scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
+                                    std::string &detail) {
+    const BackendRun run = jit.run(kernel, elements, inputs, outputTypes, options);
+    const Judgement j = judgeRun(c, ref, run);
+    detail = j.summary;
+    return j.verdict;
+  });
+}
+
+PassBlame blameModulePass(const std::string &text, const std::string &entry, MlirJit &jit,
+                          const Pipeline &pipeline, const ModuleTransform &transform,
+                          uint64_t dataSeed, const JitOptions &options, std::string &error) {
+  std::vector<TensorType> params;
+  if (!jit.entrySignature(text, entry, params, error))
+    return PassBlame();
+  // Buffers come from the reference's input generator: a case of inputs.
+  Case inputsOnly;
+  inputsOnly.dataSeed = dataSeed;
+  for (const TensorType &t : params) {
+    OpAttrs attrs;
+    inputsOnly.addOp(OpKind::Input, {}, attrs, {t});
+  }
+  std::vector<TensorData> buffers;
+  for (const RefTensor &t : makeInputs(inputsOnly))
+    buffers.push_back(toTensorData(t));
+
+  const BackendRun expected = jit.execute(text, pipeline.tail, entry, buffers, options);
+  if (!expected.ok()) {
+    error = "the module does not run with the lowering tail alone: " + expected.message;
+    return PassBlame();
+  }
+  return scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
+                                    std::string &detail) {
+    // elements = passes[0..k) + tail: transform by the passes, then run the
+    // result through the trusted tail in process.
+    const std::vector<std::string> passes(elements.begin(),
+                                          elements.end() - pipeline.tail.size());
+    const BackendRun transformed = transform(text, passes);
+    if (!transformed.ok()) {
+      detail = transformed.message.substr(0, transformed.message.find('\n'));
+      return verdictOf(transformed.status);
+    }
+    const BackendRun run = jit.execute(transformed.mlir, pipeline.tail, entry, buffers, options);
+    if (!run.ok()) {
+      detail = run.message.substr(0, run.message.find('\n'));
+      return verdictOf(run.status);
+    }
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      const Comparison cmp =
+          compareOutput(fromTensorData(expected.outputs[i]), run.outputs[i], Exactness::Approx);
+      if (!cmp.match) {
+        detail = "argument " + std::to_string(i) + ": " + std::to_string(cmp.mismatches) +
+                 " of " + std::to_string(cmp.compared) + " elements differ; first " +
+                 cmp.firstMismatch;
+        return VerdictKind::Mismatch;
+      }
+    }
+    return VerdictKind::Ok;
+  });
+}
+
+} // namespace npufuzz

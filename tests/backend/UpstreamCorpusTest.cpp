@@ -1,0 +1,37 @@
+//===- tests/backend/UpstreamCorpusTest.cpp - Known upstream MLIR findings ===//
+//
+// Each module in corpus/upstream reproduces a behaviour of an upstream pass;
+// verify-pipeline must blame that pass with the recorded verdict.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/VerifyPipeline.h"
+#include "tests/TestSupport.h"
+
+#include <gtest/gtest.h>
+
+using namespace npufuzz;
+
+namespace {
+struct Finding {
+  const char *file, *pipeline, *verdict;
+  int passIndex;
+};
+} // namespace
+
+TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
+  const Finding findings[] = {
+      {"arith_expand_maximumf_signed_zero.mlir", "arith-expand", "mismatch", 0},
+      {"math_to_libm_rsqrtf.mlir", "convert-math-to-libm", "compile-error", 0},
+      {"affine_loop_fusion_ignores_memref_store.mlir",
+       "func.func(canonicalize),func.func(affine-loop-fusion)", "mismatch", 1},
+      {"super_vectorize_broadcast_transfer_write.mlir", "O2", "verifier-error", 5},
+  };
+  for (const Finding &f : findings) {
+    VerifyPipelineOptions options;
+    options.file = npufuzz::testing::sourceDir() + "/corpus/upstream/" + f.file;
+    options.pipeline = f.pipeline;
+    const VerifyPipelineReport r = verifyPipelineFile(options);
+    EXPECT_EQ(r.verdict, f.verdict) << f.file << "\n" << r.json();
+    EXPECT_EQ(r.passIndex, f.passIndex) << f.file << "\n" << r.json();
+  }
+}
