@@ -1,0 +1,81 @@
+//===- tests/backend/PassPluginTest.cpp - Planted faults are blamed -------===//
+#include "backend/mlir/MlirEmitter.h"
+#include "driver/VerifyPipeline.h"
+#include "ir/Text.h"
+#include "oracles/PassBlame.h"
+#include "tests/TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+using namespace npufuzz;
+
+namespace {
+/// The emitted MLIR of a corpus case, in a temporary file.
+std::string emittedKernelFile(const std::string &corpusCase) {
+  Case c;
+  TextError err;
+  EXPECT_TRUE(parseCaseFile(npufuzz::testing::sourceDir() + "/corpus/seeds/" + corpusCase, c,
+                            err))
+      << err.format(corpusCase);
+  MlirKernel kernel;
+  std::string unsupported;
+  EXPECT_TRUE(emitMlir(c, MlirEmitOptions(), kernel, unsupported)) << unsupported;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / (corpusCase + ".mlir")).string();
+  std::ofstream(path) << kernel.text;
+  return path;
+}
+
+VerifyPipelineReport verify(const std::string &file, const std::string &pipeline) {
+  VerifyPipelineOptions options;
+  options.file = file;
+  options.pipeline = pipeline;
+  options.passPlugins = {NPUFUZZ_TEST_PLUGIN};
+  return verifyPipelineFile(options);
+}
+} // namespace
+
+TEST(PassPlugin, MiscompileIsBlamedOnExactlyThatPass) {
+  // bf16_rne_cast adds two tensors, so the planted pass fires.
+  const VerifyPipelineReport r =
+      verify(emittedKernelFile("bf16_rne_cast.npf"),
+             "func.func(canonicalize),func.func(cse),func.func(npufuzz-test-miscompile),"
+             "func.func(affine-loop-fusion),func.func(canonicalize)");
+  EXPECT_EQ(r.verdict, "mismatch") << r.json();
+  EXPECT_EQ(r.passIndex, 2) << r.json();
+  EXPECT_EQ(r.passName, "func.func(npufuzz-test-miscompile)");
+  EXPECT_TRUE(r.executed);
+}
+
+TEST(PassPlugin, MiscompileIsBlamedThroughMlirOptToo) {
+  VerifyPipelineOptions options;
+  options.file = emittedKernelFile("bf16_rne_cast.npf");
+  options.pipeline = "func.func(cse),func.func(npufuzz-test-miscompile)";
+  options.passPlugins = {NPUFUZZ_TEST_PLUGIN};
+  options.mlirOpt = "mlir-opt-22";
+  const VerifyPipelineReport r = verifyPipelineFile(options);
+  EXPECT_EQ(r.verdict, "mismatch") << r.json();
+  EXPECT_EQ(r.passIndex, 1) << r.json();
+}
+
+TEST(PassPlugin, PlantedFaultIsSilentWithoutItsPattern) {
+  // The floor/mod view case has no arith.addf: the planted pass must not fire.
+  const VerifyPipelineReport r = verify(emittedKernelFile("floormod_views.npf"),
+                                        "func.func(npufuzz-test-miscompile)");
+  EXPECT_EQ(r.verdict, "ok") << r.json();
+  EXPECT_TRUE(r.executed);
+}
+
+TEST(PassPlugin, BrokenIrIsBlamedWithDiagnosticAndIrAroundThePass) {
+  const VerifyPipelineReport r = verify(emittedKernelFile("swiglu_chunk_prologue.npf"),
+                                        "func.func(cse),func.func(npufuzz-test-break-verifier),"
+                                        "func.func(canonicalize)");
+  EXPECT_EQ(r.verdict, "verifier-error") << r.json();
+  EXPECT_EQ(r.passIndex, 1);
+  EXPECT_NE(r.diagnostic.find("arith.mulf"), std::string::npos) << r.diagnostic;
+  EXPECT_NE(r.irBefore.find("arith.mulf"), std::string::npos);
+  EXPECT_FALSE(r.irAfter.empty());
+}

@@ -1,0 +1,66 @@
+//===- tests/plugins/TestPassPlugin.cpp - Passes that are wrong on purpose ===//
+//
+// An MLIR pass plugin for testing the oracles. Each pass fires only when its
+// pattern is present, like a real compiler bug:
+//   npufuzz-test-miscompile       rewrites arith.addf into arith.subf
+//   npufuzz-test-break-verifier   gives arith.mulf an i32 result type
+//   npufuzz-test-crash            aborts when it sees arith.divf
+//
+//===----------------------------------------------------------------------===//
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Tools/Plugins/PassPlugin.h"
+
+#include "llvm/Config/llvm-config.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace {
+
+struct MiscompilePass : PassWrapper<MiscompilePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MiscompilePass)
+  StringRef getArgument() const final { return "npufuzz-test-miscompile"; }
+  StringRef getDescription() const final { return "Rewrite arith.addf into arith.subf"; }
+  void runOnOperation() override {
+    getOperation().walk([](arith::AddFOp add) {
+      OpBuilder b(add);
+      Value sub = arith::SubFOp::create(b, add.getLoc(), add.getLhs(), add.getRhs());
+      add.replaceAllUsesWith(sub);
+      add.erase();
+    });
+  }
+};
+
+struct BreakVerifierPass : PassWrapper<BreakVerifierPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(BreakVerifierPass)
+  StringRef getArgument() const final { return "npufuzz-test-break-verifier"; }
+  StringRef getDescription() const final { return "Give arith.mulf an i32 result"; }
+  void runOnOperation() override {
+    getOperation().walk([](arith::MulFOp mul) {
+      mul.getResult().setType(IntegerType::get(mul.getContext(), 32));
+    });
+  }
+};
+
+struct CrashPass : PassWrapper<CrashPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CrashPass)
+  StringRef getArgument() const final { return "npufuzz-test-crash"; }
+  StringRef getDescription() const final { return "Abort on arith.divf"; }
+  void runOnOperation() override {
+    getOperation().walk([](arith::DivFOp) { std::abort(); });
+  }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
+  return {MLIR_PLUGIN_API_VERSION, "NpufuzzTestPasses", LLVM_VERSION_STRING, [] {
+            PassRegistration<MiscompilePass>();
+            PassRegistration<BreakVerifierPass>();
+            PassRegistration<CrashPass>();
+          }};
+}
