@@ -30,7 +30,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   }
   Pipeline pipeline;
   std::string error;
-  if (!resolvePipeline(config.pipeline, pipeline, error)) {
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error)) {
     out.verdict = VerdictKind::PassFailure;
     out.summary = error;
     return out;

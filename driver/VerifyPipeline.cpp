@@ -50,7 +50,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   const std::string text = (*buffer)->getBuffer().str();
   Pipeline pipeline;
   std::string error;
-  if (!resolvePipeline(options.pipeline, pipeline, error))
+  if (!resolvePipeline(options.pipeline, MlirStyle::Affine, pipeline, error))
     return fail(error);
   report.passes = pipeline.passes;
 

@@ -9,20 +9,13 @@
 namespace npufuzz {
 
 namespace {
-/// The first `k` optimisation passes followed by the tail.
-std::vector<std::string> prefix(const Pipeline &p, size_t k) {
-  std::vector<std::string> e(p.passes.begin(), p.passes.begin() + k);
-  e.insert(e.end(), p.tail.begin(), p.tail.end());
-  return e;
-}
-
 /// Blames pass k-1 when prefix k is the first to fail `judge`.
 template <typename Judge>
 PassBlame scanPrefixes(const Pipeline &pipeline, Judge judge) {
   PassBlame b;
   for (size_t k = 1; k <= pipeline.passes.size(); ++k) {
     std::string detail;
-    const VerdictKind v = judge(prefix(pipeline, k), detail);
+    const VerdictKind v = judge(pipeline.prefix(k), detail);
     if (v == VerdictKind::Ok)
       continue;
     b.found = true;
@@ -37,11 +30,13 @@ PassBlame scanPrefixes(const Pipeline &pipeline, Judge judge) {
 } // namespace
 
 PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
-                        const JitOptions &options) {
+                        MlirStyle style, const JitOptions &options) {
   const RefRun ref = runReference(c);
   MlirKernel kernel;
   std::string unsupported;
-  if (!ref.ok() || !emitMlir(c, MlirEmitOptions(), kernel, unsupported))
+  MlirEmitOptions emitOptions;
+  emitOptions.style = style;
+  if (!ref.ok() || !emitMlir(c, emitOptions, kernel, unsupported))
     return PassBlame();
   std::vector<TensorData> inputs;
   for (const RefTensor &t : ref.inputs)
@@ -75,23 +70,25 @@ PassBlame blameModulePass(const std::string &text, const std::string &entry, Mli
   for (const RefTensor &t : makeInputs(inputsOnly))
     buffers.push_back(toTensorData(t));
 
-  const BackendRun expected = jit.execute(text, pipeline.tail, entry, buffers, options);
+  const BackendRun expected =
+      jit.execute(text, pipeline.loweringAndTail(), entry, buffers, options);
   if (!expected.ok()) {
     error = "the module does not run with the lowering tail alone: " + expected.message;
     return PassBlame();
   }
   return scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
                                     std::string &detail) {
-    // elements = passes[0..k) + tail: transform by the passes, then run the
-    // result through the trusted tail in process.
-    const std::vector<std::string> passes(elements.begin(),
-                                          elements.end() - pipeline.tail.size());
+    // elements = passes[0..k) + lowering + tail: transform by the passes,
+    // then run the result through lowering and tail in process.
+    const std::vector<std::string> passes(
+        elements.begin(), elements.end() - pipeline.loweringAndTail().size());
     const BackendRun transformed = transform(text, passes);
     if (!transformed.ok()) {
       detail = transformed.message.substr(0, transformed.message.find('\n'));
       return verdictOf(transformed.status);
     }
-    const BackendRun run = jit.execute(transformed.mlir, pipeline.tail, entry, buffers, options);
+    const BackendRun run =
+        jit.execute(transformed.mlir, pipeline.loweringAndTail(), entry, buffers, options);
     if (!run.ok()) {
       detail = run.message.substr(0, run.message.find('\n'));
       return verdictOf(run.status);

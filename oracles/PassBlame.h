@@ -29,7 +29,7 @@ struct PassBlame {
 /// For a case: the first optimisation pass whose prefix (+ tail) makes the
 /// case's outputs disagree with the reference.
 PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
-                        const JitOptions &options);
+                        MlirStyle style, const JitOptions &options);
 
 /// Applies pass elements to module text; the result's `mlir` is the output
 /// (in process: MlirJit::transform; out of process: MlirTool::transform).

@@ -6,10 +6,19 @@
 
 namespace npufuzz {
 
-std::vector<std::string> Pipeline::elements() const {
-  std::vector<std::string> all = passes;
-  all.insert(all.end(), tail.begin(), tail.end());
-  return all;
+std::vector<std::string> Pipeline::elements() const { return prefix(passes.size()); }
+
+std::vector<std::string> Pipeline::prefix(size_t k) const {
+  std::vector<std::string> e(passes.begin(), passes.begin() + k);
+  const std::vector<std::string> rest = loweringAndTail();
+  e.insert(e.end(), rest.begin(), rest.end());
+  return e;
+}
+
+std::vector<std::string> Pipeline::loweringAndTail() const {
+  std::vector<std::string> e = lowering;
+  e.insert(e.end(), tail.begin(), tail.end());
+  return e;
 }
 
 std::string Pipeline::text(const std::vector<std::string> &elements) {
@@ -103,8 +112,13 @@ std::vector<std::string> splitPipeline(const std::string &body) {
   return out;
 }
 
-bool resolvePipeline(const std::string &spec, Pipeline &out, std::string &error) {
+bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out,
+                     std::string &error) {
   out = Pipeline();
+  switch (style) {
+  case MlirStyle::Affine:
+    break;
+  }
   out.spec = spec;
   out.tail = loweringTail();
   if (spec == "O0")

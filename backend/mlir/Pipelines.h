@@ -16,6 +16,8 @@
 #ifndef NPUFUZZ_BACKEND_MLIR_PIPELINES_H
 #define NPUFUZZ_BACKEND_MLIR_PIPELINES_H
 
+#include "backend/mlir/MlirEmitter.h"
+
 #include <string>
 #include <vector>
 
@@ -24,10 +26,17 @@ namespace npufuzz {
 struct Pipeline {
   std::string spec;                 ///< as given: O0, O2, random:7, or passes
   std::vector<std::string> passes;  ///< optimisation elements (may be empty)
+  /// Elements a lowering style needs before the tail (e.g. bufferization of
+  /// the tensor style); empty for the affine style.
+  std::vector<std::string> lowering;
   std::vector<std::string> tail;    ///< the lowering tail
 
-  /// All elements in order.
+  /// All elements in order: passes, lowering, tail.
   std::vector<std::string> elements() const;
+  /// The first `k` passes, then lowering and tail (for blame by prefix).
+  std::vector<std::string> prefix(size_t k) const;
+  /// The elements that run after the optimisation passes.
+  std::vector<std::string> loweringAndTail() const;
   /// `builtin.module(a,b,...)` of the given elements.
   static std::string text(const std::vector<std::string> &elements);
 };
@@ -40,7 +49,10 @@ const std::vector<std::string> &randomPassRegistry();
 /// Splits a pipeline body at top-level commas (respecting () and {}).
 std::vector<std::string> splitPipeline(const std::string &body);
 
-bool resolvePipeline(const std::string &spec, Pipeline &out, std::string &error);
+/// Resolves a pipeline spec for a lowering style (O2 and the random registry
+/// may differ by style; the style's own lowering is added).
+bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out,
+                     std::string &error);
 
 } // namespace npufuzz
 

@@ -9,7 +9,7 @@
 // rounds exactly once.
 //
 //===----------------------------------------------------------------------===//
-#include "backend/mlir/EmitterCore.h"
+#include "backend/mlir/EmitterBase.h"
 
 namespace npufuzz {
 
@@ -20,7 +20,7 @@ const char *kIntToBits = "func.func private @npf_rt_int_to_bits(i64, i32, i32) -
 bool isHalf(DType t) { return t == DType::F16 || t == DType::BF16; }
 } // namespace
 
-std::string Emitter::widen(const std::string &x, DType t) {
+std::string EmitterBase::widen(const std::string &x, DType t) {
   if (!isHalf(t))
     return x;
   const std::string r = fresh();
@@ -28,7 +28,7 @@ std::string Emitter::widen(const std::string &x, DType t) {
   return r;
 }
 
-std::string Emitter::narrow(const std::string &x, DType t) {
+std::string EmitterBase::narrow(const std::string &x, DType t) {
   if (!isHalf(t))
     return x;
   const std::string r = fresh();
@@ -36,7 +36,7 @@ std::string Emitter::narrow(const std::string &x, DType t) {
   return r;
 }
 
-std::string Emitter::unary(OpKind k, DType t, const std::string &x) {
+std::string EmitterBase::unary(OpKind k, DType t, const std::string &x) {
   auto op1 = [&](const std::string &name, const std::string &a, const std::string &ty) {
     const std::string r = fresh();
     line(r + " = " + name + " " + a + " : " + ty);
@@ -123,7 +123,7 @@ std::string Emitter::unary(OpKind k, DType t, const std::string &x) {
   }
 }
 
-std::string Emitter::binary(OpKind k, DType t, const std::string &a, const std::string &b) {
+std::string EmitterBase::binary(OpKind k, DType t, const std::string &a, const std::string &b) {
   auto op2 = [&](const std::string &name, const std::string &x, const std::string &y,
                  const std::string &ty) {
     const std::string r = fresh();
@@ -192,7 +192,7 @@ std::string Emitter::binary(OpKind k, DType t, const std::string &a, const std::
   }
 }
 
-std::string Emitter::compare(OpKind k, DType t, const std::string &a, const std::string &b) {
+std::string EmitterBase::compare(OpKind k, DType t, const std::string &a, const std::string &b) {
   const bool f = isFloat(t);
   const char *pred = nullptr;
   switch (k) {
@@ -211,7 +211,41 @@ std::string Emitter::compare(OpKind k, DType t, const std::string &a, const std:
   return r;
 }
 
-std::string Emitter::greater(DType t, const std::string &x, const std::string &best) {
+std::string EmitterBase::elementwise(const Op &op, const std::vector<std::string> &xs) {
+  const DType t = c_.typeOf(op.operands[0]).dtype;
+  const TensorType &rt = c_.typeOf(op.results[0]);
+  std::string r;
+  switch (opCategory(op.kind)) {
+  case OpCategory::Unary:
+    r = unary(op.kind, t, xs[0]);
+    break;
+  case OpCategory::Binary:
+    r = binary(op.kind, t, xs[0], xs[1]);
+    break;
+  case OpCategory::Compare:
+    r = compare(op.kind, t, xs[0], xs[1]);
+    break;
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    r = binary(expandBaseOp(op.kind), t, xs[0], xs[1]);
+    break;
+  default:
+    if (op.kind == OpKind::Select) {
+      r = fresh();
+      line(r + " = arith.select " + xs[0] + ", " + xs[1] + ", " + xs[2] + " : " +
+           elemType(rt.dtype));
+    } else if (op.kind == OpKind::MaskedFill) {
+      r = fresh();
+      line(r + " = arith.select " + xs[1] + ", " + scalarConst(op.attrs.value, rt.dtype) +
+           ", " + xs[0] + " : " + elemType(rt.dtype));
+    } else { // Cast
+      r = cast(xs[0], t, rt.dtype, op.attrs.rounding);
+    }
+  }
+  return r;
+}
+
+std::string EmitterBase::greater(DType t, const std::string &x, const std::string &best) {
   const std::string r = fresh();
   if (!isFloat(t)) {
     line(r + " = arith.cmpi sgt, " + x + ", " + best + " : " + elemType(t));
@@ -229,7 +263,7 @@ std::string Emitter::greater(DType t, const std::string &x, const std::string &b
   return r;
 }
 
-std::string Emitter::fromIndex(const std::string &i, DType t) {
+std::string EmitterBase::fromIndex(const std::string &i, DType t) {
   if (t == DType::Index)
     return i;
   const std::string r = fresh();
@@ -243,7 +277,7 @@ std::string Emitter::fromIndex(const std::string &i, DType t) {
   return narrow(f, t);
 }
 
-std::string Emitter::cast(const std::string &x, DType from, DType to, RoundingMode m) {
+std::string EmitterBase::cast(const std::string &x, DType from, DType to, RoundingMode m) {
   if (from == to)
     return x;
   const std::string r = fresh();

@@ -5,7 +5,7 @@
 // carried in iter_args; gather loads through a data-dependent index.
 //
 //===----------------------------------------------------------------------===//
-#include "backend/mlir/EmitterCore.h"
+#include "backend/mlir/AffineLowering.h"
 
 namespace npufuzz {
 
@@ -34,7 +34,7 @@ std::string joined(const std::vector<std::string> &v) {
 }
 } // namespace
 
-void Emitter::emitReduce(const Op &op) {
+void AffineEmitter::emitReduce(const Op &op) {
   const ValueId src = op.operands[0], res = op.results[0];
   const TensorType &st = c_.typeOf(src);
   const DType t = st.dtype;
@@ -73,7 +73,7 @@ void Emitter::emitReduce(const Op &op) {
   closeLoops(outer.size());
 }
 
-void Emitter::emitArgMax(const Op &op) {
+void AffineEmitter::emitArgMax(const Op &op) {
   const ValueId src = op.operands[0], res = op.results[0];
   const TensorType &st = c_.typeOf(src);
   const DType t = st.dtype;
@@ -102,7 +102,7 @@ void Emitter::emitArgMax(const Op &op) {
   closeLoops(outer.size());
 }
 
-void Emitter::emitTopK(const Op &op) {
+void AffineEmitter::emitTopK(const Op &op) {
   const ValueId src = op.operands[0], values = op.results[0], indices = op.results[1];
   const TensorType &st = c_.typeOf(src);
   const DType t = st.dtype;
@@ -163,7 +163,7 @@ void Emitter::emitTopK(const Op &op) {
   closeLoops(outer.size());
 }
 
-void Emitter::emitMatmul(const Op &op) {
+void AffineEmitter::emitMatmul(const Op &op) {
   const ValueId a = op.operands[0], b = op.operands[1], res = op.results[0];
   const TensorType &at = c_.typeOf(a), &rt = c_.typeOf(res);
   const DType in = at.dtype, acc = rt.dtype;
@@ -204,7 +204,7 @@ void Emitter::emitMatmul(const Op &op) {
   closeLoops(ivs.size());
 }
 
-void Emitter::emitGather(const Op &op) {
+void AffineEmitter::emitGather(const Op &op) {
   const ValueId src = op.operands[0], idx = op.operands[1], res = op.results[0];
   const DType idxTy = c_.typeOf(idx).dtype;
   alloc(res);

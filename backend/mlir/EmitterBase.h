@@ -1,11 +1,13 @@
-//===- backend/mlir/EmitterCore.h - Shared state of the MLIR emitter -*- C++ -*-===//
+//===- backend/mlir/EmitterBase.h - What every MLIR lowering shares -*- C++ -*-===//
 //
-// Internal to backend/mlir: the text sink, SSA naming, constants, loop nests
-// and per-value buffers that the op lowerings share.
+// Internal to backend/mlir: the text sink and SSA naming, constants hoisted
+// to the function entry, the scalar semantics of every op (ScalarLowering.cpp),
+// the kernel ABI (arguments and their names) and the module assembly. Each
+// lowering style derives from it.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_BACKEND_MLIR_EMITTERCORE_H
-#define NPUFUZZ_BACKEND_MLIR_EMITTERCORE_H
+#ifndef NPUFUZZ_BACKEND_MLIR_EMITTERBASE_H
+#define NPUFUZZ_BACKEND_MLIR_EMITTERBASE_H
 
 #include "backend/mlir/MlirEmitter.h"
 
@@ -17,29 +19,22 @@
 
 namespace npufuzz {
 
-/// The memref holding a value, and the loop bounds of its valid region.
-struct Buffer {
-  std::string memref;       ///< SSA name of the memref
-  std::string type;         ///< its MLIR type
-  /// Valid-region bounds for rank-2 values: an integer literal or an SSA
-  /// `index` symbol. Empty when the whole shape is valid.
-  std::string rows, cols;
-};
-
-class Emitter {
+class EmitterBase {
 public:
-  Emitter(const Case &c, MlirKernel &out) : c_(c), out_(out) {}
+  EmitterBase(const Case &c, MlirKernel &out) : c_(c), out_(out) {}
+  virtual ~EmitterBase() = default;
 
-  /// Emits the module; false with `unsupported` set when the case cannot be
-  /// lowered.
-  bool run();
+  /// Emits the module into the kernel; false with `unsupported` set when the
+  /// case cannot be lowered in this style.
+  virtual bool run() = 0;
   std::string unsupported;
 
   // --- Text -------------------------------------------------------------------
   void line(const std::string &s);
   std::string fresh(const char *prefix = "t");
-  /// `memref<16x256xf32>`.
+  /// `memref<16x256xf32>`, `tensor<16x256xf32>`.
   static std::string memrefType(const TensorType &t);
+  static std::string tensorType(const TensorType &t);
   static std::string elemType(DType t);
 
   // --- Constants (hoisted to the function entry, one per value) -------------
@@ -54,21 +49,6 @@ public:
   std::string lowestOf(DType t);
   std::string highestOf(DType t);
 
-  // --- Loops ------------------------------------------------------------------
-  /// Opens an affine.for per bound (literal or symbol); returns the IVs.
-  std::vector<std::string> openLoops(const std::vector<std::string> &bounds);
-  void closeLoops(size_t n);
-  /// Loop bounds covering value `v`: its shape, or its valid region.
-  std::vector<std::string> boundsOf(ValueId v, bool validOnly);
-
-  // --- Values -----------------------------------------------------------------
-  const Buffer &buf(ValueId v) const { return bufs_.at(v); }
-  /// Allocates a fresh buffer for result `v` (freed at the end).
-  const Buffer &alloc(ValueId v);
-  /// `affine.load` of `v` at subscripts (affine expressions over SSA IVs).
-  std::string load(ValueId v, const std::vector<std::string> &subscripts);
-  void store(const std::string &x, ValueId v, const std::vector<std::string> &subscripts);
-
   // --- Scalar semantics (ScalarLowering.cpp) -----------------------------------
   /// Widens f16/bf16 to f32 (identity otherwise): the compute type.
   std::string widen(const std::string &x, DType t);
@@ -78,43 +58,52 @@ public:
   std::string unary(OpKind k, DType t, const std::string &x);
   std::string binary(OpKind k, DType t, const std::string &a, const std::string &b);
   std::string compare(OpKind k, DType t, const std::string &a, const std::string &b);
+  /// The elementwise semantics of `op` applied to loaded operand elements
+  /// `xs` (in operand order): unary, binary, compare, row/col expand,
+  /// select, masked_fill and cast.
+  std::string elementwise(const Op &op, const std::vector<std::string> &xs);
   /// x > best under the topk/argmax order (NaN largest), in storage type.
   std::string greater(DType t, const std::string &x, const std::string &best);
   std::string cast(const std::string &x, DType from, DType to, RoundingMode m);
   /// An `index` value as element type `t` (iota).
   std::string fromIndex(const std::string &i, DType t);
 
-  // --- Structured ops (StructuredLowering.cpp) ---------------------------------
-  void emitReduce(const Op &op);
-  void emitArgMax(const Op &op);
-  void emitTopK(const Op &op);
-  void emitMatmul(const Op &op);
-  void emitGather(const Op &op);
-
   /// Declares a runtime helper once (a `func.func private` line).
   void declareRuntime(const std::string &decl) { runtimeDecls_.insert(decl); }
 
   const Case &c() const { return c_; }
 
-private:
-  void emitOp(size_t opIndex);
-  void emitElementwise(const Op &op);
-  void emitView(const Op &op);
-  void emitSource(const Op &op);
-  void emitFillPad(const Op &op);
+protected:
+  // --- Kernel ABI ---------------------------------------------------------------
+  /// SSA names of the kernel arguments.
+  static std::string inputArg(int ordinal) { return "%in" + std::to_string(ordinal); }
+  static std::string outputArg(size_t k) { return "%out" + std::to_string(k); }
+  /// Runtime valid-shape dim `dim` (0 rows, 1 cols) of op `opIndex`.
+  static std::string validDimArg(size_t opIndex, int dim) {
+    return "%vdim" + std::to_string(opIndex) + (dim ? "_c" : "_r");
+  }
+  /// Records the kernel arguments in `out_.args` and returns the parameter
+  /// list: one per input (as `inputType`), one per output (as `outputType`),
+  /// two `index` per runtime valid shape.
+  std::vector<std::string> kernelParams(std::string (*inputType)(const TensorType &),
+                                        std::string (*outputType)(const TensorType &));
+  /// Writes the module: runtime declarations, `@npf_kernel(params)` with
+  /// hoisted constants and the body, ending in `return results`.
+  void assemble(const std::vector<std::string> &params, const std::string &results = "",
+                const std::string &resultTypes = "");
 
   const Case &c_;
   MlirKernel &out_;
-  std::map<ValueId, Buffer> bufs_;
-  std::vector<std::string> allocs_;
   std::ostringstream body_;
+  int indent_ = 2;
+
+private:
   std::vector<std::string> hoisted_;
   std::map<std::string, std::string> constants_;
   std::set<std::string> runtimeDecls_;
-  int indent_ = 2;
   int counter_ = 0;
 };
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_BACKEND_MLIR_EMITTERCORE_H
+#endif // NPUFUZZ_BACKEND_MLIR_EMITTERBASE_H

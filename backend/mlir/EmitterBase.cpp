@@ -1,0 +1,152 @@
+//===- backend/mlir/EmitterBase.cpp - What every MLIR lowering shares -----===//
+#include "backend/mlir/EmitterBase.h"
+
+namespace npufuzz {
+
+// --- Text ---------------------------------------------------------------------
+
+void EmitterBase::line(const std::string &s) {
+  body_ << std::string(indent_, ' ') << s << "\n";
+}
+
+std::string EmitterBase::fresh(const char *prefix) {
+  return "%" + std::string(prefix) + std::to_string(counter_++);
+}
+
+std::string EmitterBase::elemType(DType t) { return std::string(dtypeName(t)); }
+
+namespace {
+std::string shapedType(const char *kind, const TensorType &t) {
+  std::string s = std::string(kind) + "<";
+  for (int64_t d : t.shape)
+    s += std::to_string(d) + "x";
+  return s + EmitterBase::elemType(t.dtype) + ">";
+}
+} // namespace
+
+std::string EmitterBase::memrefType(const TensorType &t) { return shapedType("memref", t); }
+std::string EmitterBase::tensorType(const TensorType &t) { return shapedType("tensor", t); }
+
+// --- Constants ----------------------------------------------------------------
+
+namespace {
+std::string hex(uint32_t v, int digits) {
+  static const char *d = "0123456789ABCDEF";
+  std::string s = "0x";
+  for (int i = digits - 1; i >= 0; --i)
+    s += d[(v >> (4 * i)) & 15];
+  return s;
+}
+} // namespace
+
+std::string EmitterBase::indexConst(int64_t v) { return intConst(v, DType::Index); }
+
+std::string EmitterBase::intConst(int64_t v, DType t) {
+  const std::string text = t == DType::I1 ? (v ? "true" : "false")
+                                          : std::to_string(v) + " : " + elemType(t);
+  const std::string key = text + "/" + elemType(t);
+  auto it = constants_.find(key);
+  if (it != constants_.end())
+    return it->second;
+  const std::string name = fresh("c");
+  hoisted_.push_back(name + " = arith.constant " + text);
+  constants_[key] = name;
+  return name;
+}
+
+std::string EmitterBase::floatConstBits(uint32_t bits, DType t) {
+  const std::string text = hex(bits, t == DType::F32 ? 8 : 4) + " : " + elemType(t);
+  auto it = constants_.find(text);
+  if (it != constants_.end())
+    return it->second;
+  const std::string name = fresh("c");
+  hoisted_.push_back(name + " = arith.constant " + text);
+  constants_[text] = name;
+  return name;
+}
+
+std::string EmitterBase::floatConst(float v, DType t) {
+  switch (t) {
+  case DType::BF16:
+    return floatConstBits(floatToBF16Bits(v, RoundingMode::NearestEven), t);
+  case DType::F16:
+    return floatConstBits(floatToF16Bits(v, RoundingMode::NearestEven), t);
+  default:
+    return floatConstBits(floatBits(v), DType::F32);
+  }
+}
+
+std::string EmitterBase::scalarConst(const Scalar &s, DType t) {
+  return isFloat(t) ? floatConst(s.f, t) : intConst(wrapToWidth(s.i, t), t);
+}
+
+std::string EmitterBase::zeroOf(DType t) { return isFloat(t) ? floatConst(0.0f, t) : intConst(0, t); }
+
+std::string EmitterBase::lowestOf(DType t) {
+  return isFloat(t) ? floatConst(-__builtin_inff(), t) : intConst(minIntValue(t), t);
+}
+
+std::string EmitterBase::highestOf(DType t) {
+  return isFloat(t) ? floatConst(__builtin_inff(), t) : intConst(maxIntValue(t), t);
+}
+
+// --- Kernel ABI -------------------------------------------------------------------
+
+std::vector<std::string> EmitterBase::kernelParams(
+    std::string (*inputType)(const TensorType &), std::string (*outputType)(const TensorType &)) {
+  std::vector<std::string> params;
+  int inputOrdinal = 0;
+  for (const Op &op : c_.ops) {
+    if (op.kind != OpKind::Input)
+      continue;
+    params.push_back(inputArg(inputOrdinal) + ": " + inputType(c_.typeOf(op.results[0])));
+    out_.args.push_back({KernelArg::Kind::Input, inputOrdinal++, 0, 0});
+  }
+  for (size_t k = 0; k < c_.outputs.size(); ++k) {
+    params.push_back(outputArg(k) + ": " + outputType(c_.typeOf(c_.outputs[k])));
+    out_.args.push_back({KernelArg::Kind::Output, static_cast<int>(k), 0, 0});
+  }
+  // Runtime valid-shape dimensions: inputs and set_validshape ops marked dyn.
+  for (size_t i = 0; i < c_.ops.size(); ++i) {
+    const Op &op = c_.ops[i];
+    std::optional<ValidShape> v;
+    if (op.kind == OpKind::SetValidShape && op.attrs.dynamic)
+      v = ValidShape{op.attrs.rows, op.attrs.cols, true};
+    else if (op.kind == OpKind::Input && c_.typeOf(op.results[0]).valid &&
+             c_.typeOf(op.results[0]).valid->dynamic)
+      v = c_.typeOf(op.results[0]).valid;
+    if (!v)
+      continue;
+    params.push_back(validDimArg(i, 0) + ": index");
+    params.push_back(validDimArg(i, 1) + ": index");
+    out_.args.push_back({KernelArg::Kind::ValidDim, static_cast<int>(i), 0, v->rows});
+    out_.args.push_back({KernelArg::Kind::ValidDim, static_cast<int>(i), 1, v->cols});
+  }
+  return params;
+}
+
+void EmitterBase::assemble(const std::vector<std::string> &params, const std::string &results,
+                           const std::string &resultTypes) {
+  std::ostringstream m;
+  m << "module {\n";
+  for (const std::string &d : runtimeDecls_)
+    m << "  " << d << "\n";
+  m << "  func.func @" << out_.entry << "(";
+  for (size_t i = 0; i < params.size(); ++i)
+    m << (i ? ", " : "") << params[i];
+  m << ")";
+  if (!resultTypes.empty())
+    m << " -> (" << resultTypes << ")";
+  m << " attributes {llvm.emit_c_interface} {\n";
+  for (const std::string &h : hoisted_)
+    m << "    " << h << "\n";
+  // The body was emitted at indent 2; nest it one level deeper.
+  std::istringstream body(body_.str());
+  for (std::string l; std::getline(body, l);)
+    m << "  " << l << "\n";
+  m << "    return" << (results.empty() ? "" : " " + results + " : " + resultTypes)
+    << "\n  }\n}\n";
+  out_.text = m.str();
+}
+
+} // namespace npufuzz
