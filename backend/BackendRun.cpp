@@ -17,6 +17,8 @@ std::string_view statusName(BackendRun::Status s) {
     return "compile-error";
   case BackendRun::Status::RuntimeError:
     return "runtime-error";
+  case BackendRun::Status::SimulatorFault:
+    return "sim-fault";
   }
   return "?";
 }

@@ -22,6 +22,10 @@ struct BackendRun {
     PassFailure,   ///< a pass signalled failure
     CompileError,  ///< translation to LLVM IR or machine code failed
     RuntimeError,  ///< the kernel could not be invoked
+    /// The simulated NPU runtime rejected an operation (a DMA descriptor of
+    /// more than 4 dims, out of scratchpad bounds, misaligned, ...); the
+    /// message prints the offending descriptor.
+    SimulatorFault,
   };
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.

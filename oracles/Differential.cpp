@@ -18,6 +18,8 @@ VerdictKind verdictOf(BackendRun::Status s) {
   case BackendRun::Status::CompileError:
   case BackendRun::Status::RuntimeError:
     return VerdictKind::CompileError;
+  case BackendRun::Status::SimulatorFault:
+    return VerdictKind::SimulatorFault;
   }
   return VerdictKind::CompileError;
 }

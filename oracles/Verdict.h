@@ -20,8 +20,9 @@ enum class VerdictKind : uint8_t {
   UninitializedRead, ///< a defined output depends on uninitialised memory
   Nondeterministic,  ///< the same run gave different outputs
   ReferenceError,    ///< the reference itself failed (a harness bug)
+  SimulatorFault,    ///< the simulated NPU runtime rejected an operation
 };
-constexpr int kNumVerdictKinds = 12;
+constexpr int kNumVerdictKinds = 13;
 
 std::string_view verdictName(VerdictKind k);
 std::optional<VerdictKind> parseVerdictName(std::string_view s);
