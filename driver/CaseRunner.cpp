@@ -21,7 +21,8 @@ double since(Clock::time_point t) {
 CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   CaseOutcome out;
   auto t0 = Clock::now();
-  const RefRun ref = runReference(c);
+  out.reference = runReference(c);
+  const RefRun &ref = out.reference;
   out.referenceSeconds = since(t0);
   if (!ref.ok()) {
     out.verdict = VerdictKind::ReferenceError;
@@ -37,7 +38,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   }
 
   t0 = Clock::now();
-  MlirKernel kernel;
+  MlirKernel &kernel = out.kernel;
   MlirEmitOptions emitOptions;
   emitOptions.style = config.style;
   if (!emitMlir(c, emitOptions, kernel, error)) {

@@ -12,6 +12,7 @@
 #include "backend/mlir/MlirJit.h"
 #include "oracles/Compare.h"
 #include "oracles/Verdict.h"
+#include "reference/Executor.h"
 
 #include <string>
 #include <vector>
@@ -30,6 +31,8 @@ struct CaseOutcome {
   std::string summary;
   BackendRun run;
   std::vector<Comparison> comparisons; ///< per output
+  RefRun reference;                    ///< inputs and expected outputs
+  MlirKernel kernel;                   ///< what was compiled
   double referenceSeconds = 0;
 };
 

@@ -38,12 +38,14 @@ std::vector<std::string> loweringTail() {
   return {"lower-affine",
           "convert-vector-to-scf",
           "lower-affine",
+          // Math first: convert-math-to-libm unrolls vector math into
+          // vector.extract/insert, which convert-vector-to-llvm must see.
+          "convert-math-to-llvm",
+          "convert-math-to-libm",
           "convert-scf-to-cf",
           "expand-strided-metadata",
           "convert-vector-to-llvm",
           "finalize-memref-to-llvm",
-          "convert-math-to-llvm",
-          "convert-math-to-libm",
           "convert-arith-to-llvm",
           "convert-index-to-llvm",
           "convert-cf-to-llvm",

@@ -5,7 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/Pipelines.h"
+#include "driver/Campaign.h"
 #include "driver/CaseRunner.h"
+#include "driver/CaseTask.h"
+#include "driver/Findings.h"
 #include "driver/Sweep.h"
 #include "driver/VerifyPipeline.h"
 #include "generators/CaseGenerator.h"
@@ -20,7 +23,9 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdio>
 #include <fstream>
+#include <thread>
 #include <iostream>
 
 using namespace npufuzz;
@@ -97,6 +102,58 @@ cl::opt<bool> verifyNoExec("no-exec", cl::desc("Only verify; do not execute"),
                            cl::sub(verifyCmd), cl::cat(category));
 cl::opt<std::string> verifyJson("json", cl::desc("Also write the report here"),
                                 cl::value_desc("FILE"), cl::sub(verifyCmd), cl::cat(category));
+
+// --- fuzz ------------------------------------------------------------------
+cl::SubCommand fuzzCmd("fuzz", "Run a fuzz campaign with isolated workers");
+cl::opt<std::string> fuzzOut("o", cl::desc("Campaign directory (findings, state, summary)"),
+                             cl::value_desc("DIR"), cl::Required, cl::sub(fuzzCmd),
+                             cl::cat(category));
+cl::opt<double> fuzzMaxTime("max-time", cl::desc("Stop after this many seconds"), cl::init(0),
+                            cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<uint64_t> fuzzMaxCases("max-cases", cl::desc("Stop after this many cases"), cl::init(0),
+                               cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<unsigned> fuzzJobs("jobs", cl::desc("Concurrent workers (default: cores)"), cl::init(0),
+                           cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzPipeline("pipeline", cl::desc("O0, O2, random:SEED or passes"),
+                                  cl::init("O0"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzStyle("style", cl::desc("Lowering style"), cl::init("affine"),
+                               cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<uint64_t> fuzzSeedStart("seed-start", cl::desc("First seed"), cl::init(0),
+                                cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzShard("shard", cl::desc("Take seeds I, I+N, ... (I/N)"),
+                               cl::init("0/1"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzPolicy("policy", cl::desc("Policy file"), cl::value_desc("FILE"),
+                                cl::sub(fuzzCmd), cl::cat(category));
+cl::list<std::string> fuzzPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
+                                  cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<double> fuzzTimeout("timeout", cl::desc("Seconds per case before it is a hang"),
+                            cl::init(30), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<uint64_t> fuzzMemory("memory-mb", cl::desc("Address-space limit per worker (MiB)"),
+                             cl::init(8192), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
+                        cl::cat(category));
+
+// --- merge -----------------------------------------------------------------
+cl::SubCommand mergeCmd("merge", "Combine campaign directories (e.g. of shards)");
+cl::opt<std::string> mergeOut("o", cl::desc("Merged directory"), cl::value_desc("DIR"),
+                              cl::Required, cl::sub(mergeCmd), cl::cat(category));
+cl::list<std::string> mergeInputs(cl::Positional, cl::desc("<campaign dir>..."), cl::OneOrMore,
+                                  cl::sub(mergeCmd), cl::cat(category));
+
+// --- npufuzz --seed N (top level) --------------------------------------------
+cl::opt<uint64_t> topSeed("seed", cl::desc("Regenerate case N, run it, print the verdict and "
+                                           "write its repro"),
+                          cl::cat(category));
+cl::opt<std::string> topPipeline("pipeline", cl::desc("Pipeline for --seed"), cl::init("O0"),
+                                 cl::cat(category));
+cl::opt<std::string> topStyle("style", cl::desc("Lowering style for --seed"),
+                              cl::init("affine"), cl::cat(category));
+cl::opt<std::string> topPolicy("policy", cl::desc("Policy file for --seed"),
+                               cl::value_desc("FILE"), cl::cat(category));
+cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
+                            cl::value_desc("DIR"), cl::cat(category));
+cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
+                                 cl::cat(category));
 
 int fail(const std::string &msg) {
   llvm::errs() << "npufuzz: " << msg << "\n";
@@ -234,6 +291,99 @@ int runVerifyPipeline() {
   return report.exitCode();
 }
 
+bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins) {
+  for (const std::string &plugin : plugins) {
+    std::string error;
+    if (!jit.loadPassPlugin(plugin, error)) {
+      fail("cannot load pass plugin " + plugin + ": " + error);
+      return false;
+    }
+  }
+  return true;
+}
+
+int runFuzz() {
+  CampaignOptions options;
+  options.outDir = fuzzOut;
+  options.seedStart = fuzzSeedStart;
+  options.maxCases = fuzzMaxCases;
+  options.maxSeconds = fuzzMaxTime;
+  options.jobs = fuzzJobs ? fuzzJobs : std::max(1u, std::thread::hardware_concurrency());
+  options.config.pipeline = fuzzPipeline;
+  if (!parseMlirStyle(fuzzStyle, options.config.style))
+    return fail("unknown style '" + fuzzStyle + "'");
+  unsigned index = 0, count = 0;
+  if (std::sscanf(fuzzShard.c_str(), "%u/%u", &index, &count) != 2 || count == 0 ||
+      index >= count)
+    return fail("--shard takes I/N with 0 <= I < N, got '" + fuzzShard + "'");
+  options.shardIndex = index;
+  options.shardCount = count;
+  if (!loadPolicy(fuzzPolicy, options.policy))
+    return 1;
+  options.policyPath = fuzzPolicy;
+  options.limits.wallSeconds = fuzzTimeout;
+  options.limits.addressSpaceBytes = fuzzMemory << 20;
+  options.progress = !fuzzQuiet;
+  MlirJit jit;
+  if (!loadPlugins(jit, fuzzPlugins))
+    return 1;
+  const CampaignResult r = runCampaign(options, jit);
+  if (!r.error.empty())
+    return fail(r.error);
+  printCampaignSummary(r, std::cout);
+  return 0;
+}
+
+int runMerge() {
+  std::string error;
+  const size_t n = mergeFindings(mergeOut, mergeInputs, error);
+  if (!error.empty())
+    llvm::errs() << "npufuzz: " << error << "\n";
+  llvm::outs() << n << " distinct signatures in " << mergeOut << "\n";
+  return error.empty() ? 0 : 1;
+}
+
+int runSeed() {
+  Policy policy;
+  if (!loadPolicy(topPolicy, policy))
+    return 1;
+  RunConfig config;
+  config.pipeline = topPipeline;
+  if (!parseMlirStyle(topStyle, config.style))
+    return fail("unknown style '" + topStyle + "'");
+  MlirJit jit;
+  if (!loadPlugins(jit, topPlugins))
+    return 1;
+  const Case c = generateCase(topSeed, policy);
+  // The same isolated worker a campaign uses, so the verdict and signature
+  // are those the campaign recorded.
+  const CaseReport report =
+      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); },
+                           IsolationLimits()));
+  llvm::outs() << "seed " << topSeed << ": " << verdictName(report.result.verdict);
+  if (!report.result.summary.empty())
+    llvm::outs() << ": " << report.result.summary;
+  llvm::outs() << "\nsignature: " << report.signature.text() << "\n";
+  Finding f;
+  f.seed = topSeed;
+  f.caseText = printCase(c);
+  MlirKernel kernel;
+  std::string unsupported;
+  MlirEmitOptions emitOptions;
+  emitOptions.style = config.style;
+  if (emitMlir(c, emitOptions, kernel, unsupported))
+    f.mlir = kernel.text;
+  f.report = report;
+  f.pipeline = config.pipeline;
+  f.style = topStyle;
+  f.policyPath = topPolicy;
+  const std::string dir = topOut.empty() ? "npufuzz-repro-" + std::to_string(topSeed) : topOut;
+  std::string error;
+  recordFinding(dir, f, error);
+  llvm::outs() << "repro: " << dir << "/findings/" << report.signature.id() << "/\n";
+  return report.result.verdict == VerdictKind::Ok ? 0 : 1;
+}
+
 int runSweepCmd() {
   SweepOptions options;
   options.seedStart = sweepStart;
@@ -260,7 +410,10 @@ int main(int argc, char **argv) {
       "  npufuzz ref CASE.npf -o DIR    run the reference, write .npy inputs/outputs\n"
       "  npufuzz sweep --count N        generate + verify + reference-run N seeds\n"
       "  npufuzz run CASE.npf           compile and run a case, compare with the reference\n"
-      "  npufuzz verify-pipeline F.mlir --pipeline P   blame the pass that breaks the IR\n");
+      "  npufuzz verify-pipeline F.mlir --pipeline P   blame the pass that breaks the IR\n"
+      "  npufuzz fuzz -o DIR            a campaign with isolated workers\n"
+      "  npufuzz --seed N               reproduce case N (verdict, signature, repro)\n"
+      "  npufuzz merge -o DIR D1 D2...  combine campaign directories\n");
   if (genCmd)
     return runGen();
   if (checkCmd)
@@ -273,6 +426,12 @@ int main(int argc, char **argv) {
     return runRun();
   if (verifyCmd)
     return runVerifyPipeline();
+  if (fuzzCmd)
+    return runFuzz();
+  if (mergeCmd)
+    return runMerge();
+  if (topSeed.getNumOccurrences())
+    return runSeed();
   cl::PrintHelpMessage();
   return 2;
 }

@@ -1,0 +1,70 @@
+//===- driver/Campaign.h - Fuzz campaigns -----------------------*- C++ -*-===//
+//
+// `npufuzz fuzz -o DIR`: seeds are generated in the parent and each case runs
+// in a forked worker (up to --jobs at once) under time and memory limits.
+// Findings go to DIR/findings/<signature>/; DIR/state.json lets a stopped or
+// killed campaign resume where it stopped; DIR/summary.json and a table
+// summarise it. --shard I/N takes every N-th seed so that N machines cover
+// disjoint seeds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_CAMPAIGN_H
+#define NPUFUZZ_DRIVER_CAMPAIGN_H
+
+#include "driver/CaseRunner.h"
+#include "driver/Isolation.h"
+#include "generators/Policy.h"
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+struct CampaignOptions {
+  std::string outDir;
+  uint64_t seedStart = 0;
+  uint64_t maxCases = 0;    ///< 0: no limit
+  double maxSeconds = 0;    ///< 0: no limit
+  unsigned jobs = 1;
+  unsigned shardIndex = 0, shardCount = 1;
+  RunConfig config;
+  Policy policy = Policy::defaults();
+  std::string policyPath;   ///< recorded in repro lines
+  IsolationLimits limits;
+  bool progress = true;     ///< live progress line on stderr
+};
+
+/// One signature's line in the summary.
+struct FindingSummary {
+  std::string id, text, summary;
+  uint64_t firstSeed = 0, count = 0;
+};
+
+struct CampaignResult {
+  uint64_t cases = 0;       ///< in this run (not counting resumed ones)
+  uint64_t totalCases = 0;  ///< including earlier runs of the same directory
+  double seconds = 0;
+  std::map<std::string, uint64_t> verdicts;
+  std::map<std::string, uint64_t> features;
+  std::vector<FindingSummary> findings; ///< ordered by id
+  uint64_t newFindings = 0;
+  bool interrupted = false;
+  std::string error;
+};
+
+/// Runs a campaign; `jit` has been initialised (and plugins loaded) by the
+/// parent so workers inherit it.
+CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit);
+
+/// The human summary table.
+void printCampaignSummary(const CampaignResult &r, std::ostream &os);
+
+/// Asks a running campaign to stop (what SIGINT does).
+void requestCampaignStop();
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_CAMPAIGN_H

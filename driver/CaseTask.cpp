@@ -1,0 +1,180 @@
+//===- driver/CaseTask.cpp - One case in an isolated worker ---------------===//
+#include "driver/CaseTask.h"
+
+#include "backend/mlir/Pipelines.h"
+#include "oracles/PassBlame.h"
+#include "reference/Storage.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <csignal>
+#include <cstring>
+
+namespace npufuzz {
+
+std::string TaskResult::toJson() const {
+  llvm::json::Object o{{"verdict", std::string(verdictName(verdict))},
+                       {"summary", summary},
+                       {"message", message},
+                       {"pass", passName},
+                       {"pass_index", passIndex},
+                       {"where", where},
+                       {"reference_s", referenceSeconds},
+                       {"emit_s", emitSeconds},
+                       {"passes_s", passSeconds},
+                       {"codegen_s", codegenSeconds},
+                       {"execute_s", executeSeconds}};
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::json::Value(std::move(o));
+  return s;
+}
+
+bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (!o)
+    return false;
+  auto str = [&](const char *key) { return o->getString(key).value_or("").str(); };
+  auto num = [&](const char *key) { return o->getNumber(key).value_or(0); };
+  std::optional<VerdictKind> v = parseVerdictName(str("verdict"));
+  if (!v)
+    return false;
+  out.verdict = *v;
+  out.summary = str("summary");
+  out.message = str("message");
+  out.passName = str("pass");
+  out.passIndex = static_cast<int>(o->getInteger("pass_index").value_or(-1));
+  out.where = str("where");
+  out.referenceSeconds = num("reference_s");
+  out.emitSeconds = num("emit_s");
+  out.passSeconds = num("passes_s");
+  out.codegenSeconds = num("codegen_s");
+  out.executeSeconds = num("execute_s");
+  return true;
+}
+
+namespace {
+/// True when some element the reference defines differs between two runs'
+/// output bytes.
+bool definedOutputsDiffer(const RefRun &ref, const BackendRun &a, const BackendRun &b) {
+  for (size_t k = 0; k < ref.outputs.size() && k < a.outputs.size() && k < b.outputs.size();
+       ++k) {
+    const unsigned width = a.outputs[k].elementBytes();
+    for (int64_t e = 0; e < ref.outputs[k].numElements(); ++e)
+      if (ref.outputs[k].isDefined(e) &&
+          std::memcmp(a.outputs[k].data() + e * width, b.outputs[k].data() + e * width,
+                      width) != 0)
+        return true;
+  }
+  return false;
+}
+} // namespace
+
+TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
+  TaskResult t;
+  const CaseOutcome out = runCase(c, jit, config);
+  t.verdict = out.verdict;
+  t.summary = out.summary;
+  t.message = out.run.message;
+  t.passName = out.run.passName;
+  t.passIndex = out.run.passIndex;
+  t.referenceSeconds = out.referenceSeconds;
+  t.emitSeconds = out.run.emitSeconds;
+  t.passSeconds = out.run.passSeconds;
+  t.codegenSeconds = out.run.codegenSeconds;
+  t.executeSeconds = out.run.executeSeconds;
+  if (out.verdict != VerdictKind::Mismatch)
+    return t;
+
+  for (size_t k = 0; k < out.comparisons.size(); ++k)
+    if (!out.comparisons[k].match) {
+      t.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
+      break;
+    }
+  Pipeline pipeline;
+  std::string error;
+  resolvePipeline(config.pipeline, config.style, pipeline, error);
+  // Poison differential: the same kernel with other output fill bytes.
+  std::vector<TensorData> inputs;
+  for (const RefTensor &r : out.reference.inputs)
+    inputs.push_back(toTensorData(r));
+  std::vector<TensorType> outputTypes;
+  for (ValueId v : c.outputs)
+    outputTypes.push_back(c.typeOf(v));
+  JitOptions other = config.jit;
+  other.poison = ~config.jit.poison;
+  const BackendRun second = jit.run(out.kernel, pipeline.elements(), inputs, outputTypes, other);
+  if (second.ok() && definedOutputsDiffer(out.reference, out.run, second)) {
+    t.verdict = VerdictKind::UninitializedRead;
+    t.summary = "defined outputs change with the poison fill: " + t.summary;
+  }
+  // Blame the first optimisation pass whose prefix gives the wrong result.
+  const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
+  if (blame.found) {
+    t.passName = blame.passName;
+    t.passIndex = blame.passIndex;
+  }
+  return t;
+}
+
+CaseReport reportOf(const ChildOutcome &o) {
+  CaseReport r;
+  r.stderrText = o.stderrText;
+  r.seconds = o.seconds;
+  const bool outOfMemory = o.stderrText.find("out of memory") != std::string::npos ||
+                           o.stderrText.find("Cannot allocate memory") != std::string::npos ||
+                           o.stderrText.find("std::bad_alloc") != std::string::npos;
+  switch (o.end) {
+  case ChildOutcome::End::Returned:
+    if (!TaskResult::fromJson(o.payload, r.result)) {
+      r.result.verdict = VerdictKind::Crash;
+      r.result.summary = "worker returned an unreadable result";
+    }
+    break;
+  case ChildOutcome::End::Signalled:
+    r.result.verdict = outOfMemory ? VerdictKind::Oom : VerdictKind::Crash;
+    r.result.summary = std::string("killed by signal ") + std::to_string(o.signal) + " (" +
+                       strsignal(o.signal) + ")";
+    break;
+  case ChildOutcome::End::Exited:
+    r.result.verdict = outOfMemory ? VerdictKind::Oom : VerdictKind::Crash;
+    r.result.summary = "worker exited with status " + std::to_string(o.exitCode);
+    break;
+  case ChildOutcome::End::TimedOut:
+    r.result.verdict = VerdictKind::Hang;
+    r.result.summary = "exceeded the time limit after " + std::to_string(o.seconds) + " s";
+    break;
+  case ChildOutcome::End::ForkFailed:
+    r.result.verdict = VerdictKind::Crash;
+    r.result.summary = "could not fork a worker";
+    break;
+  }
+  Signature &s = r.signature;
+  s.kind = r.result.verdict;
+  s.pass = r.result.passName;
+  switch (r.result.verdict) {
+  case VerdictKind::Crash:
+    s.where = crashLocation(o.stderrText);
+    s.message = normalizeMessage(o.stderrText);
+    break;
+  case VerdictKind::Mismatch:
+  case VerdictKind::UninitializedRead:
+    // Values and indices vary between occurrences; the op and pass do not.
+    s.where = r.result.where;
+    break;
+  case VerdictKind::Hang:
+  case VerdictKind::Oom:
+    break;
+  default:
+    s.message = normalizeMessage(r.result.message.empty() ? r.result.summary : r.result.message);
+    break;
+  }
+  return r;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,54 @@
+//===- driver/CaseTask.h - One case in an isolated worker -----*- C++ -*-===//
+//
+// What a worker child does with one case (run it, and for a wrong result
+// tell an uninitialised read from a plain miscompile and blame a pass), the
+// payload it hands back, and how the parent turns a child's end into a
+// verdict and a signature, whether the child returned or died.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_CASETASK_H
+#define NPUFUZZ_DRIVER_CASETASK_H
+
+#include "driver/CaseRunner.h"
+#include "driver/Isolation.h"
+#include "oracles/Signature.h"
+
+#include <string>
+
+namespace npufuzz {
+
+/// The result a worker hands back.
+struct TaskResult {
+  VerdictKind verdict = VerdictKind::Ok;
+  std::string summary;  ///< one line
+  std::string message;  ///< full diagnostic
+  std::string passName; ///< blamed pass element
+  int passIndex = -1;
+  std::string where;    ///< op kind of the first wrong output
+  double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
+         executeSeconds = 0;
+
+  std::string toJson() const;
+  static bool fromJson(const std::string &text, TaskResult &out);
+};
+
+/// Runs in the worker: the case end to end; for a mismatch, a second run
+/// with another poison fill (outputs that change read uninitialised memory)
+/// and the pass blame.
+TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config);
+
+/// Everything the parent knows about one finished case.
+struct CaseReport {
+  TaskResult result;
+  Signature signature;
+  std::string stderrText;
+  double seconds = 0;
+};
+
+/// The verdict and signature of a child's end: its payload when it returned;
+/// crash (with top frames or assertion), hang, or oom when it died.
+CaseReport reportOf(const ChildOutcome &outcome);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_CASETASK_H

@@ -1,0 +1,51 @@
+//===- driver/Findings.h - Finding directories, written atomically -*- C++ -*-===//
+//
+// DIR/findings/<signature id>/ holds one failure: case.npf, kernel.mlir,
+// stderr.txt, report.json, repro.sh (one line that reproduces it) and
+// seeds.txt (every seed seen with this signature). A new directory is built
+// under a temporary name and renamed into place, so a campaign killed at any
+// moment leaves either the whole finding or none; later seeds are appended
+// to seeds.txt with one small O_APPEND write each.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_FINDINGS_H
+#define NPUFUZZ_DRIVER_FINDINGS_H
+
+#include "driver/CaseTask.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+struct Finding {
+  uint64_t seed = 0;
+  std::string caseText;
+  std::string mlir;
+  CaseReport report;
+  std::string pipeline = "O0";
+  std::string style = "affine";
+  std::string policyPath; ///< empty: the default policy
+};
+
+/// The command line that reproduces a generated case's verdict.
+std::string reproCommand(const Finding &f);
+
+/// Records `f` under outDir/findings. Returns true when its signature is new.
+bool recordFinding(const std::string &outDir, const Finding &f, std::string &error);
+
+/// Number of seeds recorded for a finding directory.
+uint64_t findingCount(const std::string &findingDir);
+
+/// Writes `text` to `path` via a temporary file and rename.
+bool writeFileAtomic(const std::string &path, const std::string &text);
+
+/// Copies every finding of `inputs` into outDir/findings, combining seeds of
+/// the same signature. Returns the number of distinct signatures.
+size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &inputs,
+                     std::string &error);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_FINDINGS_H

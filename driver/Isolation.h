@@ -1,0 +1,76 @@
+//===- driver/Isolation.h - Run work in a forked, limited child -*- C++ -*-===//
+//
+// Fork-server style: the parent initialises once (MLIR registries, the JIT's
+// target) and forks a child per case, so that a segfault, abort, LLVM fatal
+// error, endless loop or memory blow-up in the compiler under test ends only
+// that child. The parent gets the child's payload, or how it died, and what
+// it printed on stderr.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_ISOLATION_H
+#define NPUFUZZ_DRIVER_ISOLATION_H
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+namespace npufuzz {
+
+struct IsolationLimits {
+  double wallSeconds = 30;               ///< killed (SIGKILL) after this
+  uint64_t addressSpaceBytes = 8ull << 30; ///< RLIMIT_AS of the child; 0: none
+  size_t maxStderrBytes = 64 << 10;      ///< stderr kept (the tail beyond is dropped)
+};
+
+struct ChildOutcome {
+  enum class End : uint8_t {
+    Returned,  ///< the work returned; `payload` holds its result
+    Signalled, ///< died from `signal` (abort, segfault, ...)
+    Exited,    ///< exited with `exitCode` without returning a payload
+    TimedOut,  ///< killed after the wall-time limit
+    ForkFailed,
+  };
+  End end = End::Returned;
+  int signal = 0;
+  int exitCode = 0;
+  std::string payload;
+  std::string stderrText;
+  double seconds = 0;
+};
+
+/// A running child; poll it until done.
+class Child {
+public:
+  /// Forks and runs `work` in the child; its return value is the payload.
+  Child(const std::function<std::string()> &work, const IsolationLimits &limits);
+  ~Child();
+  Child(const Child &) = delete;
+  Child &operator=(const Child &) = delete;
+
+  /// Reads what is available without blocking; kills the child past its
+  /// deadline. True once the child has ended and `outcome()` is final.
+  bool poll();
+  /// The file descriptors to wait on (payload and stderr pipes; -1 if closed).
+  int payloadFd() const { return payloadFd_; }
+  int stderrFd() const { return stderrFd_; }
+  const ChildOutcome &outcome() const { return outcome_; }
+  /// Kills the child now (used when a campaign stops).
+  void kill();
+
+private:
+  void finish(int status);
+  int pid_ = -1;
+  int payloadFd_ = -1, stderrFd_ = -1;
+  double start_ = 0, deadline_ = 0;
+  size_t maxStderr_ = 0;
+  bool done_ = false, killedForTime_ = false;
+  ChildOutcome outcome_;
+};
+
+/// Runs `work` in a child and waits for it.
+ChildOutcome runIsolated(const std::function<std::string()> &work,
+                         const IsolationLimits &limits);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_ISOLATION_H
