@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -72,6 +73,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     return;
   }
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) {
     for (int fd : {payloadPipe[0], payloadPipe[1], stderrPipe[0], stderrPipe[1]})
@@ -84,6 +86,15 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     // Child: own process group (so a kill takes any grandchildren too),
     // limits, stderr into the pipe, run, hand back the payload.
     ::setpgid(0, 0);
+    // A worker must not outlive its campaign (a SIGKILLed parent cannot
+    // enforce the time limit): die with the parent, and stop after twice
+    // the wall limit of CPU time whatever happens.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(1);
+    const rlim_t cpuSeconds = static_cast<rlim_t>(2 * limits.wallSeconds) + 1;
+    struct rlimit cpu = {cpuSeconds, cpuSeconds + 1};
+    ::setrlimit(RLIMIT_CPU, &cpu);
     ::close(payloadPipe[0]);
     ::close(stderrPipe[0]);
     ::dup2(stderrPipe[1], STDERR_FILENO);

@@ -89,7 +89,9 @@ std::string crashLocation(const std::string &stderrText, int n) {
       continue;
     std::string name = line.substr(nameAt + 1);
     name = name.substr(0, name.find(" ("));
-    if (name.empty() || name[0] == '(' || name.find("llvm::sys::") != std::string::npos ||
+    // Frames without a symbol print only "(library+0x...)".
+    const bool unnamed = name.empty() || (name[0] == '(' && name.find("::") == std::string::npos);
+    if (unnamed || name.find("llvm::sys::") != std::string::npos ||
         name.find("SignalHandler") != std::string::npos)
       continue;
     frames.push_back(name.substr(0, 120));

@@ -5,6 +5,8 @@
 //   npufuzz-test-miscompile       rewrites arith.addf into arith.subf
 //   npufuzz-test-break-verifier   gives arith.mulf an i32 result type
 //   npufuzz-test-crash            aborts when it sees arith.divf
+//   npufuzz-test-hang             loops forever when it sees arith.subf
+//   npufuzz-test-oom              allocates without bound on arith.maximumf
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -16,6 +18,7 @@
 #include "llvm/Config/llvm-config.h"
 
 #include <cstdlib>
+#include <vector>
 
 using namespace mlir;
 
@@ -55,6 +58,34 @@ struct CrashPass : PassWrapper<CrashPass, OperationPass<func::FuncOp>> {
   }
 };
 
+struct HangPass : PassWrapper<HangPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(HangPass)
+  StringRef getArgument() const final { return "npufuzz-test-hang"; }
+  StringRef getDescription() const final { return "Loop forever on arith.subf"; }
+  void runOnOperation() override {
+    bool found = false;
+    getOperation().walk([&](arith::SubFOp) { found = true; });
+    volatile bool spin = found;
+    while (spin) {
+    }
+  }
+};
+
+struct OomPass : PassWrapper<OomPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(OomPass)
+  StringRef getArgument() const final { return "npufuzz-test-oom"; }
+  StringRef getDescription() const final { return "Allocate without bound on arith.maximumf"; }
+  void runOnOperation() override {
+    bool found = false;
+    getOperation().walk([&](arith::MaximumFOp) { found = true; });
+    if (!found)
+      return;
+    std::vector<std::vector<char>> hoard;
+    for (;;)
+      hoard.emplace_back(64 << 20, 1); // touched, so it really is resident
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -62,5 +93,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<MiscompilePass>();
             PassRegistration<BreakVerifierPass>();
             PassRegistration<CrashPass>();
+            PassRegistration<HangPass>();
+            PassRegistration<OomPass>();
           }};
 }

@@ -1,0 +1,82 @@
+//===- tests/driver/IsolationTest.cpp - Workers die alone -----------------===//
+#include "driver/CaseTask.h"
+#include "driver/Isolation.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <vector>
+
+using namespace npufuzz;
+
+namespace {
+IsolationLimits quick() {
+  IsolationLimits l;
+  l.wallSeconds = 2;
+  l.addressSpaceBytes = 1ull << 30;
+  return l;
+}
+} // namespace
+
+TEST(Isolation, ReturnedPayloadArrives) {
+  const ChildOutcome o = runIsolated([] { return std::string(100000, 'x'); }, quick());
+  EXPECT_EQ(o.end, ChildOutcome::End::Returned);
+  EXPECT_EQ(o.payload.size(), 100000u);
+}
+
+TEST(Isolation, AbortIsACrashWithItsStderr) {
+  const ChildOutcome o = runIsolated(
+      [] {
+        std::fprintf(stderr, "Assertion `candidate_found' failed.\n");
+        std::abort();
+        return std::string();
+      },
+      quick());
+  EXPECT_EQ(o.end, ChildOutcome::End::Signalled);
+  EXPECT_EQ(o.signal, SIGABRT);
+  const CaseReport r = reportOf(o);
+  EXPECT_EQ(r.result.verdict, VerdictKind::Crash);
+  EXPECT_EQ(r.signature.where, "Assertion `candidate_found' failed.");
+}
+
+TEST(Isolation, SegfaultIsACrash) {
+  const ChildOutcome o = runIsolated(
+      [] {
+        volatile int *p = nullptr;
+        *p = 1;
+        return std::string();
+      },
+      quick());
+  EXPECT_EQ(o.end, ChildOutcome::End::Signalled);
+  EXPECT_EQ(o.signal, SIGSEGV);
+  EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Crash);
+}
+
+TEST(Isolation, EndlessLoopIsAHang) {
+  IsolationLimits l = quick();
+  l.wallSeconds = 0.5;
+  const ChildOutcome o = runIsolated(
+      [] {
+        for (volatile bool spin = true; spin;) {
+        }
+        return std::string();
+      },
+      l);
+  EXPECT_EQ(o.end, ChildOutcome::End::TimedOut);
+  EXPECT_LT(o.seconds, 5);
+  EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Hang);
+}
+
+TEST(Isolation, MemoryBlowUpIsAnOom) {
+  const ChildOutcome o = runIsolated(
+      [] {
+        std::vector<std::vector<char>> hoard;
+        for (;;)
+          hoard.emplace_back(64 << 20, 1);
+        return std::string();
+      },
+      quick());
+  EXPECT_NE(o.end, ChildOutcome::End::Returned);
+  EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Oom) << o.stderrText;
+}

@@ -1,0 +1,41 @@
+//===- tests/driver/SignatureTest.cpp - Normalised failure identities -----===//
+#include "oracles/Signature.h"
+
+#include <gtest/gtest.h>
+
+using namespace npufuzz;
+
+TEST(Signature, NormalizationStripsWhatVaries) {
+  EXPECT_EQ(normalizeMessage("loc(\"-\":16:11): 'vector.transfer_write' op should not have "
+                             "broadcast dimensions\nnote: %19 = ..."),
+            "loc(\"-\":N:N): 'vector.transfer_write' op should not have broadcast dimensions");
+  EXPECT_EQ(normalizeMessage("/tmp/npufuzz-e8a.mlir:31:11: error: use of %tmp19 at 0x7ffd1234"),
+            "<tmp>:N:N: error: use of %v at 0x?");
+  // Two occurrences of one bug with other numbers and names: one signature.
+  Signature a{VerdictKind::VerifierError, "func.func(cse)", "",
+              normalizeMessage("x.mlir:3:4: error: operand #2 of %a3 does not dominate")};
+  Signature b{VerdictKind::VerifierError, "func.func(cse)", "",
+              normalizeMessage("x.mlir:9:1: error: operand #0 of %b12 does not dominate")};
+  EXPECT_EQ(a.id(), b.id());
+  Signature c = a;
+  c.pass = "func.func(canonicalize)";
+  EXPECT_NE(a.id(), c.id());
+  EXPECT_EQ(a.id().rfind("verifier-error-", 0), 0u);
+}
+
+TEST(Signature, CrashLocationReadsLlvmStackDumps) {
+  const std::string dump =
+      "Stack dump:\n"
+      "0.\tProgram arguments: npufuzz\n"
+      "#0 0x00007f llvm::sys::PrintStackTrace(llvm::raw_ostream&, int) (libLLVM.so+0x1)\n"
+      "#1 0x00007f llvm::sys::RunSignalHandlers() (libLLVM.so+0x2)\n"
+      "#2 0x00007f (libc.so.6+0x3c050)\n"
+      "#3 0x00007f (anonymous namespace)::CrashPass::runOnOperation() (plugin.so+0x4)\n"
+      "#4 0x00007f mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*) (libMLIR.so+0x5)\n"
+      "#5 0x00007f mlir::PassManager::run(mlir::Operation*) (libMLIR.so+0x6)\n"
+      "#6 0x00007f main (npufuzz+0x7)\n";
+  EXPECT_EQ(crashLocation(dump),
+            "(anonymous namespace)::CrashPass::runOnOperation() < "
+            "mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*) < "
+            "mlir::PassManager::run(mlir::Operation*)");
+}
