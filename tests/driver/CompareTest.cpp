@@ -1,0 +1,96 @@
+//===- tests/driver/CompareTest.cpp - The tolerance table -----------------===//
+#include "oracles/Compare.h"
+#include "oracles/Exactness.h"
+#include "ir/Text.h"
+#include "reference/Storage.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace npufuzz;
+
+namespace {
+RefTensor floats(DType t, std::vector<float> v, std::vector<uint8_t> defined = {}) {
+  TensorType type;
+  type.dtype = t;
+  type.shape = {static_cast<int64_t>(v.size())};
+  RefTensor r = RefTensor::zeros(type);
+  r.f = std::move(v);
+  r.defined = defined.empty() ? std::vector<uint8_t>(r.f.size(), 1) : std::move(defined);
+  return r;
+}
+TensorData dataOf(const RefTensor &t) { return toTensorData(t); }
+} // namespace
+
+TEST(Tolerance, Bf16RoundHalfAwayIsAMismatchAgainstRne) {
+  // 0x3F818000 is a tie: rne gives 0x3F82 (even), round-half-away 0x3F82 too;
+  // 0x3F808000 is a tie whose rne result is 0x3F80 but half-away is 0x3F81.
+  float x;
+  uint32_t bits = 0x3F808000;
+  std::memcpy(&x, &bits, 4);
+  const float rne = roundFloatTo(x, DType::BF16, RoundingMode::NearestEven);
+  const float rna = roundFloatTo(x, DType::BF16, RoundingMode::NearestAway);
+  ASSERT_NE(rne, rna);
+  const Comparison c =
+      compareOutput(floats(DType::BF16, {rne}), dataOf(floats(DType::BF16, {rna})),
+                    Exactness::Exact);
+  EXPECT_FALSE(c.match);
+  EXPECT_EQ(c.mismatches, 1);
+  EXPECT_NE(c.firstMismatch.find("1 ulp"), std::string::npos) << c.firstMismatch;
+}
+
+TEST(Tolerance, ExpWithinTheBoundIsOk) {
+  const float want = std::exp(1.5f);
+  const float oneUlp = std::nextafter(want, 100.0f);
+  EXPECT_TRUE(compareOutput(floats(DType::F32, {want}), dataOf(floats(DType::F32, {oneUlp})),
+                            Exactness::Approx)
+                  .match);
+  // ...but the same difference on an exactly rounded value is a mismatch.
+  EXPECT_FALSE(compareOutput(floats(DType::F32, {want}), dataOf(floats(DType::F32, {oneUlp})),
+                             Exactness::Exact)
+                   .match);
+  // And far outside the bound is a mismatch even for Approx.
+  EXPECT_FALSE(compareOutput(floats(DType::F32, {want}),
+                             dataOf(floats(DType::F32, {want * 1.001f})), Exactness::Approx)
+                   .match);
+}
+
+TEST(Tolerance, NanMatchesNanAndSignedZerosDiffer) {
+  EXPECT_TRUE(compareOutput(floats(DType::F32, {NAN}), dataOf(floats(DType::F32, {-NAN})),
+                            Exactness::Exact)
+                  .match);
+  EXPECT_FALSE(compareOutput(floats(DType::F32, {NAN}), dataOf(floats(DType::F32, {1.0f})),
+                             Exactness::Approx)
+                   .match);
+  EXPECT_FALSE(compareOutput(floats(DType::F32, {0.0f}), dataOf(floats(DType::F32, {-0.0f})),
+                             Exactness::Approx)
+                   .match);
+}
+
+TEST(Tolerance, UndefinedElementsAreNotCompared) {
+  const Comparison c = compareOutput(floats(DType::F32, {1.0f, 2.0f}, {1, 0}),
+                                     dataOf(floats(DType::F32, {1.0f, 99.0f})), Exactness::Exact);
+  EXPECT_TRUE(c.match);
+  EXPECT_EQ(c.compared, 1);
+}
+
+TEST(Tolerance, ExactnessFollowsTheDataflow) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : f32[4]\n"
+                        "%1 = exp %0 : f32[4]\n"
+                        "%2 = add %1, %0 : f32[4]\n"
+                        "%3 = gt %2, %0 : i1[4]\n"
+                        "%4 = sqrt %0 : f32[4]\n"
+                        "return %2, %3, %4\n",
+                        c, err))
+      << err.format("t");
+  const std::vector<Exactness> e = classifyValues(c);
+  EXPECT_EQ(e[1], Exactness::Approx);   // exp
+  EXPECT_EQ(e[2], Exactness::Approx);   // downstream of exp
+  EXPECT_EQ(e[3], Exactness::Unstable); // a compare of an approximate value
+  EXPECT_EQ(e[4], Exactness::Exact);    // sqrt is correctly rounded
+}
