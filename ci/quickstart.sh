@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
 cmake --build build --target npufuzz
-# A short campaign in this process: 1000 seeds through the MLIR backend at
-# O0, each compared with the reference.
-exec build/bin/npufuzz sweep --count 1000 --backend "$@"
+# A short campaign: 1000 seeds through the MLIR backend at O0 in isolated
+# workers, each compared with the reference. Findings and the summary go to
+# out/quickstart/.
+exec build/bin/npufuzz fuzz -o out/quickstart --max-cases 1000 "$@"
