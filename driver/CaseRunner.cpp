@@ -7,6 +7,7 @@
 #include "reference/Storage.h"
 
 #include <chrono>
+#include <cstdlib>
 
 namespace npufuzz {
 
@@ -17,6 +18,37 @@ double since(Clock::time_point t) {
 }
 
 } // namespace
+
+bool parseBackendKind(const std::string &s, BackendKind &out) {
+  if (s == "mlir-jit")
+    out = BackendKind::MlirJit;
+  else if (s == "mlir-tools")
+    out = BackendKind::MlirTools;
+  else
+    return false;
+  return true;
+}
+
+std::string defaultRuntimeLibrary() {
+  if (const char *env = std::getenv("NPUFUZZ_RT_LIBRARY"))
+    return env;
+  return NPUFUZZ_RT_LIBRARY;
+}
+
+BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
+                         const std::vector<std::string> &elements,
+                         const std::vector<TensorData> &inputs,
+                         const std::vector<TensorType> &outputTypes, uint32_t poison) {
+  if (config.backend == BackendKind::MlirTools) {
+    MlirTool tools = config.tools;
+    if (tools.runtimeLibrary.empty())
+      tools.runtimeLibrary = defaultRuntimeLibrary();
+    return tools.run(kernel, elements, inputs, outputTypes, poison);
+  }
+  JitOptions options = config.jit;
+  options.poison = poison;
+  return jit.run(kernel, elements, inputs, outputTypes, options);
+}
 
 CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   CaseOutcome out;
@@ -55,7 +87,8 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   std::vector<TensorType> outputTypes;
   for (ValueId v : c.outputs)
     outputTypes.push_back(c.typeOf(v));
-  out.run = jit.run(kernel, pipeline.elements(), inputs, outputTypes, config.jit);
+  out.run = executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypes,
+                          config.jit.poison);
   out.run.emitSeconds = emitSeconds;
   Judgement j = judgeRun(c, ref, out.run);
   out.verdict = j.verdict;

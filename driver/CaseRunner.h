@@ -10,6 +10,7 @@
 #include "backend/BackendRun.h"
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
+#include "backend/mlir/MlirTools.h"
 #include "oracles/Compare.h"
 #include "oracles/Verdict.h"
 #include "reference/Executor.h"
@@ -19,11 +20,29 @@
 
 namespace npufuzz {
 
+/// Where the compiled kernel runs.
+enum class BackendKind : uint8_t {
+  MlirJit,   ///< in process: PassManager + ExecutionEngine
+  MlirTools, ///< out of process: mlir-opt + mlir-runner binaries
+};
+bool parseBackendKind(const std::string &s, BackendKind &out);
+
 struct RunConfig {
+  BackendKind backend = BackendKind::MlirJit;
   MlirStyle style = MlirStyle::Affine;
   std::string pipeline = "O0";
   JitOptions jit;
+  MlirTool tools; ///< binaries for BackendKind::MlirTools
 };
+
+/// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
+std::string defaultRuntimeLibrary();
+
+/// Compiles and runs an emitted kernel on the configured backend.
+BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
+                         const std::vector<std::string> &elements,
+                         const std::vector<TensorData> &inputs,
+                         const std::vector<TensorType> &outputTypes, uint32_t poison);
 
 struct CaseOutcome {
   VerdictKind verdict = VerdictKind::Ok;

@@ -106,9 +106,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   std::vector<TensorType> outputTypes;
   for (ValueId v : c.outputs)
     outputTypes.push_back(c.typeOf(v));
-  JitOptions other = config.jit;
-  other.poison = ~config.jit.poison;
-  const BackendRun second = jit.run(out.kernel, pipeline.elements(), inputs, outputTypes, other);
+  const BackendRun second = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
+                                          outputTypes, ~config.jit.poison);
   if (second.ok() && definedOutputsDiffer(out.reference, out.run, second)) {
     t.verdict = VerdictKind::UninitializedRead;
     t.summary = "defined outputs change with the poison fill: " + t.summary;

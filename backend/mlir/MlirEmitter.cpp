@@ -1,5 +1,7 @@
 //===- backend/mlir/MlirEmitter.cpp - Lower a case to MLIR text -----------===//
 #include "backend/mlir/AffineLowering.h"
+#include "backend/mlir/NpuLowering.h"
+#include "backend/mlir/TensorLowering.h"
 
 #include <memory>
 
@@ -9,6 +11,10 @@ std::string_view mlirStyleName(MlirStyle s) {
   switch (s) {
   case MlirStyle::Affine:
     return "affine";
+  case MlirStyle::Tensor:
+    return "tensor";
+  case MlirStyle::Npu:
+    return "npu";
   }
   return "?";
 }
@@ -16,6 +22,14 @@ std::string_view mlirStyleName(MlirStyle s) {
 bool parseMlirStyle(std::string_view s, MlirStyle &out) {
   if (s == "affine") {
     out = MlirStyle::Affine;
+    return true;
+  }
+  if (s == "tensor") {
+    out = MlirStyle::Tensor;
+    return true;
+  }
+  if (s == "npu") {
+    out = MlirStyle::Npu;
     return true;
   }
   return false;
@@ -29,6 +43,15 @@ bool emitMlir(const Case &c, const MlirEmitOptions &options, MlirKernel &out,
   case MlirStyle::Affine:
     e = std::make_unique<AffineEmitter>(c, out);
     break;
+  case MlirStyle::Tensor:
+    e = std::make_unique<TensorEmitter>(c, out);
+    break;
+  case MlirStyle::Npu: {
+    NpuOptions npu;
+    npu.lanes = options.npuLanes;
+    e = std::make_unique<NpuEmitter>(c, out, npu);
+    break;
+  }
   }
   const bool ok = e->run();
   unsupported = e->unsupported;

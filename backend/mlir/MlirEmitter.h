@@ -25,6 +25,14 @@ enum class MlirStyle : uint8_t {
   /// their floor/mod maps, valid shapes become symbolic loop bounds, gather
   /// and topk use scf with data-dependent memref.load.
   Affine,
+  /// linalg on tensors, bufferized by one-shot-bufferize: elementwise ops,
+  /// views and reductions as linalg.generic with indexing maps, slices as
+  /// tensor.extract_slice, matmul as linalg.matmul, topk as scf.for on tensors.
+  Tensor,
+  /// NPU codegen: values live in DRAM, ops stage blocks into a scratchpad
+  /// through the simulated DMA engine (<= 4-D descriptors, peeled beyond),
+  /// compute on vector lanes with scalar tails, and stage results back.
+  Npu,
 };
 
 std::string_view mlirStyleName(MlirStyle s);
@@ -32,6 +40,8 @@ bool parseMlirStyle(std::string_view s, MlirStyle &out);
 
 struct MlirEmitOptions {
   MlirStyle style = MlirStyle::Affine;
+  /// Vector lanes of the npu style's compute.
+  unsigned npuLanes = 16;
 };
 
 /// One kernel argument and where its value comes from.

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
 
+#include "backend/runtime/NpuSim.h"
 #include "backend/runtime/Runtime.h"
 
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -429,7 +430,12 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
                                                        : &r.outputs.at(a.index),
                       0});
   }
-  impl_->compileAndCall(*module, kernel.entry, args, options.cpu, r);
+  // A kernel of the npu style talks to the simulated DMA engine, which
+  // records a fault instead of touching memory; report it as the verdict.
+  resetSimulator();
+  if (impl_->compileAndCall(*module, kernel.entry, args, options.cpu, r) &&
+      takeSimulatorFault(r.message))
+    r.status = BackendRun::Status::SimulatorFault;
   return r;
 }
 

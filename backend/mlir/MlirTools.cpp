@@ -1,6 +1,8 @@
 //===- backend/mlir/MlirTools.cpp - Drive mlir-opt out of process ---------===//
 #include "backend/mlir/MlirTools.h"
 
+#include "backend/mlir/EmitterBase.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -8,6 +10,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
+#include <unistd.h>
+#include <set>
 
 namespace npufuzz {
 
@@ -46,7 +50,8 @@ struct ToolResult {
 };
 
 ToolResult runTool(const std::string &program, const std::vector<std::string> &args,
-                   unsigned timeoutSeconds) {
+                   unsigned timeoutSeconds,
+                   std::optional<llvm::ArrayRef<llvm::StringRef>> env = std::nullopt) {
   ToolResult r;
   TempFile err(".stderr");
   std::vector<llvm::StringRef> argv = {program};
@@ -55,23 +60,72 @@ ToolResult runTool(const std::string &program, const std::vector<std::string> &a
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(""),
                                                 llvm::StringRef(err.path)};
   std::string errMsg;
-  r.exitCode = llvm::sys::ExecuteAndWait(program, argv, std::nullopt, redirects,
+  r.exitCode = llvm::sys::ExecuteAndWait(program, argv, env, redirects,
                                          timeoutSeconds, 0, &errMsg);
   r.stderrText = readFile(err.path);
   r.message = errMsg;
   return r;
 }
+/// `@main` for mlir-runner: allocates every kernel buffer, fills it through
+/// the kernel I/O runtime, calls the kernel and writes the outputs back.
+std::string wrapperMain(const MlirKernel &kernel, const std::vector<TensorData> &inputs,
+                        const std::vector<TensorType> &outputTypes) {
+  std::string body, decls, callArgs, callTypes, writes, frees;
+  std::set<std::string> dtypes;
+  int n = 0;
+  auto buffer = [&](const TensorType &t, int kind, int index) {
+    const std::string e = EmitterBase::elemType(t.dtype), mt = EmitterBase::memrefType(t);
+    const std::string a = "%a" + std::to_string(n), u = "%u" + std::to_string(n),
+                      i = "%i" + std::to_string(n);
+    ++n;
+    body += "    " + a + " = memref.alloc() : " + mt + "\n";
+    body += "    " + u + " = memref.cast " + a + " : " + mt + " to memref<*x" + e + ">\n";
+    body += "    " + i + " = arith.constant " + std::to_string(index) + " : i64\n";
+    body += "    func.call @npf_rt_io_" + e + "(%k" + std::to_string(kind) + ", " + i + ", " + u +
+            ") : (i64, i64, memref<*x" + e + ">) -> ()\n";
+    if (kind == 1)
+      writes += "    func.call @npf_rt_io_" + e + "(%k2, " + i + ", " + u + ") : (i64, i64, memref<*x" +
+                e + ">) -> ()\n";
+    frees += "    memref.dealloc " + a + " : " + mt + "\n";
+    dtypes.insert(e);
+    callArgs += (callArgs.empty() ? "" : ", ") + a;
+    callTypes += (callTypes.empty() ? "" : ", ") + mt;
+  };
+  for (const KernelArg &arg : kernel.args) {
+    if (arg.kind == KernelArg::Kind::Input) {
+      buffer(inputs.at(arg.index).type, 0, arg.index);
+    } else if (arg.kind == KernelArg::Kind::Output) {
+      buffer(outputTypes.at(arg.index), 1, arg.index);
+    } else {
+      const std::string v = "%v" + std::to_string(n++);
+      body += "    " + v + " = arith.constant " + std::to_string(arg.value) + " : index\n";
+      callArgs += (callArgs.empty() ? "" : ", ") + v;
+      callTypes += (callTypes.empty() ? "" : ", ") + std::string("index");
+    }
+  }
+  for (const std::string &e : dtypes)
+    decls += "  func.func private @npf_rt_io_" + e + "(i64, i64, memref<*x" + e +
+             ">) attributes {llvm.emit_c_interface}\n";
+  return decls + "  func.func @main() {\n    %k0 = arith.constant 0 : i64\n"
+                 "    %k1 = arith.constant 1 : i64\n    %k2 = arith.constant 2 : i64\n" +
+         body + "    func.call @" + kernel.entry + "(" + callArgs + ") : (" + callTypes +
+         ") -> ()\n" + writes + frees + "    return\n  }\n";
+}
 } // namespace
 
 bool MlirTool::find(std::string &path, std::string &error) const {
-  if (llvm::sys::fs::can_execute(mlirOpt)) {
-    path = mlirOpt;
+  return find(mlirOpt, path, error);
+}
+
+bool MlirTool::find(const std::string &program, std::string &path, std::string &error) const {
+  if (llvm::sys::fs::can_execute(program)) {
+    path = program;
     return true;
   }
-  auto found = llvm::sys::findProgramByName(mlirOpt);
+  auto found = llvm::sys::findProgramByName(program);
   if (!found) {
-    error = "cannot find '" + mlirOpt +
-            "'; install Debian's mlir-22-tools (bash ci/install-deps.sh) or pass --opt PATH";
+    error = "cannot find '" + program +
+            "'; install Debian's mlir-22-tools (bash ci/install-deps.sh) or give its path";
     return false;
   }
   path = *found;
@@ -158,6 +212,76 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
     return r;
   }
   r.mlir = current;
+  return r;
+}
+
+BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string> &elements,
+                         const std::vector<TensorData> &inputs,
+                         const std::vector<TensorType> &outputTypes, uint32_t poison) const {
+  BackendRun r;
+  r.mlir = kernel.text;
+  std::string runner;
+  if (!find(mlirRunner, runner, r.message)) {
+    r.status = BackendRun::Status::CompileError;
+    return r;
+  }
+  // The kernel module with @main inserted before its closing brace.
+  const size_t close = kernel.text.rfind('}');
+  const std::string text = kernel.text.substr(0, close) +
+                           wrapperMain(kernel, inputs, outputTypes) + kernel.text.substr(close);
+  BackendRun lowered = transform(text, elements);
+  if (!lowered.ok()) {
+    lowered.mlir = kernel.text;
+    return lowered;
+  }
+  llvm::SmallString<128> io;
+  if (llvm::sys::fs::createUniqueDirectory("npufuzz-io", io)) {
+    r.status = BackendRun::Status::RuntimeError;
+    r.message = "cannot create a temporary directory";
+    return r;
+  }
+  auto file = [&](const std::string &name) { return (io + "/" + name).str(); };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    writeFile(llvm::SmallString<128>(file("in" + std::to_string(i) + ".bin")),
+              std::string(inputs[i].bytes.begin(), inputs[i].bytes.end()));
+  for (size_t k = 0; k < outputTypes.size(); ++k) {
+    const TensorData init = TensorData::filled(outputTypes[k], poison);
+    writeFile(llvm::SmallString<128>(file("out" + std::to_string(k) + ".init.bin")),
+              std::string(init.bytes.begin(), init.bytes.end()));
+  }
+  TempFile module(".mlir");
+  writeFile(module.path, lowered.mlir);
+  // The same fixed rounding behaviour as the in-process JIT: no bf16
+  // convert instructions (they flush denormals).
+  const std::string libs = runtimeLibrary + ",/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
+  std::vector<std::string> env;
+  for (char **e = environ; *e; ++e)
+    env.push_back(*e);
+  env.push_back("NPUFUZZ_IO_DIR=" + std::string(io));
+  std::vector<llvm::StringRef> envRefs(env.begin(), env.end());
+  const ToolResult t = runTool(runner,
+                               {std::string(module.path), "-e", "main",
+                                "-entry-point-result=void", "-shared-libs=" + libs, "-O0",
+                                "--mattr=-avx512bf16,-avxneconvert,-amx-bf16"},
+                               timeoutSeconds, llvm::ArrayRef<llvm::StringRef>(envRefs));
+  if (t.exitCode != 0) {
+    r.status = BackendRun::Status::RuntimeError;
+    r.message = t.stderrText + t.message;
+  } else {
+    for (size_t k = 0; k < outputTypes.size(); ++k) {
+      TensorData d;
+      d.type = outputTypes[k];
+      const std::string bytes = readFile(llvm::SmallString<128>(file("out" + std::to_string(k) + ".bin")));
+      d.bytes.assign(bytes.begin(), bytes.end());
+      if (d.bytes.size() != static_cast<size_t>(d.numElements()) * d.elementBytes()) {
+        r.status = BackendRun::Status::RuntimeError;
+        r.message = "output " + std::to_string(k) + " has the wrong size";
+      }
+      r.outputs.push_back(std::move(d));
+    }
+  }
+  std::error_code ec;
+  llvm::sys::fs::remove_directories(io);
   return r;
 }
 

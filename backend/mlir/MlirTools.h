@@ -9,6 +9,7 @@
 #define NPUFUZZ_BACKEND_MLIR_MLIRTOOLS_H
 
 #include "backend/BackendRun.h"
+#include "backend/mlir/MlirEmitter.h"
 
 #include <string>
 #include <vector>
@@ -16,13 +17,25 @@
 namespace npufuzz {
 
 struct MlirTool {
-  /// Path or name (looked up on PATH) of mlir-opt.
+  /// Path or name (looked up on PATH) of mlir-opt and mlir-runner.
   std::string mlirOpt = "mlir-opt-22";
+  std::string mlirRunner = "mlir-runner-22";
+  /// libnpufuzz_rt.so: kernel I/O, rounding helpers, the simulator.
+  std::string runtimeLibrary;
   std::vector<std::string> passPlugins;
   unsigned timeoutSeconds = 60;
 
-  /// Resolves mlirOpt to a path; false with an error naming what to install.
+  /// Resolves mlirOpt (or `program`) to a path; false with an error naming
+  /// what to install.
   bool find(std::string &path, std::string &error) const;
+  bool find(const std::string &program, std::string &path, std::string &error) const;
+
+  /// Runs a kernel out of process: `elements` through mlir-opt, then a
+  /// generated `@main` through mlir-runner, which reads `inputs` and the
+  /// poison-filled outputs from files and writes the outputs back.
+  BackendRun run(const MlirKernel &kernel, const std::vector<std::string> &elements,
+                 const std::vector<TensorData> &inputs,
+                 const std::vector<TensorType> &outputTypes, uint32_t poison) const;
 
   /// Runs `elements` in one mlir-opt invocation; the result's `mlir` is the
   /// output IR.

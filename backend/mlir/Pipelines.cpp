@@ -65,6 +65,46 @@ std::vector<std::string> o2Passes() {
           "func.func(canonicalize)",
           "func.func(cse)"};
 }
+
+/// O2 of the tensor style: tensor-level linalg rewrites before bufferization.
+std::vector<std::string> tensorO2Passes() {
+  return {"func.func(canonicalize)",
+          "func.func(cse)",
+          "func.func(linalg-fold-into-elementwise)",
+          "func.func(linalg-generalize-named-ops)",
+          "func.func(linalg-fuse-elementwise-ops)",
+          "func.func(linalg-fold-unit-extent-dims)",
+          "func.func(canonicalize)",
+          "func.func(cse)",
+          "func.func(loop-invariant-code-motion)",
+          "func.func(linalg-specialize-generic-ops)"};
+}
+
+/// O2 of the npu style: its loops are scf with DMA calls, so the affine
+/// passes have nothing to work on. Clean up, hoist invariant index math and
+/// vector splats out of the lane loops, peel the partial last block of
+/// each block loop, and fold the affine.min extents that peeling makes
+/// constant.
+std::vector<std::string> npuO2Passes() {
+  return {"func.func(canonicalize)",
+          "func.func(cse)",
+          "func.func(loop-invariant-code-motion)",
+          "func.func(scf-for-loop-peeling)",
+          "func.func(scf-for-loop-canonicalization)",
+          "func.func(canonicalize)",
+          "func.func(cse)"};
+}
+
+/// The tensor style's own lowering: bufferize (inputs arrive as memrefs, so
+/// function boundaries stay as they are), free every allocation, and turn the
+/// remaining linalg ops (on memrefs) into loops for the shared tail.
+std::vector<std::string> tensorLowering() {
+  return {"one-shot-bufferize",
+          "ownership-based-buffer-deallocation",
+          "buffer-deallocation-simplification",
+          "bufferization-lower-deallocations",
+          "func.func(convert-linalg-to-loops)"};
+}
 } // namespace
 
 const std::vector<std::string> &randomPassRegistry() {
@@ -120,13 +160,20 @@ bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out,
   switch (style) {
   case MlirStyle::Affine:
     break;
+  case MlirStyle::Tensor:
+    out.lowering = tensorLowering();
+    break;
+  case MlirStyle::Npu:
+    break;
   }
   out.spec = spec;
   out.tail = loweringTail();
   if (spec == "O0")
     return true;
   if (spec == "O2") {
-    out.passes = o2Passes();
+    out.passes = style == MlirStyle::Tensor ? tensorO2Passes()
+                 : style == MlirStyle::Npu  ? npuO2Passes()
+                                            : o2Passes();
     return true;
   }
   if (spec.rfind("random:", 0) == 0) {

@@ -1,6 +1,8 @@
 //===- backend/runtime/Runtime.cpp - Functions compiled kernels call ------===//
 #include "backend/runtime/Runtime.h"
 
+#include "backend/runtime/NpuSim.h"
+
 #include "ir/DType.h"
 
 #include <cstring>
@@ -43,7 +45,9 @@ namespace npufuzz {
 std::vector<std::pair<std::string, void *>> runtimeSymbols() {
   return {{"npf_rt_float_to_bits", reinterpret_cast<void *>(&npf_rt_float_to_bits)},
           {"npf_rt_int_to_bits", reinterpret_cast<void *>(&npf_rt_int_to_bits)},
-          {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)}};
+          {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
+          {"npf_sim_begin", reinterpret_cast<void *>(&npf_sim_begin)},
+          {"npf_sim_dma", reinterpret_cast<void *>(&npf_sim_dma)}};
 }
 
 } // namespace npufuzz

@@ -77,8 +77,14 @@ cl::opt<std::string> runFile(cl::Positional, cl::desc("<case.npf>"), cl::Require
                              cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runPipeline("pipeline", cl::desc("O0, O2, random:SEED or a pass list"),
                                  cl::init("O0"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runStyle("style", cl::desc("Lowering style (affine)"), cl::init("affine"),
+cl::opt<std::string> runStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
                               cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runBackend("backend", cl::desc("mlir-jit (in process) or mlir-tools"),
+                                cl::init("mlir-jit"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runOpt("opt", cl::desc("mlir-opt for --backend mlir-tools"),
+                            cl::init("mlir-opt-22"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runRunner("runner", cl::desc("mlir-runner for --backend mlir-tools"),
+                               cl::init("mlir-runner-22"), cl::sub(runCmd), cl::cat(category));
 cl::opt<bool> runEmit("emit-mlir", cl::desc("Print the emitted MLIR"), cl::sub(runCmd),
                       cl::cat(category));
 cl::list<std::string> runPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
@@ -116,7 +122,7 @@ cl::opt<unsigned> fuzzJobs("jobs", cl::desc("Concurrent workers (default: cores)
                            cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzPipeline("pipeline", cl::desc("O0, O2, random:SEED or passes"),
                                   cl::init("O0"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzStyle("style", cl::desc("Lowering style"), cl::init("affine"),
+cl::opt<std::string> fuzzStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
                                cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<uint64_t> fuzzSeedStart("seed-start", cl::desc("First seed"), cl::init(0),
                                 cl::sub(fuzzCmd), cl::cat(category));
@@ -146,7 +152,7 @@ cl::opt<uint64_t> topSeed("seed", cl::desc("Regenerate case N, run it, print the
                           cl::cat(category));
 cl::opt<std::string> topPipeline("pipeline", cl::desc("Pipeline for --seed"), cl::init("O0"),
                                  cl::cat(category));
-cl::opt<std::string> topStyle("style", cl::desc("Lowering style for --seed"),
+cl::opt<std::string> topStyle("style", cl::desc("Lowering style for --seed: affine, tensor or npu"),
                               cl::init("affine"), cl::cat(category));
 cl::opt<std::string> topPolicy("policy", cl::desc("Policy file for --seed"),
                                cl::value_desc("FILE"), cl::cat(category));
@@ -257,6 +263,11 @@ int runRun() {
   config.pipeline = runPipeline;
   if (!parseMlirStyle(runStyle, config.style))
     return fail("unknown style '" + runStyle + "'");
+  if (!parseBackendKind(runBackend, config.backend))
+    return fail("unknown backend '" + runBackend + "' (mlir-jit or mlir-tools)");
+  config.tools.mlirOpt = runOpt;
+  config.tools.mlirRunner = runRunner;
+  config.tools.passPlugins = runPlugins;
   MlirJit jit;
   for (const std::string &plugin : runPlugins) {
     std::string error;

@@ -1,0 +1,438 @@
+//===- backend/mlir/TensorLowering.cpp - The tensor lowering style --------===//
+//
+// linalg.generic assembly, values, and the lowering of elementwise ops,
+// views, sources and valid-shape ops. Reductions, argmax, topk, matmul and
+// gather are in TensorStructured.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/mlir/TensorLowering.h"
+
+#include "ir/Verifier.h"
+
+#include <algorithm>
+
+namespace npufuzz {
+
+namespace {
+std::string joined(const std::vector<std::string> &v, const char *sep = ", ") {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? sep : "") + v[i];
+  return s;
+}
+
+/// Whether `e` may equal loop dim `d` everywhere in `extents`: MLIR folds
+/// such an expression to the bare dim when it builds the map (e.g.
+/// `(d0 * 2) floordiv 2` to `d0`). False only with a witness point.
+bool mayFoldToDim(const IndexExpr &e, unsigned d, const std::vector<int64_t> &extents) {
+  std::vector<std::vector<int64_t>> points = {std::vector<int64_t>(extents.size(), 0)};
+  for (size_t k = 0; k < extents.size(); ++k) {
+    std::vector<int64_t> one(extents.size(), 0), last(extents.size(), 0);
+    one[k] = std::min<int64_t>(1, extents[k] - 1);
+    last[k] = extents[k] - 1;
+    points.push_back(one);
+    points.push_back(last);
+  }
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int n = 0; n < 32; ++n) {
+    std::vector<int64_t> p;
+    for (int64_t x : extents) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      p.push_back(static_cast<int64_t>((state >> 33) % static_cast<uint64_t>(x)));
+    }
+    points.push_back(p);
+  }
+  for (const std::vector<int64_t> &p : points)
+    if (e.eval(p) != p[d])
+      return false;
+  return true;
+}
+} // namespace
+
+// --- linalg.generic -------------------------------------------------------------
+
+std::string TensorEmitter::dims(unsigned rank) {
+  std::vector<std::string> d;
+  for (unsigned i = 0; i < rank; ++i)
+    d.push_back("d" + std::to_string(i));
+  return joined(d);
+}
+
+std::vector<std::string> TensorEmitter::openGeneric(const std::string &results,
+                                                    const std::vector<GenericOperand> &ins,
+                                                    const std::vector<GenericOperand> &outs,
+                                                    const std::vector<std::string> &iterators) {
+  const std::string domain = "(" + dims(static_cast<unsigned>(iterators.size())) + ")";
+  std::vector<std::string> maps, its;
+  for (const GenericOperand &o : ins)
+    maps.push_back("affine_map<" + domain + " -> (" + o.results + ")>");
+  for (const GenericOperand &o : outs)
+    maps.push_back("affine_map<" + domain + " -> (" + o.results + ")>");
+  for (const std::string &it : iterators)
+    its.push_back("\"" + it + "\"");
+  auto operands = [](const char *kw, const std::vector<GenericOperand> &ops) -> std::string {
+    if (ops.empty())
+      return "";
+    std::vector<std::string> names, types;
+    for (const GenericOperand &o : ops) {
+      names.push_back(o.value);
+      types.push_back(o.type);
+    }
+    return std::string(" ") + kw + "(" + joined(names) + " : " + joined(types) + ")";
+  };
+  line(results + " = linalg.generic {indexing_maps = [" + joined(maps) +
+       "], iterator_types = [" + joined(its) + "]}" + operands("ins", ins) +
+       operands("outs", outs) + " {");
+  std::vector<std::string> args, decls;
+  for (const auto *group : {&ins, &outs})
+    for (const GenericOperand &o : *group) {
+      args.push_back(fresh("a"));
+      decls.push_back(args.back() + ": " + o.elem);
+    }
+  line("^bb0(" + joined(decls) + "):");
+  indent_ += 2;
+  return args;
+}
+
+void TensorEmitter::closeGeneric(const std::vector<std::string> &yields,
+                                 const std::vector<GenericOperand> &outs) {
+  std::vector<std::string> elems, types;
+  for (const GenericOperand &o : outs) {
+    elems.push_back(o.elem);
+    types.push_back(o.type);
+  }
+  line("linalg.yield " + joined(yields) + " : " + joined(elems));
+  indent_ -= 2;
+  line(outs.size() == 1 ? "} -> " + types[0] : "} -> (" + joined(types) + ")");
+}
+
+std::string TensorEmitter::empty(const TensorType &t) {
+  const std::string e = fresh("e");
+  line(e + " = tensor.empty() : " + tensorType(t));
+  return e;
+}
+
+std::string TensorEmitter::fill(const std::string &scalar, const TensorType &t) {
+  const std::string e = empty(t), f = fresh("f"), ty = tensorType(t);
+  line(f + " = linalg.fill ins(" + scalar + " : " + elemType(t.dtype) + ") outs(" + e + " : " +
+       ty + ") -> " + ty);
+  return f;
+}
+
+std::string TensorEmitter::loopIndex(unsigned d) {
+  const std::string i = fresh("i");
+  line(i + " = linalg.index " + std::to_string(d) + " : index");
+  return i;
+}
+
+// --- Values ---------------------------------------------------------------------
+
+void TensorEmitter::bind(ValueId v, const std::string &name) {
+  TensorValue tv;
+  tv.name = name;
+  tv.type = tensorType(c_.typeOf(v));
+  vals_[v] = tv;
+}
+
+GenericOperand TensorEmitter::operand(ValueId v, const std::string &results) const {
+  return operand(val(v).name, c_.typeOf(v), results);
+}
+
+GenericOperand TensorEmitter::operand(const std::string &name, const TensorType &t,
+                                      const std::string &results) {
+  return {name, tensorType(t), elemType(t.dtype), results};
+}
+
+std::string TensorEmitter::minBound(const std::string &a, const std::string &b) {
+  if (a.empty())
+    return b;
+  if (b.empty())
+    return a;
+  const bool litA = a[0] != '%', litB = b[0] != '%';
+  if (litA && litB)
+    return std::stoll(a) <= std::stoll(b) ? a : b;
+  const std::string x = fresh("vb");
+  line(x + " = arith.minsi " + (litA ? indexConst(std::stoll(a)) : a) + ", " +
+       (litB ? indexConst(std::stoll(b)) : b) + " : index");
+  return x;
+}
+
+// --- Ops ------------------------------------------------------------------------
+
+void TensorEmitter::emitElementwise(const Op &op) {
+  const ValueId res = op.results[0];
+  const TensorType &rt = c_.typeOf(res);
+  const OpCategory cat = opCategory(op.kind);
+  const bool expand = cat == OpCategory::RowExpand || cat == OpCategory::ColExpand;
+  const std::string all = dims(rt.rank());
+  std::vector<GenericOperand> ins;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    // The second operand of a row/col expand is broadcast along one dim.
+    std::string results = all;
+    if (i == 1 && cat == OpCategory::RowExpand)
+      results = "d0, 0";
+    else if (i == 1 && cat == OpCategory::ColExpand)
+      results = "0, d1";
+    ins.push_back(operand(op.operands[i], results));
+  }
+  const std::vector<GenericOperand> outs = {operand(empty(rt), rt, all)};
+  const std::string r = fresh("ew");
+  const std::vector<std::string> args =
+      openGeneric(r, ins, outs, std::vector<std::string>(rt.rank(), "parallel"));
+  const std::string y = elementwise(op, std::vector<std::string>(args.begin(), args.end() - 1));
+  closeGeneric({y}, outs);
+  bind(res, r);
+  if (rt.valid) {
+    // The valid region of an elementwise result is the intersection of its
+    // operands' (a row/col expand takes the first operand's).
+    TensorValue &tv = vals_[res];
+    for (size_t i = 0; i < (expand ? 1 : op.operands.size()); ++i) {
+      const TensorValue &o = val(op.operands[i]);
+      tv.rows = minBound(tv.rows, o.rows);
+      tv.cols = minBound(tv.cols, o.cols);
+    }
+  }
+}
+
+void TensorEmitter::emitReshape(const Op &op) {
+  // A reshape that only splits dims (unsqueeze among them) is an
+  // expand_shape, a view of any buffer. Anything that merges dims reads
+  // through its floordiv/mod index map: collapsing a strided slice's buffer
+  // needs a copy, and memref.copy of a non-contiguous memref lowers to a
+  // call to `memrefCopy`, which the JIT does not provide.
+  const TensorType &st = c_.typeOf(op.operands[0]), &rt = c_.typeOf(op.results[0]);
+  std::vector<std::string> groups, sizes;
+  size_t r = 0;
+  for (size_t j = 0; j < st.rank(); ++j) {
+    std::vector<std::string> group;
+    int64_t product = 1;
+    while (r < rt.rank() && (group.empty() || product < st.shape[j])) {
+      product *= rt.shape[r];
+      group.push_back(std::to_string(r++));
+    }
+    // Trailing unit dims join the last group.
+    while (j + 1 == st.rank() && r < rt.rank() && rt.shape[r] == 1)
+      group.push_back(std::to_string(r++));
+    if (group.empty() || product != st.shape[j])
+      return emitIndexMapView(op);
+    groups.push_back("[" + joined(group) + "]");
+  }
+  if (r != rt.rank())
+    return emitIndexMapView(op);
+  if (rt.rank() == st.rank()) // the same shape: expand_shape must add dims
+    return bind(op.results[0], val(op.operands[0]).name);
+  for (int64_t d : rt.shape)
+    sizes.push_back(std::to_string(d));
+  const std::string e = fresh("exp");
+  line(e + " = tensor.expand_shape " + val(op.operands[0]).name + " [" + joined(groups) +
+       "] output_shape [" + joined(sizes) + "] : " + val(op.operands[0]).type + " into " +
+       tensorType(rt));
+  bind(op.results[0], e);
+}
+
+void TensorEmitter::emitIndexMapView(const Op &op) {
+  const ValueId src = op.operands[0], res = op.results[0];
+  const TensorType &st = c_.typeOf(src), &rt = c_.typeOf(res);
+  const std::vector<IndexExpr> map = viewIndexMap(c_, op);
+  // linalg derives each loop's extent from the first operand dim indexed by
+  // that bare loop dim, and inputs come first: an input indexed by a bare
+  // dim (or an expression MLIR folds to one) of another extent would resize
+  // the loops. Such views read through tensor.extract at the mapped position
+  // instead.
+  bool direct = true;
+  std::vector<std::string> results;
+  for (size_t j = 0; j < map.size(); ++j) {
+    for (unsigned d = 0; d < rt.rank(); ++d)
+      if (st.shape[j] != rt.shape[d] && mayFoldToDim(map[j], d, rt.shape))
+        direct = false;
+    results.push_back(map[j].str());
+  }
+  const std::string all = dims(rt.rank());
+  const std::vector<GenericOperand> outs = {operand(empty(rt), rt, all)};
+  const std::vector<std::string> parallel(rt.rank(), "parallel");
+  const std::string r = fresh("view");
+  if (direct) {
+    const std::vector<std::string> args =
+        openGeneric(r, {operand(src, joined(results))}, outs, parallel);
+    closeGeneric({args[0]}, outs);
+  } else {
+    openGeneric(r, {}, outs, parallel);
+    std::vector<std::string> ivs, at;
+    for (unsigned d = 0; d < rt.rank(); ++d)
+      ivs.push_back(loopIndex(d));
+    for (const IndexExpr &e : map) {
+      const std::string a = fresh("at");
+      line(a + " = affine.apply affine_map<(" + all + ") -> (" + e.str() + ")>(" + joined(ivs) +
+           ")");
+      at.push_back(a);
+    }
+    const std::string x = fresh();
+    line(x + " = tensor.extract " + val(src).name + "[" + joined(at) + "] : " + val(src).type);
+    closeGeneric({x}, outs);
+  }
+  bind(res, r);
+}
+
+void TensorEmitter::emitView(const Op &op) {
+  const ValueId src = op.operands[0], res = op.results[0];
+  const TensorType &st = c_.typeOf(src), &rt = c_.typeOf(res);
+  const OpAttrs &a = op.attrs;
+  switch (op.kind) {
+  case OpKind::Slice:
+  case OpKind::Chunk: {
+    std::vector<std::string> offsets, sizes, strides;
+    for (unsigned j = 0; j < st.rank(); ++j) {
+      const bool chunked = op.kind == OpKind::Chunk && j == a.axis;
+      offsets.push_back(std::to_string(op.kind == OpKind::Slice ? a.offsets[j]
+                                       : chunked               ? a.index * rt.shape[j]
+                                                               : 0));
+      sizes.push_back(std::to_string(rt.shape[j]));
+      strides.push_back(std::to_string(op.kind == OpKind::Slice ? a.strides[j] : 1));
+    }
+    const std::string r = fresh("slice");
+    line(r + " = tensor.extract_slice " + val(src).name + "[" + joined(offsets) + "] [" +
+         joined(sizes) + "] [" + joined(strides) + "] : " + val(src).type + " to " +
+         tensorType(rt));
+    return bind(res, r);
+  }
+  case OpKind::Transpose: {
+    std::vector<std::string> perm;
+    for (int64_t p : a.perm)
+      perm.push_back(std::to_string(p));
+    const std::string r = fresh("tr");
+    line(r + " = linalg.transpose ins(" + val(src).name + " : " + val(src).type + ") outs(" +
+         empty(rt) + " : " + tensorType(rt) + ") permutation = [" + joined(perm) + "]");
+    return bind(res, r);
+  }
+  case OpKind::Reshape:
+  case OpKind::Unsqueeze:
+    return emitReshape(op);
+  default: // broadcast, squeeze, index_map
+    return emitIndexMapView(op);
+  }
+}
+
+void TensorEmitter::emitSource(const Op &op) {
+  const ValueId res = op.results[0];
+  const TensorType &t = c_.typeOf(res);
+  if (op.kind == OpKind::Const)
+    return bind(res, fill(scalarConst(op.attrs.value, t.dtype), t));
+  const std::vector<GenericOperand> outs = {operand(empty(t), t, dims(t.rank()))};
+  const std::string r = fresh("iota");
+  openGeneric(r, {}, outs, std::vector<std::string>(t.rank(), "parallel"));
+  const std::string x = fromIndex(loopIndex(static_cast<unsigned>(op.attrs.axis)), t.dtype);
+  closeGeneric({x}, outs);
+  bind(res, r);
+}
+
+void TensorEmitter::emitFillPad(const Op &op) {
+  const ValueId src = op.operands[0], res = op.results[0];
+  const TensorType &t = c_.typeOf(res);
+  const TensorValue sv = val(src);
+  if (sv.rows.empty()) {
+    vals_[res] = sv; // all valid: nothing to pad
+    return;
+  }
+  auto bound = [&](const std::string &b) { return b[0] == '%' ? b : indexConst(std::stoll(b)); };
+  const std::string rows = bound(sv.rows), cols = bound(sv.cols);
+  const std::vector<GenericOperand> outs = {operand(empty(t), t, "d0, d1")};
+  const std::string r = fresh("pad");
+  const std::vector<std::string> args =
+      openGeneric(r, {operand(src, "d0, d1")}, outs, {"parallel", "parallel"});
+  const std::string i = loopIndex(0), j = loopIndex(1);
+  const std::string inRow = fresh(), inCol = fresh(), inside = fresh(), x = fresh();
+  line(inRow + " = arith.cmpi slt, " + i + ", " + rows + " : index");
+  line(inCol + " = arith.cmpi slt, " + j + ", " + cols + " : index");
+  line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
+  const std::string pad = op.attrs.pad == PadKind::Zero  ? zeroOf(t.dtype)
+                          : op.attrs.pad == PadKind::Min ? lowestOf(t.dtype)
+                                                         : highestOf(t.dtype);
+  line(x + " = arith.select " + inside + ", " + args[0] + ", " + pad + " : " + elemType(t.dtype));
+  closeGeneric({x}, outs);
+  bind(res, r);
+}
+
+void TensorEmitter::emitOp(size_t opIndex) {
+  const Op &op = c_.ops[opIndex];
+  line("// " + std::string(opName(op.kind)));
+  switch (op.kind) {
+  case OpKind::Input:
+    return; // bound to a kernel argument
+  case OpKind::Const:
+  case OpKind::Iota:
+    return emitSource(op);
+  case OpKind::SetValidShape: {
+    // No data moves: the result is its operand with a narrower region.
+    TensorValue tv = val(op.operands[0]);
+    tv.rows = op.attrs.dynamic ? validDimArg(opIndex, 0) : std::to_string(op.attrs.rows);
+    tv.cols = op.attrs.dynamic ? validDimArg(opIndex, 1) : std::to_string(op.attrs.cols);
+    vals_[op.results[0]] = tv;
+    return;
+  }
+  case OpKind::FillPad:
+    return emitFillPad(op);
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+    return emitReduce(op);
+  case OpKind::ArgMax:
+    return emitArgMax(op);
+  case OpKind::TopK:
+    return emitTopK(op);
+  case OpKind::Matmul:
+    return emitMatmul(op);
+  case OpKind::Gather:
+    return emitGather(op);
+  default:
+    if (isView(op.kind))
+      return emitView(op);
+    return emitElementwise(op);
+  }
+}
+
+bool TensorEmitter::run() {
+  const std::vector<std::string> params = kernelParams(&memrefType, &memrefType);
+  int inputOrdinal = 0;
+  for (size_t i = 0; i < c_.ops.size(); ++i) {
+    const Op &op = c_.ops[i];
+    if (op.kind != OpKind::Input)
+      continue;
+    // Inputs are never written, so their tensors may alias the arguments.
+    const ValueId v = op.results[0];
+    const TensorType &t = c_.typeOf(v);
+    const std::string x = fresh("arg");
+    line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) + " restrict : " +
+         memrefType(t) + " to " + tensorType(t));
+    bind(v, x);
+    if (t.valid) {
+      vals_[v].rows = t.valid->dynamic ? validDimArg(i, 0) : std::to_string(t.valid->rows);
+      vals_[v].cols = t.valid->dynamic ? validDimArg(i, 1) : std::to_string(t.valid->cols);
+    }
+  }
+  for (size_t i = 0; i < c_.ops.size(); ++i)
+    emitOp(i);
+  if (!unsupported.empty())
+    return false;
+  for (size_t k = 0; k < c_.outputs.size(); ++k) {
+    // The result's buffer may be any (strided) view once passes fold the
+    // op that made it, and memref.copy of a non-contiguous memref lowers to
+    // a `memrefCopy` call the JIT does not provide: copy with linalg.copy,
+    // which becomes loops, from a fully dynamic layout.
+    const TensorValue &tv = val(c_.outputs[k]);
+    const TensorType &t = c_.typeOf(c_.outputs[k]);
+    std::string strided = "memref<";
+    for (int64_t d : t.shape)
+      strided += std::to_string(d) + "x";
+    strided += elemType(t.dtype) + ", strided<[" +
+               joined(std::vector<std::string>(t.rank(), "?")) + "], offset: ?>>";
+    const std::string m = fresh("res");
+    line(m + " = bufferization.to_buffer " + tv.name + " read_only : " + tv.type + " to " +
+         strided);
+    line("linalg.copy ins(" + m + " : " + strided + ") outs(" + outputArg(k) + " : " +
+         memrefType(t) + ")");
+  }
+  assemble(params);
+  return true;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,93 @@
+//===- backend/mlir/TensorLowering.h - The tensor lowering style -*- C++ -*-===//
+//
+// Internal to backend/mlir: cases as linalg on tensors, bufferized later by
+// one-shot-bufferize. Elementwise ops, sources, reductions, argmax, gather
+// and fillpad are linalg.generic ops whose regions hold the shared scalar
+// semantics; views are tensor.extract_slice, reshapes, linalg.transpose or
+// generics with the view's index map; matmul is linalg.matmul/batch_matmul;
+// topk is scf.for over tensors. Every value is computed over its whole shape:
+// elements outside a valid shape are undefined, so only fillpad consults the
+// valid region. Results reach the output memrefs through linalg.copy from
+// bufferization.to_buffer: no memref.copy of a strided buffer may remain,
+// since it lowers to a `memrefCopy` call the JIT does not provide.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_MLIR_TENSORLOWERING_H
+#define NPUFUZZ_BACKEND_MLIR_TENSORLOWERING_H
+
+#include "backend/mlir/EmitterBase.h"
+
+namespace npufuzz {
+
+/// The tensor holding a value, and its valid region.
+struct TensorValue {
+  std::string name; ///< SSA name of the tensor
+  std::string type; ///< its MLIR type
+  /// Valid-region bounds of rank-2 values: an integer literal or an SSA
+  /// `index` value. Empty when the whole shape is valid.
+  std::string rows, cols;
+};
+
+/// One operand of a linalg.generic: an SSA tensor, its type, its element
+/// type and its indexing map's results over the loop dims (e.g. `d0, 0`).
+struct GenericOperand {
+  std::string value, type, elem, results;
+};
+
+class TensorEmitter : public EmitterBase {
+public:
+  using EmitterBase::EmitterBase;
+  bool run() override;
+
+  // --- linalg.generic -----------------------------------------------------------
+  /// Opens `results = linalg.generic` over `iterators.size()` loops and its
+  /// block; returns the block arguments (ins, then outs). The region is
+  /// closed by closeGeneric with one yielded value per out.
+  std::vector<std::string> openGeneric(const std::string &results,
+                                       const std::vector<GenericOperand> &ins,
+                                       const std::vector<GenericOperand> &outs,
+                                       const std::vector<std::string> &iterators);
+  void closeGeneric(const std::vector<std::string> &yields, const std::vector<GenericOperand> &outs);
+  /// `tensor.empty` of `t`, and `t` filled with `scalar` (linalg.fill).
+  std::string empty(const TensorType &t);
+  std::string fill(const std::string &scalar, const TensorType &t);
+  /// `d0, d1, ..` for `rank` loop dims.
+  static std::string dims(unsigned rank);
+  /// `linalg.index` of loop dim `d`.
+  std::string loopIndex(unsigned d);
+
+  // --- Values -------------------------------------------------------------------
+  const TensorValue &val(ValueId v) const { return vals_.at(v); }
+  /// Binds result `v` to tensor `name` (of the value's type) with no valid
+  /// region.
+  void bind(ValueId v, const std::string &name);
+  /// Value `v` as a generic operand indexed by `results`.
+  GenericOperand operand(ValueId v, const std::string &results) const;
+  /// Tensor `name` of type `t` as a generic operand indexed by `results`.
+  static GenericOperand operand(const std::string &name, const TensorType &t,
+                                const std::string &results);
+
+  // --- Structured ops (TensorStructured.cpp) -------------------------------------
+  void emitReduce(const Op &op);
+  void emitArgMax(const Op &op);
+  void emitTopK(const Op &op);
+  void emitMatmul(const Op &op);
+  void emitGather(const Op &op);
+
+private:
+  void emitOp(size_t opIndex);
+  void emitElementwise(const Op &op);
+  void emitView(const Op &op);
+  void emitReshape(const Op &op);
+  void emitIndexMapView(const Op &op);
+  void emitSource(const Op &op);
+  void emitFillPad(const Op &op);
+  /// min of two valid bounds (either may be empty: unbounded).
+  std::string minBound(const std::string &a, const std::string &b);
+
+  std::map<ValueId, TensorValue> vals_;
+};
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_MLIR_TENSORLOWERING_H
