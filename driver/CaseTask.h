@@ -32,8 +32,9 @@ struct TaskResult {
   static bool fromJson(const std::string &text, TaskResult &out);
 };
 
-/// Runs in the worker: the case end to end; for a mismatch, a second run
-/// with another poison fill (outputs that change read uninitialised memory)
+/// Runs in the worker: the case end to end; a metamorphic run whose input
+/// padding (outside valid shapes) differs; for a mismatch, a repeat run
+/// (nondeterministic), a run with another poison fill (uninitialized-read)
 /// and the pass blame.
 TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config);
 
