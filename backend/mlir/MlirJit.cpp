@@ -235,6 +235,9 @@ struct MlirJit::Impl {
     engineOptions.jitCodeGenOptLevel = llvm::CodeGenOptLevel::None;
     engineOptions.enableGDBNotificationListener = false;
     engineOptions.enablePerfNotificationListener = false;
+    // memref.copy of non-contiguous memrefs lowers to a call to memrefCopy.
+    const llvm::StringRef runnerUtils[] = {NPUFUZZ_MLIR_C_RUNNER_UTILS};
+    engineOptions.sharedLibPaths = runnerUtils;
     auto machine = targetMachine(cpu);
     if (!machine) {
       r.status = BackendRun::Status::CompileError;

@@ -253,7 +253,7 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
   writeFile(module.path, lowered.mlir);
   // The same fixed rounding behaviour as the in-process JIT: no bf16
   // convert instructions (they flush denormals).
-  const std::string libs = runtimeLibrary + ",/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so";
+  const std::string libs = runtimeLibrary + "," NPUFUZZ_MLIR_C_RUNNER_UTILS;
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e)
     env.push_back(*e);

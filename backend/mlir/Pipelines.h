@@ -6,8 +6,11 @@
 // lowering tail to the LLVM dialect.
 //
 //   O0          the tail only: the shortest correct lowering
-//   O2          canonicalize, cse, affine fusion, scalar replacement, LICM,
-//               super-vectorization, then the tail
+//   O2          per style: affine fusion, scalar replacement, LICM and
+//               super-vectorization (affine); linalg elementwise fusion,
+//               generalisation and unit-dim folding (tensor); LICM and scf
+//               loop peeling (npu); each with canonicalize and cse, then the
+//               style's lowering and the tail
 //   random:SEED a seeded draw from a registry of semantics-preserving passes,
 //               then the tail
 //   anything else: a comma-separated list of pass elements, then the tail
