@@ -12,6 +12,7 @@
 #include "driver/Sweep.h"
 #include "driver/VerifyPipeline.h"
 #include "generators/CaseGenerator.h"
+#include "generators/FuzzInput.h"
 #include "generators/Policy.h"
 #include "ir/Text.h"
 #include "reference/Executor.h"
@@ -160,6 +161,15 @@ cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
                             cl::value_desc("DIR"), cl::cat(category));
 cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::cat(category));
+
+// --- from-bytes ----------------------------------------------------------------
+cl::SubCommand fromBytesCmd("from-bytes",
+                            "Decode a fuzzer input (libFuzzer, AFL++) into its .npf case");
+cl::opt<std::string> fromBytesFile(cl::Positional, cl::desc("<input>"), cl::Required,
+                                   cl::sub(fromBytesCmd), cl::cat(category));
+cl::opt<std::string> fromBytesOut("o", cl::desc("Write the case here instead of stdout"),
+                                  cl::value_desc("FILE"), cl::sub(fromBytesCmd),
+                                  cl::cat(category));
 
 int fail(const std::string &msg) {
   llvm::errs() << "npufuzz: " << msg << "\n";
@@ -395,6 +405,20 @@ int runSeed() {
   return report.result.verdict == VerdictKind::Ok ? 0 : 1;
 }
 
+int runFromBytes() {
+  std::ifstream in(fromBytesFile, std::ios::binary);
+  if (!in)
+    return fail("cannot read " + fromBytesFile);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text =
+      printCase(caseFromBytes(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
+  if (fromBytesOut.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  return writeFileAtomically(fromBytesOut, text) ? 0 : fail("cannot write " + fromBytesOut);
+}
+
 int runSweepCmd() {
   SweepOptions options;
   options.seedStart = sweepStart;
@@ -424,7 +448,8 @@ int main(int argc, char **argv) {
       "  npufuzz verify-pipeline F.mlir --pipeline P   blame the pass that breaks the IR\n"
       "  npufuzz fuzz -o DIR            a campaign with isolated workers\n"
       "  npufuzz --seed N               reproduce case N (verdict, signature, repro)\n"
-      "  npufuzz merge -o DIR D1 D2...  combine campaign directories\n");
+      "  npufuzz merge -o DIR D1 D2...  combine campaign directories\n"
+      "  npufuzz from-bytes INPUT       decode a libFuzzer/AFL++ input into its case\n");
   if (genCmd)
     return runGen();
   if (checkCmd)
@@ -439,6 +464,8 @@ int main(int argc, char **argv) {
     return runVerifyPipeline();
   if (fuzzCmd)
     return runFuzz();
+  if (fromBytesCmd)
+    return runFromBytes();
   if (mergeCmd)
     return runMerge();
   if (topSeed.getNumOccurrences())
