@@ -26,6 +26,14 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(canonicalize),func.func(affine-loop-fusion)", "mismatch", 1},
       {"super_vectorize_broadcast_transfer_write.mlir", "O2", "verifier-error", 5},
       {"math_expand_tanh_negative_zero.mlir", "func.func(math-expand-ops)", "mismatch", 0},
+      {"affine_loop_fusion_slices_iter_args_loop.mlir", "func.func(affine-loop-fusion)",
+       "mismatch", 0},
+      {"affine_loop_fusion_sibling_reduction_sliced.mlir", "func.func(affine-loop-fusion)",
+       "mismatch", 0},
+      {"affine_loop_fusion_sibling_reduction_dominance.mlir", "func.func(affine-loop-fusion)",
+       "verifier-error", 0},
+      {"super_vectorize_strided_access.mlir",
+       "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
   };
   for (const Finding &f : findings) {
     VerifyPipelineOptions options;
