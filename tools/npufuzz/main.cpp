@@ -9,6 +9,7 @@
 #include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/Report.h"
 #include "driver/Sweep.h"
 #include "driver/VerifyPipeline.h"
 #include "generators/CaseGenerator.h"
@@ -26,6 +27,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <thread>
 #include <iostream>
 
@@ -161,6 +163,15 @@ cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
                             cl::value_desc("DIR"), cl::cat(category));
 cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::cat(category));
+
+// --- report ------------------------------------------------------------------
+cl::SubCommand reportCmd("report", "JSON, JUnit XML and HTML reports of campaign directories");
+cl::list<std::string> reportDirs(cl::Positional, cl::desc("<campaign dir>..."), cl::OneOrMore,
+                                 cl::sub(reportCmd), cl::cat(category));
+cl::opt<std::string> reportOut("o", cl::desc("Report directory"), cl::value_desc("DIR"),
+                               cl::Required, cl::sub(reportCmd), cl::cat(category));
+cl::opt<std::string> reportKnown("known", cl::desc("Known signature ids, one per line"),
+                                 cl::value_desc("FILE"), cl::sub(reportCmd), cl::cat(category));
 
 // --- from-bytes ----------------------------------------------------------------
 cl::SubCommand fromBytesCmd("from-bytes",
@@ -405,6 +416,19 @@ int runSeed() {
   return report.result.verdict == VerdictKind::Ok ? 0 : 1;
 }
 
+int runReport() {
+  const std::set<std::string> known =
+      reportKnown.empty() ? std::set<std::string>() : readKnownSignatures(reportKnown);
+  const NightlyReport r = collectReport(reportDirs, known);
+  std::string error;
+  if (!writeReport(r, reportOut, error))
+    return fail(error);
+  llvm::outs() << r.cases << " cases, " << r.findings.size() << " signatures, "
+               << r.newSignatures() << " new; report in " << reportOut << "\n";
+  // Exit 1 only for new signatures: known ones do not fail a nightly.
+  return r.newSignatures() ? 1 : 0;
+}
+
 int runFromBytes() {
   std::ifstream in(fromBytesFile, std::ios::binary);
   if (!in)
@@ -449,7 +473,8 @@ int main(int argc, char **argv) {
       "  npufuzz fuzz -o DIR            a campaign with isolated workers\n"
       "  npufuzz --seed N               reproduce case N (verdict, signature, repro)\n"
       "  npufuzz merge -o DIR D1 D2...  combine campaign directories\n"
-      "  npufuzz from-bytes INPUT       decode a libFuzzer/AFL++ input into its case\n");
+      "  npufuzz from-bytes INPUT       decode a libFuzzer/AFL++ input into its case\n"
+      "  npufuzz report DIR... -o OUT   JSON, JUnit XML and HTML report of campaigns\n");
   if (genCmd)
     return runGen();
   if (checkCmd)
@@ -466,6 +491,8 @@ int main(int argc, char **argv) {
     return runFuzz();
   if (fromBytesCmd)
     return runFromBytes();
+  if (reportCmd)
+    return runReport();
   if (mergeCmd)
     return runMerge();
   if (topSeed.getNumOccurrences())

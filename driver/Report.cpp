@@ -1,0 +1,256 @@
+//===- driver/Report.cpp - Nightly reports from campaign directories ------===//
+#include "driver/Report.h"
+
+#include "driver/Findings.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace npufuzz {
+
+size_t NightlyReport::newSignatures() const {
+  return static_cast<size_t>(std::count_if(findings.begin(), findings.end(),
+                                           [](const ReportFinding &f) { return !f.known; }));
+}
+
+std::set<std::string> readKnownSignatures(const std::string &path) {
+  std::set<std::string> known;
+  std::ifstream in(path);
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.find('#'));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    line.erase(0, line.find_first_not_of(" \t"));
+    if (!line.empty())
+      known.insert(line);
+  }
+  return known;
+}
+
+namespace {
+std::optional<llvm::json::Value> readJson(const fs::path &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path.string());
+  if (!buf)
+    return std::nullopt;
+  auto parsed = llvm::json::parse((*buf)->getBuffer());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
+
+std::string readText(const fs::path &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string escapeHtml(const std::string &s) {
+  std::string out;
+  for (char ch : s) {
+    switch (ch) {
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '&': out += "&amp;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += ch;
+    }
+  }
+  return out;
+}
+
+std::string jsonText(llvm::json::Value v) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::formatv("{0:2}", v) << "\n";
+  return s;
+}
+} // namespace
+
+NightlyReport collectReport(const std::vector<std::string> &dirs,
+                            const std::set<std::string> &known) {
+  NightlyReport r;
+  std::map<std::string, ReportFinding> byId;
+  for (const std::string &dir : dirs) {
+    ReportCampaign c;
+    c.name = fs::path(dir).filename().string();
+    if (auto summary = readJson(fs::path(dir) / "summary.json")) {
+      if (const llvm::json::Object *o = summary->getAsObject()) {
+        c.cases = o->getInteger("cases").value_or(0);
+        c.seconds = o->getNumber("seconds").value_or(0);
+        if (const llvm::json::Object *v = o->getObject("verdicts"))
+          for (const auto &kv : *v)
+            c.verdicts[kv.first.str()] = kv.second.getAsInteger().value_or(0);
+        if (const llvm::json::Object *f = o->getObject("features"))
+          for (const auto &kv : *f)
+            r.features[kv.first.str()] += kv.second.getAsInteger().value_or(0);
+      }
+    }
+    r.cases += c.cases;
+    r.seconds += c.seconds;
+    r.campaigns.push_back(c);
+    const fs::path findings = fs::path(dir) / "findings";
+    std::error_code ec;
+    if (!fs::is_directory(findings, ec))
+      continue;
+    std::vector<fs::path> entries;
+    for (const auto &e : fs::directory_iterator(findings))
+      if (e.is_directory() && e.path().filename().string()[0] != '.')
+        entries.push_back(e.path());
+    std::sort(entries.begin(), entries.end());
+    for (const fs::path &p : entries) {
+      ReportFinding f;
+      f.id = p.filename().string();
+      f.campaign = c.name;
+      f.count = findingCount(p.string());
+      f.caseText = readText(p / "case.npf");
+      if (auto rep = readJson(p / "report.json"))
+        if (const llvm::json::Object *o = rep->getAsObject()) {
+          f.signature = o->getString("signature").value_or("").str();
+          f.summary = o->getString("summary").value_or("").str();
+          f.repro = o->getString("repro").value_or("").str();
+          f.firstSeed = o->getInteger("seed").value_or(0);
+        }
+      f.known = known.count(f.id) != 0;
+      auto it = byId.find(f.id);
+      if (it == byId.end())
+        byId.emplace(f.id, std::move(f));
+      else
+        it->second.count += f.count;
+    }
+  }
+  for (auto &[id, f] : byId)
+    r.findings.push_back(std::move(f));
+  std::stable_sort(r.findings.begin(), r.findings.end(),
+                   [](const ReportFinding &a, const ReportFinding &b) {
+                     return !a.known && b.known;
+                   });
+  return r;
+}
+
+bool writeReport(const NightlyReport &r, const std::string &outDir, std::string &error) {
+  std::error_code ec;
+  fs::create_directories(outDir, ec);
+  if (ec) {
+    error = "cannot create " + outDir + ": " + ec.message();
+    return false;
+  }
+  // report.json
+  llvm::json::Array campaigns, findings;
+  for (const ReportCampaign &c : r.campaigns) {
+    llvm::json::Object v;
+    for (const auto &[k, n] : c.verdicts)
+      v[k] = static_cast<int64_t>(n);
+    campaigns.push_back(llvm::json::Object{{"name", c.name},
+                                           {"cases", static_cast<int64_t>(c.cases)},
+                                           {"seconds", c.seconds},
+                                           {"verdicts", std::move(v)}});
+  }
+  for (const ReportFinding &f : r.findings)
+    findings.push_back(llvm::json::Object{{"id", f.id},
+                                          {"signature", f.signature},
+                                          {"count", static_cast<int64_t>(f.count)},
+                                          {"first_seed", static_cast<int64_t>(f.firstSeed)},
+                                          {"campaign", f.campaign},
+                                          {"new", !f.known},
+                                          {"repro", f.repro}});
+  llvm::json::Object features;
+  for (const auto &[k, n] : r.features)
+    features[k] = static_cast<int64_t>(n);
+  bool ok = writeFileAtomic((fs::path(outDir) / "report.json").string(),
+                            jsonText(llvm::json::Object{
+                                {"cases", static_cast<int64_t>(r.cases)},
+                                {"seconds", r.seconds},
+                                {"new_signatures", static_cast<int64_t>(r.newSignatures())},
+                                {"campaigns", std::move(campaigns)},
+                                {"findings", std::move(findings)},
+                                {"features", std::move(features)}}));
+
+  // junit.xml: a test per campaign (it ran) and per signature (fails if new).
+  std::ostringstream x;
+  const size_t tests = r.campaigns.size() + r.findings.size();
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"npufuzz\" tests=\""
+    << tests << "\" failures=\"" << r.newSignatures() << "\">\n  <testsuite name=\"nightly\" tests=\""
+    << tests << "\" failures=\"" << r.newSignatures() << "\" time=\"" << r.seconds << "\">\n";
+  for (const ReportCampaign &c : r.campaigns)
+    x << "    <testcase classname=\"campaign\" name=\"" << escapeHtml(c.name) << "\" time=\""
+      << c.seconds << "\"/>\n";
+  for (const ReportFinding &f : r.findings) {
+    x << "    <testcase classname=\"" << escapeHtml(f.campaign) << "\" name=\"" << f.id << "\"";
+    if (f.known) {
+      x << "><skipped message=\"known signature\"/></testcase>\n";
+      continue;
+    }
+    x << "><failure message=\"new signature\">" << escapeHtml(f.signature) << "\n"
+      << escapeHtml(f.repro) << "</failure></testcase>\n";
+  }
+  x << "  </testsuite>\n</testsuites>\n";
+  ok &= writeFileAtomic((fs::path(outDir) / "junit.xml").string(), x.str());
+
+  // index.html
+  std::ostringstream h;
+  h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>npufuzz nightly</title>\n"
+       "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}"
+       "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:4px 8px;"
+       "text-align:left;vertical-align:top}th{background:#f0f0f0}.new{color:#b00;font-weight:"
+       "bold}.known{color:#666}pre{background:#f7f7f7;padding:8px;overflow-x:auto;"
+       "font-size:12px}</style></head><body>\n";
+  h << "<h1>npufuzz nightly</h1>\n<p>" << r.cases << " cases in " << llvm::formatv("{0:f1}", r.seconds).str()
+    << " s across " << r.campaigns.size() << " campaigns; <span class=\""
+    << (r.newSignatures() ? "new" : "known") << "\">" << r.newSignatures()
+    << " new signatures</span>, " << r.findings.size() << " in all.</p>\n";
+  h << "<h2>Throughput</h2>\n<table id=\"throughput\"><tr><th>campaign</th><th>cases</th>"
+       "<th>seconds</th><th>cases/s</th><th>verdicts</th></tr>\n";
+  for (const ReportCampaign &c : r.campaigns) {
+    std::string v;
+    for (const auto &[k, n] : c.verdicts)
+      v += k + "=" + std::to_string(n) + " ";
+    h << "<tr><td>" << escapeHtml(c.name) << "</td><td>" << c.cases << "</td><td>"
+      << llvm::formatv("{0:f1}", c.seconds).str() << "</td><td>"
+      << llvm::formatv("{0:f1}", c.seconds > 0 ? c.cases / c.seconds : 0.0).str() << "</td><td>"
+      << escapeHtml(v) << "</td></tr>\n";
+  }
+  h << "</table>\n<h2>Findings by signature</h2>\n<table id=\"findings\"><tr><th>status</th>"
+       "<th>signature</th><th>count</th><th>first seed</th><th>campaign</th><th>summary"
+       "</th></tr>\n";
+  for (const ReportFinding &f : r.findings) {
+    h << "<tr><td class=\"" << (f.known ? "known\">known" : "new\">NEW") << "</td><td><code>"
+      << f.id << "</code></td><td>" << f.count << "</td><td>" << f.firstSeed << "</td><td>"
+      << escapeHtml(f.campaign) << "</td><td>" << escapeHtml(f.summary.substr(0, 160))
+      << "<details><summary>repro</summary><pre>" << escapeHtml(f.repro) << "</pre><pre>"
+      << escapeHtml(f.caseText) << "</pre></details></td></tr>\n";
+  }
+  h << "</table>\n<h2>Feature coverage</h2>\n";
+  // A horizontal bar per feature tag: the share of cases that have it.
+  const int barHeight = 14, width = 700, labelWidth = 220;
+  h << "<svg id=\"coverage\" xmlns=\"http://www.w3.org/2000/svg\" width=\""
+    << labelWidth + width + 80 << "\" height=\"" << (r.features.size() + 1) * (barHeight + 4)
+    << "\" font-size=\"11\">\n";
+  int y = 0;
+  for (const auto &[tag, n] : r.features) {
+    const double share = r.cases ? static_cast<double>(n) / r.cases : 0;
+    h << "<text x=\"0\" y=\"" << y + barHeight - 3 << "\">" << escapeHtml(tag)
+      << "</text><rect x=\"" << labelWidth << "\" y=\"" << y << "\" width=\""
+      << static_cast<int>(share * width) << "\" height=\"" << barHeight
+      << "\" fill=\"#4a7fb5\"/><text x=\"" << labelWidth + static_cast<int>(share * width) + 4
+      << "\" y=\"" << y + barHeight - 3 << "\">" << n << "</text>\n";
+    y += barHeight + 4;
+  }
+  h << "</svg>\n</body></html>\n";
+  ok &= writeFileAtomic((fs::path(outDir) / "index.html").string(), h.str());
+  if (!ok)
+    error = "cannot write the report into " + outDir;
+  return ok;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,56 @@
+//===- driver/Report.h - Nightly reports from campaign directories -*- C++ -*-===//
+//
+// Reads one or more campaign directories (summary.json, findings/) and
+// writes what people and CI systems read: report.json, junit.xml (one test
+// case per signature, failing when the signature is new) and a static
+// index.html (findings by signature with the minimal repro inline,
+// throughput, a feature-coverage chart, new vs known signatures).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_REPORT_H
+#define NPUFUZZ_DRIVER_REPORT_H
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+struct ReportFinding {
+  std::string id, signature, summary, repro, caseText, campaign;
+  uint64_t count = 0, firstSeed = 0;
+  bool known = false;
+};
+
+struct ReportCampaign {
+  std::string name; ///< the directory's name (e.g. affine-O2)
+  uint64_t cases = 0;
+  double seconds = 0;
+  std::map<std::string, uint64_t> verdicts;
+};
+
+struct NightlyReport {
+  std::vector<ReportCampaign> campaigns;
+  std::vector<ReportFinding> findings; ///< ordered: new first, then by id
+  std::map<std::string, uint64_t> features;
+  uint64_t cases = 0;
+  double seconds = 0;
+  size_t newSignatures() const;
+};
+
+/// Signature ids listed one per line (`#` comments) in `path`.
+std::set<std::string> readKnownSignatures(const std::string &path);
+
+/// Collects the campaigns in `dirs`; a finding is known when its id is in
+/// `known`.
+NightlyReport collectReport(const std::vector<std::string> &dirs,
+                            const std::set<std::string> &known);
+
+/// Writes report.json, junit.xml and index.html into `outDir`.
+bool writeReport(const NightlyReport &report, const std::string &outDir, std::string &error);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_REPORT_H
