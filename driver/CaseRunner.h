@@ -33,6 +33,9 @@ struct RunConfig {
   std::string pipeline = "O0";
   JitOptions jit;
   MlirTool tools; ///< binaries for BackendKind::MlirTools
+  /// Share of cases that also run the view and lane metamorphic variants
+  /// (driver/Metamorphic.h) in isolated workers.
+  double metamorphicShare = 0.25;
 };
 
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).

@@ -2,6 +2,7 @@
 #include "driver/CaseTask.h"
 
 #include "backend/mlir/Pipelines.h"
+#include "driver/Metamorphic.h"
 #include "oracles/PassBlame.h"
 #include "reference/Storage.h"
 
@@ -75,30 +76,6 @@ bool definedOutputsDiffer(const RefRun &ref, const BackendRun &a, const BackendR
 }
 } // namespace
 
-namespace {
-/// The metamorphic variant "valid-shape padding filled differently": inputs
-/// whose elements outside their valid shape get other bytes. Empty when no
-/// input has an undefined element.
-std::vector<TensorData> repaddedInputs(const RefRun &ref) {
-  std::vector<TensorData> inputs;
-  bool changed = false;
-  for (const RefTensor &r : ref.inputs) {
-    TensorData d = toTensorData(r);
-    const unsigned width = d.elementBytes();
-    for (int64_t e = 0; e < r.numElements(); ++e) {
-      if (r.isDefined(e))
-        continue;
-      changed = true;
-      for (unsigned b = 0; b < width; ++b)
-        d.data()[e * width + b] = static_cast<uint8_t>(~d.data()[e * width + b]);
-      if (r.type.dtype == DType::I1)
-        d.data()[e] = d.data()[e] & 1; // i1 bytes stay 0 or 1
-    }
-    inputs.push_back(std::move(d));
-  }
-  return changed ? inputs : std::vector<TensorData>();
-}
-} // namespace
 
 TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   TaskResult t;
@@ -122,23 +99,18 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   std::vector<TensorType> outputTypes;
   for (ValueId v : c.outputs)
     outputTypes.push_back(c.typeOf(v));
-  // Metamorphic: padding of inputs outside their valid shapes is undefined,
-  // so filling it differently must not change any defined output.
-  const std::vector<TensorData> repadded = repaddedInputs(out.reference);
-  if (!repadded.empty()) {
-    const BackendRun variant = executeKernel(config, jit, out.kernel, pipeline.elements(),
-                                             repadded, outputTypes, config.jit.poison);
-    if (variant.ok() && definedOutputsDiffer(out.reference, out.run, variant)) {
-      t.verdict = VerdictKind::UninitializedRead;
-      t.summary = "defined outputs change when the padding outside inputs' valid shapes "
-                  "changes" +
-                  (out.verdict == VerdictKind::Mismatch ? "; " + t.summary : std::string());
-    }
+  // Metamorphic variants must agree with this run on every defined output.
+  if (const auto failure =
+          checkMetamorphic(c, jit, config, pipeline, out, config.metamorphicShare)) {
+    t.verdict = failure->verdict;
+    t.where = failure->variant;
+    t.summary = failure->summary +
+                (out.verdict == VerdictKind::Mismatch ? "; " + t.summary : std::string());
   }
   if (out.verdict != VerdictKind::Mismatch)
     return t;
 
-  for (size_t k = 0; k < out.comparisons.size(); ++k)
+  for (size_t k = 0; k < out.comparisons.size() && t.where.empty(); ++k)
     if (!out.comparisons[k].match) {
       t.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       break;

@@ -1,0 +1,156 @@
+//===- driver/Metamorphic.cpp - Variants of a case that must agree --------===//
+#include "driver/Metamorphic.h"
+
+#include "oracles/Exactness.h"
+#include "reference/Storage.h"
+
+#include <cstring>
+
+namespace npufuzz {
+
+namespace {
+std::vector<TensorType> outputTypesOf(const Case &c) {
+  std::vector<TensorType> types;
+  for (ValueId v : c.outputs)
+    types.push_back(c.typeOf(v));
+  return types;
+}
+
+/// The first output that differs from the base run on an element the base
+/// reference defines, compared by the output's exactness class; empty when
+/// all agree.
+std::string firstDifference(const Case &c, const CaseOutcome &base, const BackendRun &variant) {
+  const std::vector<Exactness> exactness = classifyValues(c);
+  for (size_t k = 0; k < c.outputs.size() && k < variant.outputs.size(); ++k) {
+    RefTensor expected = fromTensorData(base.run.outputs[k]);
+    expected.defined = base.reference.outputs[k].defined;
+    const Comparison cmp = compareOutput(expected, variant.outputs[k], exactness[c.outputs[k]]);
+    if (!cmp.match)
+      return "output " + std::to_string(k) + ": " + cmp.firstMismatch;
+  }
+  return "";
+}
+
+/// Inputs whose elements outside their valid shapes get other bytes; empty
+/// when no input has such elements.
+std::vector<TensorData> repaddedInputs(const RefRun &ref) {
+  std::vector<TensorData> inputs;
+  bool changed = false;
+  for (const RefTensor &r : ref.inputs) {
+    TensorData d = toTensorData(r);
+    const unsigned width = d.elementBytes();
+    for (int64_t e = 0; e < r.numElements(); ++e) {
+      if (r.isDefined(e))
+        continue;
+      changed = true;
+      for (unsigned b = 0; b < width; ++b)
+        d.data()[e * width + b] = static_cast<uint8_t>(~d.data()[e * width + b]);
+      if (r.type.dtype == DType::I1)
+        d.data()[e] &= 1; // i1 bytes stay 0 or 1
+    }
+    inputs.push_back(std::move(d));
+  }
+  return changed ? inputs : std::vector<TensorData>();
+}
+
+std::vector<TensorData> baseInputs(const CaseOutcome &base) {
+  std::vector<TensorData> inputs;
+  for (const RefTensor &r : base.reference.inputs)
+    inputs.push_back(toTensorData(r));
+  return inputs;
+}
+
+/// The case with its first view replaced by an input, and that input's data
+/// (the view's reference value) inserted among the base inputs.
+bool materialiseFirstView(const Case &c, const CaseOutcome &base, Case &out,
+                          std::vector<TensorData> &inputs) {
+  std::vector<RefTensor> values;
+  std::string error;
+  if (!evaluateCase(c, base.reference.inputs, values, error))
+    return false;
+  int inputOrdinal = 0;
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    const Op &op = c.ops[i];
+    if (op.kind == OpKind::Input) {
+      ++inputOrdinal;
+      continue;
+    }
+    if (!isView(op.kind))
+      continue;
+    out = c;
+    Op &replaced = out.ops[i];
+    replaced.kind = OpKind::Input;
+    replaced.operands.clear();
+    replaced.attrs = OpAttrs();
+    inputs = baseInputs(base);
+    inputs.insert(inputs.begin() + inputOrdinal, toTensorData(values[op.results[0]]));
+    return true;
+  }
+  return false;
+}
+
+BackendRun runVariant(const Case &c, MlirJit &jit, const RunConfig &config,
+                      const Pipeline &pipeline, const MlirEmitOptions &emit,
+                      const std::vector<TensorData> &inputs) {
+  MlirKernel kernel;
+  std::string unsupported;
+  BackendRun r;
+  if (!emitMlir(c, emit, kernel, unsupported)) {
+    r.status = BackendRun::Status::Unsupported;
+    return r;
+  }
+  return executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypesOf(c),
+                       config.jit.poison);
+}
+} // namespace
+
+std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
+                                                   const RunConfig &config,
+                                                   const Pipeline &pipeline,
+                                                   const CaseOutcome &base, double share) {
+  const std::vector<TensorType> outputTypes = outputTypesOf(c);
+  const std::vector<TensorData> repadded = repaddedInputs(base.reference);
+  if (!repadded.empty()) {
+    const BackendRun variant = executeKernel(config, jit, base.kernel, pipeline.elements(),
+                                             repadded, outputTypes, config.jit.poison);
+    if (variant.ok()) {
+      const std::string diff = firstDifference(c, base, variant);
+      if (!diff.empty())
+        return MetamorphicFailure{VerdictKind::UninitializedRead, "metamorphic:padding",
+                                  "defined outputs change with the padding outside inputs' "
+                                  "valid shapes: " + diff};
+    }
+  }
+  // A deterministic share of cases, so a seed always gets the same checks.
+  if (static_cast<double>(caseHash(c) % 1000) >= share * 1000)
+    return std::nullopt;
+
+  MlirEmitOptions emit;
+  emit.style = config.style;
+  Case viewless;
+  std::vector<TensorData> viewInputs;
+  if (materialiseFirstView(c, base, viewless, viewInputs)) {
+    const BackendRun variant = runVariant(viewless, jit, config, pipeline, emit, viewInputs);
+    if (variant.ok()) {
+      const std::string diff = firstDifference(c, base, variant);
+      if (!diff.empty())
+        return MetamorphicFailure{VerdictKind::Mismatch, "metamorphic:view",
+                                  "materialising the first view changes the result: " + diff};
+    }
+  }
+  if (config.style == MlirStyle::Npu) {
+    MlirEmitOptions narrow = emit;
+    narrow.npuLanes = 4;
+    const BackendRun variant = runVariant(c, jit, config, pipeline, narrow, baseInputs(base));
+    if (variant.ok()) {
+      const std::string diff = firstDifference(c, base, variant);
+      if (!diff.empty())
+        return MetamorphicFailure{VerdictKind::Mismatch, "metamorphic:lanes",
+                                  "4 vector lanes instead of " + std::to_string(emit.npuLanes) +
+                                      " change the result: " + diff};
+    }
+  }
+  return std::nullopt;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,43 @@
+//===- driver/Metamorphic.h - Variants of a case that must agree -*- C++ -*-===//
+//
+// Metamorphic relations: changes to a case or its compilation that must not
+// change any defined output of a correct compiler.
+//   padding   inputs' elements outside their valid shapes get other bytes;
+//             a change means a defined output read undefined data
+//             (uninitialized-read, the seed-002 class for inputs);
+//   view      a view is replaced by an input holding its value (the
+//             materialised copy); a change means the view's lowering is wrong;
+//   lanes     the npu style recompiled with 4 vector lanes instead of 16; a
+//             change means lane/tail handling is wrong.
+// The first runs for every case with an input valid shape; view and lanes
+// run for a deterministic share of cases (by case hash) to bound the cost.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_METAMORPHIC_H
+#define NPUFUZZ_DRIVER_METAMORPHIC_H
+
+#include "backend/mlir/Pipelines.h"
+#include "driver/CaseRunner.h"
+
+#include <optional>
+#include <string>
+
+namespace npufuzz {
+
+struct MetamorphicFailure {
+  VerdictKind verdict = VerdictKind::Mismatch;
+  std::string variant; ///< padding, view or lanes: the signature's `where`
+  std::string summary;
+};
+
+/// Checks the variants against `base` (a run of `c` that gave Ok or
+/// Mismatch). `share` in [0, 1] is the fraction of cases that get the view
+/// and lanes variants.
+std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
+                                                   const RunConfig &config,
+                                                   const Pipeline &pipeline,
+                                                   const CaseOutcome &base, double share);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_METAMORPHIC_H
