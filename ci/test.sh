@@ -45,3 +45,5 @@ run_fuzzer parser build-asan/bin/npufuzz_parser_fuzzer corpus/seeds
 run_fuzzer case build-asan/bin/npufuzz_case_fuzzer
 echo "== full build: all tests"
 ctest --test-dir build --output-on-failure -j "$JOBS"
+echo "== regression corpus: every reduced repro keeps its verdict"
+build/bin/npufuzz replay corpus/regressions --load-pass-plugin build/lib/libnpufuzz_test_plugin.so

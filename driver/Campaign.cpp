@@ -3,6 +3,7 @@
 
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/ReduceCommand.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
 #include "ir/Text.h"
@@ -182,6 +183,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   auto lastReport = start;
   std::vector<Running> running;
   std::set<uint64_t> completedAhead; // finished indices above the watermark
+  std::vector<std::string> newIds;   // signatures first seen in this run
   uint64_t nextIndex = state.next, launched = 0;
   const unsigned jobs = std::max(1u, options.jobs);
 
@@ -271,8 +273,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           f.style = std::string(mlirStyleName(options.config.style));
           f.policyPath = options.policyPath;
           std::string error;
-          if (recordFinding(options.outDir, f, error))
+          if (recordFinding(options.outDir, f, error)) {
             ++result.newFindings;
+            newIds.push_back(f.report.signature.id());
+          }
         }
         // Advance the resume watermark past every completed index.
         completedAhead.insert(r.index);
@@ -286,6 +290,27 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       progress(false);
       writeFileAtomic(statePath, state.json());
     }
+  }
+  // Reduce what is new, unless stopped: each signature's first case, into
+  // findings/<id>/reduced/.
+  for (const std::string &id : newIds) {
+    if (!options.reduce || stopRequested)
+      break;
+    const fs::path dir = fs::path(options.outDir) / "findings" / id;
+    ReduceCommandOptions r;
+    r.casePath = (dir / "case.npf").string();
+    r.outDir = (dir / "reduced").string();
+    r.pipeline = options.config.pipeline;
+    r.style = std::string(mlirStyleName(options.config.style));
+    r.maxSeconds = options.reduceSeconds;
+    r.jobs = jobs;
+    r.candidateTimeout = options.limits.wallSeconds;
+    r.memoryBytes = options.limits.addressSpaceBytes;
+    r.progress = false;
+    r.jit = &jit;
+    std::ostringstream log;
+    if (runReduceCommand(r, log) == 0)
+      ++result.reduced;
   }
   std::signal(SIGINT, previousHandler);
   result.interrupted = stopRequested != 0;
@@ -308,7 +333,8 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
   os << (r.interrupted ? "  [interrupted]" : "") << "\nverdicts:";
   for (const auto &[k, n] : r.verdicts)
     os << " " << k << "=" << n;
-  os << "\nfindings: " << r.findings.size() << " signatures (" << r.newFindings << " new)\n";
+  os << "\nfindings: " << r.findings.size() << " signatures (" << r.newFindings << " new, "
+     << r.reduced << " reduced)\n";
   if (!r.findings.empty()) {
     os << "  " << std::left << std::setw(34) << "signature" << std::setw(8) << "count"
        << std::setw(12) << "first seed" << "summary\n";

@@ -35,6 +35,10 @@ struct CampaignOptions {
   std::string policyPath;   ///< recorded in repro lines
   IsolationLimits limits;
   bool progress = true;     ///< live progress line on stderr
+  /// Reduce every signature that is new in this run, after the campaign,
+  /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
+  bool reduce = true;
+  double reduceSeconds = 60; ///< per signature
 };
 
 /// One signature's line in the summary.
@@ -51,6 +55,7 @@ struct CampaignResult {
   std::map<std::string, uint64_t> features;
   std::vector<FindingSummary> findings; ///< ordered by id
   uint64_t newFindings = 0;
+  uint64_t reduced = 0;     ///< new signatures reduced in this run
   bool interrupted = false;
   std::string error;
 };

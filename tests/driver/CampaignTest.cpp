@@ -10,6 +10,7 @@
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "generators/CaseGenerator.h"
+#include "ir/Text.h"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,7 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -44,6 +46,7 @@ CampaignOptions faultyCampaign(const std::string &dir, uint64_t cases) {
   o.limits.wallSeconds = 2;
   o.limits.addressSpaceBytes = 1ull << 30;
   o.progress = false;
+  o.reduce = false; // hangs would make reduction slow; reduction is tested below
   return o;
 }
 
@@ -96,7 +99,7 @@ TEST(Campaign, KillNineLosesNoFindingAndResumes) {
   ASSERT_GE(pid, 0);
   if (pid == 0) {
     ::execl(NPUFUZZ_BINARY, NPUFUZZ_BINARY, "fuzz", "-o", dir.c_str(), "--jobs", "2",
-            "--timeout", "2", "--memory-mb", "1024", "--quiet", "--load-pass-plugin",
+            "--timeout", "2", "--memory-mb", "1024", "--quiet", "--no-reduce", "--load-pass-plugin",
             NPUFUZZ_TEST_PLUGIN, "--pipeline", kFaultyPipeline, static_cast<char *>(nullptr));
     ::_exit(127);
   }
@@ -148,4 +151,36 @@ TEST(Campaign, ShardsCoverDisjointSeedsAndMerge) {
   EXPECT_TRUE(error.empty()) << error;
   for (const std::string &d : {a, b, merged})
     fs::remove_all(d);
+}
+
+TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const std::string dir = freshDir("reduced");
+  CampaignOptions o;
+  o.outDir = dir;
+  o.maxCases = 20;
+  o.jobs = 2;
+  o.progress = false;
+  o.config.pipeline = "func.func(canonicalize),func.func(npufuzz-test-miscompile)";
+  o.reduceSeconds = 30;
+  const CampaignResult r = runCampaign(o, jit);
+  ASSERT_GE(r.newFindings, 1u);
+  EXPECT_EQ(r.reduced, r.newFindings);
+  for (const FindingSummary &f : r.findings) {
+    const fs::path reduced = fs::path(dir) / "findings" / f.id / "reduced";
+    ASSERT_TRUE(fs::exists(reduced / "case.npf")) << f.id;
+    Case c;
+    TextError err;
+    ASSERT_TRUE(parseCaseFile((reduced / "case.npf").string(), c, err)) << err.format("reduced");
+    EXPECT_LE(c.numComputeOps(), 3u) << f.id;
+    std::ifstream report(reduced / "report.json");
+    std::stringstream text;
+    text << report.rdbuf();
+    EXPECT_NE(text.str().find("\"pipeline_after\": \"func.func(npufuzz-test-miscompile)\""),
+              std::string::npos)
+        << text.str();
+  }
+  fs::remove_all(dir);
 }

@@ -10,6 +10,7 @@
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "driver/Report.h"
+#include "driver/ReduceCommand.h"
 #include "driver/Sweep.h"
 #include "driver/VerifyPipeline.h"
 #include "generators/CaseGenerator.h"
@@ -23,6 +24,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/StringSaver.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -141,6 +143,10 @@ cl::opt<uint64_t> fuzzMemory("memory-mb", cl::desc("Address-space limit per work
                              cl::init(8192), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
+cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"),
+                           cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<double> fuzzReduceTime("reduce-time", cl::desc("Seconds to reduce each new signature"),
+                               cl::init(60), cl::sub(fuzzCmd), cl::cat(category));
 
 // --- merge -----------------------------------------------------------------
 cl::SubCommand mergeCmd("merge", "Combine campaign directories (e.g. of shards)");
@@ -148,6 +154,40 @@ cl::opt<std::string> mergeOut("o", cl::desc("Merged directory"), cl::value_desc(
                               cl::Required, cl::sub(mergeCmd), cl::cat(category));
 cl::list<std::string> mergeInputs(cl::Positional, cl::desc("<campaign dir>..."), cl::OneOrMore,
                                   cl::sub(mergeCmd), cl::cat(category));
+
+// --- reduce / replay ---------------------------------------------------------
+cl::SubCommand reduceCmd("reduce", "Reduce a failing case and its pipeline");
+cl::opt<std::string> reduceFile(cl::Positional, cl::desc("<case.npf>"), cl::Required,
+                                cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reduceOut("o", cl::desc("Output directory (case.npf, kernel.mlir, "
+                                             "report.json)"),
+                               cl::value_desc("DIR"), cl::Required, cl::sub(reduceCmd),
+                               cl::cat(category));
+cl::opt<std::string> reducePipeline("pipeline", cl::desc("O0, O2, random:SEED or passes"),
+                                    cl::init("O0"), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reduceStyle("style", cl::desc("Lowering style: affine, tensor or npu"),
+                                 cl::init("affine"), cl::sub(reduceCmd), cl::cat(category));
+cl::list<std::string> reducePlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
+                                    cl::sub(reduceCmd), cl::cat(category));
+cl::opt<double> reduceMaxTime("max-time", cl::desc("Stop reducing after this many seconds"),
+                              cl::init(300), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<unsigned> reduceJobs("jobs", cl::desc("Candidates tested at once"), cl::init(1),
+                             cl::sub(reduceCmd), cl::cat(category));
+cl::opt<double> reduceTimeout("timeout", cl::desc("Seconds per candidate before it is a hang"),
+                              cl::init(30), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reduceInterestingness(
+    "interestingness-cmd",
+    cl::desc("Command (one quoted string, split like a shell would, but run without one) "
+             "given the candidate .npf as its last argument; exit 0 = interesting"),
+    cl::value_desc("ARGV"), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<bool> reduceQuiet("quiet", cl::desc("No progress lines"), cl::sub(reduceCmd),
+                          cl::cat(category));
+
+cl::SubCommand replayCmd("replay", "Re-run regression cases; fail if a verdict changed");
+cl::opt<std::string> replayDir(cl::Positional, cl::desc("<dir of .npf regressions>"),
+                               cl::Required, cl::sub(replayCmd), cl::cat(category));
+cl::list<std::string> replayPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
+                                    cl::sub(replayCmd), cl::cat(category));
 
 // --- npufuzz --seed N (top level) --------------------------------------------
 cl::opt<uint64_t> topSeed("seed", cl::desc("Regenerate case N, run it, print the verdict and "
@@ -356,6 +396,8 @@ int runFuzz() {
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
+  options.reduce = !fuzzNoReduce;
+  options.reduceSeconds = fuzzReduceTime;
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
     return 1;
@@ -456,6 +498,34 @@ int runSweepCmd() {
   return r.failures.empty() ? 0 : 1;
 }
 
+int runReduceCmd() {
+  ReduceCommandOptions o;
+  o.casePath = reduceFile;
+  o.outDir = reduceOut;
+  o.pipeline = reducePipeline;
+  o.style = reduceStyle;
+  o.plugins = reducePlugins;
+  o.maxSeconds = reduceMaxTime;
+  o.jobs = reduceJobs;
+  o.candidateTimeout = reduceTimeout;
+  o.progress = !reduceQuiet;
+  if (!reduceInterestingness.empty()) {
+    llvm::BumpPtrAllocator alloc;
+    llvm::StringSaver saver(alloc);
+    llvm::SmallVector<const char *, 8> argv;
+    cl::TokenizeGNUCommandLine(reduceInterestingness, saver, argv);
+    o.interestingnessCmd.assign(argv.begin(), argv.end());
+  }
+  return runReduceCommand(o, std::cout);
+}
+
+int runReplayCmd() {
+  ReplayOptions o;
+  o.dir = replayDir;
+  o.plugins = replayPlugins;
+  return runReplayCommand(o, std::cout);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -474,7 +544,9 @@ int main(int argc, char **argv) {
       "  npufuzz --seed N               reproduce case N (verdict, signature, repro)\n"
       "  npufuzz merge -o DIR D1 D2...  combine campaign directories\n"
       "  npufuzz from-bytes INPUT       decode a libFuzzer/AFL++ input into its case\n"
-      "  npufuzz report DIR... -o OUT   JSON, JUnit XML and HTML report of campaigns\n");
+      "  npufuzz report DIR... -o OUT   JSON, JUnit XML and HTML report of campaigns\n"
+      "  npufuzz reduce CASE.npf -o DIR reduce a failing case and its pipeline\n"
+      "  npufuzz replay DIR             re-run DIR/*.npf regressions, check verdicts\n");
   if (genCmd)
     return runGen();
   if (checkCmd)
@@ -495,6 +567,10 @@ int main(int argc, char **argv) {
     return runReport();
   if (mergeCmd)
     return runMerge();
+  if (reduceCmd)
+    return runReduceCmd();
+  if (replayCmd)
+    return runReplayCmd();
   if (topSeed.getNumOccurrences())
     return runSeed();
   cl::PrintHelpMessage();

@@ -1,0 +1,331 @@
+//===- driver/ReduceCommand.cpp - npufuzz reduce and npufuzz replay -------===//
+#include "driver/ReduceCommand.h"
+
+#include "backend/mlir/Pipelines.h"
+#include "driver/CaseTask.h"
+#include "driver/Findings.h"
+#include "ir/Text.h"
+#include "shrink/Reducer.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iomanip>
+#include <memory>
+#include <poll.h>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace npufuzz {
+
+CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits) {
+  return [&jit, base, limits](const std::vector<Candidate> &batch) {
+    std::vector<std::unique_ptr<Child>> children;
+    for (const Candidate &cand : batch) {
+      RunConfig config = base;
+      config.pipeline = cand.pipeline;
+      children.push_back(std::make_unique<Child>(
+          [&jit, &cand, config] { return runCaseTask(cand.c, jit, config).toJson(); }, limits));
+    }
+    for (;;) {
+      std::vector<struct pollfd> fds;
+      bool allDone = true;
+      for (auto &child : children) {
+        if (child->poll())
+          continue;
+        allDone = false;
+        for (int fd : {child->payloadFd(), child->stderrFd()})
+          if (fd >= 0)
+            fds.push_back({fd, POLLIN, 0});
+      }
+      if (allDone)
+        break;
+      ::poll(fds.data(), fds.size(), 50);
+    }
+    std::vector<Observation> out;
+    for (auto &child : children) {
+      const CaseReport report = reportOf(child->outcome());
+      Observation o;
+      o.ran = child->outcome().end != ChildOutcome::End::ForkFailed;
+      o.signature = report.signature;
+      o.summary = report.result.summary;
+      out.push_back(std::move(o));
+    }
+    return out;
+  };
+}
+
+std::string expectationLine(const Expectation &e) {
+  std::string line = "// expect: " + std::string(verdictName(e.verdict));
+  if (!e.signatureId.empty())
+    line += " signature=" + e.signatureId;
+  // The pipeline goes last and runs to the end of the line: pass options
+  // may hold spaces.
+  return line + " style=" + e.style + " pipeline=" + e.pipeline;
+}
+
+bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error) {
+  std::istringstream in(caseText);
+  const std::string marker = "// expect:";
+  for (std::string line; std::getline(in, line);) {
+    const size_t at = line.find(marker);
+    if (at == std::string::npos)
+      continue;
+    std::string rest = line.substr(at + marker.size());
+    const size_t pipelineAt = rest.find(" pipeline=");
+    if (pipelineAt != std::string::npos) {
+      out.pipeline = rest.substr(pipelineAt + 10);
+      rest.resize(pipelineAt);
+    }
+    std::istringstream words(rest);
+    std::string verdict;
+    words >> verdict;
+    std::optional<VerdictKind> v = parseVerdictName(verdict);
+    if (!v) {
+      error = "unknown verdict '" + verdict + "' in the expect line";
+      return false;
+    }
+    out.verdict = *v;
+    for (std::string w; words >> w;) {
+      if (w.rfind("signature=", 0) == 0)
+        out.signatureId = w.substr(10);
+      else if (w.rfind("style=", 0) == 0)
+        out.style = w.substr(6);
+      else {
+        error = "unknown field '" + w + "' in the expect line";
+        return false;
+      }
+    }
+    return true;
+  }
+  error = "no '// expect: <verdict> ...' line";
+  return false;
+}
+
+namespace {
+llvm::json::Object sizeJson(const CandidateSize &s) {
+  return llvm::json::Object{{"case_size", static_cast<int64_t>(s.caseSize)},
+                            {"compute_ops", static_cast<int64_t>(s.computeOps)},
+                            {"max_dim", s.maxDim},
+                            {"passes", static_cast<int64_t>(s.passes)}};
+}
+
+std::string quoted(const std::string &s) { return "'" + s + "'"; }
+
+/// `npufuzz run` of the reduced case, as a user types it in OUT.
+std::string reproLine(const ReduceCommandOptions &o, const std::string &pipeline) {
+  std::string line = "npufuzz run case.npf --pipeline " + quoted(pipeline) + " --style " + o.style;
+  for (const std::string &p : o.plugins)
+    line += " --load-pass-plugin " + quoted(p);
+  return line;
+}
+
+bool loadCaseText(const std::string &path, Case &c, std::string &text, std::string &error) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf) {
+    error = "cannot read " + path;
+    return false;
+  }
+  text = (*buf)->getBuffer().str();
+  TextError e;
+  if (!parseCase(text, c, e)) {
+    error = e.format(path);
+    return false;
+  }
+  return true;
+}
+
+bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins, std::string &error) {
+  for (const std::string &plugin : plugins)
+    if (!jit.loadPassPlugin(plugin, error)) {
+      error = "cannot load pass plugin " + plugin + ": " + error;
+      return false;
+    }
+  return true;
+}
+} // namespace
+
+int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
+  auto fail = [&](const std::string &msg) {
+    llvm::errs() << "npufuzz reduce: " << msg << "\n";
+    return 1;
+  };
+  Candidate input;
+  std::string text, error;
+  if (!loadCaseText(o.casePath, input.c, text, error))
+    return fail(error);
+  input.pipeline = o.pipeline;
+  RunConfig config;
+  config.pipeline = o.pipeline;
+  if (!parseMlirStyle(o.style, config.style))
+    return fail("unknown style '" + o.style + "'");
+  std::unique_ptr<MlirJit> ownJit;
+  if (!o.jit) {
+    ownJit = std::make_unique<MlirJit>();
+    if (!loadPlugins(*ownJit, o.plugins, error))
+      return fail(error);
+  }
+  MlirJit &jit = o.jit ? *o.jit : *ownJit;
+  IsolationLimits limits;
+  limits.wallSeconds = o.candidateTimeout;
+  limits.addressSpaceBytes = o.memoryBytes;
+  const CandidateRunner runner = isolatedRunner(jit, config, limits);
+
+  // The input's own failure: the target of same-signature reduction, and
+  // what the report names when an external command decides instead.
+  const Observation original = runner({input})[0];
+  if (!original.ran)
+    return fail("could not start a worker");
+  out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
+      << "signature: " << original.signature.text() << "\n";
+
+  std::unique_ptr<Interestingness> test;
+  if (o.interestingnessCmd.empty()) {
+    if (original.signature.kind == VerdictKind::Ok)
+      return fail("the case passes; there is no failure to reduce");
+    test = std::make_unique<SameSignature>(original.signature, runner);
+  } else {
+    auto cmd = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
+    if (!cmd->error().empty())
+      return fail(cmd->error());
+    test = std::move(cmd);
+  }
+  ReduceOptions ro;
+  ro.style = config.style;
+  ro.maxSeconds = o.maxSeconds;
+  ro.jobs = std::max(1u, o.jobs);
+  if (o.progress)
+    ro.log = [](const std::string &line) { llvm::errs() << "[reduce] " << line << "\n"; };
+  const ReduceResult r = reduce(input, *test, ro);
+  if (!r.error.empty())
+    return fail(r.error);
+
+  // An external command knows nothing of signatures: name the reduced
+  // case's own failure in the report.
+  const Signature sig =
+      o.interestingnessCmd.empty() ? original.signature : runner({r.reduced})[0].signature;
+  std::error_code ec;
+  fs::create_directories(o.outDir, ec);
+  if (ec)
+    return fail("cannot create " + o.outDir + ": " + ec.message());
+  Expectation expect;
+  expect.verdict = sig.kind;
+  expect.signatureId = sig.id();
+  expect.pipeline = r.reduced.pipeline;
+  expect.style = o.style;
+  const std::string caseText = expectationLine(expect) + "\n" + printCase(r.reduced.c);
+  MlirKernel kernel;
+  MlirEmitOptions emitOptions;
+  emitOptions.style = config.style;
+  std::string unsupported;
+  // A crash names no pass; but once the pipeline is shortened to a fixpoint,
+  // every remaining pass is needed, so a single remaining one is the culprit.
+  std::string blamed = sig.pass;
+  Pipeline reducedPipeline;
+  std::string pipelineError;
+  if (blamed.empty() && test->testsPipeline() && !r.timedOut &&
+      resolvePipeline(r.reduced.pipeline, config.style, reducedPipeline, pipelineError) &&
+      reducedPipeline.passes.size() == 1)
+    blamed = reducedPipeline.passes[0];
+  const std::string mlir = emitMlir(r.reduced.c, emitOptions, kernel, unsupported)
+                               ? kernel.text
+                               : "// not expressible: " + unsupported + "\n";
+  llvm::json::Object report{
+      {"signature", sig.text()},
+      {"signature_id", sig.id()},
+      {"verdict", std::string(verdictName(sig.kind))},
+      {"pass", blamed},
+      {"interestingness", o.interestingnessCmd.empty() ? "same-signature" : "command"},
+      {"style", o.style},
+      {"pipeline_before", o.pipeline},
+      {"pipeline_after", r.reduced.pipeline},
+      {"size_before", sizeJson(r.before)},
+      {"size_after", sizeJson(r.after)},
+      {"case_steps", static_cast<int64_t>(r.caseSteps)},
+      {"pipeline_steps", static_cast<int64_t>(r.pipelineSteps)},
+      {"tests", static_cast<int64_t>(r.tests)},
+      {"cache_hits", static_cast<int64_t>(r.cacheHits)},
+      {"errors", static_cast<int64_t>(r.errors)},
+      {"seconds", r.seconds},
+      {"timed_out", r.timedOut},
+      {"confirmed", r.confirmed},
+      {"repro", reproLine(o, r.reduced.pipeline)},
+  };
+  std::string json;
+  llvm::raw_string_ostream js(json);
+  js << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
+  const fs::path dir(o.outDir);
+  if (!writeFileAtomic((dir / "case.npf").string(), caseText) ||
+      !writeFileAtomic((dir / "kernel.mlir").string(), mlir) ||
+      !writeFileAtomic((dir / "report.json").string(), json))
+    return fail("cannot write to " + o.outDir);
+
+  out << "reduced in " << std::fixed << std::setprecision(1) << r.seconds << " s"
+      << (r.timedOut ? " (time limit)" : "") << ": size " << r.before.caseSize << " -> "
+      << r.after.caseSize << ", ops " << r.before.computeOps << " -> " << r.after.computeOps
+      << ", max dim " << r.before.maxDim << " -> " << r.after.maxDim << ", passes "
+      << r.before.passes << " -> " << r.after.passes << "\n"
+      << "steps: " << r.caseSteps << " case, " << r.pipelineSteps << " pipeline; tests " << r.tests
+      << ", cached " << r.cacheHits << ", errors " << r.errors << "\n"
+      << "pipeline: " << r.reduced.pipeline << "\n"
+      << "blamed pass: " << (blamed.empty() ? "(none)" : blamed) << "\n"
+      << (r.confirmed ? "re-checked: still interesting\n"
+                      : "re-check FAILED: the reduced case is no longer interesting\n")
+      << "wrote " << o.outDir << "/{case.npf,kernel.mlir,report.json}\n";
+  return r.confirmed ? 0 : 1;
+}
+
+int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const auto &e : fs::directory_iterator(o.dir, ec))
+    if (e.path().extension() == ".npf")
+      files.push_back(e.path());
+  if (ec) {
+    llvm::errs() << "npufuzz replay: cannot read " << o.dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  std::sort(files.begin(), files.end());
+  MlirJit jit;
+  if (std::string error; !loadPlugins(jit, o.plugins, error)) {
+    llvm::errs() << "npufuzz replay: " << error << "\n";
+    return 1;
+  }
+  IsolationLimits limits;
+  limits.wallSeconds = o.candidateTimeout;
+  limits.addressSpaceBytes = o.memoryBytes;
+  unsigned changed = 0;
+  for (const fs::path &path : files) {
+    const std::string name = path.filename().string();
+    Candidate cand;
+    std::string text, error = "unknown style";
+    Expectation expect;
+    RunConfig config;
+    if (!loadCaseText(path.string(), cand.c, text, error) ||
+        !parseExpectation(text, expect, error) || !parseMlirStyle(expect.style, config.style)) {
+      out << "BROKEN   " << name << ": " << error << "\n";
+      ++changed;
+      continue;
+    }
+    cand.pipeline = expect.pipeline;
+    const Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
+    const bool sameVerdict = seen.ran && seen.signature.kind == expect.verdict;
+    changed += !sameVerdict;
+    out << (sameVerdict ? "ok       " : "CHANGED  ") << name << ": "
+        << verdictName(seen.signature.kind);
+    if (!sameVerdict)
+      out << " (expected " << verdictName(expect.verdict) << "): " << seen.summary;
+    else if (!expect.signatureId.empty() && seen.signature.id() != expect.signatureId)
+      out << " (signature now " << seen.signature.id() << ": " << seen.signature.text() << ")";
+    out << "\n";
+  }
+  out << files.size() << " regressions, " << changed << " changed\n";
+  return changed ? 1 : 0;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,83 @@
+//===- driver/ReduceCommand.h - npufuzz reduce, npufuzz replay -*- C++ -*-===//
+//
+// `npufuzz reduce CASE.npf -o OUT` reduces a failing case (and its pipeline)
+// with the shrink/ reducer, running candidates in isolated workers, and
+// writes OUT/case.npf, OUT/kernel.mlir and OUT/report.json.
+//
+// `npufuzz replay DIR` re-runs every DIR/*.npf regression and fails when a
+// verdict changed. A regression states what it expects in a comment line,
+// which the .npf parser ignores:
+//
+//   // expect: crash signature=crash-0123456789abcdef pipeline=P style=affine
+//
+// (pipeline and style default to O0 and affine; the signature is compared
+// but only a changed verdict fails, since crash signatures hold stack
+// frames that vary between builds). `npufuzz reduce` writes this line at the
+// top of OUT/case.npf, so a reduced case can go to corpus/regressions as is.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_REDUCECOMMAND_H
+#define NPUFUZZ_DRIVER_REDUCECOMMAND_H
+
+#include "driver/CaseRunner.h"
+#include "driver/Isolation.h"
+#include "shrink/Interestingness.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+/// Runs each candidate of a batch in its own forked worker (all at once),
+/// with `base`'s configuration and the candidate's pipeline. `jit` has been
+/// initialised and given its plugins by the parent.
+CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits);
+
+/// What a regression case expects.
+struct Expectation {
+  VerdictKind verdict = VerdictKind::Ok;
+  std::string signatureId; ///< empty: not recorded
+  std::string pipeline = "O0";
+  std::string style = "affine";
+};
+/// `// expect: <verdict> signature=<id> pipeline=<P> style=<S>`.
+std::string expectationLine(const Expectation &e);
+/// Finds and parses the expect line of a case text.
+bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error);
+
+struct ReduceCommandOptions {
+  std::string casePath;
+  std::string outDir;
+  std::string pipeline = "O0";
+  std::string style = "affine";
+  std::vector<std::string> plugins;
+  double maxSeconds = 300;
+  unsigned jobs = 1;
+  double candidateTimeout = 30; ///< seconds per candidate run
+  uint64_t memoryBytes = 8ull << 30;
+  /// Non-empty: C-Reduce style interestingness (exit 0 = interesting).
+  std::vector<std::string> interestingnessCmd;
+  bool progress = true; ///< a line per accepted step on stderr
+  /// A JIT already set up (plugins loaded), e.g. a campaign's; when null the
+  /// command makes its own and loads `plugins` into it.
+  MlirJit *jit = nullptr;
+};
+
+/// Runs `npufuzz reduce`; returns the process exit code (0: reduced and
+/// re-checked).
+int runReduceCommand(const ReduceCommandOptions &options, std::ostream &out);
+
+struct ReplayOptions {
+  std::string dir;
+  std::vector<std::string> plugins;
+  double candidateTimeout = 30;
+  uint64_t memoryBytes = 8ull << 30;
+};
+
+/// Runs `npufuzz replay`; returns 0 when every regression kept its verdict.
+int runReplayCommand(const ReplayOptions &options, std::ostream &out);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_REDUCECOMMAND_H

@@ -1,0 +1,132 @@
+//===- shrink/Interestingness.cpp - Is a reduced candidate still the bug? -===//
+#include "shrink/Interestingness.h"
+
+#include "backend/mlir/Pipelines.h"
+#include "generators/Shrinks.h"
+#include "ir/Text.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+namespace npufuzz {
+
+CandidateSize measure(const Candidate &cand, MlirStyle style) {
+  CandidateSize s;
+  s.caseSize = caseSize(cand.c);
+  s.computeOps = cand.c.numComputeOps();
+  for (const Value &v : cand.c.values)
+    for (int64_t d : v.type.shape)
+      s.maxDim = std::max(s.maxDim, d);
+  Pipeline p;
+  std::string error;
+  if (resolvePipeline(cand.pipeline, style, p, error))
+    s.passes = p.passes.size();
+  return s;
+}
+
+std::vector<Answer> SameSignature::test(const std::vector<Candidate> &batch) {
+  const std::vector<Observation> seen = run_(batch);
+  std::vector<Answer> out;
+  for (const Observation &o : seen) {
+    if (!o.ran || (o.signature.kind == VerdictKind::Hang && target_.kind != VerdictKind::Hang))
+      out.push_back(Answer::Error);
+    else if (o.signature.id() == target_.id())
+      out.push_back(Answer::Interesting);
+    else
+      out.push_back(Answer::NotInteresting);
+  }
+  return out;
+}
+
+ExternalCommand::ExternalCommand(std::vector<std::string> argv, double timeoutSeconds)
+    : argv_(std::move(argv)), timeoutSeconds_(timeoutSeconds) {
+  if (argv_.empty()) {
+    error_ = "empty interestingness command";
+    return;
+  }
+  if (argv_[0].find('/') != std::string::npos) {
+    program_ = argv_[0];
+  } else if (auto found = llvm::sys::findProgramByName(argv_[0])) {
+    program_ = *found;
+  } else {
+    error_ = "cannot find '" + argv_[0] + "' in PATH";
+    return;
+  }
+  llvm::SmallString<128> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("npufuzz-reduce", dir))
+    error_ = "cannot create a temporary directory: " + ec.message();
+  tempDir_ = dir.str().str();
+}
+
+ExternalCommand::~ExternalCommand() {
+  if (!tempDir_.empty())
+    llvm::sys::fs::remove_directories(tempDir_);
+}
+
+std::vector<Answer> ExternalCommand::test(const std::vector<Candidate> &batch) {
+  std::vector<Answer> out(batch.size(), Answer::Error);
+  if (!error_.empty())
+    return out;
+  // ExecuteAndWait's timeout is a process-wide alarm, so concurrent runs
+  // start without waiting and are polled against their own deadlines.
+  struct Running {
+    llvm::sys::ProcessInfo info;
+    bool live = false;
+  };
+  std::vector<Running> running(batch.size());
+  std::vector<std::string> paths(batch.size());
+  const std::optional<llvm::StringRef> devNull = llvm::StringRef();
+  for (size_t i = 0; i < batch.size(); ++i) {
+    llvm::SmallString<128> path(tempDir_);
+    llvm::sys::path::append(path, "candidate-" + std::to_string(i) + ".npf");
+    paths[i] = path.str().str();
+    std::ofstream(paths[i], std::ios::binary | std::ios::trunc) << printCase(batch[i].c);
+    std::vector<llvm::StringRef> args(argv_.begin(), argv_.end());
+    args.push_back(paths[i]);
+    bool failed = false;
+    running[i].info = llvm::sys::ExecuteNoWait(program_, args, std::nullopt,
+                                               {devNull, devNull, devNull}, 0, nullptr, &failed);
+    running[i].live = !failed && running[i].info.Pid > 0;
+  }
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds_);
+  for (;;) {
+    bool anyLive = false;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      Running &r = running[i];
+      if (!r.live)
+        continue;
+      const llvm::sys::ProcessInfo done = llvm::sys::Wait(r.info, 0);
+      if (done.Pid == 0) {
+        anyLive = true;
+        continue;
+      }
+      r.live = false;
+      out[i] = done.ReturnCode == 0  ? Answer::Interesting
+               : done.ReturnCode > 0 ? Answer::NotInteresting
+                                     : Answer::Error;
+    }
+    if (!anyLive)
+      break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      for (Running &r : running)
+        if (r.live) {
+          ::kill(r.info.Pid, SIGKILL);
+          llvm::sys::Wait(r.info, std::nullopt);
+        }
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return out;
+}
+
+} // namespace npufuzz

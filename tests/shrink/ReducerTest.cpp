@@ -1,0 +1,279 @@
+//===- tests/shrink/ReducerTest.cpp - Reducing planted failures -----------===//
+//
+// Failing cases of 8+ compute ops, planted with the test plugin, reduce to a
+// few ops with lane-sized dims and to the single planted pass, keeping their
+// signature; a case that can fail two ways stays with the failure asked for;
+// the reducer tests no candidate twice and gives the same result every time
+// and for any --jobs; an external command decides in C-Reduce style; the
+// regressions under corpus/regressions replay with their verdicts.
+//
+//===----------------------------------------------------------------------===//
+#include "shrink/Reducer.h"
+#include "backend/mlir/Pipelines.h"
+#include "driver/ReduceCommand.h"
+#include "ir/Text.h"
+#include "tests/TestSupport.h"
+#include "tests/shrink/PlantedFaults.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace npufuzz;
+
+namespace {
+
+class ReducerTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    std::string error;
+    ASSERT_TRUE(jit_.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+    limits_.wallSeconds = 10;
+    limits_.addressSpaceBytes = 2ull << 30;
+    run_ = isolatedRunner(jit_, RunConfig(), limits_);
+  }
+
+  static ReduceOptions options(unsigned jobs = 2) {
+    ReduceOptions o;
+    o.maxSeconds = 40;
+    o.jobs = jobs;
+    return o;
+  }
+
+  bool hasOp(const Case &c, OpKind k) {
+    for (const Op &op : c.ops)
+      if (op.kind == k)
+        return true;
+    return false;
+  }
+
+  MlirJit jit_;
+  IsolationLimits limits_;
+  CandidateRunner run_;
+};
+
+/// Records every candidate it is asked about, then defers to `inner`.
+class Recording final : public Interestingness {
+public:
+  explicit Recording(Interestingness &inner) : inner_(inner) {}
+  std::vector<Answer> test(const std::vector<Candidate> &batch) override {
+    for (const Candidate &c : batch)
+      asked.push_back(std::to_string(caseHash(c.c)) + " " + c.pipeline);
+    return inner_.test(batch);
+  }
+  bool testsPipeline() const override { return inner_.testsPipeline(); }
+  std::vector<std::string> asked;
+
+private:
+  Interestingness &inner_;
+};
+
+/// Interesting when the candidate fails in any way: what a reducer without
+/// signatures would keep.
+class AnyFailure final : public Interestingness {
+public:
+  explicit AnyFailure(CandidateRunner run) : run_(std::move(run)) {}
+  std::vector<Answer> test(const std::vector<Candidate> &batch) override {
+    std::vector<Answer> out;
+    for (const Observation &o : run_(batch))
+      out.push_back(o.ran && o.signature.kind != VerdictKind::Ok ? Answer::Interesting
+                                                                 : Answer::NotInteresting);
+    return out;
+  }
+  bool testsPipeline() const override { return true; }
+
+private:
+  CandidateRunner run_;
+};
+
+TEST_F(ReducerTest, PlantedFaultsReduceToTheirCoreAndTheirPass) {
+  for (const PlantedFault &fault : plantedFaults()) {
+    SCOPED_TRACE(fault.name);
+    const auto input = findFailingInput(run_, fault, fault.pipeline());
+    ASSERT_TRUE(input) << "no generated case of 8+ ops fails with " << fault.name;
+    SameSignature same(input->observed.signature, run_);
+    const ReduceResult r = reduce(input->candidate, same, options());
+    ASSERT_TRUE(r.error.empty()) << r.error;
+    EXPECT_TRUE(r.confirmed);
+    EXPECT_FALSE(r.timedOut);
+    EXPECT_GE(r.before.computeOps, 8u);
+    EXPECT_LE(r.after.computeOps, 3u) << printCase(r.reduced.c);
+    EXPECT_LE(r.after.maxDim, 16) << printCase(r.reduced.c);
+    EXPECT_LT(r.after.caseSize, r.before.caseSize);
+    EXPECT_EQ(r.before.passes, 4u);
+    EXPECT_EQ(r.reduced.pipeline, fault.pass());
+    EXPECT_EQ(run_({r.reduced})[0].signature.id(), input->observed.signature.id());
+  }
+}
+
+TEST_F(ReducerTest, TwoFailuresReduceToTheOneAskedFor) {
+  // Two bugs in one case: the divf output crashes the crash pass, the addf
+  // output is miscompiled. Under this pipeline the crash is what shows.
+  Candidate input;
+  TextError textError;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "data seed=5 edge_rate=0\n"
+                        "%0 = input {fill=rand} : f32[32,64]\n"
+                        "%1 = input {fill=rand} : f32[32,64]\n"
+                        "%2 = div %0, %1 : f32[32,64]\n"
+                        "%3 = exp %0 : f32[32,64]\n"
+                        "%4 = add %3, %1 : f32[32,64]\n"
+                        "return %2, %4\n",
+                        input.c, textError))
+      << textError.message;
+  input.pipeline = "func.func(npufuzz-test-crash),func.func(npufuzz-test-miscompile)";
+  const Signature target = run_({input})[0].signature;
+  ASSERT_EQ(target.kind, VerdictKind::Crash) << target.text();
+
+  SameSignature same(target, run_);
+  const ReduceResult r = reduce(input, same, options());
+  ASSERT_TRUE(r.confirmed) << r.error;
+  EXPECT_EQ(run_({r.reduced})[0].signature.id(), target.id());
+  EXPECT_EQ(r.reduced.pipeline, plantedFaults()[1].pass());
+  EXPECT_TRUE(hasOp(r.reduced.c, OpKind::Div)) << printCase(r.reduced.c);
+  EXPECT_FALSE(hasOp(r.reduced.c, OpKind::Add)) << printCase(r.reduced.c);
+
+  // Asked for "any failure" instead, the same input drifts to the other
+  // bug: the signature is what kept the crash.
+  AnyFailure any(run_);
+  const ReduceResult drift = reduce(input, any, options());
+  ASSERT_TRUE(drift.confirmed) << drift.error;
+  const Signature drifted = run_({drift.reduced})[0].signature;
+  EXPECT_EQ(drifted.kind, VerdictKind::Mismatch) << drifted.text();
+  EXPECT_EQ(drifted.pass, plantedFaults()[0].pass());
+}
+
+/// Interesting when the resolved pipeline holds `needed` in this order:
+/// a pass-interaction bug, decided without running anything.
+class NeedsPasses final : public Interestingness {
+public:
+  explicit NeedsPasses(std::vector<std::string> needed) : needed_(std::move(needed)) {}
+  std::vector<Answer> test(const std::vector<Candidate> &batch) override {
+    std::vector<Answer> out;
+    for (const Candidate &c : batch) {
+      Pipeline p;
+      std::string error;
+      size_t found = 0;
+      if (resolvePipeline(c.pipeline, MlirStyle::Affine, p, error))
+        for (const std::string &pass : p.passes)
+          found += found < needed_.size() && pass == needed_[found];
+      out.push_back(found == needed_.size() ? Answer::Interesting : Answer::NotInteresting);
+    }
+    return out;
+  }
+  bool testsPipeline() const override { return true; }
+
+private:
+  std::vector<std::string> needed_;
+};
+
+TEST(Reducer, NamedPipelinesExpandAndShortenToTheNeededPasses) {
+  Candidate input;
+  input.c = generateCase(16, Policy::defaults());
+  input.pipeline = "O2";
+  const std::vector<std::string> needed = {
+      "func.func(affine-loop-fusion)", "func.func(affine-super-vectorize{virtual-vector-size=16})"};
+  NeedsPasses fusionThenVectorize(needed);
+  const ReduceResult r = reduce(input, fusionThenVectorize, ReduceOptions());
+  ASSERT_TRUE(r.confirmed) << r.error;
+  EXPECT_EQ(r.before.passes, 8u);
+  EXPECT_EQ(r.reduced.pipeline, pipelineSpec(needed));
+  EXPECT_EQ(r.after.passes, 2u);
+
+  // A random pipeline of a few passes, reduced to its last one.
+  Pipeline drawn;
+  std::string error;
+  for (int seed = 0; drawn.passes.size() < 3; ++seed) {
+    input.pipeline = "random:" + std::to_string(seed);
+    ASSERT_TRUE(resolvePipeline(input.pipeline, MlirStyle::Affine, drawn, error)) << error;
+  }
+  NeedsPasses last({drawn.passes.back()});
+  const ReduceResult rr = reduce(input, last, ReduceOptions());
+  ASSERT_TRUE(rr.confirmed) << rr.error;
+  EXPECT_EQ(rr.reduced.pipeline, drawn.passes.back());
+}
+
+TEST_F(ReducerTest, CachedDeterministicAndIndependentOfJobs) {
+  const PlantedFault &fault = plantedFaults()[2]; // the fastest to run
+  const auto input = findFailingInput(run_, fault, fault.pipeline());
+  ASSERT_TRUE(input);
+  SameSignature same(input->observed.signature, run_);
+  std::vector<std::string> results;
+  for (unsigned jobs : {2u, 2u, 1u}) {
+    Recording recording(same);
+    const ReduceResult r = reduce(input->candidate, recording, options(jobs));
+    ASSERT_TRUE(r.confirmed) << r.error;
+    // Only the final re-check repeats a candidate.
+    std::vector<std::string> asked(recording.asked.begin(), recording.asked.end() - 1);
+    EXPECT_EQ(std::set<std::string>(asked.begin(), asked.end()).size(), asked.size());
+    EXPECT_EQ(r.tests, recording.asked.size());
+    EXPECT_GT(r.cacheHits, 0u);
+    results.push_back(printCase(r.reduced.c) + r.reduced.pipeline);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_EQ(results[0], results[2]);
+}
+
+TEST_F(ReducerTest, ExternalCommandDecidesLikeCReduce) {
+  Candidate input;
+  input.c = generateCase(16, Policy::defaults());
+  ASSERT_TRUE(hasOp(input.c, OpKind::Exp)) << "pick a seed whose case has an exp";
+  // Interesting: the case still has an exp op. No shell parses the case
+  // path: sh gets it as $1.
+  ExternalCommand cmd({"/bin/sh", "-c", "grep -q ' = exp ' \"$1\"", "sh"}, 10);
+  ASSERT_EQ(cmd.error(), "");
+  const ReduceResult r = reduce(input, cmd, options());
+  ASSERT_TRUE(r.confirmed) << r.error;
+  EXPECT_EQ(r.after.computeOps, 1u) << printCase(r.reduced.c);
+  EXPECT_TRUE(hasOp(r.reduced.c, OpKind::Exp));
+
+  ExternalCommand slow({"/bin/sh", "-c", "sleep 5", "sh"}, 0.2);
+  EXPECT_EQ(slow.test({input, input}), std::vector<Answer>({Answer::Error, Answer::Error}));
+  ExternalCommand missing({"npufuzz-no-such-program"}, 1);
+  EXPECT_NE(missing.error(), "");
+}
+
+TEST_F(ReducerTest, RegressionsReplayWithTheirVerdicts) {
+  const fs::path dir = fs::path(npufuzz::testing::sourceDir()) / "corpus" / "regressions";
+  ReplayOptions o;
+  o.dir = dir.string();
+  o.plugins = {NPUFUZZ_TEST_PLUGIN};
+  std::ostringstream log;
+  EXPECT_EQ(runReplayCommand(o, log), 0) << log.str();
+  EXPECT_NE(log.str().find(" 0 changed"), std::string::npos) << log.str();
+
+  // A regression whose expectation no longer holds fails the replay.
+  const fs::path tampered =
+      fs::temp_directory_path() / ("npufuzz-replay-" + std::to_string(::getpid()));
+  fs::create_directories(tampered);
+  size_t n = 0;
+  for (const auto &e : fs::directory_iterator(dir)) {
+    if (e.path().extension() != ".npf")
+      continue;
+    std::ifstream in(e.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    Expectation expect;
+    std::string error;
+    ASSERT_TRUE(parseExpectation(text.str(), expect, error)) << e.path() << ": " << error;
+    expect.verdict = expect.verdict == VerdictKind::Ok ? VerdictKind::Crash : VerdictKind::Ok;
+    expect.signatureId.clear();
+    std::string body = text.str();
+    const size_t at = body.find("// expect:");
+    body.replace(at, body.find('\n', at) - at, expectationLine(expect));
+    std::ofstream(tampered / e.path().filename()) << body;
+    ++n;
+  }
+  EXPECT_GE(n, 3u);
+  std::ostringstream tamperedLog;
+  o.dir = tampered.string();
+  EXPECT_EQ(runReplayCommand(o, tamperedLog), 1) << tamperedLog.str();
+  fs::remove_all(tampered);
+}
+
+} // namespace
