@@ -145,6 +145,10 @@ cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
 cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"),
                            cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<double> fuzzMetamorphic("metamorphic-share",
+                                cl::desc("Share of cases that also run the view and lane "
+                                         "metamorphic variants (0..1)"),
+                                cl::init(0.25), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<double> fuzzReduceTime("reduce-time", cl::desc("Seconds to reduce each new signature"),
                                cl::init(60), cl::sub(fuzzCmd), cl::cat(category));
 
@@ -397,6 +401,7 @@ int runFuzz() {
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
   options.reduce = !fuzzNoReduce;
+  options.config.metamorphicShare = fuzzMetamorphic;
   options.reduceSeconds = fuzzReduceTime;
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
