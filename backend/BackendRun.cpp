@@ -19,6 +19,12 @@ std::string_view statusName(BackendRun::Status s) {
     return "runtime-error";
   case BackendRun::Status::SimulatorFault:
     return "sim-fault";
+  case BackendRun::Status::Crashed:
+    return "crashed";
+  case BackendRun::Status::TimedOut:
+    return "timed-out";
+  case BackendRun::Status::OutOfMemory:
+    return "out-of-memory";
   }
   return "?";
 }

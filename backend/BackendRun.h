@@ -26,6 +26,11 @@ struct BackendRun {
     /// more than 4 dims, out of scratchpad bounds, misaligned, ...); the
     /// message prints the offending descriptor.
     SimulatorFault,
+    /// An out-of-process toolchain died: a signal, an assertion, a
+    /// sanitizer report. The message starts with that line.
+    Crashed,
+    TimedOut,    ///< an out-of-process toolchain exceeded its time limit
+    OutOfMemory, ///< an out-of-process toolchain exceeded its memory limit
   };
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.

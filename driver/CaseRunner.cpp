@@ -24,6 +24,8 @@ bool parseBackendKind(const std::string &s, BackendKind &out) {
     out = BackendKind::MlirJit;
   else if (s == "mlir-tools")
     out = BackendKind::MlirTools;
+  else if (s == "external")
+    out = BackendKind::External;
   else
     return false;
   return true;
@@ -38,7 +40,17 @@ std::string defaultRuntimeLibrary() {
 BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
                          const std::vector<std::string> &elements,
                          const std::vector<TensorData> &inputs,
-                         const std::vector<TensorType> &outputTypes, uint32_t poison) {
+                         const std::vector<TensorType> &outputTypes, uint32_t poison,
+                         const Case *c) {
+  if (config.backend == BackendKind::External) {
+    if (!c) {
+      BackendRun r;
+      r.status = BackendRun::Status::RuntimeError;
+      r.message = "the external backend needs the case";
+      return r;
+    }
+    return runExternal(config.external, *c, kernel, elements, inputs);
+  }
   if (config.backend == BackendKind::MlirTools) {
     MlirTool tools = config.tools;
     if (tools.runtimeLibrary.empty())
@@ -73,7 +85,9 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   MlirKernel &kernel = out.kernel;
   MlirEmitOptions emitOptions;
   emitOptions.style = config.style;
-  if (!emitMlir(c, emitOptions, kernel, error)) {
+  // An external toolchain may run the case from its other programs; it then
+  // gets no kernel.mlir.
+  if (!emitMlir(c, emitOptions, kernel, error) && config.backend != BackendKind::External) {
     out.verdict = VerdictKind::Unsupported;
     out.summary = error;
     out.run.status = BackendRun::Status::Unsupported;
@@ -87,8 +101,10 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   std::vector<TensorType> outputTypes;
   for (ValueId v : c.outputs)
     outputTypes.push_back(c.typeOf(v));
+  if (!error.empty())
+    kernel = MlirKernel();
   out.run = executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypes,
-                          config.jit.poison);
+                          config.jit.poison, &c);
   out.run.emitSeconds = emitSeconds;
   Judgement j = judgeRun(c, ref, out.run);
   out.verdict = j.verdict;

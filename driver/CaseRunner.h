@@ -8,6 +8,7 @@
 #define NPUFUZZ_DRIVER_CASERUNNER_H
 
 #include "backend/BackendRun.h"
+#include "backend/external/ExternalBackend.h"
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
@@ -24,6 +25,7 @@ namespace npufuzz {
 enum class BackendKind : uint8_t {
   MlirJit,   ///< in process: PassManager + ExecutionEngine
   MlirTools, ///< out of process: mlir-opt + mlir-runner binaries
+  External,  ///< a user command on a case directory (ExternalBackend.h)
 };
 bool parseBackendKind(const std::string &s, BackendKind &out);
 
@@ -33,6 +35,7 @@ struct RunConfig {
   std::string pipeline = "O0";
   JitOptions jit;
   MlirTool tools; ///< binaries for BackendKind::MlirTools
+  ExternalToolchain external; ///< argv and limits for BackendKind::External
   /// Share of cases that also run the view and lane metamorphic variants
   /// (driver/Metamorphic.h) in isolated workers.
   double metamorphicShare = 0.25;
@@ -42,10 +45,12 @@ struct RunConfig {
 std::string defaultRuntimeLibrary();
 
 /// Compiles and runs an emitted kernel on the configured backend.
+/// BackendKind::External also needs the case `c` (it writes every program).
 BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
                          const std::vector<std::string> &elements,
                          const std::vector<TensorData> &inputs,
-                         const std::vector<TensorType> &outputTypes, uint32_t poison);
+                         const std::vector<TensorType> &outputTypes, uint32_t poison,
+                         const Case *c = nullptr);
 
 struct CaseOutcome {
   VerdictKind verdict = VerdictKind::Ok;

@@ -123,9 +123,9 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   // other output fill bytes; defined outputs that change read uninitialised
   // memory.
   const BackendRun again = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
-                                         outputTypes, config.jit.poison);
+                                         outputTypes, config.jit.poison, &c);
   const BackendRun second = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
-                                          outputTypes, ~config.jit.poison);
+                                          outputTypes, ~config.jit.poison, &c);
   if (again.ok() && definedOutputsDiffer(out.reference, out.run, again)) {
     t.verdict = VerdictKind::Nondeterministic;
     t.summary = "two identical runs differ: " + t.summary;
@@ -134,7 +134,10 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
     t.verdict = VerdictKind::UninitializedRead;
     t.summary = "defined outputs change with the poison fill: " + t.summary;
   }
-  // Blame the first optimisation pass whose prefix gives the wrong result.
+  // Blame the first optimisation pass whose prefix gives the wrong result
+  // (in-process MLIR passes say nothing about an external toolchain).
+  if (config.backend == BackendKind::External)
+    return t;
   const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
   if (blame.found) {
     t.passName = blame.passName;
@@ -179,10 +182,15 @@ CaseReport reportOf(const ChildOutcome &o) {
   s.kind = r.result.verdict;
   s.pass = r.result.passName;
   switch (r.result.verdict) {
-  case VerdictKind::Crash:
-    s.where = crashLocation(o.stderrText);
-    s.message = normalizeMessage(o.stderrText);
+  case VerdictKind::Crash: {
+    // A worker that returned a crash verdict saw an external command die;
+    // that command's stderr is in the message.
+    const std::string &text =
+        o.end == ChildOutcome::End::Returned ? r.result.message : o.stderrText;
+    s.where = crashLocation(text);
+    s.message = normalizeMessage(text);
     break;
+  }
   case VerdictKind::Mismatch:
   case VerdictKind::UninitializedRead:
     // Values and indices vary between occurrences; the op and pass do not.

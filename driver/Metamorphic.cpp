@@ -100,7 +100,7 @@ BackendRun runVariant(const Case &c, MlirJit &jit, const RunConfig &config,
     return r;
   }
   return executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypesOf(c),
-                       config.jit.poison);
+                       config.jit.poison, &c);
 }
 } // namespace
 
@@ -112,7 +112,7 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
   const std::vector<TensorData> repadded = repaddedInputs(base.reference);
   if (!repadded.empty()) {
     const BackendRun variant = executeKernel(config, jit, base.kernel, pipeline.elements(),
-                                             repadded, outputTypes, config.jit.poison);
+                                             repadded, outputTypes, config.jit.poison, &c);
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())

@@ -20,6 +20,12 @@ VerdictKind verdictOf(BackendRun::Status s) {
     return VerdictKind::CompileError;
   case BackendRun::Status::SimulatorFault:
     return VerdictKind::SimulatorFault;
+  case BackendRun::Status::Crashed:
+    return VerdictKind::Crash;
+  case BackendRun::Status::TimedOut:
+    return VerdictKind::Hang;
+  case BackendRun::Status::OutOfMemory:
+    return VerdictKind::Oom;
   }
   return VerdictKind::CompileError;
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/Pipelines.h"
+#include "backend/external/CaseDirMlirTools.h"
 #include "driver/Campaign.h"
 #include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
@@ -84,8 +85,12 @@ cl::opt<std::string> runPipeline("pipeline", cl::desc("O0, O2, random:SEED or a 
                                  cl::init("O0"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
                               cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runBackend("backend", cl::desc("mlir-jit (in process) or mlir-tools"),
+cl::opt<std::string> runBackend("backend", cl::desc("mlir-jit (in process), mlir-tools or external"),
                                 cl::init("mlir-jit"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runExternalCmd(
+    "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
+                    "would, run without one; {dir} is the case directory)"),
+    cl::value_desc("ARGV"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runOpt("opt", cl::desc("mlir-opt for --backend mlir-tools"),
                             cl::init("mlir-opt-22"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runRunner("runner", cl::desc("mlir-runner for --backend mlir-tools"),
@@ -143,6 +148,10 @@ cl::opt<uint64_t> fuzzMemory("memory-mb", cl::desc("Address-space limit per work
                              cl::init(8192), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
+cl::opt<std::string> fuzzBackend("backend", cl::desc("mlir-jit, mlir-tools or external"),
+                                 cl::init("mlir-jit"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
+                                     cl::value_desc("ARGV"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"),
                            cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<double> fuzzMetamorphic("metamorphic-share",
@@ -186,6 +195,17 @@ cl::opt<std::string> reduceInterestingness(
     cl::value_desc("ARGV"), cl::sub(reduceCmd), cl::cat(category));
 cl::opt<bool> reduceQuiet("quiet", cl::desc("No progress lines"), cl::sub(reduceCmd),
                           cl::cat(category));
+
+cl::SubCommand externalMlirCmd(
+    "external-mlir", "Run an external-backend case directory through mlir-opt + mlir-runner "
+                     "and write its outK.npy (the adapter of docs/external-backends.md)");
+cl::opt<std::string> externalMlirDir(cl::Positional, cl::desc("<case dir>"), cl::Required,
+                                     cl::sub(externalMlirCmd), cl::cat(category));
+cl::opt<std::string> externalMlirOpt("opt", cl::desc("mlir-opt binary"), cl::init("mlir-opt-22"),
+                                     cl::sub(externalMlirCmd), cl::cat(category));
+cl::opt<std::string> externalMlirRunner("runner", cl::desc("mlir-runner binary"),
+                                        cl::init("mlir-runner-22"), cl::sub(externalMlirCmd),
+                                        cl::cat(category));
 
 cl::SubCommand replayCmd("replay", "Re-run regression cases; fail if a verdict changed");
 cl::opt<std::string> replayDir(cl::Positional, cl::desc("<dir of .npf regressions>"),
@@ -320,6 +340,33 @@ int runRef() {
   return ok ? 0 : 1;
 }
 
+/// Splits `--cmd` into the external backend's argv (no shell involved).
+bool externalArgv(const std::string &text, RunConfig &config) {
+  if (config.backend != BackendKind::External)
+    return true;
+  if (text.empty()) {
+    fail("--backend external needs --cmd");
+    return false;
+  }
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char *, 8> argv;
+  cl::TokenizeGNUCommandLine(text, saver, argv);
+  config.external.argv.assign(argv.begin(), argv.end());
+  return true;
+}
+
+int runExternalMlir() {
+  MlirTool tool;
+  tool.mlirOpt = externalMlirOpt;
+  tool.mlirRunner = externalMlirRunner;
+  tool.runtimeLibrary = defaultRuntimeLibrary();
+  const BackendRun r = runCaseDirectoryWithMlirTools(externalMlirDir, tool);
+  if (!r.ok())
+    llvm::errs() << r.message << "\n";
+  return adapterExitCode(r);
+}
+
 int runRun() {
   Case c;
   if (!loadCase(runFile, c))
@@ -329,7 +376,9 @@ int runRun() {
   if (!parseMlirStyle(runStyle, config.style))
     return fail("unknown style '" + runStyle + "'");
   if (!parseBackendKind(runBackend, config.backend))
-    return fail("unknown backend '" + runBackend + "' (mlir-jit or mlir-tools)");
+    return fail("unknown backend '" + runBackend + "' (mlir-jit, mlir-tools or external)");
+  if (!externalArgv(runExternalCmd, config))
+    return 1;
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
   config.tools.passPlugins = runPlugins;
@@ -400,6 +449,10 @@ int runFuzz() {
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
+  if (!parseBackendKind(fuzzBackend, options.config.backend))
+    return fail("unknown backend '" + fuzzBackend + "'");
+  if (!externalArgv(fuzzExternalCmd, options.config))
+    return 1;
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
   options.reduceSeconds = fuzzReduceTime;
@@ -551,7 +604,8 @@ int main(int argc, char **argv) {
       "  npufuzz from-bytes INPUT       decode a libFuzzer/AFL++ input into its case\n"
       "  npufuzz report DIR... -o OUT   JSON, JUnit XML and HTML report of campaigns\n"
       "  npufuzz reduce CASE.npf -o DIR reduce a failing case and its pipeline\n"
-      "  npufuzz replay DIR             re-run DIR/*.npf regressions, check verdicts\n");
+      "  npufuzz replay DIR             re-run DIR/*.npf regressions, check verdicts\n"
+      "  npufuzz external-mlir DIR      run an external-backend case dir on mlir-opt/runner\n");
   if (genCmd)
     return runGen();
   if (checkCmd)
@@ -576,6 +630,8 @@ int main(int argc, char **argv) {
     return runReduceCmd();
   if (replayCmd)
     return runReplayCmd();
+  if (externalMlirCmd)
+    return runExternalMlir();
   if (topSeed.getNumOccurrences())
     return runSeed();
   cl::PrintHelpMessage();

@@ -1,0 +1,482 @@
+//===- backend/emit/PyTorchEmitter.cpp - A case as a PyTorch program ------===//
+#include "backend/emit/PyTorchEmitter.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace npufuzz {
+
+namespace {
+
+/// Helpers every program carries; they state the semantics torch ops lack.
+const char *kPrelude = R"PY(import os
+import sys
+
+import numpy as np
+import torch
+
+
+def _load(d, name, dtype):
+    # bf16 travels as float32 (numpy has no bfloat16); the values are exact.
+    return torch.from_numpy(np.load(os.path.join(d, name))).to(dtype)
+
+
+def _save(d, name, t):
+    if t.dtype == torch.bfloat16:
+        t = t.to(torch.float32)
+    np.save(os.path.join(d, name), t.contiguous().numpy())
+
+
+def _fmax(x, y):
+    # NaN propagates and -0 < +0 (torch.maximum leaves the zero's sign open).
+    r = torch.where(x > y, x, torch.where(y > x, y, torch.where(torch.signbit(x), y, x)))
+    return torch.where(torch.isnan(x) | torch.isnan(y), torch.full_like(r, float("nan")), r)
+
+
+def _fmin(x, y):
+    r = torch.where(x < y, x, torch.where(y < x, y, torch.where(torch.signbit(x), x, y)))
+    return torch.where(torch.isnan(x) | torch.isnan(y), torch.full_like(r, float("nan")), r)
+
+
+def _idiv(x, y):
+    # Floor division; x div 0 == 0 and MIN div -1 == MIN, without trapping.
+    safe = torch.where((y == 0) | (y == -1), torch.ones_like(y), y)
+    q = torch.div(x, safe, rounding_mode="floor")
+    return torch.where(y == 0, torch.zeros_like(q), torch.where(y == -1, -x, q))
+
+
+def _f2i(x, mode, lo, hi, dtype):
+    # Rounds under `mode` in f64 (exact for f32 inputs), saturates, NaN -> 0.
+    d = torch.nan_to_num(x.to(torch.float64), nan=0.0)
+    if mode == "rne":
+        r = torch.round(d)
+    elif mode == "rna":
+        r = torch.sign(d) * torch.floor(torch.abs(d) + 0.5)
+    elif mode == "rtz":
+        r = torch.trunc(d)
+    elif mode == "rdn":
+        r = torch.floor(d)
+    else:
+        r = torch.ceil(d)
+    i = r.clamp(-9223372036854775808.0, 9223372036854774784.0).to(torch.int64)
+    i = torch.where(r >= hi, torch.full_like(i, hi), torch.where(r <= lo, torch.full_like(i, lo), i))
+    return i.to(dtype)
+
+
+def _grids(shape):
+    return [torch.arange(n).reshape([n if j == i else 1 for j in range(len(shape))])
+            for i, n in enumerate(shape)]
+
+
+def _fold(x, axis, step, acc_dtype):
+    # Left to right from the first element, as the reference folds.
+    acc = x.select(axis, 0).to(acc_dtype)
+    for i in range(1, x.shape[axis]):
+        acc = step(acc, x.select(axis, i).to(acc_dtype))
+    return acc.unsqueeze(axis)
+
+
+def _argmax(x, axis):
+    # The first maximum; NaN counts as the maximum; -0 == +0.
+    best = x.select(axis, 0)
+    idx = torch.zeros(best.shape, dtype=torch.int64)
+    for i in range(1, x.shape[axis]):
+        v = x.select(axis, i)
+        better = ~torch.isnan(best) & ((v > best) | torch.isnan(v))
+        best = torch.where(better, v, best)
+        idx = torch.where(better, torch.full_like(idx, i), idx)
+    return idx.unsqueeze(axis)
+
+
+def _matmul(a, b, acc_dtype):
+    # Products in the accumulator type, summed over k from 0, left to right.
+    a, b = a.to(acc_dtype), b.to(acc_dtype)
+    acc = torch.zeros(a.shape[:-1] + b.shape[-1:], dtype=acc_dtype)
+    for k in range(a.shape[-1]):
+        acc = acc + a[..., :, k:k + 1] * b[..., k:k + 1, :]
+    return acc
+
+
+def _fillpad(x, rows, cols, pad):
+    y = x.clone()
+    y[rows:, :] = pad
+    y[:, cols:] = pad
+    return y
+
+)PY";
+
+const char *torchType(DType t) {
+  switch (t) {
+  case DType::F32:
+    return "torch.float32";
+  case DType::F16:
+    return "torch.float16";
+  case DType::BF16:
+    return "torch.bfloat16";
+  case DType::I8:
+    return "torch.int8";
+  case DType::I32:
+    return "torch.int32";
+  case DType::I64:
+  case DType::Index:
+    return "torch.int64";
+  case DType::I1:
+    return "torch.bool";
+  }
+  return "?";
+}
+
+/// Significand bits of a float type, i.e. the widest integer it holds exactly.
+unsigned precision(DType t) { return t == DType::F32 ? 24 : t == DType::F16 ? 11 : 8; }
+
+std::string pyFloat(float v) {
+  if (std::isnan(v))
+    return "float(\"nan\")";
+  if (std::isinf(v))
+    return v > 0 ? "float(\"inf\")" : "float(\"-inf\")";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "float.fromhex(\"%a\")", static_cast<double>(v));
+  return buf;
+}
+
+std::string pyInts(const std::vector<int64_t> &v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+/// An index expression over the grids `d[i]`; `//` and `%` on tensors are
+/// floor division and floor modulo, as in IndexExpr.
+std::string pyIndex(const IndexExpr &e) {
+  switch (e.kind()) {
+  case IndexExpr::Kind::Dim:
+    return "d[" + std::to_string(e.value()) + "]";
+  case IndexExpr::Kind::Const:
+    return std::to_string(e.value());
+  case IndexExpr::Kind::Add:
+    return "(" + pyIndex(e.lhs()) + " + " + pyIndex(e.rhs()) + ")";
+  case IndexExpr::Kind::Mul:
+    return "(" + pyIndex(e.lhs()) + " * " + std::to_string(e.value()) + ")";
+  case IndexExpr::Kind::FloorDiv:
+    return "(" + pyIndex(e.lhs()) + " // " + std::to_string(e.value()) + ")";
+  case IndexExpr::Kind::Mod:
+    return "(" + pyIndex(e.lhs()) + " % " + std::to_string(e.value()) + ")";
+  }
+  return "0";
+}
+
+class Emitter {
+public:
+  explicit Emitter(const Case &c) : c_(c) {}
+  bool run(std::string &out, std::string &unsupported);
+
+private:
+  std::string v(ValueId id) const { return "v" + std::to_string(id); }
+  std::string operand(const Op &op, unsigned i) const { return v(op.operands[i]); }
+  const TensorType &type(const Op &op, unsigned i = 0) const { return c_.typeOf(op.results[i]); }
+  void line(const std::string &s) { body_ += "    " + s + "\n"; }
+  void assign(const Op &op, const std::string &expr) { line(v(op.results[0]) + " = " + expr); }
+  bool elementwise(const Op &op, OpKind kind, std::string &unsupported);
+  std::string binary(OpKind kind, DType t, const std::string &x, const std::string &y) const;
+  void cast(const Op &op);
+
+  const Case &c_;
+  std::string body_;
+};
+
+std::string Emitter::binary(OpKind kind, DType t, const std::string &x,
+                            const std::string &y) const {
+  switch (kind) {
+  case OpKind::Add:
+    return x + " + " + y;
+  case OpKind::Sub:
+    return x + " - " + y;
+  case OpKind::Mul:
+    return x + " * " + y;
+  case OpKind::Div:
+    return isFloat(t) ? x + " / " + y : "_idiv(" + x + ", " + y + ")";
+  case OpKind::Max:
+    return isFloat(t) ? "_fmax(" + x + ", " + y + ")" : "torch.maximum(" + x + ", " + y + ")";
+  case OpKind::Min:
+    return isFloat(t) ? "_fmin(" + x + ", " + y + ")" : "torch.minimum(" + x + ", " + y + ")";
+  case OpKind::And:
+    return x + " & " + y;
+  case OpKind::Or:
+    return x + " | " + y;
+  case OpKind::Xor:
+    return x + " ^ " + y;
+  case OpKind::CmpEq:
+    return x + " == " + y;
+  case OpKind::CmpNe:
+    return x + " != " + y;
+  case OpKind::CmpLt:
+    return x + " < " + y;
+  case OpKind::CmpLe:
+    return x + " <= " + y;
+  case OpKind::CmpGt:
+    return x + " > " + y;
+  case OpKind::CmpGe:
+    return x + " >= " + y;
+  default:
+    return "";
+  }
+}
+
+bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
+  const DType t = c_.typeOf(op.operands[0]).dtype;
+  const bool narrow = t == DType::F16 || t == DType::BF16;
+  const bool compare = opCategory(kind) == OpCategory::Compare;
+  // f16/bf16 compute in f32 and round once; compares are exact as they are.
+  auto in = [&](unsigned i) {
+    return narrow && !compare ? operand(op, i) + ".float()" : operand(op, i);
+  };
+  auto round = [&](const std::string &expr) {
+    return narrow && !compare ? "(" + expr + ").to(" + torchType(t) + ")" : expr;
+  };
+  // Transcendentals: in f64, rounded once to f32 (then to the element type).
+  auto viaDouble = [&](const std::string &fn) {
+    return round("(" + fn + ").float()");
+  };
+  const std::string x = operand(op, 0);
+  const std::string xd = x + ".double()";
+  if (op.operands.size() == 2) {
+    const std::string e = binary(kind, t, in(0), in(1));
+    if (e.empty())
+      return unsupported = "pytorch: no form for " + std::string(opName(kind)), false;
+    assign(op, round(e));
+    return true;
+  }
+  switch (kind) {
+  case OpKind::Neg:
+    assign(op, round("-" + in(0)));
+    return true;
+  case OpKind::Abs:
+    assign(op, round("torch.abs(" + in(0) + ")"));
+    return true;
+  case OpKind::Not:
+    assign(op, "~" + x);
+    return true;
+  case OpKind::Relu:
+    // relu(-0) == +0 and NaN stays NaN.
+    assign(op, isFloat(t) ? round("torch.where(torch.isnan(" + in(0) + ") | (" + in(0) +
+                                  " > 0), " + in(0) + ", torch.zeros_like(" + in(0) + "))")
+                          : "torch.where(" + x + " > 0, " + x + ", torch.zeros_like(" + x + "))");
+    return true;
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+    assign(op, viaDouble("torch." + std::string(opName(kind)) + "(" + xd + ")"));
+    return true;
+  case OpKind::Silu:
+    assign(op, viaDouble(xd + " * torch.sigmoid(" + xd + ")"));
+    return true;
+  default:
+    return unsupported = "pytorch: no form for " + std::string(opName(kind)), false;
+  }
+}
+
+void Emitter::cast(const Op &op) {
+  const DType from = c_.typeOf(op.operands[0]).dtype, to = type(op).dtype;
+  const RoundingMode m = op.attrs.rounding;
+  const std::string x = operand(op, 0), tt = torchType(to);
+  const std::string mode(roundingName(m));
+  if (to == DType::I1) {
+    assign(op, x + " != 0");
+  } else if (isFloat(from) && !isFloat(to)) {
+    assign(op, "_f2i(" + x + ", \"" + mode + "\", " + std::to_string(minIntValue(to)) + ", " +
+                   std::to_string(maxIntValue(to)) + ", " + tt + ")");
+  } else if (isFloat(to)) {
+    // Exact casts round the same in every mode; rne is torch's own.
+    const bool exact = isFloat(from) ? (from == to || to == DType::F32)
+                                     : bitWidth(from) <= precision(to);
+    if (m != RoundingMode::NearestEven && !exact)
+      line("raise NotImplementedError(\"cast " + std::string(dtypeName(from)) + " -> " +
+           std::string(dtypeName(to)) + " rounding " + mode + ": torch rounds to nearest even\")");
+    // f16 <-> bf16 goes through f32, which is exact, so it rounds once.
+    assign(op, x + (from == DType::F16 || from == DType::BF16 ? ".float()" : "") + ".to(" + tt +
+                   ")");
+  } else {
+    assign(op, x + ".to(" + tt + ")"); // int -> int wraps; i1 -> 0/1
+  }
+}
+
+bool Emitter::run(std::string &out, std::string &unsupported) {
+  std::string params, loads, outs, saves;
+  int input = 0;
+  for (const Op &op : c_.ops) {
+    const TensorType &t = type(op);
+    const std::string tt = torchType(t.dtype), shape = pyInts(t.shape);
+    if (!c_.values[op.results[0]].name.empty())
+      line("# %" + c_.values[op.results[0]].name + ": " + t.str());
+    switch (opCategory(op.kind)) {
+    case OpCategory::Unary:
+    case OpCategory::Binary:
+    case OpCategory::Compare:
+      if (!elementwise(op, op.kind, unsupported))
+        return false;
+      continue;
+    case OpCategory::RowExpand:
+    case OpCategory::ColExpand:
+      // The [R,1] / [1,C] operand broadcasts like pto trowexpand*/tcolexpand*.
+      if (!elementwise(op, expandBaseOp(op.kind), unsupported))
+        return false;
+      continue;
+    default:
+      break;
+    }
+    const std::string x = op.operands.empty() ? "" : operand(op, 0);
+    const OpAttrs &a = op.attrs;
+    switch (op.kind) {
+    case OpKind::Input:
+      params += (input ? ", " : "") + v(op.results[0]);
+      loads += std::string(input ? ", " : "") + "_load(d, \"in" + std::to_string(input) +
+               ".npy\", " + tt + ")";
+      ++input;
+      break;
+    case OpKind::Const:
+      assign(op, "torch.full(" + shape + ", " +
+                     (isFloat(t.dtype) ? pyFloat(a.value.f)
+                      : t.dtype == DType::I1 ? std::string(a.value.i ? "True" : "False")
+                                             : std::to_string(a.value.i)) +
+                     ", dtype=" + tt + ")");
+      break;
+    case OpKind::Iota:
+      assign(op, "_grids(" + shape + ")[" + std::to_string(a.axis) + "].expand(" + shape + ")" +
+                     (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
+      break;
+    case OpKind::Slice: {
+      std::string idx;
+      for (size_t i = 0; i < a.offsets.size(); ++i)
+        idx += (i ? ", " : "") + std::to_string(a.offsets[i]) + ":" +
+               std::to_string(a.offsets[i] + (a.sizes[i] - 1) * a.strides[i] + 1) + ":" +
+               std::to_string(a.strides[i]);
+      assign(op, x + "[" + idx + "]");
+      break;
+    }
+    case OpKind::Chunk:
+      assign(op, "torch.chunk(" + x + ", " + std::to_string(a.count) + ", dim=" +
+                     std::to_string(a.axis) + ")[" + std::to_string(a.index) + "]");
+      break;
+    case OpKind::Transpose:
+      assign(op, x + ".permute(" + pyInts(a.perm) + ")");
+      break;
+    case OpKind::Reshape:
+      assign(op, x + ".reshape(" + shape + ")");
+      break;
+    case OpKind::Broadcast:
+      assign(op, x + ".expand(" + shape + ")");
+      break;
+    case OpKind::Squeeze:
+      assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")");
+      break;
+    case OpKind::Unsqueeze:
+      assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")");
+      break;
+    case OpKind::IndexMap: {
+      // Index tensors: one broadcasting grid per result dim.
+      line("d = _grids(" + shape + ")");
+      std::string idx;
+      for (size_t i = 0; i < a.map.size(); ++i)
+        idx += (i ? ", " : "") + std::string("torch.as_tensor(") + pyIndex(a.map[i]) + ")";
+      assign(op, x + "[" + idx + (a.map.size() == 1 ? "," : "") + "].expand(" + shape + ")");
+      break;
+    }
+    case OpKind::Select:
+      assign(op, "torch.where(" + x + ", " + operand(op, 1) + ", " + operand(op, 2) + ")");
+      break;
+    case OpKind::MaskedFill:
+      assign(op, x + ".masked_fill(" + operand(op, 1) + ", " +
+                     (isFloat(t.dtype) ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ")");
+      break;
+    case OpKind::Cast:
+      cast(op);
+      break;
+    case OpKind::ReduceSum:
+      // f32 accumulation for floats, the type's width for integers.
+      assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", lambda s, e: s + e, " +
+                     (isFloat(t.dtype) ? "torch.float32" : tt) + ").to(" + tt + ")");
+      break;
+    case OpKind::ReduceMax:
+    case OpKind::ReduceMin: {
+      const bool max = op.kind == OpKind::ReduceMax;
+      assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", " +
+                     (isFloat(t.dtype) ? (max ? "_fmax" : "_fmin")
+                                       : (max ? "torch.maximum" : "torch.minimum")) +
+                     ", " + tt + ")");
+      break;
+    }
+    case OpKind::ArgMax:
+      assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")");
+      break;
+    case OpKind::TopK:
+      // Equal values may come out in another order than the reference's
+      // lower-index-first; NaN ranks highest in both.
+      line(v(op.results[0]) + ", " + v(op.results[1]) + " = torch.topk(" + x + ", " +
+           std::to_string(a.k) + ", dim=" + std::to_string(a.axis) + ", largest=True, sorted=True)");
+      break;
+    case OpKind::Matmul:
+      assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")");
+      break;
+    case OpKind::Gather: {
+      // Out-of-range indices give undefined elements: clamp so torch accepts them.
+      const int64_t n = c_.typeOf(op.operands[0]).shape[a.axis];
+      assign(op, "torch.gather(" + x + ", " + std::to_string(a.axis) + ", " + operand(op, 1) +
+                     ".to(torch.int64).clamp(0, " + std::to_string(n - 1) + "))");
+      break;
+    }
+    case OpKind::SetValidShape:
+      // Only metadata changes; the harness compares inside the valid shape.
+      assign(op, x);
+      break;
+    case OpKind::FillPad: {
+      const TensorType &src = c_.typeOf(op.operands[0]);
+      const ValidShape vs = src.valid.value_or(ValidShape{src.shape[0], src.shape[1], false});
+      std::string pad = "0";
+      if (op.attrs.pad != PadKind::Zero) {
+        const bool max = op.attrs.pad == PadKind::Max;
+        pad = isFloat(t.dtype)       ? (max ? "float(\"inf\")" : "float(\"-inf\")")
+              : t.dtype == DType::I1 ? (max ? "True" : "False")
+                                     : std::to_string(max ? maxIntValue(t.dtype)
+                                                          : minIntValue(t.dtype));
+      }
+      assign(op, "_fillpad(" + x + ", " + std::to_string(vs.rows) + ", " +
+                     std::to_string(vs.cols) + ", " + pad + ")");
+      break;
+    }
+    default:
+      return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;
+    }
+  }
+  for (size_t k = 0; k < c_.outputs.size(); ++k) {
+    outs += v(c_.outputs[k]) + ", ";
+    saves += "    _save(d, \"out" + std::to_string(k) + ".npy\", outs[" + std::to_string(k) + "])\n";
+  }
+  out = "#!/usr/bin/env python3\n"
+        "# Generated by npufuzz (backend/emit/PyTorchEmitter.h); semantics: ir/Case.h.\n"
+        "# Usage: python3 program.py [CASE_DIR]; reads inK.npy, writes outK.npy.\n"
+        "# NPUFUZZ_TORCH_COMPILE=<backend> runs kernel() under torch.compile.\n"
+        "# Valid shapes are not masked: ops compute on the full tile, and only\n"
+        "# elements inside valid shapes are compared.\n" +
+        std::string(kPrelude) + "\ndef kernel(" + params + "):\n" + body_ + "    return (" + outs +
+        ")\n\n\ndef main():\n"
+        "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
+        "    fn = kernel\n"
+        "    if os.environ.get(\"NPUFUZZ_TORCH_COMPILE\"):\n"
+        "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"])\n"
+        "    outs = fn(" + loads + ")\n" + saves +
+        "\n\nif __name__ == \"__main__\":\n    main()\n";
+  return true;
+}
+
+} // namespace
+
+bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported) {
+  return Emitter(c).run(out, unsupported);
+}
+
+} // namespace npufuzz

@@ -1,0 +1,435 @@
+//===- backend/external/ExternalBackend.cpp - Any toolchain via files -----===//
+#include "backend/external/ExternalBackend.h"
+
+#include "backend/emit/PtoEmitter.h"
+#include "backend/emit/PyTorchEmitter.h"
+#include "ir/Text.h"
+#include "reference/Npy.h"
+#include "reference/Storage.h"
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+namespace npufuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+bool writeText(const std::string &path, const std::string &text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+/// The last `max` bytes of a file.
+std::string readTail(const std::string &path, size_t max) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return s.size() > max ? s.substr(s.size() - max) : s;
+}
+
+/// argv[0] resolved against PATH here, because the child may only make
+/// async-signal-safe calls between fork and exec (no execvp search).
+std::string resolveProgram(const std::string &name) {
+  if (name.find('/') != std::string::npos)
+    return name;
+  const char *path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return name;
+}
+
+std::string jsonString(const std::string &s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\')
+      out += '\\', out += ch;
+    else if (ch == '\n')
+      out += "\\n";
+    else if (static_cast<unsigned char>(ch) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+      out += buf;
+    } else
+      out += ch;
+  }
+  return out + "\"";
+}
+
+std::string jsonInts(const std::vector<int64_t> &v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(v[i]);
+  return out + "]";
+}
+
+/// The .npy descr of each dtype (reference/Npy.h); bf16 travels as f32.
+const char *npyDescr(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::BF16:
+    return "<f4";
+  case DType::F16:
+    return "<f2";
+  case DType::I8:
+    return "|i1";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+  case DType::Index:
+    return "<i8";
+  case DType::I1:
+    return "|b1";
+  }
+  return "?";
+}
+
+std::string valueName(const Case &c, ValueId v) {
+  return c.values[v].name.empty() ? std::to_string(v) : c.values[v].name;
+}
+
+std::string tensorJson(const Case &c, ValueId v, const std::string &file) {
+  const TensorType &t = c.typeOf(v);
+  std::string valid = "null";
+  if (t.valid)
+    valid = "{\"rows\": " + std::to_string(t.valid->rows) +
+            ", \"cols\": " + std::to_string(t.valid->cols) +
+            ", \"dynamic\": " + (t.valid->dynamic ? "true" : "false") + "}";
+  return "{\"name\": " + jsonString(valueName(c, v)) + ", \"file\": " + jsonString(file) +
+         ", \"dtype\": " + jsonString(std::string(dtypeName(t.dtype))) +
+         ", \"npy_descr\": " + jsonString(npyDescr(t.dtype)) +
+         ", \"shape\": " + jsonInts(t.shape) + ", \"valid_shape\": " + valid + "}";
+}
+
+std::string kernelArgJson(const KernelArg &a) {
+  switch (a.kind) {
+  case KernelArg::Kind::Input:
+    return "{\"kind\": \"input\", \"index\": " + std::to_string(a.index) + "}";
+  case KernelArg::Kind::Output:
+    return "{\"kind\": \"output\", \"index\": " + std::to_string(a.index) + "}";
+  case KernelArg::Kind::ValidDim:
+    break;
+  }
+  return "{\"kind\": \"valid_dim\", \"op\": " + std::to_string(a.index) +
+         ", \"dim\": " + std::to_string(a.dim) + ", \"value\": " + std::to_string(a.value) + "}";
+}
+
+/// The first line of `text` containing `needle`, trimmed; empty if none.
+std::string lineWith(const std::string &text, const std::string &needle) {
+  const size_t at = text.find(needle);
+  if (at == std::string::npos)
+    return "";
+  const size_t begin = text.rfind('\n', at);
+  const size_t end = text.find('\n', at);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end == std::string::npos ? std::string::npos
+                                              : end - (begin == std::string::npos ? 0 : begin + 1));
+}
+
+/// The exception line of the last Python traceback ("ValueError: ..."):
+/// the first non-indented line after the last "Traceback" header.
+std::string pythonException(const std::string &text) {
+  const size_t tb = text.rfind("Traceback (most recent call last):");
+  if (tb == std::string::npos)
+    return "";
+  std::stringstream lines(text.substr(tb));
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line))
+    if (!line.empty() && line[0] != ' ')
+      return line;
+  return "";
+}
+
+/// The first line of an assertion failure (`Assertion `x' failed.`).
+std::string assertionLine(const std::string &text) {
+  for (size_t at = text.find("Assertion "); at != std::string::npos;
+       at = text.find("Assertion ", at + 1)) {
+    const std::string line = lineWith(text.substr(at), "Assertion ");
+    if (line.find(" failed") != std::string::npos)
+      return line;
+  }
+  return "";
+}
+
+/// An MLIR-style diagnostic (`file:3:5: error: ...`).
+std::string diagnosticLine(const std::string &text) {
+  std::stringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("error: ", 0) == 0 || line.find(": error: ") != std::string::npos)
+      return line;
+  return "";
+}
+} // namespace
+
+CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::string> &argv,
+                      const std::string &stdoutPath, const std::string &stderrPath) {
+  CommandEnd end;
+  if (argv.empty()) {
+    end.kind = CommandEnd::Kind::SpawnFailed;
+    end.stderrText = "empty external command";
+    return end;
+  }
+  // Everything the child needs is built before fork.
+  const std::string program = resolveProgram(argv[0]);
+  std::vector<char *> args;
+  for (const std::string &a : argv)
+    args.push_back(const_cast<char *>(a.c_str()));
+  args.push_back(nullptr);
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    end.kind = CommandEnd::Kind::SpawnFailed;
+    end.stderrText = std::string("fork failed: ") + std::strerror(errno);
+    return end;
+  }
+  if (pid == 0) {
+    // Own group, so that a timeout also ends the command's children.
+    ::setpgid(0, 0);
+#ifdef __linux__
+    // A campaign may SIGKILL this worker; the command must not outlive it.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (cmd.addressSpaceBytes) {
+      struct rlimit rl = {cmd.addressSpaceBytes, cmd.addressSpaceBytes};
+      ::setrlimit(RLIMIT_AS, &rl);
+    }
+    struct rlimit noCore = {0, 0};
+    ::setrlimit(RLIMIT_CORE, &noCore);
+    const int in = ::open("/dev/null", O_RDONLY);
+    const int out = ::open(stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int err = ::open(stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (in >= 0)
+      ::dup2(in, 0);
+    if (out >= 0)
+      ::dup2(out, 1);
+    if (err >= 0)
+      ::dup2(err, 2);
+    ::execv(program.c_str(), args.data());
+    const char msg[] = "npufuzz: cannot execute the external command\n";
+    (void)!::write(2, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  ::setpgid(pid, pid); // also from here: no race with the child's own call
+  const auto deadline = start + std::chrono::seconds(cmd.timeoutSeconds);
+  int status = 0;
+  auto pause = std::chrono::milliseconds(1);
+  while (true) {
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    if (r == pid || (r < 0 && errno != EINTR))
+      break;
+    if (cmd.timeoutSeconds && std::chrono::steady_clock::now() >= deadline) {
+      ::kill(-pid, SIGKILL);
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      end.kind = CommandEnd::Kind::TimedOut;
+      break;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::milliseconds(20));
+  }
+  ::kill(-pid, SIGKILL); // leftover grandchildren of the group
+  end.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  end.stderrText = readTail(stderrPath, cmd.maxStderrBytes);
+  if (end.kind == CommandEnd::Kind::TimedOut)
+    return end;
+  if (WIFSIGNALED(status)) {
+    end.kind = CommandEnd::Kind::Signalled;
+    end.signal = WTERMSIG(status);
+  } else {
+    end.exitCode = WEXITSTATUS(status);
+  }
+  return end;
+}
+
+BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
+  using Status = BackendRun::Status;
+  const std::string &err = end.stderrText;
+  auto withHeadline = [&](Status s, const std::string &headline) {
+    message = headline + "\n" + err;
+    return s;
+  };
+  if (end.kind == CommandEnd::Kind::SpawnFailed)
+    return withHeadline(Status::RuntimeError, "cannot start the external command");
+  if (end.kind == CommandEnd::Kind::TimedOut)
+    return withHeadline(Status::TimedOut, "external command exceeded its time limit");
+
+  const std::string assertion = assertionLine(err);
+  std::string sanitizer = lineWith(err, "ERROR: AddressSanitizer");
+  if (sanitizer.empty())
+    sanitizer = lineWith(err, "runtime error: ");
+  const std::string exception = pythonException(err);
+  // RLIMIT_AS shows up as allocation failures, not as a signal of its own.
+  if (exception.rfind("MemoryError", 0) == 0 || err.find("std::bad_alloc") != std::string::npos ||
+      err.find("out of memory") != std::string::npos ||
+      err.find("Cannot allocate memory") != std::string::npos)
+    return withHeadline(Status::OutOfMemory, "external command ran out of memory");
+  if (!assertion.empty())
+    return withHeadline(Status::Crashed, assertion);
+  if (!sanitizer.empty())
+    return withHeadline(Status::Crashed, sanitizer);
+  if (end.kind == CommandEnd::Kind::Signalled)
+    return withHeadline(Status::Crashed, "external command killed by signal " +
+                                             std::to_string(end.signal) + " (" +
+                                             strsignal(end.signal) + ")");
+  if (end.exitCode == 127 && err.find("cannot execute") != std::string::npos)
+    return withHeadline(Status::RuntimeError, "cannot execute the external command");
+  if (end.exitCode == kExternalExitUnsupported || exception.rfind("NotImplementedError", 0) == 0) {
+    std::string reason = exception.empty() ? err.substr(0, err.find('\n')) : exception;
+    return withHeadline(Status::Unsupported, reason.empty() ? "unsupported" : reason);
+  }
+  if (end.exitCode == kExternalExitSimulatorFault)
+    return withHeadline(Status::SimulatorFault, err.substr(0, err.find('\n')));
+  const std::string diagnostic = diagnosticLine(err);
+  if (end.exitCode == kExternalExitCompileError || !diagnostic.empty())
+    return withHeadline(Status::CompileError,
+                        diagnostic.empty() ? err.substr(0, err.find('\n')) : diagnostic);
+  if (!exception.empty())
+    return withHeadline(Status::RuntimeError, "python: " + exception);
+  // A shell or Python wrapper reports a child's signal N as 128 + N.
+  if (end.exitCode > 128 && end.exitCode < 160)
+    return withHeadline(Status::Crashed, "external command exited with " +
+                                             std::to_string(end.exitCode) + " (signal " +
+                                             std::to_string(end.exitCode - 128) + ")");
+  return withHeadline(Status::RuntimeError,
+                      "external command exited with status " + std::to_string(end.exitCode));
+}
+
+bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel &kernel,
+                        const std::vector<std::string> &pipeline,
+                        const std::vector<TensorData> &inputs, std::string &error) {
+  auto file = [&](const std::string &name) { return dir + "/" + name; };
+  bool ok = writeText(file("case.npf"), printCase(c));
+  std::string files = "\"case\": \"case.npf\"", refused;
+  auto program = [&](const char *key, const char *name, bool emitted, const std::string &text,
+                     const std::string &reason) {
+    if (emitted) {
+      ok &= writeText(file(name), text);
+      files += std::string(", \"") + key + "\": \"" + name + "\"";
+    } else {
+      refused += std::string(refused.empty() ? "" : ", ") + "\"" + key + "\": " + jsonString(reason);
+    }
+  };
+  program("mlir", "kernel.mlir", !kernel.text.empty(), kernel.text,
+          "the MLIR emitter cannot express the case");
+  std::string text, reason;
+  bool emitted = emitPyTorch(c, text, reason);
+  program("pytorch", "program.py", emitted, text, reason);
+  text.clear(), reason.clear();
+  emitted = emitPto(c, text, reason);
+  program("pto", "kernel.pto", emitted, text, reason);
+
+  std::string ins, outs, args, passes;
+  size_t k = 0;
+  for (const Op &op : c.ops) {
+    if (op.kind != OpKind::Input)
+      continue;
+    const std::string name = "in" + std::to_string(k) + ".npy";
+    if (k >= inputs.size() || !writeNpy(file(name), fromTensorData(inputs[k]), error))
+      return error = error.empty() ? "too few inputs" : error, false;
+    ins += std::string(k ? ",\n    " : "") + tensorJson(c, op.results[0], name);
+    ++k;
+  }
+  for (size_t o = 0; o < c.outputs.size(); ++o)
+    outs += std::string(o ? ",\n    " : "") +
+            tensorJson(c, c.outputs[o], "out" + std::to_string(o) + ".npy");
+  for (size_t a = 0; a < kernel.args.size(); ++a)
+    args += std::string(a ? ", " : "") + kernelArgJson(kernel.args[a]);
+  for (size_t p = 0; p < pipeline.size(); ++p)
+    passes += std::string(p ? ", " : "") + jsonString(pipeline[p]);
+  char hash[32];
+  std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(caseHash(c)));
+  const std::string manifest =
+      "{\n  \"protocol\": \"npufuzz-external\",\n  \"version\": 1,\n"
+      "  \"case_hash\": \"" + std::string(hash) + "\",\n"
+      "  \"files\": {" + files + "},\n"
+      "  \"unsupported\": {" + refused + "},\n"
+      "  \"inputs\": [\n    " + ins + "\n  ],\n"
+      "  \"outputs\": [\n    " + outs + "\n  ],\n"
+      "  \"mlir\": {\"entry\": " + jsonString(kernel.entry) + ", \"pipeline\": [" + passes +
+      "], \"args\": [" + args + "]}\n}\n";
+  ok &= writeText(file("manifest.json"), manifest);
+  if (!ok)
+    error = "cannot write the case directory " + dir;
+  return ok;
+}
+
+BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKernel &kernel,
+                       const std::vector<std::string> &pipeline,
+                       const std::vector<TensorData> &inputs) {
+  BackendRun r;
+  r.mlir = kernel.text;
+  std::error_code ec;
+  const fs::path parent = cmd.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(cmd.workDir);
+  fs::create_directories(parent, ec);
+  std::string pattern = (parent / "npufuzz-ext-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) {
+    r.status = BackendRun::Status::RuntimeError;
+    r.message = "cannot create a case directory under " + parent.string();
+    return r;
+  }
+  const std::string dir = pattern;
+  std::string error;
+  if (!writeCaseDirectory(dir, c, kernel, pipeline, inputs, error)) {
+    r.status = BackendRun::Status::RuntimeError;
+    r.message = error;
+  } else {
+    std::vector<std::string> argv;
+    for (std::string a : cmd.argv) {
+      for (size_t at = a.find("{dir}"); at != std::string::npos; at = a.find("{dir}", at + dir.size()))
+        a.replace(at, 5, dir);
+      argv.push_back(std::move(a));
+    }
+    const CommandEnd end = runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
+    r.executeSeconds = end.seconds;
+    if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
+      r.status = classifyEnd(end, r.message);
+    } else {
+      for (size_t o = 0; o < c.outputs.size() && r.ok(); ++o) {
+        const TensorType &type = c.typeOf(c.outputs[o]);
+        const std::string name = "out" + std::to_string(o) + ".npy";
+        RefTensor t;
+        std::string why;
+        if (!fs::exists(dir + "/" + name))
+          why = "was not written";
+        else if (!readNpy(dir + "/" + name, type.dtype, t, why))
+          why = "is malformed: " + why;
+        else if (t.type.shape != type.shape)
+          why = "has shape " + TensorType{type.dtype, t.type.shape, std::nullopt}.str() +
+                ", expected " + type.str();
+        if (!why.empty()) {
+          r.status = BackendRun::Status::RuntimeError;
+          r.message = "protocol: " + name + " " + why + "\n" + end.stderrText;
+          break;
+        }
+        t.type = type;
+        r.outputs.push_back(toTensorData(t));
+      }
+    }
+  }
+  if (!cmd.keepCaseDir)
+    fs::remove_all(dir, ec);
+  return r;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,86 @@
+//===- backend/external/ExternalBackend.h - Any toolchain via files -*- C++ -*-===//
+//
+// Runs a case on a toolchain npufuzz does not link: a torch-based NPU
+// simulator, a tile assembler plus its simulator, a fork of mlir-opt. The
+// protocol is files in a case directory plus a user command given as argv
+// (no shell); docs/external-backends.md is its specification:
+//
+//   case.npf       the case (ir/Text.h)
+//   kernel.mlir    emitMlir's module, when the style can express the case
+//   program.py     emitPyTorch's program, when torch can express it
+//   kernel.pto     emitPto's tile text, when PTO can express it
+//   inK.npy        input K (reference/Npy.h encodings)
+//   manifest.json  inputs, outputs, kernel ABI, which programs exist
+//
+// The command writes outK.npy for each output K and exits 0. Its end
+// (status, signal, time, memory, stderr) maps to a BackendRun status so that
+// judgeRun and the signatures treat it like any built-in backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_EXTERNAL_EXTERNALBACKEND_H
+#define NPUFUZZ_BACKEND_EXTERNAL_EXTERNALBACKEND_H
+
+#include "backend/BackendRun.h"
+#include "backend/mlir/MlirEmitter.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+/// Exit codes a command may use to say more than "failed".
+constexpr int kExternalExitUnsupported = 77; ///< cannot express the case
+constexpr int kExternalExitCompileError = 78; ///< the toolchain rejected the program
+constexpr int kExternalExitSimulatorFault = 79; ///< the simulator rejected an operation
+
+struct ExternalToolchain {
+  /// The command. `{dir}` inside any element is replaced by the case
+  /// directory; nothing else from the case enters argv. argv[0] without a
+  /// '/' is looked up on PATH.
+  std::vector<std::string> argv;
+  unsigned timeoutSeconds = 20; ///< below a campaign worker's 30 s limit
+  uint64_t addressSpaceBytes = 8ull << 30; ///< RLIMIT_AS; 0: none
+  size_t maxStderrBytes = 64 << 10;        ///< the tail kept in messages
+  /// Parent of the case directories (the system temporary directory when
+  /// empty); each run gets a fresh one.
+  std::string workDir;
+  bool keepCaseDir = false; ///< leave it for inspection
+};
+
+/// How a command ended.
+struct CommandEnd {
+  enum class Kind : uint8_t { Exited, Signalled, TimedOut, SpawnFailed };
+  Kind kind = Kind::Exited;
+  int exitCode = 0;
+  int signal = 0;
+  std::string stderrText;
+  double seconds = 0;
+};
+
+/// Runs `argv` with the limits of `cmd`: its own process group (killed as a
+/// whole on timeout and afterwards), stdin from /dev/null, stdout and stderr
+/// to `stdoutPath`/`stderrPath`.
+CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::string> &argv,
+                      const std::string &stdoutPath, const std::string &stderrPath);
+
+/// The status of a failed end (anything but exit 0), and its message: a
+/// headline (the assertion, sanitizer, MLIR error or Python exception line,
+/// or how it died) followed by the stderr tail.
+BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message);
+
+/// Writes the protocol files for one run into the existing directory `dir`.
+/// `kernel.text` may be empty (no kernel.mlir); `pipeline` is recorded for
+/// adapters that run kernel.mlir.
+bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel &kernel,
+                        const std::vector<std::string> &pipeline,
+                        const std::vector<TensorData> &inputs, std::string &error);
+
+/// Writes a case directory, runs the command on it and reads the outputs.
+BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKernel &kernel,
+                       const std::vector<std::string> &pipeline,
+                       const std::vector<TensorData> &inputs);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_EXTERNAL_EXTERNALBACKEND_H

@@ -1,0 +1,161 @@
+//===- tests/integrations/ExternalBackendTest.cpp - The external protocol -===//
+//
+// Four toolchains as tiny Python commands (stdlib only): one that crashes,
+// one that hangs, one that writes wrong outputs and one that computes the
+// right answer independently; each must get its verdict. Then the protocol
+// end to end with the real mlir-opt/mlir-runner through the adapter script.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/CaseRunner.h"
+#include "driver/CaseTask.h"
+#include "ir/Text.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+using namespace npufuzz;
+
+namespace {
+const std::string kDir = NPUFUZZ_INTEGRATIONS_DIR;
+
+const char *kAddCase = R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%a = input {fill=rand} : f32[4,8]
+%b = input {fill=rand} : f32[4,8]
+%s = add %a, %b : f32[4,8]
+return %s
+)";
+
+Case parse(const std::string &text) {
+  Case c;
+  TextError error;
+  EXPECT_TRUE(parseCase(text, c, error)) << error.message;
+  return c;
+}
+
+RunConfig external(const std::vector<std::string> &argv) {
+  RunConfig config;
+  config.backend = BackendKind::External;
+  config.external.argv = argv;
+  config.external.timeoutSeconds = 5;
+  return config;
+}
+
+RunConfig script(const char *name) {
+  // -B: no __pycache__ in the source tree.
+  return external({"python3", "-B", kDir + "/commands/" + name, "{dir}"});
+}
+
+CommandEnd exited(int code, const std::string &err) {
+  CommandEnd e;
+  e.exitCode = code;
+  e.stderrText = err;
+  return e;
+}
+} // namespace
+
+TEST(ExternalBackend, CrashingCommandIsACrashWithItsAssertion) {
+  MlirJit jit;
+  const Case c = parse(kAddCase);
+  const CaseOutcome out = runCase(c, jit, script("crash.py"));
+  EXPECT_EQ(out.verdict, VerdictKind::Crash) << out.summary;
+  EXPECT_NE(out.summary.find("Assertion `validRow > 0' failed"), std::string::npos);
+  // Through an isolated worker, as a campaign runs it: the signature names
+  // the assertion, not the worker.
+  const RunConfig config = script("crash.py");
+  const CaseReport report = reportOf(
+      runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, IsolationLimits()));
+  EXPECT_EQ(report.signature.kind, VerdictKind::Crash);
+  EXPECT_NE(report.signature.where.find("validRow"), std::string::npos)
+      << report.signature.text();
+}
+
+TEST(ExternalBackend, HangingCommandIsAHang) {
+  MlirJit jit;
+  RunConfig config = script("hang.py");
+  config.external.timeoutSeconds = 1;
+  const CaseOutcome out = runCase(parse(kAddCase), jit, config);
+  EXPECT_EQ(out.verdict, VerdictKind::Hang) << out.summary;
+  EXPECT_LT(out.run.executeSeconds, 4);
+}
+
+TEST(ExternalBackend, WrongOutputsAreAMismatch) {
+  MlirJit jit;
+  const CaseOutcome out = runCase(parse(kAddCase), jit, script("wrong.py"));
+  EXPECT_EQ(out.verdict, VerdictKind::Mismatch) << out.summary;
+}
+
+TEST(ExternalBackend, IndependentCorrectImplementationIsOk) {
+  MlirJit jit;
+  const CaseOutcome out = runCase(parse(kAddCase), jit, script("correct.py"));
+  EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+}
+
+TEST(ExternalBackend, MissingOutputIsAProtocolError) {
+  MlirJit jit;
+  const CaseOutcome out = runCase(parse(kAddCase), jit, external({"true"}));
+  EXPECT_EQ(out.run.status, BackendRun::Status::RuntimeError);
+  EXPECT_NE(out.run.message.find("out0.npy was not written"), std::string::npos);
+}
+
+TEST(ExternalBackend, CaseDirectoryHoldsTheProtocolFiles) {
+  MlirJit jit;
+  // The command checks the files itself: a missing one fails the run.
+  const CaseOutcome out = runCase(
+      parse(kAddCase), jit,
+      external({"sh", "-c",
+                "cd \"$0\" && test -f case.npf && test -f kernel.mlir && test -f program.py && "
+                "test -f kernel.pto && test -f in0.npy && test -f in1.npy && "
+                "grep -q '\"out0.npy\"' manifest.json && exit 77",
+                "{dir}"}));
+  EXPECT_EQ(out.verdict, VerdictKind::Unsupported) << out.run.message;
+}
+
+TEST(ExternalBackend, StderrPatternsMapToStatuses) {
+  std::string m;
+  EXPECT_EQ(classifyEnd(exited(1, "k.mlir:3:5: error: 'memref.load' op bad\n"), m),
+            BackendRun::Status::CompileError);
+  EXPECT_EQ(m.substr(0, m.find('\n')), "k.mlir:3:5: error: 'memref.load' op bad");
+  EXPECT_EQ(classifyEnd(exited(1, "==1==ERROR: AddressSanitizer: heap-buffer-overflow\n"), m),
+            BackendRun::Status::Crashed);
+  const std::string tb = "Traceback (most recent call last):\n  File \"p.py\", line 3\n";
+  EXPECT_EQ(classifyEnd(exited(1, tb + "ValueError: bad shape\n"), m),
+            BackendRun::Status::RuntimeError);
+  EXPECT_EQ(m.substr(0, m.find('\n')), "python: ValueError: bad shape");
+  EXPECT_EQ(classifyEnd(exited(1, tb + "NotImplementedError: cast rounding rtz\n"), m),
+            BackendRun::Status::Unsupported);
+  EXPECT_EQ(classifyEnd(exited(1, tb + "MemoryError\n"), m), BackendRun::Status::OutOfMemory);
+  EXPECT_EQ(classifyEnd(exited(77, "no tile op for topk\n"), m), BackendRun::Status::Unsupported);
+  EXPECT_EQ(classifyEnd(exited(79, "dma: 5-d descriptor\n"), m),
+            BackendRun::Status::SimulatorFault);
+  EXPECT_EQ(classifyEnd(exited(139, ""), m), BackendRun::Status::Crashed);
+  EXPECT_EQ(classifyEnd(exited(3, ""), m), BackendRun::Status::RuntimeError);
+}
+
+TEST(ExternalBackend, MemoryLimitIsAnOom) {
+  MlirJit jit;
+  RunConfig config = external(
+      {"python3", "-c", "x = bytearray(1 << 31)"});
+  config.external.addressSpaceBytes = 512ull << 20;
+  const CaseOutcome out = runCase(parse(kAddCase), jit, config);
+  EXPECT_EQ(out.verdict, VerdictKind::Oom) << out.summary << "\n" << out.run.message;
+}
+
+TEST(ExternalBackend, MlirToolsAdapterRunsTheSeedCorpus) {
+  setenv("NPUFUZZ", NPUFUZZ_BINARY, 1);
+  MlirJit jit;
+  const RunConfig config =
+      external({"sh", kDir + "/../../tools/adapters/mlir_tools_adapter.sh", "{dir}"});
+  for (const char *name : {"bf16_rne_cast", "floormod_views", "moe_expert_mask",
+                           "rowexpand_validshape_fillpad", "swiglu_chunk_prologue"}) {
+    Case c;
+    TextError error;
+    const std::string path = kDir + "/../../corpus/seeds/" + name + ".npf";
+    ASSERT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
+    RunConfig withTime = config;
+    withTime.external.timeoutSeconds = 120;
+    const CaseOutcome out = runCase(c, jit, withTime);
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << name << ": " << out.summary << "\n" << out.run.message;
+  }
+}

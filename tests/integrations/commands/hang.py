@@ -1,0 +1,5 @@
+"""A toolchain that never finishes."""
+import time
+
+while True:
+    time.sleep(1)
