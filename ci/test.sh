@@ -23,17 +23,17 @@ cmake --build build-asan -j "$JOBS"
 
 echo "== sanitizer build (ASan + UBSan): core tests"
 ctest --test-dir build-asan --output-on-failure -j "$JOBS"
-echo "== libFuzzer targets, 30 s each (ASan + UBSan)"
+echo "== libFuzzer targets (ASan + UBSan)"
 FUZZ_DIR=$(mktemp -d)
 trap 'rm -rf "$FUZZ_DIR"' EXIT
-# run_fuzzer NAME BINARY [SEED_DIR...]: 30 s of fuzzing into a scratch corpus
+# run_fuzzer NAME SECONDS BINARY [SEED_DIR...]: fuzzing into a scratch corpus
 # (libFuzzer writes to the first directory; seed directories stay read-only).
 # On a finding it prints the report and fails.
 run_fuzzer() {
-  local name=$1 binary=$2
-  shift 2
+  local name=$1 seconds=$2 binary=$3
+  shift 3
   mkdir -p "$FUZZ_DIR/$name"
-  if ! "$binary" -max_total_time=30 -rss_limit_mb=4096 -print_final_stats=1 \
+  if ! "$binary" -max_total_time="$seconds" -rss_limit_mb=4096 -print_final_stats=1 \
       "$FUZZ_DIR/$name" "$@" >"$FUZZ_DIR/$name.log" 2>&1; then
     tail -n 60 "$FUZZ_DIR/$name.log"
     echo "npufuzz: $name found a problem (decode its input with npufuzz from-bytes)" >&2
@@ -41,8 +41,9 @@ run_fuzzer() {
   fi
   echo "$name: $(grep -E '^stat::number_of_executed_units' "$FUZZ_DIR/$name.log")"
 }
-run_fuzzer parser build-asan/bin/npufuzz_parser_fuzzer corpus/seeds
-run_fuzzer case build-asan/bin/npufuzz_case_fuzzer
+run_fuzzer parser 30 build-asan/bin/npufuzz_parser_fuzzer corpus/seeds
+run_fuzzer npy 20 build-asan/bin/npufuzz_npy_fuzzer corpus/fuzz/npy
+run_fuzzer case 60 build-asan/bin/npufuzz_case_fuzzer
 echo "== full build: all tests"
 ctest --test-dir build --output-on-failure -j "$JOBS"
 echo "== regression corpus: every reduced repro keeps its verdict"
