@@ -33,6 +33,21 @@ bool isApproximateOp(OpKind k) {
 }
 
 namespace {
+/// Ops that add or subtract their inputs: when approximate inputs nearly
+/// cancel, a few ULP of input error become an unbounded relative error of
+/// the result, which no relative tolerance covers.
+bool cancels(OpKind k) {
+  switch (expandBaseOp(k)) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::ReduceSum:
+  case OpKind::Matmul:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// Ops whose result can jump when an input moves by an ULP.
 bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
   switch (opCategory(op.kind)) {
@@ -64,7 +79,7 @@ std::vector<Exactness> classifyValues(const Case &c) {
       Exactness e = in;
       if (isApproximateOp(op.kind) && isFloat(c.typeOf(op.results[r]).dtype))
         e = std::max(e, Exactness::Approx);
-      if (e == Exactness::Approx && isDiscontinuous(c, op, r))
+      if (e == Exactness::Approx && (isDiscontinuous(c, op, r) || cancels(op.kind)))
         e = Exactness::Unstable;
       cls[op.results[r]] = e;
     }

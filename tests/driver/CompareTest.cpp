@@ -83,14 +83,16 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
                         "%0 = input : f32[4]\n"
                         "%1 = exp %0 : f32[4]\n"
                         "%2 = add %1, %0 : f32[4]\n"
-                        "%3 = gt %2, %0 : i1[4]\n"
+                        "%3 = gt %1, %0 : i1[4]\n"
                         "%4 = sqrt %0 : f32[4]\n"
-                        "return %2, %3, %4\n",
+                        "%5 = mul %1, %0 : f32[4]\n"
+                        "return %2, %3, %4, %5\n",
                         c, err))
       << err.format("t");
   const std::vector<Exactness> e = classifyValues(c);
   EXPECT_EQ(e[1], Exactness::Approx);   // exp
-  EXPECT_EQ(e[2], Exactness::Approx);   // downstream of exp
+  EXPECT_EQ(e[2], Exactness::Unstable); // exp(x) + x can cancel
   EXPECT_EQ(e[3], Exactness::Unstable); // a compare of an approximate value
   EXPECT_EQ(e[4], Exactness::Exact);    // sqrt is correctly rounded
+  EXPECT_EQ(e[5], Exactness::Approx);   // products keep relative error
 }
