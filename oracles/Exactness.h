@@ -5,10 +5,11 @@
 // results must match exactly. Transcendental functions may differ by a few
 // ULP between the reference and a compiler's libm or polynomial, so values
 // downstream of them are Approx. A discontinuous op (compare, float->int
-// cast, argmax, topk indices) applied to an Approx value can flip, and an
-// additive one (add, sub, reduce_sum, matmul) can cancel and turn ULPs of
-// input error into any relative error; both make the result Unstable, and
-// Unstable values are not compared.
+// cast, argmax, topk indices, widening casts) applied to an Approx value
+// can flip, an additive one (add, sub, reduce_sum, matmul) can cancel and
+// turn ULPs of input error into any relative error, and one singular at zero
+// (sqrt, rsqrt, log, div) turns them into NaN or infinities; all make the
+// result Unstable, and Unstable values are not compared.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_EXACTNESS_H
