@@ -94,14 +94,18 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
                         "%4 = sqrt %0 : f32[4]\n"
                         "%5 = mul %1, %0 : f32[4]\n"
                         "%6 = sqrt %1 : f32[4]\n"
-                        "return %2, %3, %4, %5, %6\n",
+                        "%7 = rsqrt %0 : f32[4]\n"
+                        "%8 = reduce_sum %1 {axis=0} : f32[1]\n"
+                        "return %2, %3, %4, %5, %6, %7, %8\n",
                         c, err))
       << err.format("t");
   const std::vector<Exactness> e = classifyValues(c);
   EXPECT_EQ(e[1], Exactness::Approx);   // exp
-  EXPECT_EQ(e[2], Exactness::Unstable); // exp(x) + x can cancel
+  EXPECT_EQ(e[2], Exactness::Approx);   // a two-term add stays comparable
   EXPECT_EQ(e[3], Exactness::Unstable); // a compare of an approximate value
   EXPECT_EQ(e[4], Exactness::Exact);    // sqrt is correctly rounded
   EXPECT_EQ(e[5], Exactness::Approx);   // products keep relative error
   EXPECT_EQ(e[6], Exactness::Unstable); // sqrt of a value that may cross 0
+  EXPECT_EQ(e[7], Exactness::Approx);   // rsqrt of an exact value
+  EXPECT_EQ(e[8], Exactness::Unstable); // a sum of approximate terms can cancel
 }
