@@ -21,7 +21,8 @@ NPUFUZZ=build/bin/npufuzz
 
 bash ci/install-deps.sh
 cmake -S . -B build -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 >/dev/null
-cmake --build build --target npufuzz npufuzz_rt
+# The regression corpus replays planted faults from the test plugin.
+cmake --build build --target npufuzz npufuzz_rt npufuzz_test_plugin
 
 CONFIGS=("affine O0" "affine O2" "affine random:1" "tensor O0" "tensor O2" "npu O0" "npu O2")
 PER=$((BUDGET / ${#CONFIGS[@]}))
@@ -52,7 +53,8 @@ fi
 
 status=0
 if "$NPUFUZZ" --help | grep -q " replay "; then
-  "$NPUFUZZ" replay corpus/regressions || status=1
+  "$NPUFUZZ" replay corpus/regressions \
+    --load-pass-plugin build/lib/libnpufuzz_test_plugin.so || status=1
 fi
 "$NPUFUZZ" report "${DIRS[@]}" -o "$OUT/report" --known ci/known-signatures.txt || status=1
 exit $status
