@@ -95,12 +95,8 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   }
   const double emitSeconds = since(t0);
 
-  std::vector<TensorData> inputs;
-  for (const RefTensor &t : ref.inputs)
-    inputs.push_back(toTensorData(t));
-  std::vector<TensorType> outputTypes;
-  for (ValueId v : c.outputs)
-    outputTypes.push_back(c.typeOf(v));
+  const std::vector<TensorData> inputs = toTensorData(ref.inputs);
+  const std::vector<TensorType> outputTypes = c.outputTypes();
   if (!error.empty())
     kernel = MlirKernel();
   out.run = executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypes,

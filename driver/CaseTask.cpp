@@ -96,9 +96,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   Pipeline pipeline;
   std::string error;
   resolvePipeline(config.pipeline, config.style, pipeline, error);
-  std::vector<TensorType> outputTypes;
-  for (ValueId v : c.outputs)
-    outputTypes.push_back(c.typeOf(v));
+  const std::vector<TensorType> outputTypes = c.outputTypes();
   // Metamorphic variants must agree with this run on every defined output.
   if (const auto failure =
           checkMetamorphic(c, jit, config, pipeline, out, config.metamorphicShare)) {
@@ -115,9 +113,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
       t.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       break;
     }
-  std::vector<TensorData> inputs;
-  for (const RefTensor &r : out.reference.inputs)
-    inputs.push_back(toTensorData(r));
+  const std::vector<TensorData> inputs = toTensorData(out.reference.inputs);
   // The same run again: outputs that change read something that is not a
   // function of the inputs (nondeterministic). Then a poison differential:
   // other output fill bytes; defined outputs that change read uninitialised

@@ -9,13 +9,6 @@
 namespace npufuzz {
 
 namespace {
-std::vector<TensorType> outputTypesOf(const Case &c) {
-  std::vector<TensorType> types;
-  for (ValueId v : c.outputs)
-    types.push_back(c.typeOf(v));
-  return types;
-}
-
 /// The first output that differs from the base run on an element the base
 /// reference defines, compared by the output's exactness class; empty when
 /// all agree.
@@ -53,13 +46,6 @@ std::vector<TensorData> repaddedInputs(const RefRun &ref) {
   return changed ? inputs : std::vector<TensorData>();
 }
 
-std::vector<TensorData> baseInputs(const CaseOutcome &base) {
-  std::vector<TensorData> inputs;
-  for (const RefTensor &r : base.reference.inputs)
-    inputs.push_back(toTensorData(r));
-  return inputs;
-}
-
 /// The case with its first view replaced by an input, and that input's data
 /// (the view's reference value) inserted among the base inputs.
 bool materialiseFirstView(const Case &c, const CaseOutcome &base, Case &out,
@@ -82,7 +68,7 @@ bool materialiseFirstView(const Case &c, const CaseOutcome &base, Case &out,
     replaced.kind = OpKind::Input;
     replaced.operands.clear();
     replaced.attrs = OpAttrs();
-    inputs = baseInputs(base);
+    inputs = toTensorData(base.reference.inputs);
     inputs.insert(inputs.begin() + inputOrdinal, toTensorData(values[op.results[0]]));
     return true;
   }
@@ -99,7 +85,7 @@ BackendRun runVariant(const Case &c, MlirJit &jit, const RunConfig &config,
     r.status = BackendRun::Status::Unsupported;
     return r;
   }
-  return executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypesOf(c),
+  return executeKernel(config, jit, kernel, pipeline.elements(), inputs, c.outputTypes(),
                        config.jit.poison, &c);
 }
 } // namespace
@@ -108,7 +94,7 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
                                                    const RunConfig &config,
                                                    const Pipeline &pipeline,
                                                    const CaseOutcome &base, double share) {
-  const std::vector<TensorType> outputTypes = outputTypesOf(c);
+  const std::vector<TensorType> outputTypes = c.outputTypes();
   const std::vector<TensorData> repadded = repaddedInputs(base.reference);
   if (!repadded.empty()) {
     const BackendRun variant = executeKernel(config, jit, base.kernel, pipeline.elements(),
@@ -141,7 +127,7 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
   if (config.style == MlirStyle::Npu) {
     MlirEmitOptions narrow = emit;
     narrow.npuLanes = 4;
-    const BackendRun variant = runVariant(c, jit, config, pipeline, narrow, baseInputs(base));
+    const BackendRun variant = runVariant(c, jit, config, pipeline, narrow, toTensorData(base.reference.inputs));
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())

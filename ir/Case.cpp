@@ -225,6 +225,13 @@ size_t Case::numComputeOps() const {
       ops.begin(), ops.end(), [](const Op &op) { return op.kind != OpKind::Input; }));
 }
 
+std::vector<TensorType> Case::outputTypes() const {
+  std::vector<TensorType> types;
+  for (ValueId v : outputs)
+    types.push_back(typeOf(v));
+  return types;
+}
+
 uint64_t caseHash(const Case &c) {
   const std::string text = printCase(c);
   uint64_t h = 0xcbf29ce484222325ull;

@@ -228,6 +228,8 @@ struct Case {
   void compact();
   /// Number of ops that are not inputs.
   size_t numComputeOps() const;
+  /// The types of the returned values, in Case::outputs order.
+  std::vector<TensorType> outputTypes() const;
 };
 
 /// The printed text's 64-bit FNV-1a hash: the identity of a case.

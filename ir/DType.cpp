@@ -47,6 +47,26 @@ std::optional<DType> parseDType(std::string_view s) {
   return std::nullopt;
 }
 
+std::string_view npyDescr(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::BF16:
+    return "<f4";
+  case DType::F16:
+    return "<f2";
+  case DType::I8:
+    return "|i1";
+  case DType::I32:
+    return "<i4";
+  case DType::I64:
+  case DType::Index:
+    return "<i8";
+  case DType::I1:
+    return "|b1";
+  }
+  return "";
+}
+
 bool isFloat(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
 
 bool isInteger(DType t) {

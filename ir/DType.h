@@ -32,6 +32,10 @@ unsigned bitWidth(DType t);
 /// Size in bytes of one element in memory (i1 is one byte, index eight).
 unsigned byteSize(DType t);
 
+/// The numpy `.npy` descr an element type travels as: `<f4`, `<f2`, `|i1`,
+/// `<i4`, `<i8`, `|b1` (bf16 as f32 values, since numpy has no bf16).
+std::string_view npyDescr(DType t);
+
 /// Rounding modes for casts, named as in the text format:
 /// rne (to nearest, ties to even), rna (to nearest, ties away from zero),
 /// rtz (toward zero), rdn (toward -inf), rup (toward +inf).

@@ -38,12 +38,8 @@ PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
   emitOptions.style = style;
   if (!ref.ok() || !emitMlir(c, emitOptions, kernel, unsupported))
     return PassBlame();
-  std::vector<TensorData> inputs;
-  for (const RefTensor &t : ref.inputs)
-    inputs.push_back(toTensorData(t));
-  std::vector<TensorType> outputTypes;
-  for (ValueId v : c.outputs)
-    outputTypes.push_back(c.typeOf(v));
+  const std::vector<TensorData> inputs = toTensorData(ref.inputs);
+  const std::vector<TensorType> outputTypes = c.outputTypes();
   return scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
                                     std::string &detail) {
     const BackendRun run = jit.run(kernel, elements, inputs, outputTypes, options);
@@ -66,9 +62,7 @@ PassBlame blameModulePass(const std::string &text, const std::string &entry, Mli
     OpAttrs attrs;
     inputsOnly.addOp(OpKind::Input, {}, attrs, {t});
   }
-  std::vector<TensorData> buffers;
-  for (const RefTensor &t : makeInputs(inputsOnly))
-    buffers.push_back(toTensorData(t));
+  const std::vector<TensorData> buffers = toTensorData(makeInputs(inputsOnly));
 
   const BackendRun expected =
       jit.execute(text, pipeline.loweringAndTail(), entry, buffers, options);

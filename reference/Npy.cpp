@@ -18,25 +18,6 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 
-std::string descrOf(DType t) {
-  switch (t) {
-  case DType::F32:
-  case DType::BF16:
-    return "<f4";
-  case DType::F16:
-    return "<f2";
-  case DType::I8:
-    return "|i1";
-  case DType::I32:
-    return "<i4";
-  case DType::I64:
-  case DType::Index:
-    return "<i8";
-  case DType::I1:
-    return "|b1";
-  }
-  return "";
-}
 
 unsigned itemSize(DType t) { return t == DType::BF16 ? 4 : byteSize(t); }
 
@@ -272,7 +253,7 @@ bool readFile(const std::string &path, std::string &bytes, std::string &error) {
 
 std::string encodeNpy(const RefTensor &t) {
   const DType dt = t.type.dtype;
-  std::string out = header(descrOf(dt), t.type.shape);
+  std::string out = header(std::string(npyDescr(dt)), t.type.shape);
   const int64_t n = t.numElements();
   const unsigned item = itemSize(dt);
   out.reserve(out.size() + size_t(n) * item);
@@ -301,9 +282,9 @@ bool decodeNpy(const std::string &bytes, DType dtype, RefTensor &out, std::strin
   int64_t count;
   if (!parseHeader(bytes, descr, shape, pos, count, error))
     return false;
-  if (descr != descrOf(dtype)) {
+  if (descr != npyDescr(dtype)) {
     error = "npy descr '" + descr + "' does not hold " + std::string(dtypeName(dtype)) +
-            " (expected '" + descrOf(dtype) + "')";
+            " (expected '" + std::string(npyDescr(dtype)) + "')";
     return false;
   }
   const unsigned item = itemSize(dtype);

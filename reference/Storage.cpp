@@ -42,6 +42,13 @@ TensorData toTensorData(const RefTensor &t) {
   return d;
 }
 
+std::vector<TensorData> toTensorData(const std::vector<RefTensor> &ts) {
+  std::vector<TensorData> out;
+  for (const RefTensor &t : ts)
+    out.push_back(toTensorData(t));
+  return out;
+}
+
 RefTensor fromTensorData(const TensorData &d) {
   RefTensor t = RefTensor::zeros(d.type);
   const int64_t n = d.numElements();

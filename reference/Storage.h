@@ -14,6 +14,8 @@ namespace npufuzz {
 
 /// The bytes of `t` (undefined elements are stored as their value, 0).
 TensorData toTensorData(const RefTensor &t);
+/// The bytes of each tensor (e.g. a reference run's inputs for a kernel).
+std::vector<TensorData> toTensorData(const std::vector<RefTensor> &ts);
 /// The values in `d`, all marked defined.
 RefTensor fromTensorData(const TensorData &d);
 

@@ -14,19 +14,16 @@ namespace npufuzz {
 
 namespace {
 
-/// PTO element type names; empty for types PTO tiles do not hold here.
+/// PTO element type names (the case model's); empty for types PTO tiles do
+/// not hold here.
 std::string ptoType(DType t) {
   switch (t) {
   case DType::F32:
-    return "f32";
   case DType::F16:
-    return "f16";
   case DType::BF16:
-    return "bf16";
   case DType::I8:
-    return "i8";
   case DType::I32:
-    return "i32";
+    return std::string(dtypeName(t));
   default:
     return "";
   }

@@ -82,26 +82,6 @@ std::string jsonInts(const std::vector<int64_t> &v) {
   return out + "]";
 }
 
-/// The .npy descr of each dtype (reference/Npy.h); bf16 travels as f32.
-const char *npyDescr(DType t) {
-  switch (t) {
-  case DType::F32:
-  case DType::BF16:
-    return "<f4";
-  case DType::F16:
-    return "<f2";
-  case DType::I8:
-    return "|i1";
-  case DType::I32:
-    return "<i4";
-  case DType::I64:
-  case DType::Index:
-    return "<i8";
-  case DType::I1:
-    return "|b1";
-  }
-  return "?";
-}
 
 std::string valueName(const Case &c, ValueId v) {
   return c.values[v].name.empty() ? std::to_string(v) : c.values[v].name;
@@ -116,7 +96,7 @@ std::string tensorJson(const Case &c, ValueId v, const std::string &file) {
             ", \"dynamic\": " + (t.valid->dynamic ? "true" : "false") + "}";
   return "{\"name\": " + jsonString(valueName(c, v)) + ", \"file\": " + jsonString(file) +
          ", \"dtype\": " + jsonString(std::string(dtypeName(t.dtype))) +
-         ", \"npy_descr\": " + jsonString(npyDescr(t.dtype)) +
+         ", \"npy_descr\": " + jsonString(std::string(npyDescr(t.dtype))) +
          ", \"shape\": " + jsonInts(t.shape) + ", \"valid_shape\": " + valid + "}";
 }
 
