@@ -1,59 +1,18 @@
 //===- driver/Isolation.cpp - Run work in a forked, limited child ---------===//
 #include "driver/Isolation.h"
+#include "driver/IsolationSupport.h"
 
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace npufuzz {
 
-namespace {
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-/// Writes all of `data` to `fd`, retrying on EINTR and short writes.
-void writeAll(int fd, const std::string &data) {
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return;
-    done += static_cast<size_t>(n);
-  }
-}
-
-/// Drains what `fd` has now into `out` (up to `limit` bytes kept); closes and
-/// sets fd to -1 at end of file.
-void drain(int &fd, std::string &out, size_t limit) {
-  char buf[8192];
-  for (;;) {
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n > 0) {
-      if (out.size() < limit)
-        out.append(buf, std::min(static_cast<size_t>(n), limit - out.size()));
-      continue;
-    }
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-      return;
-    ::close(fd);
-    fd = -1;
-    return;
-  }
-}
-} // namespace
+using namespace isolation;
 
 Child::Child(const std::function<std::string()> &work, const IsolationLimits &limits)
     : maxStderr_(limits.maxStderrBytes) {
@@ -83,28 +42,9 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     return;
   }
   if (pid_ == 0) {
-    // Child: own process group (so a kill takes any grandchildren too),
-    // limits, stderr into the pipe, run, hand back the payload.
-    ::setpgid(0, 0);
-    // A worker must not outlive its campaign (a SIGKILLed parent cannot
-    // enforce the time limit): die with the parent, and stop after twice
-    // the wall limit of CPU time whatever happens.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent)
-      ::_exit(1);
-    const rlim_t cpuSeconds = static_cast<rlim_t>(2 * limits.wallSeconds) + 1;
-    struct rlimit cpu = {cpuSeconds, cpuSeconds + 1};
-    ::setrlimit(RLIMIT_CPU, &cpu);
     ::close(payloadPipe[0]);
     ::close(stderrPipe[0]);
-    ::dup2(stderrPipe[1], STDERR_FILENO);
-    ::close(stderrPipe[1]);
-    if (limits.addressSpaceBytes) {
-      struct rlimit rl = {limits.addressSpaceBytes, limits.addressSpaceBytes};
-      ::setrlimit(RLIMIT_AS, &rl);
-    }
-    struct rlimit noCore = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &noCore);
+    enterChild(parent, limits, stderrPipe[1]);
     std::string payload;
     try {
       payload = work();
@@ -112,7 +52,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
       ::write(STDERR_FILENO, "npufuzz: out of memory (std::bad_alloc)\n", 40);
       ::_exit(3);
     }
-    writeAll(payloadPipe[1], payload);
+    writeAll(payloadPipe[1], payload.data(), payload.size());
     ::close(payloadPipe[1]);
     ::_exit(0);
   }
@@ -153,17 +93,7 @@ void Child::finish(int status) {
     ::fcntl(stderrFd_, F_SETFL, 0);
     drain(stderrFd_, outcome_.stderrText, maxStderr_);
   }
-  if (killedForTime_) {
-    outcome_.end = ChildOutcome::End::TimedOut;
-  } else if (WIFSIGNALED(status)) {
-    outcome_.end = ChildOutcome::End::Signalled;
-    outcome_.signal = WTERMSIG(status);
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-    outcome_.end = ChildOutcome::End::Returned;
-  } else {
-    outcome_.end = ChildOutcome::End::Exited;
-    outcome_.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
+  classifyExit(status, killedForTime_, outcome_);
 }
 
 bool Child::poll() {

@@ -1,10 +1,11 @@
 //===- driver/Isolation.h - Run work in a forked, limited child -*- C++ -*-===//
 //
 // Fork-server style: the parent initialises once (MLIR registries, the JIT's
-// target) and forks a child per case, so that a segfault, abort, LLVM fatal
-// error, endless loop or memory blow-up in the compiler under test ends only
-// that child. The parent gets the child's payload, or how it died, and what
-// it printed on stderr.
+// target) and forks children to do the work, so that a segfault, abort, LLVM
+// fatal error, endless loop or memory blow-up in the compiler under test ends
+// only that child. The parent gets the child's payload, or how it died, and
+// what it printed on stderr. A `Child` runs one piece of work in a fresh
+// fork; `Worker` (driver/Worker.h) serves many from one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_ISOLATION_H

@@ -1,6 +1,7 @@
 //===- tests/driver/IsolationTest.cpp - Workers die alone -----------------===//
 #include "driver/CaseTask.h"
 #include "driver/Isolation.h"
+#include "tests/driver/QuickLimits.h"
 
 #include <gtest/gtest.h>
 
@@ -10,17 +11,9 @@
 
 using namespace npufuzz;
 
-namespace {
-IsolationLimits quick() {
-  IsolationLimits l;
-  l.wallSeconds = 2;
-  l.addressSpaceBytes = 1ull << 30;
-  return l;
-}
-} // namespace
 
 TEST(Isolation, ReturnedPayloadArrives) {
-  const ChildOutcome o = runIsolated([] { return std::string(100000, 'x'); }, quick());
+  const ChildOutcome o = runIsolated([] { return std::string(100000, 'x'); }, quickLimits());
   EXPECT_EQ(o.end, ChildOutcome::End::Returned);
   EXPECT_EQ(o.payload.size(), 100000u);
 }
@@ -32,7 +25,7 @@ TEST(Isolation, AbortIsACrashWithItsStderr) {
         std::abort();
         return std::string();
       },
-      quick());
+      quickLimits());
   EXPECT_EQ(o.end, ChildOutcome::End::Signalled);
   EXPECT_EQ(o.signal, SIGABRT);
   const CaseReport r = reportOf(o);
@@ -47,15 +40,14 @@ TEST(Isolation, SegfaultIsACrash) {
         *p = 1;
         return std::string();
       },
-      quick());
+      quickLimits());
   EXPECT_EQ(o.end, ChildOutcome::End::Signalled);
   EXPECT_EQ(o.signal, SIGSEGV);
   EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Crash);
 }
 
 TEST(Isolation, EndlessLoopIsAHang) {
-  IsolationLimits l = quick();
-  l.wallSeconds = 0.5;
+  const IsolationLimits l = quickLimits(0.5);
   const ChildOutcome o = runIsolated(
       [] {
         for (volatile bool spin = true; spin;) {
@@ -76,7 +68,7 @@ TEST(Isolation, MemoryBlowUpIsAnOom) {
           hoard.emplace_back(64 << 20, 1);
         return std::string();
       },
-      quick());
+      quickLimits());
   EXPECT_NE(o.end, ChildOutcome::End::Returned);
   EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Oom) << o.stderrText;
 }

@@ -1,0 +1,48 @@
+//===- driver/IsolationSupport.h - Pieces shared by forked workers -*- C++ -*-===//
+//
+// What a one-shot child (`Child`) and a persistent worker (`Worker`) both do:
+// limit and detach the forked process, and move bytes through pipes without
+// blocking the parent. Internal to driver/.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_ISOLATIONSUPPORT_H
+#define NPUFUZZ_DRIVER_ISOLATIONSUPPORT_H
+
+#include "driver/Isolation.h"
+
+#include <string>
+#include <sys/types.h>
+
+namespace npufuzz::isolation {
+
+/// Monotonic seconds.
+double now();
+
+/// Writes all of `data` to `fd`, retrying on EINTR and short writes. False
+/// when the other end is gone.
+bool writeAll(int fd, const char *data, size_t size);
+
+/// Reads exactly `size` bytes (blocking). False at end of file or error.
+bool readAll(int fd, char *data, size_t size);
+
+/// Drains what `fd` has now into `out` (bytes beyond `limit` are dropped);
+/// closes it and sets it to -1 at end of file.
+void drain(int &fd, std::string &out, size_t limit);
+
+/// In a freshly forked child: its own process group (a kill takes any
+/// grandchildren too), death with the parent `parent`, no core files, the
+/// address-space limit, and stderr into `stderrFd`. Exits if the parent is
+/// already gone.
+void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd);
+
+/// Sets the CPU-time backstop of the calling process to what it has used so
+/// far plus twice the wall limit: a worker whose parent was SIGKILLed cannot
+/// be timed out, and must still end.
+void armCpuBackstop(const IsolationLimits &limits);
+
+/// What a waitpid status means, for an outcome whose payload is settled.
+void classifyExit(int status, bool killedForTime, ChildOutcome &outcome);
+
+} // namespace npufuzz::isolation
+
+#endif // NPUFUZZ_DRIVER_ISOLATIONSUPPORT_H
