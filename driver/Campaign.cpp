@@ -4,6 +4,7 @@
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
+#include "driver/Worker.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
 #include "ir/Text.h"
@@ -89,11 +90,14 @@ struct State {
   }
 };
 
-/// A case in flight.
+/// A case in flight. It holds its worker's slot until it is recorded, also
+/// while a failure from a used worker is re-run in a fresh child.
 struct Running {
   uint64_t index = 0, seed = 0;
   Case c;
-  std::unique_ptr<Child> child;
+  Worker *worker = nullptr;
+  std::unique_ptr<Child> confirm;
+  VerdictKind workerVerdict = VerdictKind::Ok;
 };
 
 bool isFinding(VerdictKind v) {
@@ -152,6 +156,7 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
                        {"features", std::move(f)},
                        {"findings", std::move(findings)},
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
+                       {"history_dependent", static_cast<int64_t>(r.historyDependent)},
                        {"interrupted", r.interrupted}};
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -211,6 +216,61 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     llvm::errs().flush();
   };
 
+  // Persistent workers, forked lazily from this initialised process; each
+  // builds its case from the seed it is sent.
+  const Worker::Handler handler = [&jit, &options](const std::string &request) {
+    const Case c = generateCase(std::stoull(request), options.policy);
+    return runCaseTask(c, jit, options.config).toJson();
+  };
+  std::vector<std::unique_ptr<Worker>> workers;
+  for (unsigned k = 0; k < jobs; ++k)
+    workers.push_back(std::make_unique<Worker>(handler, options.limits,
+                                               options.casesPerWorker));
+  auto freeWorker = [&]() -> Worker * {
+    for (auto &w : workers)
+      if (std::none_of(running.begin(), running.end(),
+                       [&](const Running &r) { return r.worker == w.get(); }))
+        return w.get();
+    return nullptr;
+  };
+
+  // Counts a finished case, writes its finding, and advances the resume
+  // watermark past every completed index.
+  auto record = [&](const Running &r, CaseReport report) {
+    const std::string verdict(verdictName(report.result.verdict));
+    ++result.verdicts[verdict];
+    ++state.verdicts[verdict];
+    ++result.cases;
+    ++state.totalCases;
+    for (const std::string &f : caseFeatures(r.c)) {
+      ++result.features[f];
+      ++state.features[f];
+    }
+    if (isFinding(report.result.verdict)) {
+      Finding f;
+      f.seed = r.seed;
+      f.caseText = printCase(r.c);
+      MlirKernel kernel;
+      std::string unsupported;
+      MlirEmitOptions emitOptions;
+      emitOptions.style = options.config.style;
+      if (emitMlir(r.c, emitOptions, kernel, unsupported))
+        f.mlir = kernel.text;
+      f.report = std::move(report);
+      f.pipeline = options.config.pipeline;
+      f.style = std::string(mlirStyleName(options.config.style));
+      f.policyPath = options.policyPath;
+      std::string error;
+      if (recordFinding(options.outDir, f, error)) {
+        ++result.newFindings;
+        newIds.push_back(f.report.signature.id());
+      }
+    }
+    completedAhead.insert(r.index);
+    while (completedAhead.count(state.next))
+      completedAhead.erase(state.next++);
+  };
+
   for (;;) {
     const bool mayLaunch = !stopRequested &&
                            (!options.maxCases || launched < options.maxCases) &&
@@ -221,10 +281,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       r.index = nextIndex++;
       r.seed = options.seedStart + options.shardIndex + r.index * options.shardCount;
       r.c = generateCase(r.seed, options.policy);
-      const Case *c = &r.c;
-      r.child = std::make_unique<Child>(
-          [c, &jit, &options] { return runCaseTask(*c, jit, options.config).toJson(); },
-          options.limits);
+      r.worker = freeWorker();
+      r.worker->start(std::to_string(r.seed));
       running.push_back(std::move(r));
       ++launched;
     }
@@ -232,56 +290,43 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       break;
     if (stopRequested)
       for (Running &r : running)
-        r.child->kill();
+        r.confirm ? r.confirm->kill() : r.worker->kill();
 
     std::vector<struct pollfd> fds;
     for (Running &r : running)
-      for (int fd : {r.child->payloadFd(), r.child->stderrFd()})
+      for (int fd : r.confirm ? std::initializer_list<int>{r.confirm->payloadFd(),
+                                                           r.confirm->stderrFd()}
+                              : std::initializer_list<int>{r.worker->responseFd(),
+                                                           r.worker->stderrFd()})
         if (fd >= 0)
           fds.push_back({fd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 50);
 
     for (size_t i = 0; i < running.size();) {
       Running &r = running[i];
-      if (!r.child->poll()) {
+      if (!(r.confirm ? r.confirm->poll() : r.worker->poll())) {
         ++i;
         continue;
       }
-      if (!stopRequested) {
-        CaseReport report = reportOf(r.child->outcome());
-        const std::string verdict(verdictName(report.result.verdict));
-        ++result.verdicts[verdict];
-        ++state.verdicts[verdict];
-        ++result.cases;
-        ++state.totalCases;
-        for (const std::string &f : caseFeatures(r.c)) {
-          ++result.features[f];
-          ++state.features[f];
+      if (!stopRequested && !r.confirm) {
+        CaseReport report = reportOf(r.worker->outcome());
+        if (isFinding(report.result.verdict) && r.worker->servedBefore() > 0) {
+          // The worker had run other cases first. Only what a fresh worker
+          // gives is recorded, so that `npufuzz --seed N` reproduces it.
+          const Case *c = &r.c;
+          r.workerVerdict = report.result.verdict;
+          r.confirm = std::make_unique<Child>(
+              [c, &jit, &options] { return runCaseTask(*c, jit, options.config).toJson(); },
+              options.limits);
+          ++i;
+          continue;
         }
-        if (isFinding(report.result.verdict)) {
-          Finding f;
-          f.seed = r.seed;
-          f.caseText = printCase(r.c);
-          MlirKernel kernel;
-          std::string unsupported;
-          MlirEmitOptions emitOptions;
-          emitOptions.style = options.config.style;
-          if (emitMlir(r.c, emitOptions, kernel, unsupported))
-            f.mlir = kernel.text;
-          f.report = std::move(report);
-          f.pipeline = options.config.pipeline;
-          f.style = std::string(mlirStyleName(options.config.style));
-          f.policyPath = options.policyPath;
-          std::string error;
-          if (recordFinding(options.outDir, f, error)) {
-            ++result.newFindings;
-            newIds.push_back(f.report.signature.id());
-          }
-        }
-        // Advance the resume watermark past every completed index.
-        completedAhead.insert(r.index);
-        while (completedAhead.count(state.next))
-          completedAhead.erase(state.next++);
+        record(r, std::move(report));
+      } else if (!stopRequested) {
+        CaseReport report = reportOf(r.confirm->outcome());
+        if (report.result.verdict != r.workerVerdict)
+          ++result.historyDependent;
+        record(r, std::move(report));
       }
       running.erase(running.begin() + i);
     }
@@ -291,6 +336,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       writeFileAtomic(statePath, state.json());
     }
   }
+  workers.clear(); // idle processes hold memory the reducer can use
   // Reduce what is new, unless stopped: each signature's first case, into
   // findings/<id>/reduced/.
   for (const std::string &id : newIds) {
@@ -335,6 +381,10 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
     os << " " << k << "=" << n;
   os << "\nfindings: " << r.findings.size() << " signatures (" << r.newFindings << " new, "
      << r.reduced << " reduced)\n";
+  if (r.historyDependent)
+    os << "history-dependent: " << r.historyDependent
+       << " failures of a used worker came out differently in a fresh one (the fresh verdict "
+          "was recorded)\n";
   if (!r.findings.empty()) {
     os << "  " << std::left << std::setw(34) << "signature" << std::setw(8) << "count"
        << std::setw(12) << "first seed" << "summary\n";

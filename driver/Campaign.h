@@ -1,7 +1,9 @@
 //===- driver/Campaign.h - Fuzz campaigns -----------------------*- C++ -*-===//
 //
 // `npufuzz fuzz -o DIR`: seeds are generated in the parent and each case runs
-// in a forked worker (up to --jobs at once) under time and memory limits.
+// in a persistent forked worker (up to --jobs at once) under per-case time
+// and memory limits; a failure from a worker that had run other cases is
+// re-run in a fresh child, and only that result is recorded.
 // Findings go to DIR/findings/<signature>/; DIR/state.json lets a stopped or
 // killed campaign resume where it stopped; DIR/summary.json and a table
 // summarise it. --shard I/N takes every N-th seed so that N machines cover
@@ -34,6 +36,9 @@ struct CampaignOptions {
   Policy policy = Policy::defaults();
   std::string policyPath;   ///< recorded in repro lines
   IsolationLimits limits;
+  /// Cases one worker process serves before a fresh fork replaces it; 1
+  /// forks per case.
+  unsigned casesPerWorker = 500;
   bool progress = true;     ///< live progress line on stderr
   /// Reduce every signature that is new in this run, after the campaign,
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
@@ -56,6 +61,8 @@ struct CampaignResult {
   std::vector<FindingSummary> findings; ///< ordered by id
   uint64_t newFindings = 0;
   uint64_t reduced = 0;     ///< new signatures reduced in this run
+  /// Failures of a used worker whose fresh re-run gave another verdict.
+  uint64_t historyDependent = 0;
   bool interrupted = false;
   std::string error;
 };

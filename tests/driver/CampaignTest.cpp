@@ -93,6 +93,37 @@ TEST(Campaign, CrashHangAndOomAreVerdictsAndTheCampaignGoesOn) {
   fs::remove_all(dir);
 }
 
+TEST(Campaign, AFailureThatNeedsAUsedWorkerIsNotRecorded) {
+  // The planted pass aborts only in a process that compiled two functions
+  // before: in a persistent worker, never in a fresh one. The campaign must
+  // re-run such a failure fresh and record what `npufuzz --seed N` would see.
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const std::string dir = freshDir("stale");
+  CampaignOptions o = faultyCampaign(dir, 8);
+  o.jobs = 1;
+  o.config.pipeline = "func.func(npufuzz-test-stale-state)";
+  o.config.metamorphicShare = 0;
+  const CampaignResult r = runCampaign(o, jit);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.cases, 8u);
+  EXPECT_EQ(r.verdicts.count("ok") ? r.verdicts.at("ok") : 0, 8u);
+  EXPECT_TRUE(r.findings.empty());
+  EXPECT_GE(r.historyDependent, 1u);
+
+  // One fork per case never sees it.
+  const std::string fresh = freshDir("stale-fresh");
+  CampaignOptions f = o;
+  f.outDir = fresh;
+  f.casesPerWorker = 1;
+  const CampaignResult rf = runCampaign(f, jit);
+  EXPECT_EQ(rf.verdicts.count("ok") ? rf.verdicts.at("ok") : 0, 8u);
+  EXPECT_EQ(rf.historyDependent, 0u);
+  fs::remove_all(dir);
+  fs::remove_all(fresh);
+}
+
 TEST(Campaign, KillNineLosesNoFindingAndResumes) {
   const std::string dir = freshDir("killed");
   const pid_t pid = ::fork();

@@ -7,6 +7,9 @@
 //   npufuzz-test-crash            aborts when it sees arith.divf
 //   npufuzz-test-hang             loops forever when it sees arith.subf
 //   npufuzz-test-oom              allocates without bound on arith.maximumf
+//   npufuzz-test-stale-state      aborts from the third function one process
+//                                 compiles on, like a compiler whose cache
+//                                 outlives a compilation
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -86,6 +89,19 @@ struct OomPass : PassWrapper<OomPass, OperationPass<func::FuncOp>> {
   }
 };
 
+struct StaleStatePass : PassWrapper<StaleStatePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StaleStatePass)
+  StringRef getArgument() const final { return "npufuzz-test-stale-state"; }
+  StringRef getDescription() const final {
+    return "Abort from the third function compiled in one process on";
+  }
+  void runOnOperation() override {
+    static int seen = 0; // process-wide on purpose: that is the bug
+    if (++seen >= 3)
+      std::abort();
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -95,5 +111,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<CrashPass>();
             PassRegistration<HangPass>();
             PassRegistration<OomPass>();
+            PassRegistration<StaleStatePass>();
           }};
 }

@@ -158,6 +158,11 @@ cl::opt<double> fuzzMetamorphic("metamorphic-share",
                                 cl::desc("Share of cases that also run the view and lane "
                                          "metamorphic variants (0..1)"),
                                 cl::init(0.25), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<unsigned> fuzzCasesPerWorker(
+    "cases-per-worker",
+    cl::desc("Cases a worker process serves before a fresh fork replaces it (1: a fork "
+             "per case)"),
+    cl::init(500), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<double> fuzzReduceTime("reduce-time", cl::desc("Seconds to reduce each new signature"),
                                cl::init(60), cl::sub(fuzzCmd), cl::cat(category));
 
@@ -456,6 +461,7 @@ int runFuzz() {
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
   options.reduceSeconds = fuzzReduceTime;
+  options.casesPerWorker = std::max(1u, fuzzCasesPerWorker.getValue());
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
     return 1;
