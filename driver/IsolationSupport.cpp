@@ -7,6 +7,7 @@
 #include <csignal>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +37,11 @@ template <typename Step> bool transferAll(Step step, size_t size) {
 
 bool writeAll(int fd, const char *data, size_t size) {
   return transferAll([&](size_t done) { return ::write(fd, data + done, size - done); }, size);
+}
+
+bool sendAll(int socket, const char *data, size_t size) {
+  return transferAll(
+      [&](size_t done) { return ::send(socket, data + done, size - done, MSG_NOSIGNAL); }, size);
 }
 
 bool readAll(int fd, char *data, size_t size) {

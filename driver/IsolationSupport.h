@@ -22,6 +22,10 @@ double now();
 /// when the other end is gone.
 bool writeAll(int fd, const char *data, size_t size);
 
+/// `writeAll` for a socket whose reader may be gone: false instead of
+/// SIGPIPE.
+bool sendAll(int socket, const char *data, size_t size);
+
 /// Reads exactly `size` bytes (blocking). False at end of file or error.
 bool readAll(int fd, char *data, size_t size);
 

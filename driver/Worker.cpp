@@ -94,17 +94,20 @@ void Worker::start(const std::string &request) {
   busy_ = true;
   start_ = now();
   deadline_ = start_ + limits_.wallSeconds;
+  // One frame: the length, then the request.
   const uint64_t size = request.size();
+  std::string frame(reinterpret_cast<const char *>(&size), sizeof size);
+  frame += request;
   // An idle process can only have gone away if something killed it; then
   // one retry in a fresh process.
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (pid_ < 0 && !spawn())
       break;
     std::string stray; // nothing belongs to this request yet
-    drain(stderrFd_, stray, 0);
+    if (stderrFd_ >= 0)
+      drain(stderrFd_, stray, 0);
     servedBefore_ = served_;
-    if (::send(socket_, &size, sizeof size, MSG_NOSIGNAL) == sizeof size &&
-        writeAll(socket_, request.data(), request.size()))
+    if (sendAll(socket_, frame.data(), frame.size()))
       return;
     endProcess();
   }
@@ -125,7 +128,6 @@ bool Worker::poll() {
     if (n < 0 && errno == EINTR)
       continue;
     break; // drained, or closed: a dying process is reaped below
-
   }
   if (stderrFd_ >= 0)
     drain(stderrFd_, outcome_.stderrText, limits_.maxStderrBytes);

@@ -35,9 +35,18 @@ bool isApproximateOp(OpKind k) {
 namespace {
 /// Sums of many terms: when approximate terms nearly cancel, a few ULP of
 /// error each become an unbounded relative error of the result, which no
-/// relative tolerance covers. (A two-term add keeps Approx: it rarely
-/// cancels that far, and miscompiled adds must stay visible.)
+/// relative tolerance covers.
 bool cancels(OpKind k) { return k == OpKind::ReduceSum || k == OpKind::Matmul; }
+
+/// A two-term sum or difference. Independent terms almost never cancel to
+/// within a few ULP, so these stay comparable (a miscompiled add must stay
+/// visible); terms computed from a common value do, systematically:
+/// x - silu(x) for x = 17 is one ULP of 17, and either rounding of silu is
+/// right.
+bool isTwoTermSum(OpKind k) {
+  const OpKind base = expandBaseOp(k);
+  return base == OpKind::Add || base == OpKind::Sub;
+}
 
 /// Ops singular at zero: a few ULP around 0 flip the sign of the input and
 /// the result between a number, NaN and an infinity.
@@ -80,10 +89,21 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
 
 std::vector<Exactness> classifyValues(const Case &c) {
   std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
+  // ancestors[v][u]: value u is v or is computed into v.
+  std::vector<std::vector<bool>> ancestors(c.values.size(),
+                                           std::vector<bool>(c.values.size(), false));
   for (const Op &op : c.ops) {
     Exactness in = Exactness::Exact;
-    for (ValueId v : op.operands)
+    std::vector<bool> from(c.values.size(), false);
+    for (ValueId v : op.operands) {
       in = std::max(in, cls[v]);
+      for (size_t u = 0; u < from.size(); ++u)
+        from[u] = from[u] || ancestors[v][u];
+    }
+    bool correlated = false;
+    if (op.operands.size() == 2)
+      for (size_t u = 0; u < from.size() && !correlated; ++u)
+        correlated = ancestors[op.operands[0]][u] && ancestors[op.operands[1]][u];
     for (unsigned r = 0; r < op.results.size(); ++r) {
       Exactness e = in;
       if (isApproximateOp(op.kind) && isFloat(c.typeOf(op.results[r]).dtype))
@@ -91,9 +111,12 @@ std::vector<Exactness> classifyValues(const Case &c) {
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).
       if ((e == Exactness::Approx && isDiscontinuous(c, op, r)) ||
-          (in == Exactness::Approx && (cancels(op.kind) || singularAtZero(op.kind))))
+          (in == Exactness::Approx && (cancels(op.kind) || singularAtZero(op.kind) ||
+                                       (correlated && isTwoTermSum(op.kind)))))
         e = Exactness::Unstable;
       cls[op.results[r]] = e;
+      ancestors[op.results[r]] = from;
+      ancestors[op.results[r]][op.results[r]] = true;
     }
   }
   return cls;

@@ -6,8 +6,9 @@
 // ULP between the reference and a compiler's libm or polynomial, so values
 // downstream of them are Approx. A discontinuous op (compare, float->int
 // cast, argmax, topk indices, widening casts) applied to an Approx value
-// can flip, a sum of many terms (reduce_sum, matmul) can cancel and turn
-// ULPs of input error into any relative error, and one singular at zero
+// can flip, a sum of many terms (reduce_sum, matmul) or of two terms that
+// share an ancestor (x - silu(x)) can cancel and turn ULPs of input error
+// into any relative error, and one singular at zero
 // (sqrt, rsqrt, log, div) turns them into NaN or infinities; all make the
 // result Unstable, and Unstable values are not compared.
 //

@@ -96,16 +96,24 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
                         "%6 = sqrt %1 : f32[4]\n"
                         "%7 = rsqrt %0 : f32[4]\n"
                         "%8 = reduce_sum %1 {axis=0} : f32[1]\n"
-                        "return %2, %3, %4, %5, %6, %7, %8\n",
+                        "%9 = input : f32[4]\n"
+                        "%10 = add %1, %9 : f32[4]\n"
+                        "%11 = silu %0 : f32[4]\n"
+                        "%12 = sub %0, %11 : f32[4]\n"
+                        "%13 = sub %9, %0 : f32[4]\n"
+                        "return %2, %3, %4, %5, %6, %7, %8, %10, %12, %13\n",
                         c, err))
       << err.format("t");
   const std::vector<Exactness> e = classifyValues(c);
   EXPECT_EQ(e[1], Exactness::Approx);   // exp
-  EXPECT_EQ(e[2], Exactness::Approx);   // a two-term add stays comparable
+  EXPECT_EQ(e[2], Exactness::Unstable); // exp(x) + x cancels near x = -0.567
   EXPECT_EQ(e[3], Exactness::Unstable); // a compare of an approximate value
   EXPECT_EQ(e[4], Exactness::Exact);    // sqrt is correctly rounded
   EXPECT_EQ(e[5], Exactness::Approx);   // products keep relative error
   EXPECT_EQ(e[6], Exactness::Unstable); // sqrt of a value that may cross 0
   EXPECT_EQ(e[7], Exactness::Approx);   // rsqrt of an exact value
   EXPECT_EQ(e[8], Exactness::Unstable); // a sum of approximate terms can cancel
+  EXPECT_EQ(e[10], Exactness::Approx);  // a two-term add of independent terms
+  EXPECT_EQ(e[12], Exactness::Unstable); // x - silu(x) is a few ULP of x
+  EXPECT_EQ(e[13], Exactness::Exact);   // exact terms may share anything
 }
