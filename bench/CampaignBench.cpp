@@ -2,16 +2,16 @@
 //
 // Cases per second on one core for the same seeds and the same per-case
 // work (generation, the run, every oracle of `runCaseTask`), measured in one
-// run three ways:
+// run three ways, in interleaved rounds:
 //   in process           a loop in this process, no isolation;
 //   persistent workers   `runCampaign` with --jobs 1 (a fork per 500 cases);
 //   fork per case        `runCampaign` with --jobs 1 --cases-per-worker 1.
 // The ratios to the in-process loop are the cost of isolation.
 //
-//   build/bin/bench_campaign [count] [metamorphic-share]
+//   build/bin/bench_campaign [count] [metamorphic-share] [rounds]
 //
-// The in-process loop has no isolation, so the seeds must all run cleanly
-// (the default policy at O0 does).
+// The in-process loop has no isolation between its cases, so the seeds must
+// all run cleanly (the default policy at O0 does).
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Campaign.h"
@@ -23,7 +23,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <vector>
 
 using namespace npufuzz;
 
@@ -34,27 +36,46 @@ double seconds(std::chrono::steady_clock::time_point since) {
 } // namespace
 
 int main(int argc, char **argv) {
-  const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1000;
+  const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 600;
   const double share = argc > 2 ? std::strtod(argv[2], nullptr) : 0.25;
+  const unsigned rounds = argc > 3 ? std::atoi(argv[3]) : 3;
   RunConfig config;
   config.metamorphicShare = share;
   const Policy policy = Policy::defaults();
-  std::printf("%llu seeds from 0, style affine, O0, metamorphic share %.2f, one worker\n",
-              static_cast<unsigned long long>(count), share);
+  std::printf("%llu seeds from 0, style affine, O0, metamorphic share %.2f, one worker, "
+              "%u interleaved rounds\n",
+              static_cast<unsigned long long>(count), share, rounds);
 
-  // The in-process loop gets its own JIT; the campaigns' parent JIT stays
-  // unused, as in `npufuzz fuzz`.
-  MlirJit local;
-  uint64_t failed = 0;
-  auto t0 = std::chrono::steady_clock::now();
-  for (uint64_t seed = 0; seed < count; ++seed) {
-    const TaskResult t = runCaseTask(generateCase(seed, policy), local, config);
-    failed += t.verdict != VerdictKind::Ok;
-  }
-  const double inProcess = seconds(t0);
-
-  MlirJit parent;
-  auto campaign = [&](unsigned casesPerWorker, CampaignResult &r) {
+  // This process stays as small as a campaign's parent: its JIT is never
+  // used here, and the in-process loop runs in a child of its own (one
+  // process for all cases, no isolation between them).
+  MlirJit jit;
+  uint64_t failed = 0, lost = 0;
+  auto inProcess = [&] {
+    IsolationLimits limits;
+    limits.wallSeconds = 3600;
+    const ChildOutcome o = runIsolated(
+        [&] {
+          uint64_t notOk = 0;
+          const auto t = std::chrono::steady_clock::now();
+          for (uint64_t seed = 0; seed < count; ++seed)
+            notOk += runCaseTask(generateCase(seed, policy), jit, config).verdict !=
+                     VerdictKind::Ok;
+          return std::to_string(count / seconds(t)) + " " + std::to_string(notOk);
+        },
+        limits);
+    if (o.end != ChildOutcome::End::Returned) {
+      std::fprintf(stderr, "bench_campaign: the in-process loop died:\n%s\n",
+                   o.stderrText.c_str());
+      std::exit(1);
+    }
+    double rate = 0;
+    unsigned long long notOk = 0;
+    std::sscanf(o.payload.c_str(), "%lf %llu", &rate, &notOk);
+    failed += notOk;
+    return rate;
+  };
+  auto campaign = [&](unsigned casesPerWorker) {
     llvm::SmallString<128> dir;
     if (llvm::sys::fs::createUniqueDirectory("npufuzz-bench", dir)) {
       std::fprintf(stderr, "bench_campaign: cannot create a temporary directory\n");
@@ -70,25 +91,39 @@ int main(int argc, char **argv) {
     o.reduce = false;
     o.casesPerWorker = casesPerWorker;
     const auto t = std::chrono::steady_clock::now();
-    r = runCampaign(o, parent);
-    const double s = seconds(t);
+    const CampaignResult r = runCampaign(o, jit);
+    const double rate = r.cases / seconds(t);
+    lost += count - r.cases;
     std::error_code ec;
     std::filesystem::remove_all(o.outDir, ec);
-    return s;
+    return rate;
   };
-  CampaignResult persistentResult, forkResult;
-  const double persistent = campaign(500, persistentResult);
-  const double forkPerCase = campaign(1, forkResult);
 
-  std::printf("%-20s %8s %9s %9s %10s\n", "", "cases", "seconds", "cases/s", "vs loop");
-  auto row = [&](const char *name, uint64_t cases, double s) {
-    std::printf("%-20s %8llu %9.1f %9.1f %9.1f%%\n", name, static_cast<unsigned long long>(cases),
-                s, cases / s, 100.0 * (cases / s) / (count / inProcess));
+  // Rounds interleave the modes, so that drift in the machine's speed hits
+  // all three alike; the medians are compared.
+  std::vector<double> loop, persistent, forkPerCase;
+  for (unsigned k = 0; k < rounds; ++k) {
+    loop.push_back(inProcess());
+    persistent.push_back(campaign(500));
+    forkPerCase.push_back(campaign(1));
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
   };
-  row("in process", count, inProcess);
-  row("persistent workers", persistentResult.cases, persistent);
-  row("fork per case", forkResult.cases, forkPerCase);
-  if (failed)
-    std::printf("note: %llu cases were not ok in process\n", static_cast<unsigned long long>(failed));
+  const double base = median(loop);
+  std::printf("%-20s %14s %10s   %s\n", "", "median cases/s", "vs loop", "rounds");
+  auto row = [&](const char *name, const std::vector<double> &v) {
+    std::printf("%-20s %14.1f %9.1f%%  ", name, median(v), 100.0 * median(v) / base);
+    for (double x : v)
+      std::printf(" %.1f", x);
+    std::printf("\n");
+  };
+  row("in process", loop);
+  row("persistent workers", persistent);
+  row("fork per case", forkPerCase);
+  if (failed || lost)
+    std::printf("note: %llu in-process runs were not ok, %llu campaign cases missing\n",
+                static_cast<unsigned long long>(failed), static_cast<unsigned long long>(lost));
   return 0;
 }
