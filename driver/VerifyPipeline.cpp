@@ -60,6 +60,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       return fail("cannot load pass plugin " + plugin + ": " + error);
   MlirTool tool;
   tool.passPlugins = options.passPlugins;
+  tool.timeoutSeconds = options.toolTimeoutSeconds;
   if (!options.mlirOpt.empty()) {
     tool.mlirOpt = options.mlirOpt;
     std::string path;

@@ -20,6 +20,7 @@ struct VerifyPipelineOptions {
   std::string file;
   std::string pipeline;           ///< pass elements, comma-separated
   std::string mlirOpt;            ///< empty: in process
+  unsigned toolTimeoutSeconds = 60; ///< per mlir-opt run; past it, timed-out
   std::vector<std::string> passPlugins;
   std::string entry = "npf_kernel";
   bool execute = true;            ///< run the differential by pass
@@ -27,7 +28,8 @@ struct VerifyPipelineOptions {
 };
 
 struct VerifyPipelineReport {
-  /// ok, verifier-error, pass-failure, mismatch, compile-error, error.
+  /// ok, verifier-error, pass-failure, mismatch, compile-error, error; through
+  /// mlir-opt also crashed and timed-out.
   std::string verdict = "ok";
   int passIndex = -1;
   std::string passName, diagnostic, irBefore, irAfter, detail;

@@ -44,9 +44,22 @@ bool writeFile(const llvm::SmallString<128> &path, const std::string &text) {
 }
 
 struct ToolResult {
-  int exitCode = 0; ///< -1 when it crashed or timed out
+  int exitCode = 0; ///< negative when it did not exit by itself
   std::string stderrText;
   std::string message; ///< why it did not run, or how it died
+
+  /// How a run that did not succeed failed. A tool killed by a signal is a
+  /// crash of the compiler under test and one past its time limit a hang,
+  /// whatever stage it was in; any other failure is `otherwise`.
+  BackendRun::Status failure(BackendRun::Status otherwise) const {
+    // llvm::sys::ExecuteAndWait: -2 for a signal or the timeout (with
+    // "Child timed out"), -1 when the program could not run.
+    if (exitCode != -2)
+      return otherwise;
+    return llvm::StringRef(message).starts_with("Child timed out")
+               ? BackendRun::Status::TimedOut
+               : BackendRun::Status::Crashed;
+  }
 };
 
 ToolResult runTool(const std::string &program, const std::vector<std::string> &args,
@@ -154,7 +167,7 @@ BackendRun MlirTool::transform(const std::string &text,
   args.push_back(std::string(out.path));
   const ToolResult t = runTool(program, args, timeoutSeconds);
   if (t.exitCode != 0) {
-    r.status = BackendRun::Status::PassFailure;
+    r.status = t.failure(BackendRun::Status::PassFailure);
     r.message = t.stderrText + t.message;
     return r;
   }
@@ -178,7 +191,7 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
     const ToolResult t = runTool(program, {std::string(in.path), "-o", "/dev/null"},
                                  timeoutSeconds);
     if (t.exitCode != 0) {
-      r.status = BackendRun::Status::VerifierError;
+      r.status = t.failure(BackendRun::Status::VerifierError);
       r.message = t.stderrText + t.message;
       return r;
     }
@@ -201,8 +214,8 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
       current = after;
       continue;
     }
-    r.status = pass.exitCode != 0 ? BackendRun::Status::PassFailure
-                                  : BackendRun::Status::VerifierError;
+    r.status = pass.exitCode != 0 ? pass.failure(BackendRun::Status::PassFailure)
+                                  : verify.failure(BackendRun::Status::VerifierError);
     r.message = pass.exitCode != 0 ? pass.stderrText + pass.message
                                    : verify.stderrText + verify.message;
     r.passIndex = static_cast<int>(i);
@@ -265,7 +278,7 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
                                 "--mattr=-avx512bf16,-avxneconvert,-amx-bf16"},
                                timeoutSeconds, llvm::ArrayRef<llvm::StringRef>(envRefs));
   if (t.exitCode != 0) {
-    r.status = BackendRun::Status::RuntimeError;
+    r.status = t.failure(BackendRun::Status::RuntimeError);
     r.message = t.stderrText + t.message;
   } else {
     for (size_t k = 0; k < outputTypes.size(); ++k) {

@@ -50,14 +50,31 @@ TEST(PassPlugin, MiscompileIsBlamedOnExactlyThatPass) {
   EXPECT_TRUE(r.executed);
 }
 
-TEST(PassPlugin, MiscompileIsBlamedThroughMlirOptToo) {
+/// verify-pipeline through mlir-opt-22 with the test plugin.
+VerifyPipelineOptions throughMlirOpt(const std::string &corpusCase, const std::string &pipeline) {
   VerifyPipelineOptions options;
-  options.file = emittedKernelFile("bf16_rne_cast.npf");
-  options.pipeline = "func.func(cse),func.func(npufuzz-test-miscompile)";
+  options.file = emittedKernelFile(corpusCase);
+  options.pipeline = pipeline;
   options.passPlugins = {NPUFUZZ_TEST_PLUGIN};
   options.mlirOpt = "mlir-opt-22";
-  const VerifyPipelineReport r = verifyPipelineFile(options);
+  return options;
+}
+
+TEST(PassPlugin, MiscompileIsBlamedThroughMlirOptToo) {
+  const VerifyPipelineReport r = verifyPipelineFile(
+      throughMlirOpt("bf16_rne_cast.npf", "func.func(cse),func.func(npufuzz-test-miscompile)"));
   EXPECT_EQ(r.verdict, "mismatch") << r.json();
+  EXPECT_EQ(r.passIndex, 1) << r.json();
+}
+
+TEST(PassPlugin, AHangingPassInMlirOptIsAHangBlamedOnIt) {
+  // The planted miscompile turns the kernel's addf into subf, on which the
+  // planted hang spins.
+  VerifyPipelineOptions options = throughMlirOpt(
+      "bf16_rne_cast.npf", "func.func(npufuzz-test-miscompile),func.func(npufuzz-test-hang)");
+  options.toolTimeoutSeconds = 1;
+  const VerifyPipelineReport r = verifyPipelineFile(options);
+  EXPECT_EQ(r.verdict, "timed-out") << r.json();
   EXPECT_EQ(r.passIndex, 1) << r.json();
 }
 
