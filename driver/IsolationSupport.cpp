@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -91,8 +92,8 @@ void armCpuBackstop(const IsolationLimits &limits) {
   const rlim_t used = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec);
   struct rlimit cpu = {};
   ::getrlimit(RLIMIT_CPU, &cpu);
-  cpu.rlim_cur = std::min<rlim_t>(used + static_cast<rlim_t>(2 * limits.wallSeconds) + 2,
-                                  cpu.rlim_max);
+  cpu.rlim_cur = std::min<rlim_t>(
+      used + static_cast<rlim_t>(std::ceil(2 * limits.wallSeconds)) + 1, cpu.rlim_max);
   ::setrlimit(RLIMIT_CPU, &cpu);
 }
 

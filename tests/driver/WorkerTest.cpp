@@ -127,13 +127,14 @@ TEST(Worker, AProcessIsRetiredAfterItsRequests) {
 }
 
 TEST(Worker, TheCpuBackstopIsPerRequestNotPerProcess) {
-  // With a 0.5 s wall limit the backstop allows 3 s of CPU beyond what the
-  // process had used; the requests together use more than that.
-  const IsolationLimits l = quickLimits(0.5);
+  // With a 1 s wall limit the backstop allows 3 s of CPU beyond what the
+  // process had used; the requests together use more than that, and each
+  // has room for a machine three times slower than its CPU time.
+  const IsolationLimits l = quickLimits(1);
   Worker w(handle, l, 100);
-  for (int k = 0; k < 9; ++k) {
-    const ChildOutcome &o = run(w, "burn:0.4");
+  for (int k = 0; k < 12; ++k) {
+    const ChildOutcome &o = run(w, "burn:0.3");
     ASSERT_EQ(o.end, ChildOutcome::End::Returned) << "request " << k << " ended early";
   }
-  EXPECT_EQ(w.servedBefore(), 8u);
+  EXPECT_EQ(w.servedBefore(), 11u);
 }
