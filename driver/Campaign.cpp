@@ -14,6 +14,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <chrono>
 #include <csignal>
 #include <filesystem>
@@ -98,6 +99,16 @@ struct Running {
   Worker *worker = nullptr;
   std::unique_ptr<Child> confirm;
   VerdictKind workerVerdict = VerdictKind::Ok;
+
+  /// The process the case is waiting on: the confirming child once there
+  /// is one, the worker before.
+  bool poll() { return confirm ? confirm->poll() : worker->poll(); }
+  void kill() { confirm ? confirm->kill() : worker->kill(); }
+  std::array<int, 2> fds() const {
+    if (confirm)
+      return {confirm->payloadFd(), confirm->stderrFd()};
+    return {worker->responseFd(), worker->stderrFd()};
+  }
 };
 
 bool isFinding(VerdictKind v) {
@@ -290,21 +301,18 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       break;
     if (stopRequested)
       for (Running &r : running)
-        r.confirm ? r.confirm->kill() : r.worker->kill();
+        r.kill();
 
     std::vector<struct pollfd> fds;
     for (Running &r : running)
-      for (int fd : r.confirm ? std::initializer_list<int>{r.confirm->payloadFd(),
-                                                           r.confirm->stderrFd()}
-                              : std::initializer_list<int>{r.worker->responseFd(),
-                                                           r.worker->stderrFd()})
+      for (int fd : r.fds())
         if (fd >= 0)
           fds.push_back({fd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 50);
 
     for (size_t i = 0; i < running.size();) {
       Running &r = running[i];
-      if (!(r.confirm ? r.confirm->poll() : r.worker->poll())) {
+      if (!r.poll()) {
         ++i;
         continue;
       }
@@ -313,11 +321,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         if (isFinding(report.result.verdict) && r.worker->servedBefore() > 0) {
           // The worker had run other cases first. Only what a fresh worker
           // gives is recorded, so that `npufuzz --seed N` reproduces it.
-          const Case *c = &r.c;
+          const std::string request = std::to_string(r.seed);
           r.workerVerdict = report.result.verdict;
-          r.confirm = std::make_unique<Child>(
-              [c, &jit, &options] { return runCaseTask(*c, jit, options.config).toJson(); },
-              options.limits);
+          r.confirm = std::make_unique<Child>([&handler, request] { return handler(request); },
+                                              options.limits);
           ++i;
           continue;
         }
