@@ -72,18 +72,18 @@ const char *const kPeelPolicy = "rank.5=6 rank.6=6 dim.small=12";
 std::vector<Fault> faults() {
   const std::string fuse = "func.func(linalg-fuse-elementwise-ops)";
   return {
-      {"index-i64-compare", "000", "tensor", fuse + ",func.func(npufuzz-bug-index-i64-compare)"},
-      {"uninit-validshape", "002", "npu", "func.func(npufuzz-bug-uninit-validshape)"},
-      {"slice-fusion-assert", "001", "tensor", "func.func(npufuzz-bug-slice-fusion-assert)"},
-      {"floormod-stride", "003", "npu", "func.func(npufuzz-bug-floormod-stride)"},
-      {"unit-dim-collapse", "003", "npu", "func.func(npufuzz-bug-unit-dim-collapse)"},
-      {"peel-alias", "003", "npu", "func.func(npufuzz-bug-peel-alias)"},
+      {"index-i64-compare", "000", "tensor", fuse + ",func.func(npufuzz-bug-index-i64-compare)", false, ""},
+      {"uninit-validshape", "002", "npu", "func.func(npufuzz-bug-uninit-validshape)", false, ""},
+      {"slice-fusion-assert", "001", "tensor", "func.func(npufuzz-bug-slice-fusion-assert)", false, ""},
+      {"floormod-stride", "003", "npu", "func.func(npufuzz-bug-floormod-stride)", false, ""},
+      {"unit-dim-collapse", "003", "npu", "func.func(npufuzz-bug-unit-dim-collapse)", false, ""},
+      {"peel-alias", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, ""},
       {"peel-alias+policy", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, kPeelPolicy},
-      {"drop-tail", "003", "npu", "func.func(npufuzz-bug-drop-tail)"},
-      {"bf16-round-half-away", "004", "affine", "func.func(npufuzz-bug-bf16-round-half-away)"},
-      {"unmodified", "-", "affine", "O0", true},
-      {"unmodified", "-", "tensor", fuse, true},
-      {"unmodified", "-", "npu", "O0", true},
+      {"drop-tail", "003", "npu", "func.func(npufuzz-bug-drop-tail)", false, ""},
+      {"bf16-round-half-away", "004", "affine", "func.func(npufuzz-bug-bf16-round-half-away)", false, ""},
+      {"unmodified", "-", "affine", "O0", true, ""},
+      {"unmodified", "-", "tensor", fuse, true, ""},
+      {"unmodified", "-", "npu", "O0", true, ""},
   };
 }
 

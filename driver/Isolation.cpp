@@ -16,8 +16,7 @@ using namespace isolation;
 
 Child::Child(const std::function<std::string()> &work, const IsolationLimits &limits)
     : maxStderr_(limits.maxStderrBytes) {
-  start_ = now();
-  deadline_ = start_ + limits.wallSeconds;
+  watch_.start(::getpid(), limits); // restarted on the child once forked
   int payloadPipe[2], stderrPipe[2];
   if (::pipe(payloadPipe) != 0) {
     outcome_.end = ChildOutcome::End::ForkFailed;
@@ -56,6 +55,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     ::close(payloadPipe[1]);
     ::_exit(0);
   }
+  watch_.start(pid_, limits);
   ::close(payloadPipe[1]);
   ::close(stderrPipe[1]);
   payloadFd_ = payloadPipe[0];
@@ -83,7 +83,7 @@ void Child::kill() {
 
 void Child::finish(int status) {
   done_ = true;
-  outcome_.seconds = now() - start_;
+  outcome_.seconds = now() - watch_.startTime();
   // Collect what is still buffered in the pipes.
   if (payloadFd_ >= 0) {
     ::fcntl(payloadFd_, F_SETFL, 0);
@@ -93,7 +93,7 @@ void Child::finish(int status) {
     ::fcntl(stderrFd_, F_SETFL, 0);
     drain(stderrFd_, outcome_.stderrText, maxStderr_);
   }
-  classifyExit(status, killedForTime_, outcome_);
+  classifyExit(status, killed_, outcome_);
 }
 
 bool Child::poll() {
@@ -109,9 +109,10 @@ bool Child::poll() {
     finish(status);
     return true;
   }
-  if (now() > deadline_ && !killedForTime_) {
-    killedForTime_ = true;
-    kill();
+  if (killed_ == KillReason::None) {
+    killed_ = watch_.check();
+    if (killed_ != KillReason::None)
+      kill();
   }
   return false;
 }

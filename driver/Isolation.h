@@ -14,14 +14,46 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <sys/types.h>
 
 namespace npufuzz {
 
 struct IsolationLimits {
-  double wallSeconds = 30;               ///< killed (SIGKILL) after this
-  uint64_t addressSpaceBytes = 8ull << 30; ///< RLIMIT_AS of the child; 0: none
+  /// Killed (SIGKILL) after this, unless its memory is still growing
+  /// towards the limit (see isolation::LimitWatch).
+  double wallSeconds = 30;
+  /// RLIMIT_AS of the child; 0: none.
+  uint64_t addressSpaceBytes = 8ull << 30;
   size_t maxStderrBytes = 64 << 10;      ///< stderr kept (the tail beyond is dropped)
 };
+
+namespace isolation {
+
+/// Why the parent killed a child, if it did.
+enum class KillReason : uint8_t { None, Time };
+
+/// The time and memory limits of one piece of work, enforced from the
+/// parent. Memory is watched as well as limited by RLIMIT_AS: filling memory
+/// is slow on a fresh machine (first-touch page faults), so a blow-up can
+/// still be growing when the wall limit passes. A process that reached a
+/// new peak of resident memory within the last second is therefore given
+/// grace past its deadline, up to max(wall, 10 s) more, to reach the memory
+/// limit (RLIMIT_AS) and end as an oom rather than a hang.
+class LimitWatch {
+public:
+  void start(pid_t pid, const IsolationLimits &limits);
+  /// Samples memory; says whether the process must be killed now.
+  KillReason check();
+  double startTime() const { return start_; }
+  uint64_t peakBytes() const { return peak_; }
+
+private:
+  pid_t pid_ = -1;
+  double start_ = 0, deadline_ = 0, graceEnd_ = 0, lastGrowth_ = 0;
+  uint64_t peak_ = 0;
+};
+
+} // namespace isolation
 
 struct ChildOutcome {
   enum class End : uint8_t {
@@ -62,9 +94,10 @@ private:
   void finish(int status);
   int pid_ = -1;
   int payloadFd_ = -1, stderrFd_ = -1;
-  double start_ = 0, deadline_ = 0;
   size_t maxStderr_ = 0;
-  bool done_ = false, killedForTime_ = false;
+  bool done_ = false;
+  isolation::KillReason killed_ = isolation::KillReason::None;
+  isolation::LimitWatch watch_;
   ChildOutcome outcome_;
 };
 

@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <cstdio>
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -97,8 +99,11 @@ void armCpuBackstop(const IsolationLimits &limits) {
   ::setrlimit(RLIMIT_CPU, &cpu);
 }
 
-void classifyExit(int status, bool killedForTime, ChildOutcome &outcome) {
-  if (killedForTime) {
+void classifyExit(int status, KillReason killed, ChildOutcome &outcome) {
+  if (killed == KillReason::Time) {
+    outcome.end = ChildOutcome::End::TimedOut;
+  } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+    // The CPU backstop of armCpuBackstop: out of time, not a crash.
     outcome.end = ChildOutcome::End::TimedOut;
   } else if (WIFSIGNALED(status)) {
     outcome.end = ChildOutcome::End::Signalled;
@@ -109,6 +114,49 @@ void classifyExit(int status, bool killedForTime, ChildOutcome &outcome) {
     outcome.end = ChildOutcome::End::Exited;
     outcome.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   }
+}
+
+uint64_t residentBytes(pid_t pid) {
+  // /proc/PID/statm: size resident shared text lib data dt, in pages.
+  const std::string path = "/proc/" + std::to_string(pid) + "/statm";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  char buf[128];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0)
+    return 0;
+  buf[n] = '\0';
+  unsigned long long size = 0, resident = 0;
+  if (std::sscanf(buf, "%llu %llu", &size, &resident) != 2)
+    return 0;
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  return resident * page;
+}
+
+void LimitWatch::start(pid_t pid, const IsolationLimits &limits) {
+  pid_ = pid;
+  start_ = lastGrowth_ = now();
+  deadline_ = start_ + limits.wallSeconds;
+  graceEnd_ = deadline_ + std::max(limits.wallSeconds, 10.0);
+  // A persistent worker already holds what earlier requests left; only
+  // growth beyond that counts.
+  peak_ = residentBytes(pid);
+}
+
+KillReason LimitWatch::check() {
+  const double t = now();
+  const uint64_t rss = residentBytes(pid_);
+  // Growth is a new peak by more than noise (a page or two of stack).
+  if (rss > peak_ + (1u << 20)) {
+    peak_ = rss;
+    lastGrowth_ = t;
+  }
+  if (t <= deadline_)
+    return KillReason::None;
+  const bool growing = t - lastGrowth_ < 1.0;
+  return growing && t < graceEnd_ ? KillReason::None : KillReason::Time;
 }
 
 } // namespace npufuzz::isolation

@@ -10,6 +10,7 @@
 
 #include "driver/Isolation.h"
 
+#include <cstdint>
 #include <string>
 #include <sys/types.h>
 
@@ -44,8 +45,12 @@ void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd);
 /// be timed out, and must still end.
 void armCpuBackstop(const IsolationLimits &limits);
 
+
 /// What a waitpid status means, for an outcome whose payload is settled.
-void classifyExit(int status, bool killedForTime, ChildOutcome &outcome);
+void classifyExit(int status, KillReason killed, ChildOutcome &outcome);
+
+/// Resident memory of process `pid` in bytes (0 if it cannot be read).
+uint64_t residentBytes(pid_t pid);
 
 } // namespace npufuzz::isolation
 

@@ -131,10 +131,11 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
   }
   for (auto &[id, f] : byId)
     r.findings.push_back(std::move(f));
-  std::stable_sort(r.findings.begin(), r.findings.end(),
-                   [](const ReportFinding &a, const ReportFinding &b) {
-                     return !a.known && b.known;
-                   });
+  // New first, then by id: a total order, so a plain sort is stable enough.
+  std::sort(r.findings.begin(), r.findings.end(),
+            [](const ReportFinding &a, const ReportFinding &b) {
+              return a.known != b.known ? !a.known : a.id < b.id;
+            });
   return r;
 }
 

@@ -90,10 +90,8 @@ void Worker::serve(int socket) {
 void Worker::start(const std::string &request) {
   outcome_ = ChildOutcome();
   response_.clear();
-  killedForTime_ = false;
+  killed_ = KillReason::None;
   busy_ = true;
-  start_ = now();
-  deadline_ = start_ + limits_.wallSeconds;
   // One frame: the length, then the request.
   const uint64_t size = request.size();
   std::string frame(reinterpret_cast<const char *>(&size), sizeof size);
@@ -107,6 +105,7 @@ void Worker::start(const std::string &request) {
     if (stderrFd_ >= 0)
       drain(stderrFd_, stray, 0);
     servedBefore_ = served_;
+    watch_.start(pid_, limits_);
     if (sendAll(socket_, frame.data(), frame.size()))
       return;
     endProcess();
@@ -137,7 +136,7 @@ bool Worker::poll() {
     if (response_.size() - sizeof size >= size) {
       outcome_.payload = response_.substr(sizeof size, size);
       outcome_.end = ChildOutcome::End::Returned;
-      outcome_.seconds = now() - start_;
+      outcome_.seconds = now() - watch_.startTime();
       if (stderrFd_ >= 0)
         drain(stderrFd_, outcome_.stderrText, limits_.maxStderrBytes);
       busy_ = false;
@@ -151,15 +150,16 @@ bool Worker::poll() {
     endRequest(status);
     return true;
   }
-  if (now() > deadline_ && !killedForTime_) {
-    killedForTime_ = true;
-    kill();
+  if (killed_ == KillReason::None) {
+    killed_ = watch_.check();
+    if (killed_ != KillReason::None)
+      kill();
   }
   return false;
 }
 
 void Worker::endRequest(int status) {
-  outcome_.seconds = now() - start_;
+  outcome_.seconds = now() - watch_.startTime();
   // The process is gone: take down what it started, then collect the rest
   // of its stderr.
   ::kill(-pid_, SIGKILL);
@@ -167,7 +167,7 @@ void Worker::endRequest(int status) {
     ::fcntl(stderrFd_, F_SETFL, 0);
     drain(stderrFd_, outcome_.stderrText, limits_.maxStderrBytes);
   }
-  classifyExit(status, killedForTime_, outcome_);
+  classifyExit(status, killed_, outcome_);
   // Exiting with status 0 mid-request is not an answer.
   if (outcome_.end == ChildOutcome::End::Returned) {
     outcome_.end = ChildOutcome::End::Exited;

@@ -68,8 +68,9 @@ private:
   pid_t pid_ = -1;
   int socket_ = -1, stderrFd_ = -1;
   unsigned served_ = 0, servedBefore_ = 0;
-  bool busy_ = false, killedForTime_ = false;
-  double start_ = 0, deadline_ = 0;
+  bool busy_ = false;
+  isolation::KillReason killed_ = isolation::KillReason::None;
+  isolation::LimitWatch watch_;
   std::string response_;
   ChildOutcome outcome_;
 };

@@ -7,6 +7,8 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
+#include <unistd.h>
 #include <vector>
 
 using namespace npufuzz;
@@ -70,5 +72,37 @@ TEST(Isolation, MemoryBlowUpIsAnOom) {
       },
       quickLimits());
   EXPECT_NE(o.end, ChildOutcome::End::Returned);
+  EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Oom) << o.stderrText;
+}
+
+namespace {
+/// This process's mapped address space: a child starts with all of it, so
+/// a limit below it would fail the first allocation.
+uint64_t addressSpaceInUse() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+} // namespace
+
+// Memory that fills slower than the wall limit: every chunk is touched and
+// followed by a pause, so the limit cannot be reached before the deadline on
+// any machine. It must still end as an oom, never as a hang.
+TEST(Isolation, ASlowMemoryBlowUpIsAnOomNotAHang) {
+  IsolationLimits l = quickLimits(0.3);
+  l.addressSpaceBytes = addressSpaceInUse() + (256ull << 20);
+  const ChildOutcome o = runIsolated(
+      [] {
+        std::vector<std::vector<char>> hoard;
+        for (;;) {
+          hoard.emplace_back(8 << 20, 1);
+          ::usleep(30000);
+        }
+        return std::string();
+      },
+      l);
+  EXPECT_NE(o.end, ChildOutcome::End::TimedOut);
+  EXPECT_GT(o.seconds, 0.3);
   EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Oom) << o.stderrText;
 }
