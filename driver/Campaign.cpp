@@ -5,6 +5,9 @@
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Worker.h"
+#include "backend/emit/PtoEmitter.h"
+#include "backend/emit/PyTorchEmitter.h"
+#include "ir/FileText.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
 #include "ir/Text.h"
@@ -41,20 +44,29 @@ double since(Clock::time_point t) {
 struct State {
   uint64_t seedStart = 0, shardIndex = 0, shardCount = 1;
   uint64_t next = 0; ///< every seed index below this has completed
+  /// Completed indices above `next` (cases finish out of order): a resume
+  /// must not run, and so count, them again.
+  std::set<uint64_t> ahead;
   uint64_t totalCases = 0;
+  double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
 
-  std::string json() const {
+  std::string json(double runSeconds) const {
     llvm::json::Object v, f;
     for (const auto &[k, n] : verdicts)
       v[k] = static_cast<int64_t>(n);
     for (const auto &[k, n] : features)
       f[k] = static_cast<int64_t>(n);
+    llvm::json::Array a;
+    for (uint64_t i : ahead)
+      a.push_back(static_cast<int64_t>(i));
     llvm::json::Object o{{"seed_start", static_cast<int64_t>(seedStart)},
                          {"shard_index", static_cast<int64_t>(shardIndex)},
                          {"shard_count", static_cast<int64_t>(shardCount)},
                          {"next", static_cast<int64_t>(next)},
+                         {"ahead", std::move(a)},
                          {"total_cases", static_cast<int64_t>(totalCases)},
+                         {"total_seconds", totalSeconds + runSeconds},
                          {"verdicts", std::move(v)},
                          {"features", std::move(f)}};
     std::string s;
@@ -63,23 +75,45 @@ struct State {
     return s;
   }
 
-  /// Loads DIR/state.json if it belongs to the same seed range and shard.
-  bool load(const std::string &path) {
+  /// Loads DIR/state.json. No file is a fresh campaign; a file that cannot
+  /// be read, or that belongs to another seed range or shard, is an error.
+  bool load(const std::string &path, std::string &error) {
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+      return true;
     auto buf = llvm::MemoryBuffer::getFile(path);
-    if (!buf)
+    if (!buf) {
+      error = path + ": " + buf.getError().message();
       return false;
+    }
     auto parsed = llvm::json::parse((*buf)->getBuffer());
     if (!parsed) {
       llvm::consumeError(parsed.takeError());
+      error = path + ": not a campaign state (invalid JSON); move it away to start afresh";
       return false;
     }
     const llvm::json::Object *o = parsed->getAsObject();
-    if (!o || o->getInteger("seed_start").value_or(-1) != static_cast<int64_t>(seedStart) ||
-        o->getInteger("shard_index").value_or(-1) != static_cast<int64_t>(shardIndex) ||
-        o->getInteger("shard_count").value_or(-1) != static_cast<int64_t>(shardCount))
+    if (!o) {
+      error = path + ": not a campaign state";
       return false;
+    }
+    if (o->getInteger("seed_start").value_or(-1) != static_cast<int64_t>(seedStart) ||
+        o->getInteger("shard_index").value_or(-1) != static_cast<int64_t>(shardIndex) ||
+        o->getInteger("shard_count").value_or(-1) != static_cast<int64_t>(shardCount)) {
+      error = "the campaign in this directory started at --seed-start " +
+              std::to_string(o->getInteger("seed_start").value_or(0)) + " --shard " +
+              std::to_string(o->getInteger("shard_index").value_or(0)) + "/" +
+              std::to_string(o->getInteger("shard_count").value_or(1)) +
+              "; resume it with those, or give another -o directory";
+      return false;
+    }
     next = o->getInteger("next").value_or(0);
+    if (const llvm::json::Array *a = o->getArray("ahead"))
+      for (const llvm::json::Value &v : *a)
+        if (auto i = v.getAsInteger(); i && static_cast<uint64_t>(*i) >= next)
+          ahead.insert(static_cast<uint64_t>(*i));
     totalCases = o->getInteger("total_cases").value_or(0);
+    totalSeconds = o->getNumber("total_seconds").value_or(0);
     auto counts = [&](const char *key, std::map<std::string, uint64_t> &out) {
       if (const llvm::json::Object *m = o->getObject(key))
         for (const auto &kv : *m)
@@ -99,6 +133,7 @@ struct Running {
   Worker *worker = nullptr;
   std::unique_ptr<Child> confirm;
   VerdictKind workerVerdict = VerdictKind::Ok;
+  bool workerWasUsed = false;
 
   /// The process the case is waiting on: the confirming child once there
   /// is one, the worker before.
@@ -111,8 +146,93 @@ struct Running {
   }
 };
 
+/// What campaign a directory holds: everything that decides which cases run
+/// and how their verdicts come about. Limits, jobs and time are not part of
+/// it; they may change between runs.
+llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error) {
+  std::string policy = "default";
+  if (!o.policyPath.empty() && !readFileBytes(o.policyPath, policy, error))
+    return {};
+  llvm::json::Array plugins;
+  for (const std::string &p : o.passPlugins)
+    plugins.push_back(p);
+  return llvm::json::Object{
+      {"style", std::string(mlirStyleName(o.config.style))},
+      {"pipeline", o.config.pipeline},
+      {"backend", std::string(backendKindName(o.config.backend))},
+      {"cmd", o.externalCmd},
+      {"policy", policy},
+      {"pass_plugins", std::move(plugins)},
+      {"metamorphic_share", o.config.metamorphicShare},
+  };
+}
+
+/// Writes DIR/campaign.json for a new campaign, or checks that a resumed
+/// one asks for the same campaign: mixing two in one directory would make
+/// its counts and findings meaningless.
+bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
+  llvm::json::Object want = campaignIdentity(o, error);
+  if (!error.empty())
+    return false;
+  const fs::path path = fs::path(o.outDir) / "campaign.json";
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(want))) << "\n";
+    if (!writeFileAtomic(path.string(), os.str())) {
+      error = "cannot write " + path.string();
+      return false;
+    }
+    return true;
+  }
+  auto buf = llvm::MemoryBuffer::getFile(path.string());
+  auto parsed = buf ? llvm::json::parse((*buf)->getBuffer())
+                    : llvm::Expected<llvm::json::Value>(llvm::createStringError("unreadable"));
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    error = path.string() + ": not a campaign description (invalid JSON)";
+    return false;
+  }
+  const llvm::json::Object *have = parsed->getAsObject();
+  if (!have) {
+    error = path.string() + ": not a campaign description";
+    return false;
+  }
+  std::string differences;
+  for (const auto &[key, value] : want) {
+    const llvm::json::Value *old = have->get(key);
+    if (old && *old == value)
+      continue;
+    std::string was, now;
+    llvm::raw_string_ostream wo(was), no(now);
+    if (old)
+      wo << *old;
+    no << value;
+    differences += "\n  " + key.str() + ": " + (old ? wo.str() : "(none)") + " in " +
+                   o.outDir + ", " + no.str() + " asked";
+  }
+  if (differences.empty())
+    return true;
+  error = o.outDir + " holds another campaign; resume it as it was, or give another -o "
+                     "directory:" + differences;
+  return false;
+}
+
 bool isFinding(VerdictKind v) {
   return v != VerdictKind::Ok && v != VerdictKind::Unsupported;
+}
+
+/// The programs an external backend is given, kept with its findings.
+std::map<std::string, std::string> externalPrograms(const Case &c) {
+  std::map<std::string, std::string> files;
+  std::string text, reason;
+  if (emitPyTorch(c, text, reason))
+    files["program.py"] = text;
+  text.clear();
+  if (emitPto(c, text, reason))
+    files["kernel.pto"] = text;
+  return files;
 }
 
 std::vector<FindingSummary> scanFindings(const std::string &outDir) {
@@ -159,15 +279,22 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
                                           {"count", static_cast<int64_t>(x.count)},
                                           {"first_seed", static_cast<int64_t>(x.firstSeed)},
                                           {"summary", x.summary}});
+  llvm::json::Object rv;
+  for (const auto &[k, n] : r.runVerdicts)
+    rv[k] = static_cast<int64_t>(n);
   llvm::json::Object o{{"cases", static_cast<int64_t>(r.cases)},
                        {"total_cases", static_cast<int64_t>(r.totalCases)},
                        {"seconds", r.seconds},
+                       {"total_seconds", r.totalSeconds},
+                       {"run_verdicts", std::move(rv)},
                        {"cases_per_second", r.seconds > 0 ? r.cases / r.seconds : 0.0},
                        {"verdicts", std::move(v)},
                        {"features", std::move(f)},
                        {"findings", std::move(findings)},
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
                        {"history_dependent", static_cast<int64_t>(r.historyDependent)},
+                       {"unconfirmed", static_cast<int64_t>(r.unconfirmed)},
+                       {"stopped_at_max_findings", r.stoppedAtMaxFindings},
                        {"interrupted", r.interrupted}};
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -191,16 +318,16 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   state.seedStart = options.seedStart;
   state.shardIndex = options.shardIndex;
   state.shardCount = options.shardCount;
-  state.load(statePath);
+  if (!state.load(statePath, result.error) || !checkCampaignIdentity(options, result.error))
+    return result;
 
   stopRequested = 0;
   auto previousHandler = std::signal(SIGINT, onSigint);
   const auto start = Clock::now();
   auto lastReport = start;
   std::vector<Running> running;
-  std::set<uint64_t> completedAhead; // finished indices above the watermark
-  std::vector<std::string> newIds;   // signatures first seen in this run
-  uint64_t nextIndex = state.next, launched = 0;
+  uint64_t nextIndex = state.next, launched = 0, failing = 0;
+  bool stopping = false; // --max-findings reached
   const unsigned jobs = std::max(1u, options.jobs);
 
   auto progress = [&](bool final) {
@@ -208,10 +335,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       return;
     const double secs = since(start);
     std::ostringstream line;
+    // This run's counts only, also in the final line after a resume.
     line << "\r[npufuzz] " << result.cases << " cases  " << std::fixed << std::setprecision(1)
          << (secs > 0 ? result.cases / secs : 0.0) << "/s  findings:";
     uint64_t findings = 0;
-    for (const auto &[k, n] : result.verdicts)
+    for (const auto &[k, n] : result.runVerdicts)
       if (k != "ok" && k != "unsupported") {
         line << " " << k << "=" << n;
         findings += n;
@@ -219,7 +347,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     if (!findings)
       line << " none";
     const uint64_t unsupported =
-        result.verdicts.count("unsupported") ? result.verdicts.at("unsupported") : 0;
+        result.runVerdicts.count("unsupported") ? result.runVerdicts.at("unsupported") : 0;
     line << "  unsupported " << std::setprecision(1)
          << (result.cases ? 100.0 * unsupported / result.cases : 0.0) << "%  "
          << std::setprecision(0) << secs << " s   ";
@@ -249,7 +377,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // watermark past every completed index.
   auto record = [&](const Running &r, CaseReport report) {
     const std::string verdict(verdictName(report.result.verdict));
-    ++result.verdicts[verdict];
+    ++result.runVerdicts[verdict];
     ++state.verdicts[verdict];
     ++result.cases;
     ++state.totalCases;
@@ -271,24 +399,33 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.pipeline = options.config.pipeline;
       f.style = std::string(mlirStyleName(options.config.style));
       f.policyPath = options.policyPath;
+      f.backend = std::string(backendKindName(options.config.backend));
+      f.externalCmd = options.externalCmd;
+      f.passPlugins = options.passPlugins;
+      if (options.config.backend == BackendKind::External)
+        f.extraFiles = externalPrograms(r.c);
       std::string error;
-      if (recordFinding(options.outDir, f, error)) {
+      if (recordFinding(options.outDir, f, error))
         ++result.newFindings;
-        newIds.push_back(f.report.signature.id());
-      }
+      else if (!error.empty() && result.error.empty())
+        result.error = error; // the campaign goes on; the caller is told
+      if (options.maxFindings && ++failing >= options.maxFindings)
+        stopping = result.stoppedAtMaxFindings = true;
     }
-    completedAhead.insert(r.index);
-    while (completedAhead.count(state.next))
-      completedAhead.erase(state.next++);
+    state.ahead.insert(r.index);
+    while (state.ahead.count(state.next))
+      state.ahead.erase(state.next++);
   };
 
   for (;;) {
-    const bool mayLaunch = !stopRequested &&
+    const bool mayLaunch = !stopRequested && !stopping &&
                            (!options.maxCases || launched < options.maxCases) &&
                            (options.maxSeconds <= 0 || since(start) < options.maxSeconds);
     while (mayLaunch && running.size() < jobs &&
            (!options.maxCases || launched < options.maxCases)) {
       Running r;
+      while (state.ahead.count(nextIndex)) // done before a kill or stop
+        ++nextIndex;
       r.index = nextIndex++;
       r.seed = options.seedStart + options.shardIndex + r.index * options.shardCount;
       r.c = generateCase(r.seed, options.policy);
@@ -299,7 +436,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     }
     if (running.empty())
       break;
-    if (stopRequested)
+    // Cases cut short are not recorded: a resume runs them again.
+    if (stopRequested || stopping)
       for (Running &r : running)
         r.kill();
 
@@ -316,23 +454,28 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         ++i;
         continue;
       }
-      if (!stopRequested && !r.confirm) {
+      // Checked per case: a finding recorded just now may have reached
+      // --max-findings, and the cases after it are then cut short.
+      const bool cutShort = stopRequested || stopping;
+      if (!cutShort && !r.confirm) {
         CaseReport report = reportOf(r.worker->outcome());
-        if (isFinding(report.result.verdict) && r.worker->servedBefore() > 0) {
-          // The worker had run other cases first. Only what a fresh worker
-          // gives is recorded, so that `npufuzz --seed N` reproduces it.
+        if (isFinding(report.result.verdict)) {
+          // Only what a fresh child gives is recorded, so that `npufuzz
+          // --seed N` reproduces it: the worker may have run other cases
+          // first, or have been killed from outside.
           const std::string request = std::to_string(r.seed);
           r.workerVerdict = report.result.verdict;
+          r.workerWasUsed = r.worker->servedBefore() > 0;
           r.confirm = std::make_unique<Child>([&handler, request] { return handler(request); },
                                               options.limits);
           ++i;
           continue;
         }
         record(r, std::move(report));
-      } else if (!stopRequested) {
+      } else if (!cutShort) {
         CaseReport report = reportOf(r.confirm->outcome());
         if (report.result.verdict != r.workerVerdict)
-          ++result.historyDependent;
+          ++(r.workerWasUsed ? result.historyDependent : result.unconfirmed);
         record(r, std::move(report));
       }
       running.erase(running.begin() + i);
@@ -340,16 +483,24 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     if (since(lastReport) >= 1.0) {
       lastReport = Clock::now();
       progress(false);
-      writeFileAtomic(statePath, state.json());
+      writeFileAtomic(statePath, state.json(since(start)));
     }
   }
   workers.clear(); // idle processes hold memory the reducer can use
-  // Reduce what is new, unless stopped: each signature's first case, into
-  // findings/<id>/reduced/.
-  for (const std::string &id : newIds) {
+  // Save how far this run got before reducing, which may take long.
+  writeFileAtomic(statePath, state.json(since(start)));
+  // Reduce every signature not yet reduced, unless stopped: each one's
+  // first case, into findings/<id>/reduced/. That includes signatures
+  // first seen by an earlier run that was killed or interrupted before it
+  // could reduce them; an attempt that ended leaves reduce.log, so a
+  // signature that does not reduce is not tried again.
+  for (const FindingSummary &found : scanFindings(options.outDir)) {
     if (!options.reduce || stopRequested)
       break;
-    const fs::path dir = fs::path(options.outDir) / "findings" / id;
+    const fs::path dir = fs::path(options.outDir) / "findings" / found.id;
+    std::error_code ec;
+    if (fs::exists(dir / "reduced", ec) || fs::exists(dir / "reduce.log", ec))
+      continue;
     ReduceCommandOptions r;
     r.casePath = (dir / "case.npf").string();
     r.outDir = (dir / "reduced").string();
@@ -362,16 +513,20 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.progress = false;
     r.jit = &jit;
     std::ostringstream log;
-    if (runReduceCommand(r, log) == 0)
-      ++result.reduced;
+    const int status = runReduceCommand(r, log);
+    if (stopRequested)
+      break; // interrupted: no log, so a later run tries again
+    result.reduced += status == 0;
+    writeFileAtomic((dir / "reduce.log").string(), log.str());
   }
   std::signal(SIGINT, previousHandler);
   result.interrupted = stopRequested != 0;
   result.seconds = since(start);
+  result.totalSeconds = state.totalSeconds + result.seconds;
   result.totalCases = state.totalCases;
   result.features = state.features;
   result.verdicts = state.verdicts;
-  writeFileAtomic(statePath, state.json());
+  writeFileAtomic(statePath, state.json(result.seconds));
   result.findings = scanFindings(options.outDir);
   writeSummaryJson(options.outDir, result);
   progress(true);
@@ -384,10 +539,15 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
   if (r.totalCases != r.cases)
     os << ", " << r.totalCases << " in this directory";
   os << (r.interrupted ? "  [interrupted]" : "") << "\nverdicts:";
-  for (const auto &[k, n] : r.verdicts)
+  for (const auto &[k, n] : r.runVerdicts)
     os << " " << k << "=" << n;
   os << "\nfindings: " << r.findings.size() << " signatures (" << r.newFindings << " new, "
      << r.reduced << " reduced)\n";
+  if (r.stoppedAtMaxFindings)
+    os << "stopped: --max-findings reached\n";
+  if (r.unconfirmed)
+    os << "unconfirmed: " << r.unconfirmed
+       << " failures did not repeat in a fresh re-run (the re-run's verdict was recorded)\n";
   if (r.historyDependent)
     os << "history-dependent: " << r.historyDependent
        << " failures of a used worker came out differently in a fresh one (the fresh verdict "

@@ -2,11 +2,13 @@
 //
 // `npufuzz fuzz -o DIR`: seeds are generated in the parent and each case runs
 // in a persistent forked worker (up to --jobs at once) under per-case time
-// and memory limits; a failure from a worker that had run other cases is
-// re-run in a fresh child, and only that result is recorded.
+// and memory limits; every failure is re-run in a fresh child, and only that
+// result is recorded, so `npufuzz --seed N` reproduces it.
 // Findings go to DIR/findings/<signature>/; DIR/state.json lets a stopped or
-// killed campaign resume where it stopped; DIR/summary.json and a table
-// summarise it. --shard I/N takes every N-th seed so that N machines cover
+// killed campaign resume where it stopped, without counting or listing a
+// case twice; DIR/campaign.json says what campaign the directory holds, and
+// a resume that asks for another one is refused. DIR/summary.json and a
+// table summarise it. --shard I/N takes every N-th seed so that N machines cover
 // disjoint seeds.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +46,12 @@ struct CampaignOptions {
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
   bool reduce = true;
   double reduceSeconds = 60; ///< per signature
+  /// Stop once this many failing cases are recorded in this run; 0: never.
+  uint64_t maxFindings = 0;
+  /// How the campaign was asked for, for repro lines and for refusing to
+  /// resume a directory with another campaign.
+  std::vector<std::string> passPlugins;
+  std::string externalCmd;
 };
 
 /// One signature's line in the summary.
@@ -56,14 +64,20 @@ struct CampaignResult {
   uint64_t cases = 0;       ///< in this run (not counting resumed ones)
   uint64_t totalCases = 0;  ///< including earlier runs of the same directory
   double seconds = 0;
-  std::map<std::string, uint64_t> verdicts;
+  double totalSeconds = 0;  ///< including earlier runs of the same directory
+  std::map<std::string, uint64_t> runVerdicts; ///< this run's
+  std::map<std::string, uint64_t> verdicts;    ///< the directory's, every run
   std::map<std::string, uint64_t> features;
   std::vector<FindingSummary> findings; ///< ordered by id
   uint64_t newFindings = 0;
   uint64_t reduced = 0;     ///< new signatures reduced in this run
   /// Failures of a used worker whose fresh re-run gave another verdict.
   uint64_t historyDependent = 0;
+  /// Failures of a fresh worker that its fresh re-run did not repeat (an
+  /// outside kill, a flaky toolchain); the re-run's verdict was recorded.
+  uint64_t unconfirmed = 0;
   bool interrupted = false;
+  bool stoppedAtMaxFindings = false;
   std::string error;
 };
 

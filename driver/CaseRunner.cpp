@@ -31,6 +31,18 @@ bool parseBackendKind(const std::string &s, BackendKind &out) {
   return true;
 }
 
+std::string_view backendKindName(BackendKind kind) {
+  switch (kind) {
+  case BackendKind::MlirJit:
+    return "mlir-jit";
+  case BackendKind::MlirTools:
+    return "mlir-tools";
+  case BackendKind::External:
+    return "external";
+  }
+  return "mlir-jit";
+}
+
 std::string defaultRuntimeLibrary() {
   if (const char *env = std::getenv("NPUFUZZ_RT_LIBRARY"))
     return env;

@@ -17,6 +17,7 @@
 #include "reference/Executor.h"
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npufuzz {
@@ -28,6 +29,8 @@ enum class BackendKind : uint8_t {
   External,  ///< a user command on a case directory (ExternalBackend.h)
 };
 bool parseBackendKind(const std::string &s, BackendKind &out);
+/// The name parseBackendKind reads.
+std::string_view backendKindName(BackendKind kind);
 
 struct RunConfig {
   BackendKind backend = BackendKind::MlirJit;

@@ -1,12 +1,16 @@
 //===- driver/Findings.cpp - Finding directories, written atomically ------===//
 #include "driver/Findings.h"
 
+#include "ir/FileText.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <fcntl.h>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -16,11 +20,27 @@ namespace fs = std::filesystem;
 
 namespace npufuzz {
 
+std::string shellQuote(const std::string &text) {
+  if (!text.empty() && text.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                              "0123456789_-./=:,+@%") == std::string::npos)
+    return text;
+  std::string out = "'";
+  for (char ch : text)
+    out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
 std::string reproCommand(const Finding &f) {
-  std::string cmd = "npufuzz --seed " + std::to_string(f.seed) + " --pipeline '" + f.pipeline +
-                    "' --style " + f.style;
+  std::string cmd = "npufuzz --seed " + std::to_string(f.seed) + " --pipeline " +
+                    shellQuote(f.pipeline) + " --style " + f.style;
   if (!f.policyPath.empty())
-    cmd += " --policy '" + f.policyPath + "'";
+    cmd += " --policy " + shellQuote(f.policyPath);
+  if (f.backend != "mlir-jit")
+    cmd += " --backend " + shellQuote(f.backend);
+  if (!f.externalCmd.empty())
+    cmd += " --cmd " + shellQuote(f.externalCmd);
+  for (const std::string &p : f.passPlugins)
+    cmd += " --load-pass-plugin " + shellQuote(p);
   return cmd;
 }
 
@@ -47,6 +67,18 @@ bool appendLine(const fs::path &path, const std::string &line) {
   return ok;
 }
 
+/// Lists `seed` in dir/seeds.txt unless it is there already: a campaign
+/// resumed after a kill re-runs the cases it had not yet saved as done, and
+/// one of them may have recorded its finding before the kill.
+void appendSeed(const fs::path &dir, uint64_t seed) {
+  const std::string text = std::to_string(seed);
+  std::string seeds, error;
+  if (readFileBytes((dir / "seeds.txt").string(), seeds, error) &&
+      ("\n" + seeds).find("\n" + text + "\n") != std::string::npos)
+    return;
+  appendLine(dir / "seeds.txt", text);
+}
+
 std::string reportJson(const Finding &f) {
   const TaskResult &r = f.report.result;
   llvm::json::Object o{
@@ -60,6 +92,7 @@ std::string reportJson(const Finding &f) {
       {"where", f.report.signature.where},
       {"pipeline", f.pipeline},
       {"style", f.style},
+      {"backend", f.backend},
       {"repro", reproCommand(f)},
       {"seconds", f.report.seconds},
   };
@@ -69,6 +102,67 @@ std::string reportJson(const Finding &f) {
   return s;
 }
 } // namespace
+
+namespace {
+std::optional<llvm::json::Value> readJson(const fs::path &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path.string());
+  if (!buf)
+    return std::nullopt;
+  auto parsed = llvm::json::parse((*buf)->getBuffer());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
+} // namespace
+
+bool checkCampaignDir(const std::string &dir, std::string &error) {
+  std::error_code ec;
+  const fs::path d(dir);
+  if (!fs::exists(d, ec)) {
+    error = dir + ": no such directory";
+    return false;
+  }
+  if (!fs::is_directory(d, ec)) {
+    error = dir + ": not a directory (a campaign directory is what 'npufuzz fuzz -o' writes)";
+    return false;
+  }
+  const bool hasSummary = fs::exists(d / "summary.json", ec);
+  if (!hasSummary && !fs::is_directory(d / "findings", ec)) {
+    error = dir + ": not a campaign directory (no summary.json and no findings/)";
+    return false;
+  }
+  if (hasSummary) {
+    auto summary = readJson(d / "summary.json");
+    if (!summary || !summary->getAsObject()) {
+      error = (d / "summary.json").string() + ": not a campaign summary (invalid JSON)";
+      return false;
+    }
+  }
+  return true;
+}
+
+bool readFindingReport(const std::string &findingDir, FindingReport &out, std::string &error) {
+  const fs::path path = fs::path(findingDir) / "report.json";
+  auto report = readJson(path);
+  const llvm::json::Object *o = report ? report->getAsObject() : nullptr;
+  if (!o || !o->getString("signature_id") || !o->getString("signature")) {
+    error = path.string() + ": not a finding report (missing, invalid JSON or no signature)";
+    return false;
+  }
+  out.signatureId = o->getString("signature_id")->str();
+  if (out.signatureId != fs::path(findingDir).filename().string()) {
+    error = path.string() + ": its signature_id " + out.signatureId +
+            " is not the directory's name";
+    return false;
+  }
+  out.signature = o->getString("signature")->str();
+  out.summary = o->getString("summary").value_or("").str();
+  out.repro = o->getString("repro").value_or("").str();
+  out.firstSeed = o->getInteger("seed").value_or(0);
+  return true;
+}
 
 uint64_t findingCount(const std::string &findingDir) {
   std::ifstream in(fs::path(findingDir) / "seeds.txt");
@@ -83,8 +177,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   const fs::path final = findings / f.report.signature.id();
   std::error_code ec;
   fs::create_directories(findings, ec);
-  if (fs::exists(final)) {
-    appendLine(final / "seeds.txt", std::to_string(f.seed));
+  if (fs::exists(final, ec)) {
+    appendSeed(final, f.seed);
     return false;
   }
   const fs::path tmp = findings / (".tmp-" + f.report.signature.id() + "-" +
@@ -95,22 +189,38 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     error = "cannot create " + tmp.string() + ": " + ec.message();
     return false;
   }
-  auto put = [&](const char *name, const std::string &text) {
-    std::ofstream(tmp / name, std::ios::binary) << text;
+  bool ok = true;
+  auto put = [&](const std::string &name, const std::string &text) {
+    std::ofstream out(tmp / name, std::ios::binary);
+    ok &= static_cast<bool>(out << text) && static_cast<bool>(out.flush());
   };
   put("case.npf", f.caseText);
   put("kernel.mlir", f.mlir);
   put("stderr.txt", f.report.stderrText);
   put("report.json", reportJson(f));
+  for (const auto &[name, text] : f.extraFiles)
+    put(name.c_str(), text);
+  std::string runLine = "npufuzz run case.npf --pipeline " + shellQuote(f.pipeline) +
+                        " --style " + f.style;
+  if (f.backend != "mlir-jit")
+    runLine += " --backend " + shellQuote(f.backend);
+  if (!f.externalCmd.empty())
+    runLine += " --cmd " + shellQuote(f.externalCmd);
+  for (const std::string &p : f.passPlugins)
+    runLine += " --load-pass-plugin " + shellQuote(p);
   put("repro.sh", "#!/bin/sh\n# " + f.report.signature.text() + "\n" + reproCommand(f) +
-                      "\n# or: npufuzz run case.npf --pipeline '" + f.pipeline + "' --style " +
-                      f.style + "\n");
+                      "\n# or: " + runLine + "\n");
   put("seeds.txt", std::to_string(f.seed) + "\n");
+  if (!ok) {
+    error = "cannot write the files of " + final.string();
+    fs::remove_all(tmp, ec);
+    return false;
+  }
   fs::rename(tmp, final, ec);
   if (ec) {
     // Another worker or shard won the race: keep theirs, add our seed.
     fs::remove_all(tmp, ec);
-    appendLine(final / "seeds.txt", std::to_string(f.seed));
+    appendSeed(final, f.seed);
     return false;
   }
   return true;
@@ -120,25 +230,54 @@ size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &
                      std::string &error) {
   const fs::path target = fs::path(outDir) / "findings";
   std::error_code ec;
+  if (fs::exists(outDir, ec) && !fs::is_directory(outDir, ec)) {
+    error = outDir + ": exists and is not a directory";
+    return 0;
+  }
   fs::create_directories(target, ec);
+  if (ec) {
+    error = "cannot create " + target.string() + ": " + ec.message();
+    return 0;
+  }
+  auto note = [&](const std::string &e) {
+    if (error.empty())
+      error = e;
+  };
   for (const std::string &in : inputs) {
-    const fs::path src = fs::path(in) / "findings";
-    if (!fs::is_directory(src)) {
-      error = in + " has no findings directory";
+    std::string why;
+    if (!checkCampaignDir(in, why)) {
+      note(why);
       continue;
     }
+    const fs::path src = fs::path(in) / "findings";
+    if (!fs::is_directory(src, ec))
+      continue; // a campaign that found nothing
     std::vector<fs::path> dirs;
-    for (const auto &e : fs::directory_iterator(src))
-      if (e.is_directory() && e.path().filename().string()[0] != '.')
-        dirs.push_back(e.path());
+    for (fs::directory_iterator it(src, ec), end; !ec && it != end; it.increment(ec))
+      if (it->is_directory(ec) && it->path().filename().string()[0] != '.')
+        dirs.push_back(it->path());
+    if (ec) {
+      note("cannot list " + src.string() + ": " + ec.message());
+      continue;
+    }
     std::sort(dirs.begin(), dirs.end());
     for (const fs::path &d : dirs) {
+      FindingReport report;
+      if (!readFindingReport(d.string(), report, why)) {
+        note(why);
+        continue;
+      }
       const fs::path dst = target / d.filename();
-      if (!fs::exists(dst)) {
+      if (!fs::exists(dst, ec)) {
         const fs::path tmp = target / (".tmp-merge-" + d.filename().string());
         fs::remove_all(tmp, ec);
         fs::copy(d, tmp, fs::copy_options::recursive, ec);
-        fs::rename(tmp, dst, ec);
+        if (!ec)
+          fs::rename(tmp, dst, ec);
+        if (ec) {
+          note("cannot copy " + d.string() + " into " + target.string() + ": " + ec.message());
+          fs::remove_all(tmp, ec);
+        }
         continue;
       }
       // Same signature: union of seeds.
@@ -148,13 +287,13 @@ size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &
         seen.insert(l);
       std::ifstream add(d / "seeds.txt");
       for (std::string l; std::getline(add, l);)
-        if (!l.empty() && seen.insert(l).second)
-          appendLine(dst / "seeds.txt", l);
+        if (!l.empty() && seen.insert(l).second && !appendLine(dst / "seeds.txt", l))
+          note("cannot write " + (dst / "seeds.txt").string());
     }
   }
   size_t n = 0;
-  for (const auto &e : fs::directory_iterator(target))
-    n += e.is_directory() && e.path().filename().string()[0] != '.';
+  for (fs::directory_iterator it(target, ec), end; !ec && it != end; it.increment(ec))
+    n += it->is_directory(ec) && it->path().filename().string()[0] != '.';
   return n;
 }
 

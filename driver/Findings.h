@@ -14,6 +14,7 @@
 #include "driver/CaseTask.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,22 @@ struct Finding {
   std::string pipeline = "O0";
   std::string style = "affine";
   std::string policyPath; ///< empty: the default policy
+  std::string backend = "mlir-jit";
+  std::string externalCmd; ///< --cmd of --backend external
+  std::vector<std::string> passPlugins;
+  /// Further files of the finding by name, e.g. the program an external
+  /// backend was given (program.py, kernel.pto).
+  std::map<std::string, std::string> extraFiles;
 };
+
+/// `text` as one word for a POSIX shell.
+std::string shellQuote(const std::string &text);
 
 /// The command line that reproduces a generated case's verdict.
 std::string reproCommand(const Finding &f);
 
-/// Records `f` under outDir/findings. Returns true when its signature is new.
+/// Records `f` under outDir/findings. Returns true when its signature is new;
+/// a seed already listed for an existing signature is not listed again.
 bool recordFinding(const std::string &outDir, const Finding &f, std::string &error);
 
 /// Number of seeds recorded for a finding directory.
@@ -41,8 +52,25 @@ uint64_t findingCount(const std::string &findingDir);
 /// Writes `text` to `path` via a temporary file and rename.
 bool writeFileAtomic(const std::string &path, const std::string &text);
 
+/// False, with the reason, unless `dir` is a campaign directory: it exists
+/// and holds a readable summary.json or a findings/ directory.
+bool checkCampaignDir(const std::string &dir, std::string &error);
+
+/// What a finding's report.json says about it.
+struct FindingReport {
+  std::string signatureId, signature, summary, repro;
+  uint64_t firstSeed = 0;
+};
+
+/// Reads findingDir/report.json; false when it is missing, not JSON, has no
+/// signature, or names another signature than its directory.
+bool readFindingReport(const std::string &findingDir, FindingReport &out, std::string &error);
+
 /// Copies every finding of `inputs` into outDir/findings, combining seeds of
-/// the same signature. Returns the number of distinct signatures.
+/// the same signature. Returns the number of distinct signatures. Every
+/// input must be a campaign directory and every finding's report readable;
+/// otherwise `error` names the first that is not, and that input or finding
+/// is left out.
 size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &inputs,
                      std::string &error);
 

@@ -4,6 +4,7 @@
 #include "backend/mlir/Pipelines.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "ir/FileText.h"
 #include "ir/Text.h"
 #include "shrink/Reducer.h"
 
@@ -126,12 +127,10 @@ std::string reproLine(const ReduceCommandOptions &o, const std::string &pipeline
 }
 
 bool loadCaseText(const std::string &path, Case &c, std::string &text, std::string &error) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf) {
-    error = "cannot read " + path;
+  if (!readFileBytes(path, text, error)) {
+    error = "cannot read " + error;
     return false;
   }
-  text = (*buf)->getBuffer().str();
   TextError e;
   if (!parseCase(text, c, e)) {
     error = e.format(path);
@@ -151,9 +150,10 @@ bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins, std::str
 } // namespace
 
 int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
-  auto fail = [&](const std::string &msg) {
+  // 2: what reduce was given is wrong; 1: it could not reduce.
+  auto fail = [&](const std::string &msg, int status = 2) {
     llvm::errs() << "npufuzz reduce: " << msg << "\n";
-    return 1;
+    return status;
   };
   Candidate input;
   std::string text, error;
@@ -180,14 +180,14 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   // what the report names when an external command decides instead.
   const Observation original = runner({input})[0];
   if (!original.ran)
-    return fail("could not start a worker");
+    return fail("could not start a worker", 1);
   out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
       << "signature: " << original.signature.text() << "\n";
 
   std::unique_ptr<Interestingness> test;
   if (o.interestingnessCmd.empty()) {
     if (original.signature.kind == VerdictKind::Ok)
-      return fail("the case passes; there is no failure to reduce");
+      return fail("the case passes; there is no failure to reduce", 1);
     test = std::make_unique<SameSignature>(original.signature, runner);
   } else {
     auto cmd = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
@@ -203,7 +203,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     ro.log = [](const std::string &line) { llvm::errs() << "[reduce] " << line << "\n"; };
   const ReduceResult r = reduce(input, *test, ro);
   if (!r.error.empty())
-    return fail(r.error);
+    return fail(r.error, 1);
 
   // An external command knows nothing of signatures: name the reduced
   // case's own failure in the report.
@@ -263,7 +263,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   if (!writeFileAtomic((dir / "case.npf").string(), caseText) ||
       !writeFileAtomic((dir / "kernel.mlir").string(), mlir) ||
       !writeFileAtomic((dir / "report.json").string(), json))
-    return fail("cannot write to " + o.outDir);
+    return fail("cannot write to " + o.outDir, 1);
 
   out << "reduced in " << std::fixed << std::setprecision(1) << r.seconds << " s"
       << (r.timedOut ? " (time limit)" : "") << ": size " << r.before.caseSize << " -> "
@@ -288,6 +288,10 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
       files.push_back(e.path());
   if (ec) {
     llvm::errs() << "npufuzz replay: cannot read " << o.dir << ": " << ec.message() << "\n";
+    return 1;
+  }
+  if (files.empty()) {
+    llvm::errs() << "npufuzz replay: " << o.dir << " holds no .npf regressions\n";
     return 1;
   }
   std::sort(files.begin(), files.end());

@@ -2,6 +2,7 @@
 #include "driver/Report.h"
 
 #include "driver/Findings.h"
+#include "ir/FileText.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -9,6 +10,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,17 +24,42 @@ size_t NightlyReport::newSignatures() const {
                                            [](const ReportFinding &f) { return !f.known; }));
 }
 
-std::set<std::string> readKnownSignatures(const std::string &path) {
-  std::set<std::string> known;
-  std::ifstream in(path);
+bool isSignatureId(const std::string &text) {
+  const size_t dash = text.rfind('-');
+  if (dash == std::string::npos || dash == 0 || text.size() - dash - 1 != 16)
+    return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    const bool ok = i > dash ? std::isdigit(static_cast<unsigned char>(ch)) || (ch >= 'a' && ch <= 'f')
+                             : (ch >= 'a' && ch <= 'z') || ch == '-';
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
+bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
+                         std::string &error) {
+  std::string text;
+  if (!readFileBytes(path, text, error))
+    return false;
+  std::istringstream in(text);
+  int lineNo = 0;
   for (std::string line; std::getline(in, line);) {
+    ++lineNo;
     line = line.substr(0, line.find('#'));
     line.erase(line.find_last_not_of(" \t\r") + 1);
     line.erase(0, line.find_first_not_of(" \t"));
-    if (!line.empty())
-      known.insert(line);
+    if (line.empty())
+      continue;
+    if (!isSignatureId(line)) {
+      error = path + ":" + std::to_string(lineNo) + ": '" + line.substr(0, 80) +
+              "' is not a signature id (a verdict, '-', 16 hex digits; '#' starts a comment)";
+      return false;
+    }
+    known.insert(line);
   }
-  return known;
+  return true;
 }
 
 namespace {
@@ -78,16 +105,20 @@ std::string jsonText(llvm::json::Value v) {
 } // namespace
 
 NightlyReport collectReport(const std::vector<std::string> &dirs,
-                            const std::set<std::string> &known) {
+                            const std::set<std::string> &known, std::string &error) {
   NightlyReport r;
   std::map<std::string, ReportFinding> byId;
   for (const std::string &dir : dirs) {
+    if (!checkCampaignDir(dir, error))
+      return r;
     ReportCampaign c;
     c.name = fs::path(dir).filename().string();
     if (auto summary = readJson(fs::path(dir) / "summary.json")) {
       if (const llvm::json::Object *o = summary->getAsObject()) {
-        c.cases = o->getInteger("cases").value_or(0);
-        c.seconds = o->getNumber("seconds").value_or(0);
+        // The directory's totals over every run that resumed it.
+        c.cases = o->getInteger("total_cases").value_or(o->getInteger("cases").value_or(0));
+        c.seconds =
+            o->getNumber("total_seconds").value_or(o->getNumber("seconds").value_or(0));
         if (const llvm::json::Object *v = o->getObject("verdicts"))
           for (const auto &kv : *v)
             c.verdicts[kv.first.str()] = kv.second.getAsInteger().value_or(0);
@@ -114,13 +145,13 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.campaign = c.name;
       f.count = findingCount(p.string());
       f.caseText = readText(p / "case.npf");
-      if (auto rep = readJson(p / "report.json"))
-        if (const llvm::json::Object *o = rep->getAsObject()) {
-          f.signature = o->getString("signature").value_or("").str();
-          f.summary = o->getString("summary").value_or("").str();
-          f.repro = o->getString("repro").value_or("").str();
-          f.firstSeed = o->getInteger("seed").value_or(0);
-        }
+      FindingReport rep;
+      if (!readFindingReport(p.string(), rep, error))
+        return r;
+      f.signature = rep.signature;
+      f.summary = rep.summary;
+      f.repro = rep.repro;
+      f.firstSeed = rep.firstSeed;
       f.known = known.count(f.id) != 0;
       auto it = byId.find(f.id);
       if (it == byId.end())

@@ -40,13 +40,20 @@ struct NightlyReport {
   size_t newSignatures() const;
 };
 
-/// Signature ids listed one per line (`#` comments) in `path`.
-std::set<std::string> readKnownSignatures(const std::string &path);
+/// True for a signature id: a verdict name, '-', 16 lowercase hex digits.
+bool isSignatureId(const std::string &text);
 
-/// Collects the campaigns in `dirs`; a finding is known when its id is in
-/// `known`.
+/// Signature ids listed one per line (`#` comments) in `path`; false with
+/// FILE:LINE and the reason when a line is not an id or the file cannot be
+/// read.
+bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
+                         std::string &error);
+
+/// Collects the campaigns in `dirs` (each with its totals over every resumed
+/// run); a finding is known when its id is in `known`. Sets `error` and
+/// stops at the first directory or finding that cannot be read.
 NightlyReport collectReport(const std::vector<std::string> &dirs,
-                            const std::set<std::string> &known);
+                            const std::set<std::string> &known, std::string &error);
 
 /// Writes report.json, junit.xml and index.html into `outDir`.
 bool writeReport(const NightlyReport &report, const std::string &outDir, std::string &error);

@@ -1,6 +1,9 @@
 //===- driver/VerifyPipeline.cpp - The pass-level oracle on any MLIR file -===//
 #include "driver/VerifyPipeline.h"
 
+#include "driver/Isolation.h"
+#include "ir/FileText.h"
+
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/mlir/Pipelines.h"
@@ -10,6 +13,9 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
 
 namespace npufuzz {
 
@@ -37,6 +43,34 @@ std::string VerifyPipelineReport::json() const {
   return s;
 }
 
+bool VerifyPipelineReport::fromJson(const std::string &text, VerifyPipelineReport &out) {
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *o = parsed->getAsObject();
+  if (!o || !o->getString("verdict"))
+    return false;
+  auto str = [&](const char *key) { return o->getString(key).value_or("").str(); };
+  out = VerifyPipelineReport();
+  out.verdict = str("verdict");
+  out.executed = o->getBoolean("executed").value_or(false);
+  if (const llvm::json::Array *ps = o->getArray("passes"))
+    for (const llvm::json::Value &p : *ps)
+      out.passes.push_back(p.getAsString().value_or("").str());
+  if (const llvm::json::Object *pass = o->getObject("pass")) {
+    out.passIndex = static_cast<int>(pass->getInteger("index").value_or(-1));
+    out.passName = pass->getString("name").value_or("").str();
+  }
+  out.diagnostic = str("diagnostic");
+  out.detail = str("detail");
+  out.irBefore = str("ir_before");
+  out.irAfter = str("ir_after");
+  out.notExecutedReason = str("not_executed");
+  return true;
+}
+
 VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   VerifyPipelineReport report;
   auto fail = [&](const std::string &msg) {
@@ -44,12 +78,12 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     report.diagnostic = msg;
     return report;
   };
-  auto buffer = llvm::MemoryBuffer::getFile(options.file);
-  if (!buffer)
-    return fail("cannot read " + options.file + ": " + buffer.getError().message());
-  const std::string text = (*buffer)->getBuffer().str();
+  std::string text, error;
+  if (!readFileBytes(options.file, text, error))
+    return fail("cannot read " + error);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    return fail(options.file + ": empty file: there is no MLIR to verify");
   Pipeline pipeline;
-  std::string error;
   if (!resolvePipeline(options.pipeline, MlirStyle::Affine, pipeline, error))
     return fail(error);
   report.passes = pipeline.passes;
@@ -58,6 +92,14 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   for (const std::string &plugin : options.passPlugins)
     if (!jit.loadPassPlugin(plugin, error))
       return fail("cannot load pass plugin " + plugin + ": " + error);
+  if (!jit.checkPipeline(pipeline.passes, error))
+    return fail(error);
+  // The input must be valid MLIR before any pass runs: a file that does not
+  // parse or verify is the user's error, not a pass's.
+  jit.setSourceName(options.file);
+  std::string diagnostic;
+  if (!jit.parses(text, diagnostic))
+    return fail("the input is not valid MLIR:\n" + diagnostic);
   MlirTool tool;
   tool.passPlugins = options.passPlugins;
   tool.timeoutSeconds = options.toolTimeoutSeconds;
@@ -107,6 +149,55 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     report.passIndex = blame.passIndex;
     report.passName = blame.passName;
     report.detail = blame.detail;
+  }
+  return report;
+}
+
+VerifyPipelineReport verifyPipelineIsolated(const VerifyPipelineOptions &options,
+                                            const IsolationLimits &limits) {
+  const ChildOutcome o =
+      runIsolated([&options] { return verifyPipelineFile(options).json(); }, limits);
+  VerifyPipelineReport report;
+  if (o.end == ChildOutcome::End::Returned && VerifyPipelineReport::fromJson(o.payload, report))
+    return report;
+  // The compiler under test took the process down (a pass crashed, a
+  // plugin called report_fatal_error, the stack overflowed) or ran out of
+  // time: that is the verdict, with what it printed.
+  Pipeline pipeline;
+  std::string error;
+  if (resolvePipeline(options.pipeline, MlirStyle::Affine, pipeline, error))
+    report.passes = pipeline.passes;
+  // The head says what failed (LLVM ERROR, the assertion, the first
+  // frames); the tail where. A stack overflow repeats one frame thousands of
+  // times in between.
+  std::string text = o.stderrText;
+  text.erase(std::remove(text.begin(), text.end(), '\0'), text.end());
+  const size_t head = 4096, tail = 2048;
+  report.diagnostic = text.size() <= head + tail
+                          ? text
+                          : text.substr(0, head) + "\n[...]\n" + text.substr(text.size() - tail);
+  switch (o.end) {
+  case ChildOutcome::End::Returned:
+    report.verdict = "crashed";
+    report.detail = "the isolated run returned an unreadable report";
+    break;
+  case ChildOutcome::End::Signalled:
+    report.verdict = "crashed";
+    report.detail = std::string("killed by signal ") + std::to_string(o.signal) + " (" +
+                    strsignal(o.signal) + ")";
+    break;
+  case ChildOutcome::End::Exited:
+    report.verdict = "crashed";
+    report.detail = "exited with status " + std::to_string(o.exitCode);
+    break;
+  case ChildOutcome::End::TimedOut:
+    report.verdict = "timed-out";
+    report.detail = "exceeded " + std::to_string(limits.wallSeconds) + " s";
+    break;
+  case ChildOutcome::End::ForkFailed:
+    report.verdict = "error";
+    report.detail = "could not fork";
+    break;
   }
   return report;
 }

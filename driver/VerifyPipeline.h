@@ -28,8 +28,8 @@ struct VerifyPipelineOptions {
 };
 
 struct VerifyPipelineReport {
-  /// ok, verifier-error, pass-failure, mismatch, compile-error, error; through
-  /// mlir-opt also crashed and timed-out.
+  /// ok, verifier-error, pass-failure, mismatch, compile-error, crashed,
+  /// timed-out, or error (the input or the options are wrong).
   std::string verdict = "ok";
   int passIndex = -1;
   std::string passName, diagnostic, irBefore, irAfter, detail;
@@ -38,10 +38,20 @@ struct VerifyPipelineReport {
   std::vector<std::string> passes;
 
   std::string json() const;
+  /// Reads back what json() wrote; false if `text` is not such a report.
+  static bool fromJson(const std::string &text, VerifyPipelineReport &out);
   int exitCode() const { return verdict == "ok" ? 0 : verdict == "error" ? 2 : 1; }
 };
 
 VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options);
+
+struct IsolationLimits;
+/// verifyPipelineFile in a forked child: when the passes under test crash
+/// the process, overflow its stack, call report_fatal_error or hang, the
+/// verdict is `crashed` or `timed-out` with what they printed, and the
+/// caller lives on.
+VerifyPipelineReport verifyPipelineIsolated(const VerifyPipelineOptions &options,
+                                            const IsolationLimits &limits);
 
 } // namespace npufuzz
 

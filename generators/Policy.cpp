@@ -1,6 +1,8 @@
 //===- generators/Policy.cpp - Generation policy text and defaults --------===//
 #include "generators/Policy.h"
 
+#include "ir/FileText.h"
+
 #include "ir/Verifier.h"
 
 #include <charconv>
@@ -310,14 +312,10 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error) {
 }
 
 bool parsePolicyFile(const std::string &path, Policy &out, std::string &error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = path + ": cannot read policy file";
+  std::string text;
+  if (!readFileBytes(path, text, error, 1 << 20))
     return false;
-  }
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (!parsePolicy(buf.str(), out, error)) {
+  if (!parsePolicy(text, out, error)) {
     error = path + ": " + error;
     return false;
   }

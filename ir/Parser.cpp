@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/AttrText.h"
+#include "ir/FileText.h"
 #include "ir/NumberText.h"
 #include "ir/Text.h"
 #include "ir/Verifier.h"
@@ -20,6 +21,8 @@
 namespace npufuzz {
 
 std::string TextError::format(const std::string &file) const {
+  if (line == 0) // about the file as a whole (unreadable, a directory, ...)
+    return file + ": " + message;
   return file + ":" + std::to_string(line) + ":" + std::to_string(col) + ": " + message;
 }
 
@@ -458,14 +461,13 @@ bool parseCase(const std::string &text, Case &out, TextError &error) {
 }
 
 bool parseCaseFile(const std::string &path, Case &out, TextError &error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = {0, 0, "cannot open file"};
+  std::string text, why;
+  if (!readFileBytes(path, text, why, kMaxTextBytes + 1)) {
+    // `why` starts with the path, which format() puts first again.
+    error = {0, 0, why.substr(path.size() + 2)};
     return false;
   }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return parseCase(ss.str(), out, error);
+  return parseCase(text, out, error);
 }
 
 } // namespace npufuzz

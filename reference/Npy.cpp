@@ -8,6 +8,8 @@
 
 #include "reference/Npy.h"
 
+#include "ir/FileText.h"
+
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -238,15 +240,7 @@ bool writeFile(const std::string &path, const std::string &bytes, std::string &e
 }
 
 bool readFile(const std::string &path, std::string &bytes, std::string &error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    error = "cannot open " + path;
-    return false;
-  }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  bytes = ss.str();
-  return true;
+  return readFileBytes(path, bytes, error);
 }
 
 } // namespace

@@ -123,6 +123,7 @@ struct MlirJit::Impl {
   mlir::DialectRegistry registry;
   std::unique_ptr<mlir::MLIRContext> ctx;
   unsigned runs = 0;
+  std::string sourceName; ///< what locations of parsed text name
 
   Impl() {
     initializeOnce();
@@ -150,7 +151,7 @@ struct MlirJit::Impl {
   /// error: passIndex -1).
   mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text, BackendRun &r) {
     DiagnosticCollector diags(ctx.get());
-    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, ctx.get());
+    auto module = mlir::parseSourceString<mlir::ModuleOp>(text, ctx.get(), sourceName);
     if (!module) {
       r.status = BackendRun::Status::VerifierError;
       r.message = diags.take();
@@ -310,6 +311,30 @@ BackendRun MlirJit::verifyPipeline(const std::string &text,
     impl_->runStepwise(*module, elements, r);
   r.passSeconds = since(t0);
   return r;
+}
+
+void MlirJit::setSourceName(const std::string &name) { impl_->sourceName = name; }
+
+bool MlirJit::parses(const std::string &text, std::string &diagnostic) {
+  BackendRun r;
+  impl_->context();
+  if (impl_->parse(text, r))
+    return true;
+  diagnostic = r.message;
+  return false;
+}
+
+bool MlirJit::checkPipeline(const std::vector<std::string> &elements, std::string &error) {
+  mlir::PassManager pm(impl_->context(), "builtin.module");
+  std::string body;
+  for (size_t i = 0; i < elements.size(); ++i)
+    body += (i ? "," : "") + elements[i];
+  llvm::raw_string_ostream errs(error);
+  if (mlir::succeeded(mlir::parsePassPipeline(body, pm, errs)))
+    return true;
+  errs.flush();
+  error = "cannot parse pass pipeline '" + body + "'" + (error.empty() ? "" : ": " + error);
+  return false;
 }
 
 BackendRun MlirJit::transform(const std::string &text, const std::vector<std::string> &elements) {

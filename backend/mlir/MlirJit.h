@@ -54,6 +54,16 @@ public:
   /// with its diagnostic and the IR before and after it.
   BackendRun verifyPipeline(const std::string &text, const std::vector<std::string> &elements);
 
+  /// Names what later parsed text comes from (a file), for diagnostics.
+  void setSourceName(const std::string &name);
+
+  /// True when `text` parses and verifies; else the diagnostic.
+  bool parses(const std::string &text, std::string &diagnostic);
+
+  /// True when every pass of `elements` is known (plugins loaded) and its
+  /// options parse; else why not.
+  bool checkPipeline(const std::vector<std::string> &elements, std::string &error);
+
   /// Runs `elements` on `text` and returns the printed result (no execution).
   BackendRun transform(const std::string &text, const std::vector<std::string> &elements);
 

@@ -10,6 +10,9 @@
 //   npufuzz-test-stale-state      aborts from the third function one process
 //                                 compiles on, like a compiler whose cache
 //                                 outlives a compilation
+//   npufuzz-test-fatal-error      calls report_fatal_error on arith.divf
+//   npufuzz-test-slow             sleeps 300 ms on every function (gives a
+//                                 test time to act while a case runs)
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,6 +20,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <chrono>
+#include <thread>
 
 #include "llvm/Config/llvm-config.h"
 
@@ -102,6 +109,23 @@ struct StaleStatePass : PassWrapper<StaleStatePass, OperationPass<func::FuncOp>>
   }
 };
 
+struct FatalErrorPass : PassWrapper<FatalErrorPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FatalErrorPass)
+  StringRef getArgument() const final { return "npufuzz-test-fatal-error"; }
+  StringRef getDescription() const final { return "report_fatal_error on arith.divf"; }
+  void runOnOperation() override {
+    getOperation().walk(
+        [](arith::DivFOp) { llvm::report_fatal_error("npufuzz-test-fatal-error saw divf"); });
+  }
+};
+
+struct SlowPass : PassWrapper<SlowPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SlowPass)
+  StringRef getArgument() const final { return "npufuzz-test-slow"; }
+  StringRef getDescription() const final { return "Sleep 300 ms on every function"; }
+  void runOnOperation() override { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -112,5 +136,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<HangPass>();
             PassRegistration<OomPass>();
             PassRegistration<StaleStatePass>();
+            PassRegistration<FatalErrorPass>();
+            PassRegistration<SlowPass>();
           }};
 }

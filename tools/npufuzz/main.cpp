@@ -17,6 +17,7 @@
 #include "generators/CaseGenerator.h"
 #include "generators/FuzzInput.h"
 #include "generators/Policy.h"
+#include "ir/FileText.h"
 #include "ir/Text.h"
 #include "reference/Executor.h"
 #include "reference/Npy.h"
@@ -116,6 +117,11 @@ cl::opt<std::string> verifyEntry("entry", cl::desc("Function to execute for the 
                                  cl::init("npf_kernel"), cl::sub(verifyCmd), cl::cat(category));
 cl::opt<bool> verifyNoExec("no-exec", cl::desc("Only verify; do not execute"),
                            cl::sub(verifyCmd), cl::cat(category));
+cl::opt<double> verifyTimeout("timeout",
+                              cl::desc("Seconds for the whole run before it is timed-out"),
+                              cl::init(600), cl::sub(verifyCmd), cl::cat(category));
+cl::opt<uint64_t> verifyMemory("memory-mb", cl::desc("Address-space limit of the run (MiB)"),
+                               cl::init(8192), cl::sub(verifyCmd), cl::cat(category));
 cl::opt<std::string> verifyJson("json", cl::desc("Also write the report here"),
                                 cl::value_desc("FILE"), cl::sub(verifyCmd), cl::cat(category));
 
@@ -163,6 +169,11 @@ cl::opt<unsigned> fuzzCasesPerWorker(
     cl::desc("Cases a worker process serves before a fresh fork replaces it (1: a fork "
              "per case)"),
     cl::init(500), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<uint64_t> fuzzMaxFindings(
+    "max-findings",
+    cl::desc("Stop once this many failing cases are recorded in this run (1: at the first; "
+             "the exit status is then 1)"),
+    cl::init(0), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<double> fuzzReduceTime("reduce-time", cl::desc("Seconds to reduce each new signature"),
                                cl::init(60), cl::sub(fuzzCmd), cl::cat(category));
 
@@ -232,6 +243,13 @@ cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
                             cl::value_desc("DIR"), cl::cat(category));
 cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::cat(category));
+cl::opt<std::string> topBackend("backend", cl::desc("Backend for --seed: mlir-jit, mlir-tools or "
+                                                    "external"),
+                                cl::init("mlir-jit"), cl::cat(category));
+cl::opt<std::string> topExternalCmd("cmd", cl::desc("Command for --seed --backend external ({dir})"),
+                                    cl::value_desc("ARGV"), cl::cat(category));
+cl::opt<double> topTimeout("timeout", cl::desc("Seconds for --seed before it is a hang"),
+                           cl::init(30), cl::cat(category));
 
 // --- report ------------------------------------------------------------------
 cl::SubCommand reportCmd("report", "JSON, JUnit XML and HTML reports of campaign directories");
@@ -251,9 +269,11 @@ cl::opt<std::string> fromBytesOut("o", cl::desc("Write the case here instead of 
                                   cl::value_desc("FILE"), cl::sub(fromBytesCmd),
                                   cl::cat(category));
 
+/// Exit statuses: 0 ok, 1 a finding (a failing verdict, new signatures),
+/// 2 an error in what npufuzz was given.
 int fail(const std::string &msg) {
   llvm::errs() << "npufuzz: " << msg << "\n";
-  return 1;
+  return 2;
 }
 
 bool loadPolicy(const std::string &path, Policy &policy) {
@@ -262,7 +282,7 @@ bool loadPolicy(const std::string &path, Policy &policy) {
     return true;
   std::string error;
   if (!parsePolicyFile(path, policy, error)) {
-    llvm::errs() << "npufuzz: " << path << ": " << error << "\n";
+    llvm::errs() << "npufuzz: " << error << "\n";
     return false;
   }
   return true;
@@ -291,7 +311,7 @@ bool writeFileAtomically(const std::string &path, const std::string &text) {
 int runGen() {
   Policy policy;
   if (!loadPolicy(genPolicy, policy))
-    return 1;
+    return 2;
   const std::string text = printCase(generateCase(genSeed, policy));
   if (genOut.empty()) {
     std::cout << text;
@@ -317,7 +337,7 @@ int runCheck() {
 int runRef() {
   Case c;
   if (!loadCase(refFile, c))
-    return 1;
+    return 2;
   RefRun run = runReference(c);
   if (!run.ok())
     return fail("reference run failed: " + run.error);
@@ -330,7 +350,7 @@ int runRef() {
     bool ok = mask ? writeNpyMask(path.str().str(), t, error)
                    : writeNpy(path.str().str(), t, error);
     if (!ok)
-      llvm::errs() << "npufuzz: " << path << ": " << error << "\n";
+      llvm::errs() << "npufuzz: " << error << "\n";
     return ok;
   };
   bool ok = true;
@@ -345,19 +365,74 @@ int runRef() {
   return ok ? 0 : 1;
 }
 
-/// Splits `--cmd` into the external backend's argv (no shell involved).
-bool externalArgv(const std::string &text, RunConfig &config) {
-  if (config.backend != BackendKind::External)
-    return true;
-  if (text.empty()) {
-    fail("--backend external needs --cmd");
+/// Splits a command given as one string the way a POSIX shell splits words
+/// (quotes and backslashes), without running a shell. An unterminated quote
+/// or a trailing backslash is an error rather than a guess.
+bool splitCommand(const std::string &option, const std::string &text,
+                  std::vector<std::string> &argv) {
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quote == '\'') {
+      if (ch == '\'')
+        quote = 0;
+    } else if (ch == '\\') {
+      if (++i == text.size()) {
+        fail("--" + option + " ends with a lone backslash: " + text);
+        return false;
+      }
+    } else if (quote == '"') {
+      if (ch == '"')
+        quote = 0;
+    } else if (ch == '\'' || ch == '"') {
+      quote = ch;
+    }
+  }
+  if (quote) {
+    fail(std::string("--") + option + " has an unterminated " +
+         (quote == '"' ? "double" : "single") + " quote: " + text);
     return false;
   }
   llvm::BumpPtrAllocator alloc;
   llvm::StringSaver saver(alloc);
-  llvm::SmallVector<const char *, 8> argv;
-  cl::TokenizeGNUCommandLine(text, saver, argv);
-  config.external.argv.assign(argv.begin(), argv.end());
+  llvm::SmallVector<const char *, 8> words;
+  cl::TokenizeGNUCommandLine(text, saver, words);
+  argv.assign(words.begin(), words.end());
+  if (argv.empty() || argv[0].empty()) {
+    fail("--" + option + " names no program");
+    return false;
+  }
+  return true;
+}
+
+/// Splits `--cmd` into the external backend's argv (no shell involved).
+bool externalArgv(const std::string &text, RunConfig &config) {
+  if (config.backend != BackendKind::External) {
+    if (!text.empty()) {
+      fail("--cmd is for --backend external");
+      return false;
+    }
+    return true;
+  }
+  if (text.empty()) {
+    fail("--backend external needs --cmd");
+    return false;
+  }
+  return splitCommand("cmd", text, config.external.argv);
+}
+
+/// Checks a pipeline before any case runs: a pipeline that cannot be
+/// resolved or parsed would otherwise make every case a pass-failure.
+bool checkPipeline(MlirJit &jit, const RunConfig &config) {
+  if (config.backend == BackendKind::External)
+    return true;
+  Pipeline pipeline;
+  std::string error;
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error) ||
+      !jit.checkPipeline(pipeline.passes, error)) {
+    fail("--pipeline: " + error);
+    return false;
+  }
   return true;
 }
 
@@ -375,7 +450,7 @@ int runExternalMlir() {
 int runRun() {
   Case c;
   if (!loadCase(runFile, c))
-    return 1;
+    return 2;
   RunConfig config;
   config.pipeline = runPipeline;
   if (!parseMlirStyle(runStyle, config.style))
@@ -383,7 +458,7 @@ int runRun() {
   if (!parseBackendKind(runBackend, config.backend))
     return fail("unknown backend '" + runBackend + "' (mlir-jit, mlir-tools or external)");
   if (!externalArgv(runExternalCmd, config))
-    return 1;
+    return 2;
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
   config.tools.passPlugins = runPlugins;
@@ -393,6 +468,8 @@ int runRun() {
     if (!jit.loadPassPlugin(plugin, error))
       return fail("cannot load pass plugin " + plugin + ": " + error);
   }
+  if (!checkPipeline(jit, config))
+    return 2;
   const CaseOutcome out = runCase(c, jit, config);
   if (runEmit)
     llvm::outs() << out.run.mlir;
@@ -413,7 +490,12 @@ int runVerifyPipeline() {
   options.passPlugins = verifyPlugins;
   options.entry = verifyEntry;
   options.execute = !verifyNoExec;
-  const VerifyPipelineReport report = verifyPipelineFile(options);
+  IsolationLimits limits;
+  limits.wallSeconds = verifyTimeout;
+  limits.addressSpaceBytes = verifyMemory << 20;
+  // Passes run in a forked child: a crash of the compiler under test is a
+  // verdict, not the end of npufuzz.
+  const VerifyPipelineReport report = verifyPipelineIsolated(options, limits);
   const std::string json = report.json();
   llvm::outs() << json;
   if (!verifyJson.empty() && !writeFileAtomically(verifyJson, json))
@@ -449,7 +531,7 @@ int runFuzz() {
   options.shardIndex = index;
   options.shardCount = count;
   if (!loadPolicy(fuzzPolicy, options.policy))
-    return 1;
+    return 2;
   options.policyPath = fuzzPolicy;
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
@@ -457,19 +539,24 @@ int runFuzz() {
   if (!parseBackendKind(fuzzBackend, options.config.backend))
     return fail("unknown backend '" + fuzzBackend + "'");
   if (!externalArgv(fuzzExternalCmd, options.config))
-    return 1;
+    return 2;
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
   options.reduceSeconds = fuzzReduceTime;
   options.casesPerWorker = std::max(1u, fuzzCasesPerWorker.getValue());
+  options.maxFindings = fuzzMaxFindings;
+  options.passPlugins = fuzzPlugins;
+  options.externalCmd = fuzzExternalCmd;
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
-    return 1;
+    return 2;
+  if (!checkPipeline(jit, options.config))
+    return 2;
   const CampaignResult r = runCampaign(options, jit);
   if (!r.error.empty())
     return fail(r.error);
   printCampaignSummary(r, std::cout);
-  return 0;
+  return r.stoppedAtMaxFindings ? 1 : 0;
 }
 
 int runMerge() {
@@ -478,26 +565,38 @@ int runMerge() {
   if (!error.empty())
     llvm::errs() << "npufuzz: " << error << "\n";
   llvm::outs() << n << " distinct signatures in " << mergeOut << "\n";
-  return error.empty() ? 0 : 1;
+  return error.empty() ? 0 : 2;
 }
 
 int runSeed() {
   Policy policy;
   if (!loadPolicy(topPolicy, policy))
-    return 1;
+    return 2;
   RunConfig config;
   config.pipeline = topPipeline;
   if (!parseMlirStyle(topStyle, config.style))
     return fail("unknown style '" + topStyle + "'");
+  if (!parseBackendKind(topBackend, config.backend))
+    return fail("unknown backend '" + topBackend + "' (mlir-jit, mlir-tools or external)");
+  if (!externalArgv(topExternalCmd, config))
+    return 2;
+  config.tools.passPlugins = topPlugins;
   MlirJit jit;
   if (!loadPlugins(jit, topPlugins))
-    return 1;
+    return 2;
+  if (!checkPipeline(jit, config))
+    return 2;
+  const std::string dir = topOut.empty() ? "npufuzz-repro-" + std::to_string(topSeed) : topOut;
+  std::error_code ec;
+  if (llvm::sys::fs::exists(dir) && !llvm::sys::fs::is_directory(dir))
+    return fail("-o " + dir + ": exists and is not a directory");
   const Case c = generateCase(topSeed, policy);
+  IsolationLimits limits;
+  limits.wallSeconds = topTimeout;
   // The same isolated worker a campaign uses, so the verdict and signature
   // are those the campaign recorded.
   const CaseReport report =
-      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); },
-                           IsolationLimits()));
+      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
   llvm::outs() << "seed " << topSeed << ": " << verdictName(report.result.verdict);
   if (!report.result.summary.empty())
     llvm::outs() << ": " << report.result.summary;
@@ -515,18 +614,27 @@ int runSeed() {
   f.pipeline = config.pipeline;
   f.style = topStyle;
   f.policyPath = topPolicy;
-  const std::string dir = topOut.empty() ? "npufuzz-repro-" + std::to_string(topSeed) : topOut;
+  f.backend = topBackend;
+  f.externalCmd = topExternalCmd;
+  f.passPlugins = topPlugins;
+  if (report.result.verdict == VerdictKind::Ok)
+    return 0; // nothing to reproduce
   std::string error;
   recordFinding(dir, f, error);
+  if (!error.empty())
+    return fail("cannot write the repro: " + error);
   llvm::outs() << "repro: " << dir << "/findings/" << report.signature.id() << "/\n";
-  return report.result.verdict == VerdictKind::Ok ? 0 : 1;
+  return 1;
 }
 
 int runReport() {
-  const std::set<std::string> known =
-      reportKnown.empty() ? std::set<std::string>() : readKnownSignatures(reportKnown);
-  const NightlyReport r = collectReport(reportDirs, known);
+  std::set<std::string> known;
   std::string error;
+  if (!reportKnown.empty() && !readKnownSignatures(reportKnown, known, error))
+    return fail("--known: " + error);
+  const NightlyReport r = collectReport(reportDirs, known, error);
+  if (!error.empty())
+    return fail(error);
   if (!writeReport(r, reportOut, error))
     return fail(error);
   llvm::outs() << r.cases << " cases, " << r.findings.size() << " signatures, "
@@ -536,10 +644,9 @@ int runReport() {
 }
 
 int runFromBytes() {
-  std::ifstream in(fromBytesFile, std::ios::binary);
-  if (!in)
-    return fail("cannot read " + fromBytesFile);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string bytes, error;
+  if (!readFileBytes(fromBytesFile, bytes, error, 64u << 20))
+    return fail("cannot read " + error);
   const std::string text =
       printCase(caseFromBytes(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size()));
   if (fromBytesOut.empty()) {
@@ -556,7 +663,7 @@ int runSweepCmd() {
   options.runBackend = sweepBackend;
   options.config.pipeline = sweepPipeline;
   if (!loadPolicy(sweepPolicy, options.policy))
-    return 1;
+    return 2;
   SweepResult r = runSweep(options);
   printSweepReport(r, std::cout);
   return r.failures.empty() ? 0 : 1;
@@ -573,13 +680,9 @@ int runReduceCmd() {
   o.jobs = reduceJobs;
   o.candidateTimeout = reduceTimeout;
   o.progress = !reduceQuiet;
-  if (!reduceInterestingness.empty()) {
-    llvm::BumpPtrAllocator alloc;
-    llvm::StringSaver saver(alloc);
-    llvm::SmallVector<const char *, 8> argv;
-    cl::TokenizeGNUCommandLine(reduceInterestingness, saver, argv);
-    o.interestingnessCmd.assign(argv.begin(), argv.end());
-  }
+  if (!reduceInterestingness.empty() &&
+      !splitCommand("interestingness-cmd", reduceInterestingness, o.interestingnessCmd))
+    return 2;
   return runReduceCommand(o, std::cout);
 }
 
