@@ -120,19 +120,52 @@ Interval IndexExpr::range(const std::vector<Interval> &dims) const {
   return {0, 0};
 }
 
-bool IndexExpr::boundedBy(const std::vector<Interval> &dims, int64_t limit) const {
-  const Interval r = range(dims);
-  if (r.lo < -limit || r.hi > limit)
-    return false;
-  switch (kind()) {
+namespace {
+/// The range of `e`, and false if it or any subexpression leaves [-limit,
+/// limit]. One pass over the tree: checking each subexpression with its own
+/// range() would be quadratic in the length of a long sum.
+bool boundedRange(const IndexExpr &e, const std::vector<Interval> &dims, int64_t limit,
+                  Interval &out) {
+  using Kind = IndexExpr::Kind;
+  Interval a, b;
+  switch (e.kind()) {
   case Kind::Dim:
   case Kind::Const:
-    return true;
+    out = e.range(dims);
+    break;
   case Kind::Add:
-    return lhs().boundedBy(dims, limit) && rhs().boundedBy(dims, limit);
-  default:
-    return lhs().boundedBy(dims, limit);
+    if (!boundedRange(e.lhs(), dims, limit, a) || !boundedRange(e.rhs(), dims, limit, b))
+      return false;
+    out = {sat(static_cast<__int128>(a.lo) + b.lo), sat(static_cast<__int128>(a.hi) + b.hi)};
+    break;
+  case Kind::Mul: {
+    if (!boundedRange(e.lhs(), dims, limit, a))
+      return false;
+    const int64_t x = sat(static_cast<__int128>(a.lo) * e.value());
+    const int64_t y = sat(static_cast<__int128>(a.hi) * e.value());
+    out = {std::min(x, y), std::max(x, y)};
+    break;
   }
+  case Kind::FloorDiv:
+    if (!boundedRange(e.lhs(), dims, limit, a))
+      return false;
+    out = {npufuzz::floorDiv(a.lo, e.value()), npufuzz::floorDiv(a.hi, e.value())};
+    break;
+  case Kind::Mod:
+    if (!boundedRange(e.lhs(), dims, limit, a))
+      return false;
+    out = npufuzz::floorDiv(a.lo, e.value()) == npufuzz::floorDiv(a.hi, e.value())
+              ? Interval{npufuzz::floorMod(a.lo, e.value()), npufuzz::floorMod(a.hi, e.value())}
+              : Interval{0, e.value() - 1};
+    break;
+  }
+  return out.lo >= -limit && out.hi <= limit;
+}
+} // namespace
+
+bool IndexExpr::boundedBy(const std::vector<Interval> &dims, int64_t limit) const {
+  Interval r;
+  return boundedRange(*this, dims, limit, r);
 }
 
 unsigned IndexExpr::numDims() const {
@@ -290,6 +323,17 @@ public:
 
 private:
   static constexpr int kMaxDepth = 64;
+  /// Evaluation, bounds and printing recurse over the tree, and a sum of n
+  /// terms is n deep: this keeps any accepted expression far from the end
+  /// of the stack (a 30,000-term sum is 60,000 nodes).
+  static constexpr size_t kMaxNodes = 65536;
+
+  /// Counts a node about to be made; false past kMaxNodes.
+  bool node() {
+    if (++nodes_ <= kMaxNodes)
+      return true;
+    return fail("index expression has more than " + std::to_string(kMaxNodes) + " terms and operators");
+  }
 
   bool fail(const std::string &msg) {
     if (error_.empty()) {
@@ -344,7 +388,7 @@ private:
         bool minus = s_[pos_] == '-';
         ++pos_;
         IndexExpr rhs;
-        if (!parseProduct(rhs, depth))
+        if (!parseProduct(rhs, depth) || !node() || (minus && !node()))
           return false;
         if (minus)
           rhs = rhs.kind() == IndexExpr::Kind::Const ? IndexExpr::constant(-rhs.value())
@@ -363,7 +407,7 @@ private:
       int64_t c = 0;
       if (pos_ < s_.size() && s_[pos_] == '*') {
         ++pos_;
-        if (!parseInt(c, true))
+        if (!parseInt(c, true) || !node())
           return false;
         out = IndexExpr::mul(out, c);
       } else if (consumeWord("floordiv")) {
@@ -373,6 +417,8 @@ private:
           return false;
         if (c <= 0)
           return pos_ = at, fail("floordiv needs a positive constant");
+        if (!node())
+          return false;
         out = IndexExpr::floorDiv(out, c);
       } else if (consumeWord("mod")) {
         skipSpace();
@@ -381,6 +427,8 @@ private:
           return false;
         if (c <= 0)
           return pos_ = at, fail("mod needs a positive constant");
+        if (!node())
+          return false;
         out = IndexExpr::mod(out, c);
       } else {
         return true;
@@ -389,6 +437,8 @@ private:
   }
   bool parseAtom(IndexExpr &out, int depth) {
     skipSpace();
+    if (!node())
+      return false;
     if (pos_ >= s_.size())
       return fail("expected an index expression");
     char ch = s_[pos_];
@@ -421,6 +471,7 @@ private:
 
   const std::string &s_;
   size_t pos_ = 0;
+  size_t nodes_ = 0;
   std::string error_;
   size_t errorPos_ = 0;
 };

@@ -116,3 +116,28 @@ TEST(Text, DeclaredTypeMustMatchInferredType) {
             std::string::npos)
       << err.message;
 }
+
+namespace {
+/// A case whose index_map subscript is a sum of `terms` dims, mod 64.
+std::string longSumCase(int terms) {
+  std::string sum;
+  for (int i = 0; i < terms; ++i)
+    sum += i ? (i % 2 ? " + d0" : " + d1") : "d1";
+  return "npufuzz-case 1\n%x = input {fill=rand} : f32[8,64]\n"
+         "%v = index_map %x {map=(d0, d1) -> (d0, (" + sum + ") mod 64)} : f32[8,64]\n"
+         "return %v\n";
+}
+} // namespace
+
+// Checking bounds once per subexpression made a 30,000-term sum take
+// seconds; it must parse and verify (in one pass). Longer ones are refused
+// with a message, never a stack overflow in the recursive tree walks.
+TEST(Text, LongIndexSumsParseAndOverlongOnesAreRefused) {
+  Case c;
+  TextError error;
+  ASSERT_TRUE(parseCase(longSumCase(30000), c, error)) << error.format("long");
+  EXPECT_EQ(c.ops.back().attrs.map[1].size(), 2u * 30000);
+  EXPECT_FALSE(parseCase(longSumCase(100000), c, error));
+  EXPECT_NE(error.message.find("more than 65536 terms"), std::string::npos) << error.message;
+  EXPECT_EQ(error.line, 3);
+}
