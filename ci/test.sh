@@ -14,11 +14,11 @@ bash ci/install-deps.sh
 COMMON=(-G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
 JOBS=${NPUFUZZ_JOBS:-$(nproc)}
 
-cmake -S . -B build "${COMMON[@]}" >/dev/null
+cmake -S . -B build "${COMMON[@]}"
 cmake --build build -j "$JOBS"
 
 cmake -S . -B build-asan "${COMMON[@]}" -DNPUFUZZ_CORE_ONLY=ON -DNPUFUZZ_SANITIZE=ON \
-  -DNPUFUZZ_FUZZERS=ON -DNPUFUZZ_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+  -DNPUFUZZ_FUZZERS=ON -DNPUFUZZ_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
 cmake --build build-asan -j "$JOBS"
 
 echo "== sanitizer build (ASan + UBSan): core tests"
