@@ -35,8 +35,8 @@ void indexFeatures(const IndexExpr &e, std::vector<std::string> &out) {
       out.push_back("index:negative");
     return;
   case IndexExpr::Kind::Add:
-    indexFeatures(e.lhs(), out);
-    indexFeatures(e.rhs(), out);
+    for (const IndexExpr *t : sumTerms(e))
+      indexFeatures(*t, out);
     return;
   case IndexExpr::Kind::Mul:
     if (e.value() < 0)

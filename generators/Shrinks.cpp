@@ -136,6 +136,22 @@ void exprVariants(const IndexExpr &e, std::vector<IndexExpr> &out) {
       out.push_back(E::constant(0));
     return;
   }
+  if (e.kind() == E::Kind::Add) {
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    if (terms.size() > 16) {
+      // A long sum shrinks by halves: a variant per term would rebuild the
+      // sum once per term (quadratic), and recurse as deep as it is long.
+      auto sumOf = [&](size_t from, size_t to) {
+        IndexExpr acc = *terms[from];
+        for (size_t i = from + 1; i < to; ++i)
+          acc = E::add(acc, *terms[i]);
+        return acc;
+      };
+      out.push_back(sumOf(0, terms.size() / 2));
+      out.push_back(sumOf(terms.size() / 2, terms.size()));
+      return;
+    }
+  }
   out.push_back(e.lhs());
   if (e.kind() == E::Kind::Add)
     out.push_back(e.rhs());
@@ -173,8 +189,13 @@ IndexExpr substituteConst(const IndexExpr &e, int64_t from, int64_t to) {
     return e;
   case E::Kind::Const:
     return E::constant(e.value());
-  case E::Kind::Add:
-    return E::add(substituteConst(e.lhs(), from, to), substituteConst(e.rhs(), from, to));
+  case E::Kind::Add: {
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    IndexExpr sum = substituteConst(*terms[0], from, to);
+    for (size_t i = 1; i < terms.size(); ++i)
+      sum = E::add(sum, substituteConst(*terms[i], from, to));
+    return sum;
+  }
   case E::Kind::Mul:
     return E::mul(substituteConst(e.lhs(), from, to), e.value());
   case E::Kind::FloorDiv:

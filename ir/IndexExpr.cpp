@@ -31,6 +31,28 @@ struct IndexExpr::Node {
 
 IndexExpr::IndexExpr(std::shared_ptr<const Node> n) : node_(std::move(n)) {}
 
+IndexExpr::~IndexExpr() {
+  // Releasing a long chain of left operands node by node would recurse once
+  // per node; unlink the chain here and release it in a loop instead.
+  std::shared_ptr<const Node> next = std::move(node_);
+  while (next && next.use_count() == 1) {
+    // Nodes are made by make_shared<Node> and only held as const: the one
+    // remaining owner may take the operand apart.
+    std::shared_ptr<const Node> lhs = std::move(const_cast<Node &>(*next).lhs.node_);
+    next = std::move(lhs); // frees the node, whose lhs is now empty
+  }
+}
+
+std::vector<const IndexExpr *> sumTerms(const IndexExpr &e) {
+  std::vector<const IndexExpr *> terms;
+  const IndexExpr *at = &e;
+  for (; at->kind() == IndexExpr::Kind::Add; at = &at->lhs())
+    terms.push_back(&at->rhs());
+  terms.push_back(at);
+  std::reverse(terms.begin(), terms.end());
+  return terms;
+}
+
 IndexExpr::IndexExpr() : IndexExpr(constant(0)) {}
 
 IndexExpr IndexExpr::dim(unsigned position) {
@@ -67,8 +89,12 @@ int64_t IndexExpr::eval(const std::vector<int64_t> &dims) const {
     return value() < static_cast<int64_t>(dims.size()) ? dims[value()] : 0;
   case Kind::Const:
     return value();
-  case Kind::Add:
-    return lhs().eval(dims) + rhs().eval(dims);
+  case Kind::Add: {
+    int64_t sum = 0;
+    for (const IndexExpr *t : sumTerms(*this))
+      sum += t->eval(dims);
+    return sum;
+  }
   case Kind::Mul:
     return lhs().eval(dims) * value();
   case Kind::FloorDiv:
@@ -96,8 +122,13 @@ Interval IndexExpr::range(const std::vector<Interval> &dims) const {
   case Kind::Const:
     return {value(), value()};
   case Kind::Add: {
-    Interval a = lhs().range(dims), b = rhs().range(dims);
-    return {sat(static_cast<__int128>(a.lo) + b.lo), sat(static_cast<__int128>(a.hi) + b.hi)};
+    const std::vector<const IndexExpr *> terms = sumTerms(*this);
+    Interval sum = terms[0]->range(dims);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      const Interval b = terms[i]->range(dims);
+      sum = {sat(static_cast<__int128>(sum.lo) + b.lo), sat(static_cast<__int128>(sum.hi) + b.hi)};
+    }
+    return sum;
   }
   case Kind::Mul: {
     Interval a = lhs().range(dims);
@@ -133,11 +164,21 @@ bool boundedRange(const IndexExpr &e, const std::vector<Interval> &dims, int64_t
   case Kind::Const:
     out = e.range(dims);
     break;
-  case Kind::Add:
-    if (!boundedRange(e.lhs(), dims, limit, a) || !boundedRange(e.rhs(), dims, limit, b))
+  case Kind::Add: {
+    // Every partial sum a + b, (a + b) + c, ... is a subexpression.
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    if (!boundedRange(*terms[0], dims, limit, a))
       return false;
-    out = {sat(static_cast<__int128>(a.lo) + b.lo), sat(static_cast<__int128>(a.hi) + b.hi)};
+    for (size_t i = 1; i < terms.size(); ++i) {
+      if (!boundedRange(*terms[i], dims, limit, b))
+        return false;
+      a = {sat(static_cast<__int128>(a.lo) + b.lo), sat(static_cast<__int128>(a.hi) + b.hi)};
+      if (a.lo < -limit || a.hi > limit)
+        return false;
+    }
+    out = a;
     break;
+  }
   case Kind::Mul: {
     if (!boundedRange(e.lhs(), dims, limit, a))
       return false;
@@ -174,8 +215,12 @@ unsigned IndexExpr::numDims() const {
     return static_cast<unsigned>(value()) + 1;
   case Kind::Const:
     return 0;
-  case Kind::Add:
-    return std::max(lhs().numDims(), rhs().numDims());
+  case Kind::Add: {
+    unsigned n = 0;
+    for (const IndexExpr *t : sumTerms(*this))
+      n = std::max(n, t->numDims());
+    return n;
+  }
   default:
     return lhs().numDims();
   }
@@ -186,8 +231,13 @@ size_t IndexExpr::size() const {
   case Kind::Dim:
   case Kind::Const:
     return 1;
-  case Kind::Add:
-    return 1 + lhs().size() + rhs().size();
+  case Kind::Add: {
+    const std::vector<const IndexExpr *> terms = sumTerms(*this);
+    size_t n = terms.size() - 1; // the additions
+    for (const IndexExpr *t : terms)
+      n += t->size();
+    return n;
+  }
   default:
     return 1 + lhs().size();
   }
@@ -198,8 +248,12 @@ unsigned IndexExpr::countFloorDivMod() const {
   case Kind::Dim:
   case Kind::Const:
     return 0;
-  case Kind::Add:
-    return lhs().countFloorDivMod() + rhs().countFloorDivMod();
+  case Kind::Add: {
+    unsigned n = 0;
+    for (const IndexExpr *t : sumTerms(*this))
+      n += t->countFloorDivMod();
+    return n;
+  }
   case Kind::FloorDiv:
   case Kind::Mod:
     return 1 + lhs().countFloorDivMod();
@@ -218,8 +272,15 @@ bool IndexExpr::operator==(const IndexExpr &o) const {
   case Kind::Dim:
   case Kind::Const:
     return true;
-  case Kind::Add:
-    return lhs() == o.lhs() && rhs() == o.rhs();
+  case Kind::Add: {
+    const std::vector<const IndexExpr *> a = sumTerms(*this), b = sumTerms(o);
+    if (a.size() != b.size())
+      return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (!(*a[i] == *b[i]))
+        return false;
+    return true;
+  }
   default:
     return lhs() == o.lhs();
   }
@@ -265,17 +326,23 @@ void print(const IndexExpr &e, const std::vector<std::string> &names, std::strin
   case IndexExpr::Kind::Const:
     out += std::to_string(e.value());
     return;
-  case IndexExpr::Kind::Add:
-    print(e.lhs(), names, out); // sums are left-associative
-    if (e.rhs().kind() == IndexExpr::Kind::Const && e.rhs().value() < 0) {
-      // "x - 3" parses back to add(x, -3).
-      out += " - ";
-      out += std::to_string(-e.rhs().value());
-      return;
+  case IndexExpr::Kind::Add: {
+    // Sums are left-associative: the first term bare, then each added one.
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    print(*terms[0], names, out);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      const IndexExpr &t = *terms[i];
+      if (t.kind() == IndexExpr::Kind::Const && t.value() < 0) {
+        // "x - 3" parses back to add(x, -3).
+        out += " - ";
+        out += std::to_string(-t.value());
+      } else {
+        out += " + ";
+        operand(t, kProduct);
+      }
     }
-    out += " + ";
-    operand(e.rhs(), kProduct);
     return;
+  }
   case IndexExpr::Kind::Mul:
     operand(e.lhs(), kProduct);
     out += " * ";
@@ -323,10 +390,13 @@ public:
 
 private:
   static constexpr int kMaxDepth = 64;
-  /// Evaluation, bounds and printing recurse over the tree, and a sum of n
-  /// terms is n deep: this keeps any accepted expression far from the end
-  /// of the stack (a 30,000-term sum is 60,000 nodes).
-  static constexpr size_t kMaxNodes = 65536;
+  /// Long sums are walked in loops (sumTerms), but everything else recurses:
+  /// with at most kMaxDepth parentheses, each holding products of at most
+  /// kMaxProductOps operators, no walk of an accepted expression nears the
+  /// end of the stack. kMaxNodes bounds its size (a 30,000-term sum is
+  /// 60,000 nodes).
+  static constexpr size_t kMaxNodes = size_t(1) << 20;
+  static constexpr int kMaxProductOps = 64;
 
   /// Counts a node about to be made; false past kMaxNodes.
   bool node() {
@@ -402,9 +472,14 @@ private:
   bool parseProduct(IndexExpr &out, int depth) {
     if (!parseAtom(out, depth))
       return false;
-    for (;;) {
+    for (int ops = 0;; ++ops) {
       skipSpace();
       int64_t c = 0;
+      if (ops == kMaxProductOps && pos_ < s_.size() &&
+          (s_[pos_] == '*' || s_.compare(pos_, 8, "floordiv") == 0 ||
+           s_.compare(pos_, 3, "mod") == 0))
+        return fail("more than " + std::to_string(kMaxProductOps) +
+                    " operators in one product; use parentheses");
       if (pos_ < s_.size() && s_[pos_] == '*') {
         ++pos_;
         if (!parseInt(c, true) || !node())

@@ -45,6 +45,20 @@ public:
   static IndexExpr mod(IndexExpr lhs, int64_t divisor);
 
   IndexExpr(); ///< The constant 0.
+  ~IndexExpr();
+  IndexExpr(const IndexExpr &) = default;
+  IndexExpr(IndexExpr &&) = default;
+  // Through a temporary, whose destructor releases a long chain in a loop.
+  IndexExpr &operator=(const IndexExpr &o) {
+    IndexExpr copy(o);
+    node_.swap(copy.node_);
+    return *this;
+  }
+  IndexExpr &operator=(IndexExpr &&o) noexcept {
+    IndexExpr moved(std::move(o));
+    node_.swap(moved.node_);
+    return *this;
+  }
 
   Kind kind() const;
   /// Dim: its position; Const: its value; Mul: the factor; FloorDiv/Mod: the
@@ -84,6 +98,14 @@ private:
   explicit IndexExpr(std::shared_ptr<const Node> n);
   std::shared_ptr<const Node> node_;
 };
+
+/// The terms of `e` read as a sum, left to right: a + b + c is
+/// add(add(a, b), c), so the terms are found down the chain of left
+/// operands (a right operand that is itself a sum is one term). An
+/// expression that is no sum is its own single term. Sums from text can be
+/// tens of thousands of terms long: code that walks an IndexExpr goes
+/// through the terms in a loop rather than recursing down a sum.
+std::vector<const IndexExpr *> sumTerms(const IndexExpr &e);
 
 /// Parses one expression in the syntax of IndexExpr::str(): integers, `dN`,
 /// `+`, `-` (as + x * -1), `*` by a constant, `floordiv c`, `mod c`, parens.

@@ -41,12 +41,17 @@ bool toAffine(const IndexExpr &e, unsigned rank, Affine &out) {
     out.c = e.value();
     return true;
   case IndexExpr::Kind::Add: {
-    Affine r;
-    if (!toAffine(e.lhs(), rank, out) || !toAffine(e.rhs(), rank, r))
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    if (!toAffine(*terms[0], rank, out))
       return false;
-    for (unsigned j = 0; j < rank; ++j)
-      out.coef[j] += r.coef[j];
-    out.c += r.c;
+    for (size_t i = 1; i < terms.size(); ++i) {
+      Affine r;
+      if (!toAffine(*terms[i], rank, r))
+        return false;
+      for (unsigned j = 0; j < rank; ++j)
+        out.coef[j] += r.coef[j];
+      out.c += r.c;
+    }
     return true;
   }
   case IndexExpr::Kind::Mul:
@@ -108,10 +113,16 @@ void compile(const IndexExpr &e, std::vector<Instr> &code) {
   case IndexExpr::Kind::Dim:
   case IndexExpr::Kind::Const:
     break;
-  case IndexExpr::Kind::Add:
-    compile(e.lhs(), code);
-    compile(e.rhs(), code);
-    break;
+  case IndexExpr::Kind::Add: {
+    // Postfix for a left-deep sum: t0 t1 + t2 + ...
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    compile(*terms[0], code);
+    for (size_t i = 1; i < terms.size(); ++i) {
+      compile(*terms[i], code);
+      code.push_back({IndexExpr::Kind::Add, 0});
+    }
+    return;
+  }
   default:
     compile(e.lhs(), code);
     break;

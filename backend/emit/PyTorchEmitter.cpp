@@ -154,8 +154,12 @@ std::string pyIndex(const IndexExpr &e) {
     return "d[" + std::to_string(e.value()) + "]";
   case IndexExpr::Kind::Const:
     return std::to_string(e.value());
-  case IndexExpr::Kind::Add:
-    return "(" + pyIndex(e.lhs()) + " + " + pyIndex(e.rhs()) + ")";
+  case IndexExpr::Kind::Add: {
+    std::string sum;
+    for (const IndexExpr *t : sumTerms(e))
+      sum += (sum.empty() ? "(" : " + ") + pyIndex(*t);
+    return sum + ")";
+  }
   case IndexExpr::Kind::Mul:
     return "(" + pyIndex(e.lhs()) + " * " + std::to_string(e.value()) + ")";
   case IndexExpr::Kind::FloorDiv:

@@ -180,7 +180,11 @@ void NpuEmitter::planView(const Op &op) {
     switch (e.kind()) {
     case IndexExpr::Kind::Dim: in.stride[e.value()] += scale; return true;
     case IndexExpr::Kind::Const: in.base += scale * e.value(); return true;
-    case IndexExpr::Kind::Add: return addTerms(e.lhs(), scale) && addTerms(e.rhs(), scale);
+    case IndexExpr::Kind::Add:
+      for (const IndexExpr *t : sumTerms(e))
+        if (!addTerms(*t, scale))
+          return false;
+      return true;
     case IndexExpr::Kind::Mul: return addTerms(e.lhs(), scale * e.value());
     default: return false;
     }

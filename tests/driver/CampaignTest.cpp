@@ -336,9 +336,31 @@ TEST(Campaign, MaxFindingsStopsAtTheFirstFailingCase) {
             1)
       << slurp(cli + ".log");
   EXPECT_NE(slurp(cli + ".log").find("--max-findings reached"), std::string::npos);
-  for (const std::string &d : {dir, cli})
+  // Its repro line carries the plugin the finding needs.
+  for (const auto &e : fs::directory_iterator(fs::path(cli) / "findings"))
+    EXPECT_NE(slurp(e.path() / "repro.sh").find(std::string("--load-pass-plugin ") +
+                                                NPUFUZZ_TEST_PLUGIN),
+              std::string::npos);
+  // An external backend's finding keeps the program it was given, and its
+  // repro line the backend and the command, quoted for the shell.
+  const std::string ext = freshDir("max-findings-external");
+  EXPECT_EQ(waitExit(startNpufuzz({"fuzz", "-o", ext, "--quiet", "--no-reduce", "--backend",
+                                   "external", "--cmd", "sh -c 'exit 3'", "--max-findings",
+                                   "1"},
+                                  ext + ".log")),
+            1)
+      << slurp(ext + ".log");
+  for (const auto &e : fs::directory_iterator(fs::path(ext) / "findings")) {
+    EXPECT_TRUE(fs::exists(e.path() / "program.py") || fs::exists(e.path() / "kernel.pto"));
+    EXPECT_NE(slurp(e.path() / "repro.sh")
+                  .find(R"(--backend external --cmd 'sh -c '\''exit 3'\''')"),
+              std::string::npos)
+        << slurp(e.path() / "repro.sh");
+  }
+  for (const std::string &d : {dir, cli, ext}) {
     fs::remove_all(d);
-  fs::remove(cli + ".log");
+    fs::remove(d + ".log");
+  }
 }
 
 TEST(Campaign, AnInterruptedResumedRunReportsItsOwnCountsAndTheTotals) {

@@ -130,14 +130,31 @@ std::string longSumCase(int terms) {
 } // namespace
 
 // Checking bounds once per subexpression made a 30,000-term sum take
-// seconds; it must parse and verify (in one pass). Longer ones are refused
-// with a message, never a stack overflow in the recursive tree walks.
+// seconds, and walking a long sum by recursion overflowed the stack (at
+// 200,000 terms, and far sooner under AddressSanitizer). Sums of any length
+// up to the size limit parse, verify and print; beyond it, and for overlong
+// products, the parser says so.
 TEST(Text, LongIndexSumsParseAndOverlongOnesAreRefused) {
+  for (int terms : {30000, 100000}) {
+    Case c;
+    TextError error;
+    const std::string text = longSumCase(terms);
+    ASSERT_TRUE(parseCase(text, c, error)) << error.format("long");
+    EXPECT_EQ(c.ops.back().attrs.map[1].size(), 2u * terms);
+    Case again;
+    ASSERT_TRUE(parseCase(printCase(c), again, error)) << error.format("printed");
+    EXPECT_EQ(printCase(again), printCase(c));
+  }
   Case c;
   TextError error;
-  ASSERT_TRUE(parseCase(longSumCase(30000), c, error)) << error.format("long");
-  EXPECT_EQ(c.ops.back().attrs.map[1].size(), 2u * 30000);
-  EXPECT_FALSE(parseCase(longSumCase(100000), c, error));
-  EXPECT_NE(error.message.find("more than 65536 terms"), std::string::npos) << error.message;
+  EXPECT_FALSE(parseCase(longSumCase(600000), c, error));
+  EXPECT_NE(error.message.find("more than 1048576 terms"), std::string::npos) << error.message;
   EXPECT_EQ(error.line, 3);
+  std::string product = "d1";
+  for (int i = 0; i < 65; ++i)
+    product += " * 1";
+  EXPECT_FALSE(parseCase("npufuzz-case 1\n%x = input {fill=rand} : f32[8,64]\n"
+                         "%v = index_map %x {map=(d0, d1) -> (d0, " + product + ")} : f32[8,64]\n"
+                         "return %v\n", c, error));
+  EXPECT_NE(error.message.find("operators in one product"), std::string::npos) << error.message;
 }
