@@ -155,10 +155,14 @@ std::string pyIndex(const IndexExpr &e) {
   case IndexExpr::Kind::Const:
     return std::to_string(e.value());
   case IndexExpr::Kind::Add: {
-    std::string sum;
-    for (const IndexExpr *t : sumTerms(e))
-      sum += (sum.empty() ? "(" : " + ") + pyIndex(*t);
-    return sum + ")";
+    // "((a + b) + c)": every left-deep partial sum parenthesised, built in
+    // one pass (nesting the strings would copy a long sum once per term).
+    const std::vector<const IndexExpr *> terms = sumTerms(e);
+    std::string sum(terms.size() - 1, '(');
+    sum += pyIndex(*terms[0]);
+    for (size_t i = 1; i < terms.size(); ++i)
+      sum += " + " + pyIndex(*terms[i]) + ")";
+    return sum;
   }
   case IndexExpr::Kind::Mul:
     return "(" + pyIndex(e.lhs()) + " * " + std::to_string(e.value()) + ")";
