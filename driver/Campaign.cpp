@@ -161,6 +161,7 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
       {"pipeline", o.config.pipeline},
       {"backend", std::string(backendKindName(o.config.backend))},
       {"cmd", o.externalCmd},
+      {"python", o.python},
       {"policy", policy},
       {"pass_plugins", std::move(plugins)},
       {"metamorphic_share", o.config.metamorphicShare},
@@ -401,8 +402,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.policyPath = options.policyPath;
       f.backend = std::string(backendKindName(options.config.backend));
       f.externalCmd = options.externalCmd;
+      f.python = options.python;
       f.passPlugins = options.passPlugins;
-      if (options.config.backend == BackendKind::External)
+      if (runsExternally(options.config.backend))
         f.extraFiles = externalPrograms(r.c);
       std::string error;
       if (recordFinding(options.outDir, f, error))
@@ -506,6 +508,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.outDir = (dir / "reduced").string();
     r.pipeline = options.config.pipeline;
     r.style = std::string(mlirStyleName(options.config.style));
+    r.backend = options.config.backend;
+    r.external = options.config.external;
     r.maxSeconds = options.reduceSeconds;
     r.jobs = jobs;
     r.candidateTimeout = options.limits.wallSeconds;

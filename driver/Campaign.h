@@ -52,6 +52,7 @@ struct CampaignOptions {
   /// resume a directory with another campaign.
   std::vector<std::string> passPlugins;
   std::string externalCmd;
+  std::string python; ///< --python of --backend torch, as given
 };
 
 /// One signature's line in the summary.

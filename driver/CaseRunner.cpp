@@ -7,7 +7,9 @@
 #include "reference/Storage.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 
 namespace npufuzz {
 
@@ -26,6 +28,8 @@ bool parseBackendKind(const std::string &s, BackendKind &out) {
     out = BackendKind::MlirTools;
   else if (s == "external")
     out = BackendKind::External;
+  else if (s == "torch")
+    out = BackendKind::Torch;
   else
     return false;
   return true;
@@ -39,8 +43,60 @@ std::string_view backendKindName(BackendKind kind) {
     return "mlir-tools";
   case BackendKind::External:
     return "external";
+  case BackendKind::Torch:
+    return "torch";
   }
   return "mlir-jit";
+}
+
+bool runsExternally(BackendKind kind) {
+  switch (kind) {
+  case BackendKind::MlirJit:
+  case BackendKind::MlirTools:
+    return false;
+  case BackendKind::External:
+  case BackendKind::Torch:
+    return true;
+  }
+  return false;
+}
+
+std::string torchPython(const std::string &python) {
+  if (!python.empty())
+    return python;
+  if (const char *env = std::getenv("NPUFUZZ_PYTHON"); env && *env)
+    return env;
+  return "/usr/bin/python3";
+}
+
+bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error) {
+  const std::string py = torchPython(python);
+  std::string adapter = NPUFUZZ_TORCH_ADAPTER;
+  if (const char *env = std::getenv("NPUFUZZ_TORCH_ADAPTER"); env && *env)
+    adapter = env;
+  // One short run of the same python says whether torch is there, and which.
+  ExternalToolchain probe;
+  probe.argv = {py, "-c", "import numpy, torch; print(torch.__version__)"};
+  probe.timeoutSeconds = 120;
+  char out[] = "/tmp/npufuzz-torch-probe-XXXXXX";
+  const int fd = ::mkstemp(out);
+  if (fd >= 0)
+    ::close(fd);
+  const CommandEnd end = runCommand(probe, probe.argv, out, std::string(out) + ".err");
+  std::remove(out);
+  std::remove((std::string(out) + ".err").c_str());
+  if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
+    error = "--backend torch: " + py + " cannot import torch and numpy (" +
+            (end.stderrText.empty() ? std::string("it did not run")
+                                    : end.stderrText.substr(0, end.stderrText.find('\n'))) +
+            "); install Debian's python3-torch and python3-numpy (bash ci/install-deps.sh), or "
+            "give a python that has them with --python or NPUFUZZ_PYTHON";
+    return false;
+  }
+  config.backend = BackendKind::Torch;
+  config.external.argv = {py, adapter};
+  config.external.persistent = true;
+  return true;
 }
 
 std::string defaultRuntimeLibrary() {
@@ -54,7 +110,7 @@ BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel
                          const std::vector<TensorData> &inputs,
                          const std::vector<TensorType> &outputTypes, uint32_t poison,
                          const Case *c) {
-  if (config.backend == BackendKind::External) {
+  if (runsExternally(config.backend)) {
     if (!c) {
       BackendRun r;
       r.status = BackendRun::Status::RuntimeError;
@@ -99,7 +155,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   emitOptions.style = config.style;
   // An external toolchain may run the case from its other programs; it then
   // gets no kernel.mlir.
-  if (!emitMlir(c, emitOptions, kernel, error) && config.backend != BackendKind::External) {
+  if (!emitMlir(c, emitOptions, kernel, error) && !runsExternally(config.backend)) {
     out.verdict = VerdictKind::Unsupported;
     out.summary = error;
     out.run.status = BackendRun::Status::Unsupported;

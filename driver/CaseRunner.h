@@ -27,10 +27,15 @@ enum class BackendKind : uint8_t {
   MlirJit,   ///< in process: PassManager + ExecutionEngine
   MlirTools, ///< out of process: mlir-opt + mlir-runner binaries
   External,  ///< a user command on a case directory (ExternalBackend.h)
+  Torch,     ///< real PyTorch through the persistent adapter (torch_server.py)
 };
 bool parseBackendKind(const std::string &s, BackendKind &out);
 /// The name parseBackendKind reads.
 std::string_view backendKindName(BackendKind kind);
+/// Whether the kernel runs outside npufuzz, through the external protocol
+/// (then MLIR passes, and their blame, do not apply).
+bool runsExternally(BackendKind kind);
+
 
 struct RunConfig {
   BackendKind backend = BackendKind::MlirJit;
@@ -43,6 +48,16 @@ struct RunConfig {
   /// (driver/Metamorphic.h) in isolated workers.
   double metamorphicShare = 0.25;
 };
+
+/// The python --backend torch uses: `python` when given, else
+/// $NPUFUZZ_PYTHON, else Debian's /usr/bin/python3 (a python3 earlier on
+/// PATH may lack Debian's python3-torch).
+std::string torchPython(const std::string &python);
+
+/// Sets up `config` for --backend torch with `python`: the persistent
+/// adapter, after checking that this python imports torch and numpy.
+/// False with a message that names the packages otherwise.
+bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error);
 
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
 std::string defaultRuntimeLibrary();

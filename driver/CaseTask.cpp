@@ -132,7 +132,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   }
   // Blame the first optimisation pass whose prefix gives the wrong result
   // (in-process MLIR passes say nothing about an external toolchain).
-  if (config.backend == BackendKind::External)
+  if (runsExternally(config.backend))
     return t;
   const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
   if (blame.found) {

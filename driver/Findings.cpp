@@ -39,6 +39,8 @@ std::string reproCommand(const Finding &f) {
     cmd += " --backend " + shellQuote(f.backend);
   if (!f.externalCmd.empty())
     cmd += " --cmd " + shellQuote(f.externalCmd);
+  if (!f.python.empty())
+    cmd += " --python " + shellQuote(f.python);
   for (const std::string &p : f.passPlugins)
     cmd += " --load-pass-plugin " + shellQuote(p);
   return cmd;
@@ -206,6 +208,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     runLine += " --backend " + shellQuote(f.backend);
   if (!f.externalCmd.empty())
     runLine += " --cmd " + shellQuote(f.externalCmd);
+  if (!f.python.empty())
+    runLine += " --python " + shellQuote(f.python);
   for (const std::string &p : f.passPlugins)
     runLine += " --load-pass-plugin " + shellQuote(p);
   put("repro.sh", "#!/bin/sh\n# " + f.report.signature.text() + "\n" + reproCommand(f) +

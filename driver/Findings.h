@@ -30,6 +30,7 @@ struct Finding {
   std::string policyPath; ///< empty: the default policy
   std::string backend = "mlir-jit";
   std::string externalCmd; ///< --cmd of --backend external
+  std::string python;      ///< --python of --backend torch, when given
   std::vector<std::string> passPlugins;
   /// Further files of the finding by name, e.g. the program an external
   /// backend was given (program.py, kernel.pto).

@@ -162,6 +162,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   input.pipeline = o.pipeline;
   RunConfig config;
   config.pipeline = o.pipeline;
+  config.backend = o.backend;
+  config.external = o.external;
   if (!parseMlirStyle(o.style, config.style))
     return fail("unknown style '" + o.style + "'");
   std::unique_ptr<MlirJit> ownJit;

@@ -52,6 +52,10 @@ struct ReduceCommandOptions {
   std::string pipeline = "O0";
   std::string style = "affine";
   std::vector<std::string> plugins;
+  /// Where candidates run: the in-process JIT, or a backend outside npufuzz
+  /// (external, torch) with its toolchain.
+  BackendKind backend = BackendKind::MlirJit;
+  ExternalToolchain external;
   double maxSeconds = 300;
   unsigned jobs = 1;
   double candidateTimeout = 30; ///< seconds per candidate run

@@ -103,6 +103,16 @@ def _fillpad(x, rows, cols, pad):
     y[:, cols:] = pad
     return y
 
+
+def _topk(x, k, axis):
+    # The k largest, descending; ties keep the lower index first and NaN
+    # ranks highest (ir/Case.h). torch.topk leaves the order of ties open; a
+    # stable descending sort is exactly this order. It sorts f32 keys, exact
+    # for f16 and bf16 (torch 1.13 has no CPU topk for Half).
+    key = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+    idx = torch.sort(key, dim=axis, descending=True, stable=True).indices.narrow(axis, 0, k)
+    return torch.gather(x, axis, idx), idx
+
 )PY";
 
 const char *torchType(DType t) {
@@ -422,10 +432,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")");
       break;
     case OpKind::TopK:
-      // Equal values may come out in another order than the reference's
-      // lower-index-first; NaN ranks highest in both.
-      line(v(op.results[0]) + ", " + v(op.results[1]) + " = torch.topk(" + x + ", " +
-           std::to_string(a.k) + ", dim=" + std::to_string(a.axis) + ", largest=True, sorted=True)");
+      line(v(op.results[0]) + ", " + v(op.results[1]) + " = _topk(" + x + ", " +
+           std::to_string(a.k) + ", " + std::to_string(a.axis) + ")");
       break;
     case OpKind::Matmul:
       assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")");
@@ -475,6 +483,11 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
         "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
         "    fn = kernel\n"
         "    if os.environ.get(\"NPUFUZZ_TORCH_COMPILE\"):\n"
+        "        if not hasattr(torch, \"compile\"):\n"
+        "            # Exit 77: unsupported, with this line as the reason.\n"
+        "            sys.stderr.write(\"torch \" + torch.__version__ + \" has no torch.compile; \"\n"
+        "                             \"NPUFUZZ_TORCH_COMPILE needs torch 2 or later\\n\")\n"
+        "            sys.exit(77)\n"
         "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"])\n"
         "    outs = fn(" + loads + ")\n" + saves +
         "\n\nif __name__ == \"__main__\":\n    main()\n";

@@ -3,6 +3,8 @@
 
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
+#include "backend/external/CommandProcess.h"
+#include "backend/external/PersistentCommand.h"
 #include "ir/Text.h"
 #include "reference/Npy.h"
 #include "reference/Storage.h"
@@ -34,28 +36,6 @@ bool writeText(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
   return static_cast<bool>(out);
-}
-
-/// The last `max` bytes of a file.
-std::string readTail(const std::string &path, size_t max) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return s.size() > max ? s.substr(s.size() - max) : s;
-}
-
-/// argv[0] resolved against PATH here, because the child may only make
-/// async-signal-safe calls between fork and exec (no execvp search).
-std::string resolveProgram(const std::string &name) {
-  if (name.find('/') != std::string::npos)
-    return name;
-  const char *path = std::getenv("PATH");
-  std::stringstream dirs(path ? path : "/usr/bin:/bin");
-  for (std::string dir; std::getline(dirs, dir, ':');) {
-    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-  }
-  return name;
 }
 
 std::string jsonString(const std::string &s) {
@@ -183,18 +163,7 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
     return end;
   }
   if (pid == 0) {
-    // Own group, so that a timeout also ends the command's children.
-    ::setpgid(0, 0);
-#ifdef __linux__
-    // A campaign may SIGKILL this worker; the command must not outlive it.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
-    if (cmd.addressSpaceBytes) {
-      struct rlimit rl = {cmd.addressSpaceBytes, cmd.addressSpaceBytes};
-      ::setrlimit(RLIMIT_AS, &rl);
-    }
-    struct rlimit noCore = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &noCore);
+    enterCommandChild(cmd);
     const int in = ::open("/dev/null", O_RDONLY);
     const int out = ::open(stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int err = ::open(stderrPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -380,7 +349,9 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
         a.replace(at, 5, dir);
       argv.push_back(std::move(a));
     }
-    const CommandEnd end = runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
+    const CommandEnd end =
+        cmd.persistent ? workerPersistentCommand().run(cmd, dir)
+                       : runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);

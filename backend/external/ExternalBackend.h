@@ -46,6 +46,10 @@ struct ExternalToolchain {
   /// empty); each run gets a fresh one.
   std::string workDir;
   bool keepCaseDir = false; ///< leave it for inspection
+  /// Start the command once and send it case directories on stdin
+  /// (PersistentCommand.h); argv then has no {dir}.
+  bool persistent = false;
+  unsigned casesPerProcess = 500; ///< a persistent command is replaced after these
 };
 
 /// How a command ended.

@@ -86,12 +86,16 @@ cl::opt<std::string> runPipeline("pipeline", cl::desc("O0, O2, random:SEED or a 
                                  cl::init("O0"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
                               cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runBackend("backend", cl::desc("mlir-jit (in process), mlir-tools or external"),
+cl::opt<std::string> runBackend("backend", cl::desc("mlir-jit (in process), mlir-tools, external or torch"),
                                 cl::init("mlir-jit"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runExternalCmd(
     "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
                     "would, run without one; {dir} is the case directory)"),
     cl::value_desc("ARGV"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runPython("python",
+                              cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, "
+                                       "else /usr/bin/python3)"),
+                              cl::value_desc("PATH"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runOpt("opt", cl::desc("mlir-opt for --backend mlir-tools"),
                             cl::init("mlir-opt-22"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runRunner("runner", cl::desc("mlir-runner for --backend mlir-tools"),
@@ -154,8 +158,10 @@ cl::opt<uint64_t> fuzzMemory("memory-mb", cl::desc("Address-space limit per work
                              cl::init(8192), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
-cl::opt<std::string> fuzzBackend("backend", cl::desc("mlir-jit, mlir-tools or external"),
+cl::opt<std::string> fuzzBackend("backend", cl::desc("mlir-jit, mlir-tools, external or torch"),
                                  cl::init("mlir-jit"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzPython("python", cl::desc("Python for --backend torch"),
+                                cl::value_desc("PATH"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
                                      cl::value_desc("ARGV"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"),
@@ -209,6 +215,14 @@ cl::opt<std::string> reduceInterestingness(
     cl::desc("Command (one quoted string, split like a shell would, but run without one) "
              "given the candidate .npf as its last argument; exit 0 = interesting"),
     cl::value_desc("ARGV"), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reduceBackend("backend",
+                                   cl::desc("mlir-jit, mlir-tools, external or torch"),
+                                   cl::init("mlir-jit"), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reduceExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
+                                       cl::value_desc("ARGV"), cl::sub(reduceCmd),
+                                       cl::cat(category));
+cl::opt<std::string> reducePython("python", cl::desc("Python for --backend torch"),
+                                  cl::value_desc("PATH"), cl::sub(reduceCmd), cl::cat(category));
 cl::opt<bool> reduceQuiet("quiet", cl::desc("No progress lines"), cl::sub(reduceCmd),
                           cl::cat(category));
 
@@ -243,9 +257,11 @@ cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
                             cl::value_desc("DIR"), cl::cat(category));
 cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::cat(category));
-cl::opt<std::string> topBackend("backend", cl::desc("Backend for --seed: mlir-jit, mlir-tools or "
-                                                    "external"),
+cl::opt<std::string> topBackend("backend", cl::desc("Backend for --seed: mlir-jit, mlir-tools, "
+                                                    "external or torch"),
                                 cl::init("mlir-jit"), cl::cat(category));
+cl::opt<std::string> topPython("python", cl::desc("Python for --seed --backend torch"),
+                               cl::value_desc("PATH"), cl::cat(category));
 cl::opt<std::string> topExternalCmd("cmd", cl::desc("Command for --seed --backend external ({dir})"),
                                     cl::value_desc("ARGV"), cl::cat(category));
 cl::opt<double> topTimeout("timeout", cl::desc("Seconds for --seed before it is a hang"),
@@ -421,10 +437,34 @@ bool externalArgv(const std::string &text, RunConfig &config) {
   return splitCommand("cmd", text, config.external.argv);
 }
 
+/// --backend, with its --cmd (external) or --python (torch), into `config`.
+bool setUpBackend(const std::string &name, const std::string &cmd, const std::string &python,
+                  RunConfig &config) {
+  if (!parseBackendKind(name, config.backend)) {
+    fail("unknown backend '" + name + "' (mlir-jit, mlir-tools, external or torch)");
+    return false;
+  }
+  if (!externalArgv(cmd, config))
+    return false;
+  if (config.backend != BackendKind::Torch) {
+    if (!python.empty()) {
+      fail("--python is for --backend torch");
+      return false;
+    }
+    return true;
+  }
+  std::string error;
+  if (!configureTorchBackend(config, python, error)) {
+    fail(error);
+    return false;
+  }
+  return true;
+}
+
 /// Checks a pipeline before any case runs: a pipeline that cannot be
 /// resolved or parsed would otherwise make every case a pass-failure.
 bool checkPipeline(MlirJit &jit, const RunConfig &config) {
-  if (config.backend == BackendKind::External)
+  if (runsExternally(config.backend))
     return true;
   Pipeline pipeline;
   std::string error;
@@ -455,9 +495,7 @@ int runRun() {
   config.pipeline = runPipeline;
   if (!parseMlirStyle(runStyle, config.style))
     return fail("unknown style '" + runStyle + "'");
-  if (!parseBackendKind(runBackend, config.backend))
-    return fail("unknown backend '" + runBackend + "' (mlir-jit, mlir-tools or external)");
-  if (!externalArgv(runExternalCmd, config))
+  if (!setUpBackend(runBackend, runExternalCmd, runPython, config))
     return 2;
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
@@ -536,9 +574,7 @@ int runFuzz() {
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
-  if (!parseBackendKind(fuzzBackend, options.config.backend))
-    return fail("unknown backend '" + fuzzBackend + "'");
-  if (!externalArgv(fuzzExternalCmd, options.config))
+  if (!setUpBackend(fuzzBackend, fuzzExternalCmd, fuzzPython, options.config))
     return 2;
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
@@ -547,6 +583,7 @@ int runFuzz() {
   options.maxFindings = fuzzMaxFindings;
   options.passPlugins = fuzzPlugins;
   options.externalCmd = fuzzExternalCmd;
+  options.python = fuzzPython;
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
     return 2;
@@ -576,9 +613,7 @@ int runSeed() {
   config.pipeline = topPipeline;
   if (!parseMlirStyle(topStyle, config.style))
     return fail("unknown style '" + topStyle + "'");
-  if (!parseBackendKind(topBackend, config.backend))
-    return fail("unknown backend '" + topBackend + "' (mlir-jit, mlir-tools or external)");
-  if (!externalArgv(topExternalCmd, config))
+  if (!setUpBackend(topBackend, topExternalCmd, topPython, config))
     return 2;
   config.tools.passPlugins = topPlugins;
   MlirJit jit;
@@ -616,6 +651,7 @@ int runSeed() {
   f.policyPath = topPolicy;
   f.backend = topBackend;
   f.externalCmd = topExternalCmd;
+  f.python = topPython;
   f.passPlugins = topPlugins;
   if (report.result.verdict == VerdictKind::Ok)
     return 0; // nothing to reproduce
@@ -683,6 +719,11 @@ int runReduceCmd() {
   if (!reduceInterestingness.empty() &&
       !splitCommand("interestingness-cmd", reduceInterestingness, o.interestingnessCmd))
     return 2;
+  RunConfig backend;
+  if (!setUpBackend(reduceBackend, reduceExternalCmd, reducePython, backend))
+    return 2;
+  o.backend = backend.backend;
+  o.external = backend.external;
   return runReduceCommand(o, std::cout);
 }
 

@@ -1,0 +1,51 @@
+//===- backend/external/CommandProcess.cpp - Starting a command safely ----===//
+#include "backend/external/CommandProcess.h"
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <sys/resource.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
+namespace npufuzz {
+
+std::string resolveProgram(const std::string &name) {
+  if (name.find('/') != std::string::npos)
+    return name;
+  const char *path = std::getenv("PATH");
+  std::stringstream dirs(path ? path : "/usr/bin:/bin");
+  for (std::string dir; std::getline(dirs, dir, ':');) {
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (::access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+  }
+  return name;
+}
+
+void enterCommandChild(const ExternalToolchain &cmd) {
+  // Own group, so that a timeout also ends the command's children.
+  ::setpgid(0, 0);
+#ifdef __linux__
+  // A campaign may SIGKILL this worker; the command must not outlive it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+  if (cmd.addressSpaceBytes) {
+    struct rlimit rl = {cmd.addressSpaceBytes, cmd.addressSpaceBytes};
+    ::setrlimit(RLIMIT_AS, &rl);
+  }
+  struct rlimit noCore = {0, 0};
+  ::setrlimit(RLIMIT_CORE, &noCore);
+}
+
+std::string readTail(const std::string &path, size_t max, size_t offset) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return s.size() > max ? s.substr(s.size() - max) : s;
+}
+
+} // namespace npufuzz

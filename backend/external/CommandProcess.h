@@ -1,0 +1,31 @@
+//===- backend/external/CommandProcess.h - Starting a command safely -*- C++ -*-===//
+//
+// What one-shot and persistent external commands share: finding the
+// program before fork (the child may only make async-signal-safe calls),
+// the limits a started command gets, and reading what it printed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_EXTERNAL_COMMANDPROCESS_H
+#define NPUFUZZ_BACKEND_EXTERNAL_COMMANDPROCESS_H
+
+#include "backend/external/ExternalBackend.h"
+
+#include <string>
+
+namespace npufuzz {
+
+/// argv[0] resolved against PATH (in the parent, before fork).
+std::string resolveProgram(const std::string &name);
+
+/// In a freshly forked child, before exec: its own process group (a kill
+/// takes its children too), death with the parent, RLIMIT_AS, no core
+/// files. Async-signal-safe.
+void enterCommandChild(const ExternalToolchain &cmd);
+
+/// The last `max` bytes of a file (all of it from `offset` on, at most
+/// `max`).
+std::string readTail(const std::string &path, size_t max, size_t offset = 0);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_EXTERNAL_COMMANDPROCESS_H
