@@ -5,6 +5,7 @@
 #   build/       the full tool (clang-22, links libLLVM/libMLIR), all tests;
 #   build-asan/  the LLVM-free core under AddressSanitizer + UBSan, its tests
 #                (generators, reference, parser properties).
+# Then a short campaign on real PyTorch and the regression corpus.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -46,5 +47,12 @@ run_fuzzer npy 20 build-asan/bin/npufuzz_npy_fuzzer corpus/fuzz/npy
 run_fuzzer case 60 build-asan/bin/npufuzz_case_fuzzer
 echo "== full build: all tests"
 ctest --test-dir build --output-on-failure -j "$JOBS"
+echo "== real PyTorch: a campaign through --backend torch (Debian's python3-torch)"
+# Any failing case stops it with exit 1 and fails CI; its finding is printed.
+build/bin/npufuzz fuzz -o "$FUZZ_DIR/torch" --backend torch --max-cases 400 --jobs "$JOBS" \
+  --no-reduce --quiet --max-findings 1 || {
+  cat "$FUZZ_DIR"/torch/findings/*/repro.sh "$FUZZ_DIR"/torch/findings/*/stderr.txt 2>/dev/null
+  exit 1
+}
 echo "== regression corpus: every reduced repro keeps its verdict"
 build/bin/npufuzz replay corpus/regressions --load-pass-plugin build/lib/libnpufuzz_test_plugin.so

@@ -99,6 +99,16 @@ def _fillpad(x, rows, cols, pad):
     return y
 
 
+def _topk(x, k, axis):
+    # The k largest, descending; ties keep the lower index first and NaN
+    # ranks highest (ir/Case.h). torch.topk leaves the order of ties open; a
+    # stable descending sort is exactly this order. It sorts f32 keys, exact
+    # for f16 and bf16 (torch 1.13 has no CPU topk for Half).
+    key = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+    idx = torch.sort(key, dim=axis, descending=True, stable=True).indices.narrow(axis, 0, k)
+    return torch.gather(x, axis, idx), idx
+
+
 def kernel(v0, v1):
     # %scores: f32[4,16]
     # %expert: i64[4,1]
@@ -115,7 +125,7 @@ def kernel(v0, v1):
     # %masked: f32[4,16]
     v7 = v0.masked_fill(v6, float("-inf"))
     # %top: f32[4,2]
-    v8, v9 = torch.topk(v7, 2, dim=1, largest=True, sorted=True)
+    v8, v9 = _topk(v7, 2, 1)
     return (v8, v9, )
 
 
@@ -123,6 +133,11 @@ def main():
     d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
     fn = kernel
     if os.environ.get("NPUFUZZ_TORCH_COMPILE"):
+        if not hasattr(torch, "compile"):
+            # Exit 77: unsupported, with this line as the reason.
+            sys.stderr.write("torch " + torch.__version__ + " has no torch.compile; "
+                             "NPUFUZZ_TORCH_COMPILE needs torch 2 or later\n")
+            sys.exit(77)
         fn = torch.compile(kernel, backend=os.environ["NPUFUZZ_TORCH_COMPILE"])
     outs = fn(_load(d, "in0.npy", torch.float32), _load(d, "in1.npy", torch.int64))
     _save(d, "out0.npy", outs[0])

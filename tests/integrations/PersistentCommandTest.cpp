@@ -1,0 +1,144 @@
+//===- tests/integrations/PersistentCommandTest.cpp - One adapter, many cases ===//
+//
+// A persistent command written in sh that does, per case, what the case
+// directory's `mode` file says: answer, fail with a status, crash, hang,
+// answer garbage or exit. Each end must map like a one-shot run's, and the
+// process must be reused, or replaced when it can no longer be trusted.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/external/PersistentCommand.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+namespace fs = std::filesystem;
+using namespace npufuzz;
+
+namespace {
+const char *kAdapter = R"(#!/bin/sh
+while IFS= read -r d; do
+  case $(cat "$d/mode") in
+    ok) echo "$$" > "$d/pid"; echo "done 0" ;;
+    status) echo "the toolchain said no" > "$d/stderr.txt"; echo "done 78" ;;
+    crash) echo "dying mid-case" >&2; kill -9 $$ ;;
+    hang) sleep 100 ;;
+    garbage) echo "hello" ;;
+    exit) exit 0 ;;
+  esac
+done
+)";
+
+class PersistentCommandTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    root_ = fs::temp_directory_path() / ("npufuzz-persistent-" + std::to_string(::getpid()));
+    fs::create_directories(root_);
+    std::ofstream(root_ / "adapter.sh") << kAdapter;
+    cmd_.argv = {"/bin/sh", (root_ / "adapter.sh").string()};
+    cmd_.persistent = true;
+    cmd_.timeoutSeconds = 2;
+  }
+  void TearDown() override {
+    command_.stop();
+    fs::remove_all(root_);
+  }
+  /// A fresh case directory whose mode is `mode`.
+  std::string caseDir(const std::string &mode) {
+    const fs::path d = root_ / ("case" + std::to_string(next_++));
+    fs::create_directories(d);
+    std::ofstream(d / "mode") << mode << "\n";
+    return d.string();
+  }
+  static std::string slurp(const std::string &path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+  /// Runs an `ok` case and returns the pid of the process that served it.
+  std::string servedBy() {
+    const std::string d = caseDir("ok");
+    const CommandEnd end = command_.run(cmd_, d);
+    EXPECT_EQ(end.kind, CommandEnd::Kind::Exited) << end.stderrText;
+    EXPECT_EQ(end.exitCode, 0) << end.stderrText;
+    return slurp(d + "/pid");
+  }
+
+  fs::path root_;
+  ExternalToolchain cmd_;
+  PersistentCommand command_;
+  int next_ = 0;
+};
+} // namespace
+
+TEST_F(PersistentCommandTest, OneProcessServesManyCases) {
+  const std::string first = servedBy();
+  EXPECT_EQ(servedBy(), first);
+  EXPECT_EQ(servedBy(), first);
+  EXPECT_EQ(command_.started(), 1u);
+  EXPECT_EQ(command_.served(), 3u);
+}
+
+TEST_F(PersistentCommandTest, AnAnsweredStatusCarriesTheCasesStderr) {
+  const CommandEnd end = command_.run(cmd_, caseDir("status"));
+  EXPECT_EQ(end.kind, CommandEnd::Kind::Exited);
+  EXPECT_EQ(end.exitCode, 78);
+  EXPECT_NE(end.stderrText.find("the toolchain said no"), std::string::npos);
+  std::string message;
+  EXPECT_EQ(classifyEnd(end, message), BackendRun::Status::CompileError);
+  servedBy();
+  EXPECT_EQ(command_.started(), 1u) << "an answered failure keeps the process";
+}
+
+TEST_F(PersistentCommandTest, ACrashEndsOnlyItsCaseAndTheNextStartsAfresh) {
+  const std::string before = servedBy();
+  const CommandEnd end = command_.run(cmd_, caseDir("crash"));
+  EXPECT_EQ(end.kind, CommandEnd::Kind::Signalled);
+  EXPECT_EQ(end.signal, SIGKILL);
+  EXPECT_NE(end.stderrText.find("dying mid-case"), std::string::npos) << end.stderrText;
+  std::string message;
+  EXPECT_EQ(classifyEnd(end, message), BackendRun::Status::Crashed);
+  EXPECT_NE(servedBy(), before);
+  EXPECT_EQ(command_.started(), 2u);
+}
+
+TEST_F(PersistentCommandTest, AHangIsTimedOutAndTheProcessReplaced) {
+  cmd_.timeoutSeconds = 1;
+  const std::string before = servedBy();
+  const CommandEnd end = command_.run(cmd_, caseDir("hang"));
+  EXPECT_EQ(end.kind, CommandEnd::Kind::TimedOut);
+  EXPECT_NE(servedBy(), before);
+}
+
+TEST_F(PersistentCommandTest, AnAnswerOutOfProtocolOrAnExitIsAFailure) {
+  CommandEnd end = command_.run(cmd_, caseDir("garbage"));
+  EXPECT_EQ(end.kind, CommandEnd::Kind::Exited);
+  EXPECT_NE(end.exitCode, 0);
+  EXPECT_NE(end.stderrText.find("not 'done N'"), std::string::npos) << end.stderrText;
+  servedBy();
+  end = command_.run(cmd_, caseDir("exit"));
+  EXPECT_EQ(end.kind, CommandEnd::Kind::Exited);
+  EXPECT_NE(end.exitCode, 0) << "exiting instead of answering is no success";
+  EXPECT_NE(end.stderrText.find("exited without answering"), std::string::npos);
+  servedBy();
+  EXPECT_EQ(command_.started(), 3u);
+}
+
+TEST_F(PersistentCommandTest, AProcessIsRetiredAfterItsCases) {
+  cmd_.casesPerProcess = 2;
+  const std::string a = servedBy(), b = servedBy(), c = servedBy();
+  EXPECT_EQ(a, b);
+  EXPECT_NE(b, c);
+}
+
+TEST_F(PersistentCommandTest, AMissingProgramIsAClearFailure) {
+  cmd_.argv = {(root_ / "no-such-adapter").string()};
+  const CommandEnd end = command_.run(cmd_, caseDir("ok"));
+  std::string message;
+  EXPECT_NE(classifyEnd(end, message), BackendRun::Status::Ok);
+  EXPECT_NE(message.find("cannot execute"), std::string::npos) << message;
+}
