@@ -162,6 +162,7 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
       {"backend", std::string(backendKindName(o.config.backend))},
       {"cmd", o.externalCmd},
       {"python", o.python},
+      {"persistent", o.persistent},
       {"policy", policy},
       {"pass_plugins", std::move(plugins)},
       {"metamorphic_share", o.config.metamorphicShare},
@@ -403,6 +404,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.backend = std::string(backendKindName(options.config.backend));
       f.externalCmd = options.externalCmd;
       f.python = options.python;
+      f.persistent = options.persistent;
       f.passPlugins = options.passPlugins;
       if (runsExternally(options.config.backend))
         f.extraFiles = externalPrograms(r.c);

@@ -53,6 +53,7 @@ struct CampaignOptions {
   std::vector<std::string> passPlugins;
   std::string externalCmd;
   std::string python; ///< --python of --backend torch, as given
+  bool persistent = false; ///< --persistent of --backend external
 };
 
 /// One signature's line in the summary.

@@ -39,6 +39,8 @@ std::string reproCommand(const Finding &f) {
     cmd += " --backend " + shellQuote(f.backend);
   if (!f.externalCmd.empty())
     cmd += " --cmd " + shellQuote(f.externalCmd);
+  if (f.persistent)
+    cmd += " --persistent";
   if (!f.python.empty())
     cmd += " --python " + shellQuote(f.python);
   for (const std::string &p : f.passPlugins)
@@ -208,6 +210,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     runLine += " --backend " + shellQuote(f.backend);
   if (!f.externalCmd.empty())
     runLine += " --cmd " + shellQuote(f.externalCmd);
+  if (f.persistent)
+    runLine += " --persistent";
   if (!f.python.empty())
     runLine += " --python " + shellQuote(f.python);
   for (const std::string &p : f.passPlugins)

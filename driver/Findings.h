@@ -31,6 +31,7 @@ struct Finding {
   std::string backend = "mlir-jit";
   std::string externalCmd; ///< --cmd of --backend external
   std::string python;      ///< --python of --backend torch, when given
+  bool persistent = false; ///< --persistent of --backend external
   std::vector<std::string> passPlugins;
   /// Further files of the finding by name, e.g. the program an external
   /// backend was given (program.py, kernel.pto).

@@ -7,4 +7,5 @@ if [ ! -f "$1/program.py" ]; then
   echo "no program.py: the PyTorch emitter refused the case" >&2
   exit 77
 fi
-exec "${PYTHON:-python3}" "$1/program.py" "$1"
+# Debian's python3 has python3-torch; a python3 earlier on PATH may not.
+exec "${PYTHON:-${NPUFUZZ_PYTHON:-/usr/bin/python3}}" "$1/program.py" "$1"

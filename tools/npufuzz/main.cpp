@@ -92,6 +92,7 @@ cl::opt<std::string> runExternalCmd(
     "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
                     "would, run without one; {dir} is the case directory)"),
     cl::value_desc("ARGV"), cl::sub(runCmd), cl::cat(category));
+cl::opt<bool> runPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runPython("python",
                               cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, "
                                        "else /usr/bin/python3)"),
@@ -160,6 +161,7 @@ cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
 cl::opt<std::string> fuzzBackend("backend", cl::desc("mlir-jit, mlir-tools, external or torch"),
                                  cl::init("mlir-jit"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<bool> fuzzPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzPython("python", cl::desc("Python for --backend torch"),
                                 cl::value_desc("PATH"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
@@ -221,6 +223,7 @@ cl::opt<std::string> reduceBackend("backend",
 cl::opt<std::string> reduceExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
                                        cl::value_desc("ARGV"), cl::sub(reduceCmd),
                                        cl::cat(category));
+cl::opt<bool> reducePersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(reduceCmd), cl::cat(category));
 cl::opt<std::string> reducePython("python", cl::desc("Python for --backend torch"),
                                   cl::value_desc("PATH"), cl::sub(reduceCmd), cl::cat(category));
 cl::opt<bool> reduceQuiet("quiet", cl::desc("No progress lines"), cl::sub(reduceCmd),
@@ -260,6 +263,7 @@ cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass
 cl::opt<std::string> topBackend("backend", cl::desc("Backend for --seed: mlir-jit, mlir-tools, "
                                                     "external or torch"),
                                 cl::init("mlir-jit"), cl::cat(category));
+cl::opt<bool> topPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::cat(category));
 cl::opt<std::string> topPython("python", cl::desc("Python for --seed --backend torch"),
                                cl::value_desc("PATH"), cl::cat(category));
 cl::opt<std::string> topExternalCmd("cmd", cl::desc("Command for --seed --backend external ({dir})"),
@@ -438,14 +442,25 @@ bool externalArgv(const std::string &text, RunConfig &config) {
 }
 
 /// --backend, with its --cmd (external) or --python (torch), into `config`.
-bool setUpBackend(const std::string &name, const std::string &cmd, const std::string &python,
-                  RunConfig &config) {
+bool setUpBackend(const std::string &name, const std::string &cmd, bool persistent,
+                  const std::string &python, RunConfig &config) {
   if (!parseBackendKind(name, config.backend)) {
     fail("unknown backend '" + name + "' (mlir-jit, mlir-tools, external or torch)");
     return false;
   }
   if (!externalArgv(cmd, config))
     return false;
+  if (persistent) {
+    if (config.backend != BackendKind::External) {
+      fail("--persistent is for --backend external (torch is always persistent)");
+      return false;
+    }
+    if (cmd.find("{dir}") != std::string::npos) {
+      fail("--persistent commands read case directories on stdin: remove {dir} from --cmd");
+      return false;
+    }
+    config.external.persistent = true;
+  }
   if (config.backend != BackendKind::Torch) {
     if (!python.empty()) {
       fail("--python is for --backend torch");
@@ -495,7 +510,7 @@ int runRun() {
   config.pipeline = runPipeline;
   if (!parseMlirStyle(runStyle, config.style))
     return fail("unknown style '" + runStyle + "'");
-  if (!setUpBackend(runBackend, runExternalCmd, runPython, config))
+  if (!setUpBackend(runBackend, runExternalCmd, runPersistent, runPython, config))
     return 2;
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
@@ -574,7 +589,7 @@ int runFuzz() {
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
-  if (!setUpBackend(fuzzBackend, fuzzExternalCmd, fuzzPython, options.config))
+  if (!setUpBackend(fuzzBackend, fuzzExternalCmd, fuzzPersistent, fuzzPython, options.config))
     return 2;
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
@@ -583,6 +598,7 @@ int runFuzz() {
   options.maxFindings = fuzzMaxFindings;
   options.passPlugins = fuzzPlugins;
   options.externalCmd = fuzzExternalCmd;
+  options.persistent = fuzzPersistent;
   options.python = fuzzPython;
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
@@ -613,7 +629,7 @@ int runSeed() {
   config.pipeline = topPipeline;
   if (!parseMlirStyle(topStyle, config.style))
     return fail("unknown style '" + topStyle + "'");
-  if (!setUpBackend(topBackend, topExternalCmd, topPython, config))
+  if (!setUpBackend(topBackend, topExternalCmd, topPersistent, topPython, config))
     return 2;
   config.tools.passPlugins = topPlugins;
   MlirJit jit;
@@ -651,6 +667,7 @@ int runSeed() {
   f.policyPath = topPolicy;
   f.backend = topBackend;
   f.externalCmd = topExternalCmd;
+  f.persistent = topPersistent;
   f.python = topPython;
   f.passPlugins = topPlugins;
   if (report.result.verdict == VerdictKind::Ok)
@@ -720,7 +737,7 @@ int runReduceCmd() {
       !splitCommand("interestingness-cmd", reduceInterestingness, o.interestingnessCmd))
     return 2;
   RunConfig backend;
-  if (!setUpBackend(reduceBackend, reduceExternalCmd, reducePython, backend))
+  if (!setUpBackend(reduceBackend, reduceExternalCmd, reducePersistent, reducePython, backend))
     return 2;
   o.backend = backend.backend;
   o.external = backend.external;
