@@ -153,16 +153,16 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
   std::string policy = "default";
   if (!o.policyPath.empty() && !readFileBytes(o.policyPath, policy, error))
     return {};
-  llvm::json::Array plugins;
+  llvm::json::Array plugins, flags;
   for (const std::string &p : o.passPlugins)
     plugins.push_back(p);
+  for (const std::string &f : o.backendFlags)
+    flags.push_back(f);
   return llvm::json::Object{
       {"style", std::string(mlirStyleName(o.config.style))},
       {"pipeline", o.config.pipeline},
       {"backend", std::string(backendKindName(o.config.backend))},
-      {"cmd", o.externalCmd},
-      {"python", o.python},
-      {"persistent", o.persistent},
+      {"backend_flags", std::move(flags)},
       {"policy", policy},
       {"pass_plugins", std::move(plugins)},
       {"metamorphic_share", o.config.metamorphicShare},
@@ -402,9 +402,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.style = std::string(mlirStyleName(options.config.style));
       f.policyPath = options.policyPath;
       f.backend = std::string(backendKindName(options.config.backend));
-      f.externalCmd = options.externalCmd;
-      f.python = options.python;
-      f.persistent = options.persistent;
+      f.backendFlags = options.backendFlags;
       f.passPlugins = options.passPlugins;
       if (runsExternally(options.config.backend))
         f.extraFiles = externalPrograms(r.c);

@@ -51,9 +51,8 @@ struct CampaignOptions {
   /// How the campaign was asked for, for repro lines and for refusing to
   /// resume a directory with another campaign.
   std::vector<std::string> passPlugins;
-  std::string externalCmd;
-  std::string python; ///< --python of --backend torch, as given
-  bool persistent = false; ///< --persistent of --backend external
+  /// The flags besides --backend that set up the backend (Finding).
+  std::vector<std::string> backendFlags;
 };
 
 /// One signature's line in the summary.

@@ -37,12 +37,8 @@ std::string reproCommand(const Finding &f) {
     cmd += " --policy " + shellQuote(f.policyPath);
   if (f.backend != "mlir-jit")
     cmd += " --backend " + shellQuote(f.backend);
-  if (!f.externalCmd.empty())
-    cmd += " --cmd " + shellQuote(f.externalCmd);
-  if (f.persistent)
-    cmd += " --persistent";
-  if (!f.python.empty())
-    cmd += " --python " + shellQuote(f.python);
+  for (const std::string &flag : f.backendFlags)
+    cmd += " " + shellQuote(flag);
   for (const std::string &p : f.passPlugins)
     cmd += " --load-pass-plugin " + shellQuote(p);
   return cmd;
@@ -208,12 +204,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
                         " --style " + f.style;
   if (f.backend != "mlir-jit")
     runLine += " --backend " + shellQuote(f.backend);
-  if (!f.externalCmd.empty())
-    runLine += " --cmd " + shellQuote(f.externalCmd);
-  if (f.persistent)
-    runLine += " --persistent";
-  if (!f.python.empty())
-    runLine += " --python " + shellQuote(f.python);
+  for (const std::string &flag : f.backendFlags)
+    runLine += " " + shellQuote(flag);
   for (const std::string &p : f.passPlugins)
     runLine += " --load-pass-plugin " + shellQuote(p);
   put("repro.sh", "#!/bin/sh\n# " + f.report.signature.text() + "\n" + reproCommand(f) +

@@ -29,9 +29,10 @@ struct Finding {
   std::string style = "affine";
   std::string policyPath; ///< empty: the default policy
   std::string backend = "mlir-jit";
-  std::string externalCmd; ///< --cmd of --backend external
-  std::string python;      ///< --python of --backend torch, when given
-  bool persistent = false; ///< --persistent of --backend external
+  /// The flags besides --backend that select and set up the backend (e.g.
+  /// --cmd ARGV, --python PATH, --ptoas PATH), as given: repro lines repeat
+  /// them.
+  std::vector<std::string> backendFlags;
   std::vector<std::string> passPlugins;
   /// Further files of the finding by name, e.g. the program an external
   /// backend was given (program.py, kernel.pto).

@@ -476,6 +476,19 @@ bool setUpBackend(const std::string &name, const std::string &cmd, bool persiste
   return true;
 }
 
+/// The flags besides --backend that a repro must repeat.
+std::vector<std::string> backendFlags(const std::string &cmd, bool persistent,
+                                      const std::string &python) {
+  std::vector<std::string> flags;
+  if (!cmd.empty())
+    flags.insert(flags.end(), {"--cmd", cmd});
+  if (persistent)
+    flags.push_back("--persistent");
+  if (!python.empty())
+    flags.insert(flags.end(), {"--python", python});
+  return flags;
+}
+
 /// Checks a pipeline before any case runs: a pipeline that cannot be
 /// resolved or parsed would otherwise make every case a pass-failure.
 bool checkPipeline(MlirJit &jit, const RunConfig &config) {
@@ -597,9 +610,7 @@ int runFuzz() {
   options.casesPerWorker = std::max(1u, fuzzCasesPerWorker.getValue());
   options.maxFindings = fuzzMaxFindings;
   options.passPlugins = fuzzPlugins;
-  options.externalCmd = fuzzExternalCmd;
-  options.persistent = fuzzPersistent;
-  options.python = fuzzPython;
+  options.backendFlags = backendFlags(fuzzExternalCmd, fuzzPersistent, fuzzPython);
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
     return 2;
@@ -666,9 +677,7 @@ int runSeed() {
   f.style = topStyle;
   f.policyPath = topPolicy;
   f.backend = topBackend;
-  f.externalCmd = topExternalCmd;
-  f.persistent = topPersistent;
-  f.python = topPython;
+  f.backendFlags = backendFlags(topExternalCmd, topPersistent, topPython);
   f.passPlugins = topPlugins;
   if (report.result.verdict == VerdictKind::Ok)
     return 0; // nothing to reproduce
