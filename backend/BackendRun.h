@@ -31,6 +31,9 @@ struct BackendRun {
     Crashed,
     TimedOut,    ///< an out-of-process toolchain exceeded its time limit
     OutOfMemory, ///< an out-of-process toolchain exceeded its memory limit
+    /// One tool of a toolchain accepted what the next one rejects (ptoas's
+    /// C++ that pto-isa does not compile).
+    ContractGap,
   };
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.

@@ -510,6 +510,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.style = std::string(mlirStyleName(options.config.style));
     r.backend = options.config.backend;
     r.external = options.config.external;
+    r.pto = options.config.pto;
     r.maxSeconds = options.reduceSeconds;
     r.jobs = jobs;
     r.candidateTimeout = options.limits.wallSeconds;

@@ -30,6 +30,8 @@ bool parseBackendKind(const std::string &s, BackendKind &out) {
     out = BackendKind::External;
   else if (s == "torch")
     out = BackendKind::Torch;
+  else if (s == "pto")
+    out = BackendKind::Pto;
   else
     return false;
   return true;
@@ -45,6 +47,8 @@ std::string_view backendKindName(BackendKind kind) {
     return "external";
   case BackendKind::Torch:
     return "torch";
+  case BackendKind::Pto:
+    return "pto";
   }
   return "mlir-jit";
 }
@@ -56,6 +60,7 @@ bool runsExternally(BackendKind kind) {
     return false;
   case BackendKind::External:
   case BackendKind::Torch:
+  case BackendKind::Pto:
     return true;
   }
   return false;
@@ -110,6 +115,8 @@ BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel
                          const std::vector<TensorData> &inputs,
                          const std::vector<TensorType> &outputTypes, uint32_t poison,
                          const Case *c) {
+  if (config.backend == BackendKind::Pto && c)
+    return runPto(config.pto, *c, inputs, poison);
   if (runsExternally(config.backend)) {
     if (!c) {
       BackendRun r;

@@ -12,6 +12,7 @@
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
+#include "backend/pto/PtoBackend.h"
 #include "oracles/Compare.h"
 #include "oracles/Verdict.h"
 #include "reference/Executor.h"
@@ -28,6 +29,7 @@ enum class BackendKind : uint8_t {
   MlirTools, ///< out of process: mlir-opt + mlir-runner binaries
   External,  ///< a user command on a case directory (ExternalBackend.h)
   Torch,     ///< real PyTorch through the persistent adapter (torch_server.py)
+  Pto,       ///< real ptoas + the pto-isa CPU simulator (PtoBackend.h)
 };
 bool parseBackendKind(const std::string &s, BackendKind &out);
 /// The name parseBackendKind reads.
@@ -44,6 +46,7 @@ struct RunConfig {
   JitOptions jit;
   MlirTool tools; ///< binaries for BackendKind::MlirTools
   ExternalToolchain external; ///< argv and limits for BackendKind::External
+  PtoToolchain pto;           ///< ptoas and pto-isa for BackendKind::Pto
   /// Share of cases that also run the view and lane metamorphic variants
   /// (driver/Metamorphic.h) in isolated workers.
   double metamorphicShare = 0.25;

@@ -164,6 +164,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   config.pipeline = o.pipeline;
   config.backend = o.backend;
   config.external = o.external;
+  config.pto = o.pto;
   if (!parseMlirStyle(o.style, config.style))
     return fail("unknown style '" + o.style + "'");
   std::unique_ptr<MlirJit> ownJit;

@@ -56,6 +56,7 @@ struct ReduceCommandOptions {
   /// (external, torch) with its toolchain.
   BackendKind backend = BackendKind::MlirJit;
   ExternalToolchain external;
+  PtoToolchain pto;
   double maxSeconds = 300;
   unsigned jobs = 1;
   double candidateTimeout = 30; ///< seconds per candidate run

@@ -311,6 +311,65 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error) {
   return checkConsistent(out, error);
 }
 
+Policy ptoPolicy() {
+  // Plain data, in the policy file syntax.
+  static const char *const kText = R"(
+# PTO tiles: rank 2, dtypes with t-ops, rows of whole 32-byte blocks.
+max_rank = 2
+rank.1 = 0
+rank.2 = 1
+lane = 32
+dim.small = 1
+dim.lane = 4
+dim.tail = 0
+dim.any = 0
+max_dim = 256
+max_tensor_elements = 4096
+max_case_elements = 16384
+dtype.bf16 = 0
+dtype.i64 = 0
+dtype.index = 0
+dtype.i1 = 0
+op.const = 0
+op.iota = 0
+op.tanh = 0
+op.erf = 0
+op.sigmoid = 0
+op.silu = 0
+op.eq = 0
+op.ne = 0
+op.lt = 0
+op.le = 0
+op.gt = 0
+op.ge = 0
+op.slice = 0
+op.chunk = 0
+op.transpose = 0
+op.reshape = 0
+op.broadcast = 0
+op.squeeze = 0
+op.unsqueeze = 0
+op.index_map = 0
+op.select = 0
+op.masked_fill = 0
+op.reduce_sum = 0
+op.reduce_max = 0
+op.reduce_min = 0
+op.argmax = 0
+op.topk = 0
+op.matmul = 0
+op.gather = 0
+pattern.moe_mask = 0
+pattern.swiglu = 0
+pattern.radix_split = 0
+)";
+  Policy p;
+  std::string error;
+  if (!parsePolicy(kText, p, error))
+    return Policy::defaults(); // unreachable: tests parse it
+  return p;
+}
+
 bool parsePolicyFile(const std::string &path, Policy &out, std::string &error) {
   std::string text;
   if (!readFileBytes(path, text, error, 1 << 20))

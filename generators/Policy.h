@@ -103,6 +103,11 @@ struct Policy {
 /// the offending key; `out` is then unspecified.
 bool parsePolicy(const std::string &text, Policy &out, std::string &error);
 
+/// The default policy of --backend pto: what PTO tiles can hold (rank 2,
+/// the dtypes t-ops take, rows of whole 32-byte blocks mostly) and the ops
+/// the PTO emitter expresses, so that most cases reach ptoas.
+Policy ptoPolicy();
+
 /// Reads a policy file (`npufuzz gen --policy FILE`).
 bool parsePolicyFile(const std::string &path, Policy &out, std::string &error);
 

@@ -26,6 +26,8 @@ VerdictKind verdictOf(BackendRun::Status s) {
     return VerdictKind::Hang;
   case BackendRun::Status::OutOfMemory:
     return VerdictKind::Oom;
+  case BackendRun::Status::ContractGap:
+    return VerdictKind::ContractGap;
   }
   return VerdictKind::CompileError;
 }

@@ -7,7 +7,8 @@ std::string_view verdictName(VerdictKind k) {
   static constexpr std::string_view kNames[kNumVerdictKinds] = {
       "ok",   "mismatch", "crash",       "verifier-error",     "pass-failure",
       "compile-error",    "hang",        "oom",                "unsupported",
-      "uninitialized-read", "nondeterministic", "reference-error", "sim-fault"};
+      "uninitialized-read", "nondeterministic", "reference-error", "sim-fault",
+      "contract-gap"};
   return kNames[static_cast<int>(k)];
 }
 

@@ -21,8 +21,9 @@ enum class VerdictKind : uint8_t {
   Nondeterministic,  ///< the same run gave different outputs
   ReferenceError,    ///< the reference itself failed (a harness bug)
   SimulatorFault,    ///< the simulated NPU runtime rejected an operation
+  ContractGap,       ///< a tool accepted what the next tool of its chain rejects
 };
-constexpr int kNumVerdictKinds = 13;
+constexpr int kNumVerdictKinds = 14;
 
 std::string_view verdictName(VerdictKind k);
 std::optional<VerdictKind> parseVerdictName(std::string_view s);

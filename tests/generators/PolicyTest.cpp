@@ -1,4 +1,5 @@
 //===- tests/generators/PolicyTest.cpp - Policy text ----------------------===//
+#include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
 
 #include <gtest/gtest.h>
@@ -90,6 +91,21 @@ TEST(Policy, RejectsBadText) {
   std::string error;
   EXPECT_FALSE(parsePolicyFile("/nonexistent/policy.txt", p, error));
   EXPECT_NE(error.find("/nonexistent/policy.txt: No such file"), std::string::npos) << error;
+}
+
+// --backend pto's default: rank-2 tiles of dtypes PTO tiles hold.
+TEST(Policy, ThePtoPolicyMakesRank2TilesOfPtoDtypes) {
+  const Policy p = ptoPolicy();
+  EXPECT_NE(p, Policy::defaults());
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const Case c = generateCase(seed, p);
+    for (const Value &v : c.values) {
+      EXPECT_EQ(v.type.rank(), 2u) << "seed " << seed;
+      EXPECT_TRUE(v.type.dtype == DType::F32 || v.type.dtype == DType::F16 ||
+                  v.type.dtype == DType::I32 || v.type.dtype == DType::I8)
+          << "seed " << seed << ": " << dtypeName(v.type.dtype);
+    }
+  }
 }
 
 } // namespace

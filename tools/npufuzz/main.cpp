@@ -92,6 +92,16 @@ cl::opt<std::string> runExternalCmd(
     "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
                     "would, run without one; {dir} is the case directory)"),
     cl::value_desc("ARGV"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runPtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+                              cl::value_desc("PATH"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runPtoIsa("pto-isa",
+                               cl::desc("pto-isa's include directory for --backend pto (default: "
+                                        "$NPUFUZZ_PTO_ISA)"),
+                               cl::value_desc("DIR"), cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runPtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(runCmd),
+                                cl::cat(category));
+cl::list<std::string> runPtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(runCmd),
+                                    cl::cat(category));
 cl::opt<bool> runPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runPython("python",
                               cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, "
@@ -161,6 +171,16 @@ cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
 cl::opt<std::string> fuzzBackend("backend", cl::desc("mlir-jit, mlir-tools, external or torch"),
                                  cl::init("mlir-jit"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzPtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+                              cl::value_desc("PATH"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzPtoIsa("pto-isa",
+                               cl::desc("pto-isa's include directory for --backend pto (default: "
+                                        "$NPUFUZZ_PTO_ISA)"),
+                               cl::value_desc("DIR"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<std::string> fuzzPtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(fuzzCmd),
+                                cl::cat(category));
+cl::list<std::string> fuzzPtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(fuzzCmd),
+                                    cl::cat(category));
 cl::opt<bool> fuzzPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzPython("python", cl::desc("Python for --backend torch"),
                                 cl::value_desc("PATH"), cl::sub(fuzzCmd), cl::cat(category));
@@ -223,6 +243,16 @@ cl::opt<std::string> reduceBackend("backend",
 cl::opt<std::string> reduceExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
                                        cl::value_desc("ARGV"), cl::sub(reduceCmd),
                                        cl::cat(category));
+cl::opt<std::string> reducePtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+                              cl::value_desc("PATH"), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reducePtoIsa("pto-isa",
+                               cl::desc("pto-isa's include directory for --backend pto (default: "
+                                        "$NPUFUZZ_PTO_ISA)"),
+                               cl::value_desc("DIR"), cl::sub(reduceCmd), cl::cat(category));
+cl::opt<std::string> reducePtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(reduceCmd),
+                                cl::cat(category));
+cl::list<std::string> reducePtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(reduceCmd),
+                                    cl::cat(category));
 cl::opt<bool> reducePersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(reduceCmd), cl::cat(category));
 cl::opt<std::string> reducePython("python", cl::desc("Python for --backend torch"),
                                   cl::value_desc("PATH"), cl::sub(reduceCmd), cl::cat(category));
@@ -263,6 +293,16 @@ cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass
 cl::opt<std::string> topBackend("backend", cl::desc("Backend for --seed: mlir-jit, mlir-tools, "
                                                     "external or torch"),
                                 cl::init("mlir-jit"), cl::cat(category));
+cl::opt<std::string> topPtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+                              cl::value_desc("PATH"), cl::cat(category));
+cl::opt<std::string> topPtoIsa("pto-isa",
+                               cl::desc("pto-isa's include directory for --backend pto (default: "
+                                        "$NPUFUZZ_PTO_ISA)"),
+                               cl::value_desc("DIR"), cl::cat(category));
+cl::opt<std::string> topPtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"),
+                                cl::cat(category));
+cl::list<std::string> topPtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
+                                    cl::cat(category));
 cl::opt<bool> topPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::cat(category));
 cl::opt<std::string> topPython("python", cl::desc("Python for --seed --backend torch"),
                                cl::value_desc("PATH"), cl::cat(category));
@@ -441,51 +481,80 @@ bool externalArgv(const std::string &text, RunConfig &config) {
   return splitCommand("cmd", text, config.external.argv);
 }
 
-/// --backend, with its --cmd (external) or --python (torch), into `config`.
-bool setUpBackend(const std::string &name, const std::string &cmd, bool persistent,
-                  const std::string &python, RunConfig &config) {
-  if (!parseBackendKind(name, config.backend)) {
-    fail("unknown backend '" + name + "' (mlir-jit, mlir-tools, external or torch)");
+/// What selects and sets up a backend on the command line.
+struct BackendChoice {
+  std::string name, cmd, python, ptoas, ptoIsa, ptoArch;
+  bool persistent = false;
+  std::vector<std::string> ptoasFlags;
+};
+
+/// --backend with its own flags into `config`: --cmd and --persistent
+/// (external), --python (torch), --ptoas, --pto-isa, --pto-arch and
+/// --ptoas-flag (pto). A flag of another backend is an error.
+bool setUpBackend(const BackendChoice &b, RunConfig &config) {
+  if (!parseBackendKind(b.name, config.backend)) {
+    fail("unknown backend '" + b.name + "' (mlir-jit, mlir-tools, external, torch or pto)");
     return false;
   }
-  if (!externalArgv(cmd, config))
+  if (!externalArgv(b.cmd, config))
     return false;
-  if (persistent) {
+  if (b.persistent) {
     if (config.backend != BackendKind::External) {
       fail("--persistent is for --backend external (torch is always persistent)");
       return false;
     }
-    if (cmd.find("{dir}") != std::string::npos) {
+    if (b.cmd.find("{dir}") != std::string::npos) {
       fail("--persistent commands read case directories on stdin: remove {dir} from --cmd");
       return false;
     }
     config.external.persistent = true;
   }
-  if (config.backend != BackendKind::Torch) {
-    if (!python.empty()) {
-      fail("--python is for --backend torch");
-      return false;
-    }
-    return true;
+  if (config.backend != BackendKind::Torch && !b.python.empty()) {
+    fail("--python is for --backend torch");
+    return false;
+  }
+  const bool ptoFlags = !b.ptoas.empty() || !b.ptoIsa.empty() || !b.ptoArch.empty() ||
+                        !b.ptoasFlags.empty();
+  if (config.backend != BackendKind::Pto && ptoFlags) {
+    fail("--ptoas, --pto-isa, --pto-arch and --ptoas-flag are for --backend pto");
+    return false;
   }
   std::string error;
-  if (!configureTorchBackend(config, python, error)) {
+  if (config.backend == BackendKind::Torch && !configureTorchBackend(config, b.python, error)) {
     fail(error);
     return false;
+  }
+  if (config.backend == BackendKind::Pto) {
+    config.pto.ptoas = b.ptoas;
+    config.pto.ptoIsa = b.ptoIsa;
+    if (!b.ptoArch.empty())
+      config.pto.arch = b.ptoArch;
+    config.pto.ptoasFlags = b.ptoasFlags;
+    if (!resolvePtoToolchain(config.pto, error)) {
+      fail(error);
+      return false;
+    }
   }
   return true;
 }
 
 /// The flags besides --backend that a repro must repeat.
-std::vector<std::string> backendFlags(const std::string &cmd, bool persistent,
-                                      const std::string &python) {
+std::vector<std::string> backendFlags(const BackendChoice &b) {
   std::vector<std::string> flags;
-  if (!cmd.empty())
-    flags.insert(flags.end(), {"--cmd", cmd});
-  if (persistent)
+  if (!b.cmd.empty())
+    flags.insert(flags.end(), {"--cmd", b.cmd});
+  if (b.persistent)
     flags.push_back("--persistent");
-  if (!python.empty())
-    flags.insert(flags.end(), {"--python", python});
+  if (!b.python.empty())
+    flags.insert(flags.end(), {"--python", b.python});
+  if (!b.ptoas.empty())
+    flags.insert(flags.end(), {"--ptoas", b.ptoas});
+  if (!b.ptoIsa.empty())
+    flags.insert(flags.end(), {"--pto-isa", b.ptoIsa});
+  if (!b.ptoArch.empty())
+    flags.insert(flags.end(), {"--pto-arch", b.ptoArch});
+  for (const std::string &f : b.ptoasFlags)
+    flags.insert(flags.end(), {"--ptoas-flag", f});
   return flags;
 }
 
@@ -523,7 +592,7 @@ int runRun() {
   config.pipeline = runPipeline;
   if (!parseMlirStyle(runStyle, config.style))
     return fail("unknown style '" + runStyle + "'");
-  if (!setUpBackend(runBackend, runExternalCmd, runPersistent, runPython, config))
+  if (!setUpBackend(BackendChoice{runBackend, runExternalCmd, runPython, runPtoas, runPtoIsa, runPtoArch, runPersistent, runPtoasFlags}, config))
     return 2;
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
@@ -598,11 +667,13 @@ int runFuzz() {
   options.shardCount = count;
   if (!loadPolicy(fuzzPolicy, options.policy))
     return 2;
+  if (fuzzPolicy.empty() && fuzzBackend == "pto")
+    options.policy = ptoPolicy();
   options.policyPath = fuzzPolicy;
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
-  if (!setUpBackend(fuzzBackend, fuzzExternalCmd, fuzzPersistent, fuzzPython, options.config))
+  if (!setUpBackend(BackendChoice{fuzzBackend, fuzzExternalCmd, fuzzPython, fuzzPtoas, fuzzPtoIsa, fuzzPtoArch, fuzzPersistent, fuzzPtoasFlags}, options.config))
     return 2;
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
@@ -610,7 +681,7 @@ int runFuzz() {
   options.casesPerWorker = std::max(1u, fuzzCasesPerWorker.getValue());
   options.maxFindings = fuzzMaxFindings;
   options.passPlugins = fuzzPlugins;
-  options.backendFlags = backendFlags(fuzzExternalCmd, fuzzPersistent, fuzzPython);
+  options.backendFlags = backendFlags(BackendChoice{fuzzBackend, fuzzExternalCmd, fuzzPython, fuzzPtoas, fuzzPtoIsa, fuzzPtoArch, fuzzPersistent, fuzzPtoasFlags});
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
     return 2;
@@ -636,11 +707,13 @@ int runSeed() {
   Policy policy;
   if (!loadPolicy(topPolicy, policy))
     return 2;
+  if (topPolicy.empty() && topBackend == "pto")
+    policy = ptoPolicy();
   RunConfig config;
   config.pipeline = topPipeline;
   if (!parseMlirStyle(topStyle, config.style))
     return fail("unknown style '" + topStyle + "'");
-  if (!setUpBackend(topBackend, topExternalCmd, topPersistent, topPython, config))
+  if (!setUpBackend(BackendChoice{topBackend, topExternalCmd, topPython, topPtoas, topPtoIsa, topPtoArch, topPersistent, topPtoasFlags}, config))
     return 2;
   config.tools.passPlugins = topPlugins;
   MlirJit jit;
@@ -677,7 +750,7 @@ int runSeed() {
   f.style = topStyle;
   f.policyPath = topPolicy;
   f.backend = topBackend;
-  f.backendFlags = backendFlags(topExternalCmd, topPersistent, topPython);
+  f.backendFlags = backendFlags(BackendChoice{topBackend, topExternalCmd, topPython, topPtoas, topPtoIsa, topPtoArch, topPersistent, topPtoasFlags});
   f.passPlugins = topPlugins;
   if (report.result.verdict == VerdictKind::Ok)
     return 0; // nothing to reproduce
@@ -746,10 +819,11 @@ int runReduceCmd() {
       !splitCommand("interestingness-cmd", reduceInterestingness, o.interestingnessCmd))
     return 2;
   RunConfig backend;
-  if (!setUpBackend(reduceBackend, reduceExternalCmd, reducePersistent, reducePython, backend))
+  if (!setUpBackend(BackendChoice{reduceBackend, reduceExternalCmd, reducePython, reducePtoas, reducePtoIsa, reducePtoArch, reducePersistent, reducePtoasFlags}, backend))
     return 2;
   o.backend = backend.backend;
   o.external = backend.external;
+  o.pto = backend.pto;
   return runReduceCommand(o, std::cout);
 }
 
