@@ -228,7 +228,10 @@ ValueId GenContext::operandLike(const TensorType &t) {
   if (existing && rng.chance(policy.reuseRate))
     return *existing;
   TensorType plain{t.dtype, t.shape, std::nullopt};
-  if (rng.chance(0.15)) {
+  // A policy that weighs const 0 (one for a target without constants)
+  // gets none here either; the draw is skipped before the chance, so other
+  // policies' seeds make the same cases as before.
+  if (policy.opWeights[static_cast<size_t>(OpKind::Const)] > 0 && rng.chance(0.15)) {
     OpAttrs attrs;
     attrs.value = drawScalar(t.dtype);
     return emitSource(OpKind::Const, plain, std::move(attrs));

@@ -314,24 +314,35 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error) {
 Policy ptoPolicy() {
   // Plain data, in the policy file syntax.
   static const char *const kText = R"(
-# PTO tiles: rank 2, dtypes with t-ops, rows of whole 32-byte blocks.
+# PTO tiles: rank 2, the dtypes and ops that the A2/A3 t-ops take (no i8
+# arithmetic, and/or only on i8/i16, not only on i16, xor needs a tmp tile),
+# dims mostly multiples of 32 (whole 32-byte rows and columns); no division
+# (division by zero is target-defined in PTO).
 max_rank = 2
 rank.1 = 0
 rank.2 = 1
 lane = 32
 dim.small = 1
-dim.lane = 4
+dim.lane = 8
 dim.tail = 0
 dim.any = 0
 max_dim = 256
 max_tensor_elements = 4096
 max_case_elements = 16384
 dtype.bf16 = 0
+dtype.i8 = 0
 dtype.i64 = 0
 dtype.index = 0
 dtype.i1 = 0
 op.const = 0
 op.iota = 0
+op.not = 0
+op.and = 0
+op.or = 0
+op.xor = 0
+op.div = 0
+op.row_expand_div = 0
+op.col_expand_div = 0
 op.tanh = 0
 op.erf = 0
 op.sigmoid = 0

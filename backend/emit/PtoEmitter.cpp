@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/emit/PtoEmitter.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -89,6 +90,43 @@ const char *roundMode(RoundingMode m) {
   return "RINT";
 }
 
+/// The vector buffer (UB) of A2/A3, where every vec tile lives.
+constexpr int64_t kVecBufferBytes = 192 << 10;
+
+/// The element types the A2/A3 verifier of ptoas (its default --pto-arch)
+/// accepts for the t-op of `k`, as its diagnostics state them; empty when
+/// `t` is one of them. The case model has no i16, so ops that take only i16
+/// (tnot) are never expressible.
+std::string dtypeRule(OpKind k, DType t) {
+  const bool f = t == DType::F32 || t == DType::F16;
+  switch (k) {
+  case OpKind::Add:
+  case OpKind::Sub:
+  case OpKind::Mul:
+  case OpKind::Max:
+  case OpKind::Min:
+    return f || t == DType::I32 ? "" : "i16/i32/f16/f32";
+  case OpKind::And:
+  case OpKind::Or:
+    return t == DType::I8 ? "" : "i8/i16";
+  case OpKind::Xor:
+    return "i8/i16 and a tmp tile (not emitted)";
+  case OpKind::Not:
+    return "i16";
+  case OpKind::Relu:
+    return f || t == DType::I32 ? "" : "i32/f16/f32";
+  case OpKind::Abs:
+  case OpKind::Div:
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+    return f ? "" : "f16/f32";
+  default:
+    return "";
+  }
+}
+
 class Emitter {
 public:
   explicit Emitter(const Case &c) : c_(c) {}
@@ -99,34 +137,56 @@ private:
     constants_.insert(n);
     return "%c" + std::to_string(n);
   }
-  /// The tile type of `v`; a row-broadcast operand ([R,1]) is col_major.
+  /// The tile type of `v`. Tiles are row_major, with rows padded to whole
+  /// 32-byte blocks (the pad columns lie outside the valid shape); the R×1
+  /// operand of a row expand is col_major (columnar_).
   std::string tileType(ValueId v) const {
     const TensorType &t = c_.typeOf(v);
     const auto padded = pads_.find(v);
     const int pad = padded == pads_.end() ? 0 : padded->second;
-    const bool column = t.shape[1] == 1 && t.shape[0] > 1;
+    const bool column = columnar_.count(v) != 0;
     return "!pto.tile_buf<loc=vec, dtype=" + ptoType(t.dtype) + ", rows=" +
-           std::to_string(t.shape[0]) + ", cols=" + std::to_string(t.shape[1]) +
+           std::to_string(t.shape[0]) + ", cols=" + std::to_string(tileCols(t, column)) +
            ", v_row=?, v_col=?, blayout=" + (column ? "col_major" : "row_major") +
            ", slayout=none_box, fractal=512, pad=" + std::to_string(pad) + ">";
   }
-  std::string viewType(ValueId v) const {
+  /// Columns of the tile of a value of type `t`: row_major rows are whole
+  /// 32-byte blocks (pto-isa's static_assert), so narrower rows are padded,
+  /// to a multiple of 32 elements: whole blocks for every dtype, so that a
+  /// tcvt's source and destination tiles have the same shape.
+  static int64_t tileCols(const TensorType &t, bool column) {
+    if (column)
+      return t.shape[1];
+    return (t.shape[1] + 31) / 32 * 32;
+  }
+  /// The partition of `v`'s tensor that moves to or from its tile: the
+  /// whole tensor, or its valid part (`valid`).
+  std::string viewType(ValueId v, bool valid = false) const {
+    const auto [rows, cols] = viewSizes(v, valid);
+    return "!pto.partition_tensor_view<" + std::to_string(rows) + "x" + std::to_string(cols) +
+           "x" + ptoType(c_.typeOf(v).dtype) + ">";
+  }
+  std::pair<int64_t, int64_t> viewSizes(ValueId v, bool valid) const {
     const TensorType &t = c_.typeOf(v);
-    return "!pto.partition_tensor_view<" + std::to_string(t.shape[0]) + "x" +
-           std::to_string(t.shape[1]) + "x" + ptoType(t.dtype) + ">";
+    if (valid && t.valid)
+      return {t.valid->rows, t.valid->cols};
+    return {t.shape[0], t.shape[1]};
   }
   std::string tile(ValueId v) const { return "%t" + std::to_string(tiles_.at(v)); }
-  /// Allocates the tile of value `v` with its valid shape.
-  void alloc(ValueId v, int pad = 0) {
+  /// Allocates the tile of value `v` with its valid shape (the whole value
+  /// when `whole`).
+  void alloc(ValueId v, int pad = 0, bool whole = false) {
     const TensorType &t = c_.typeOf(v);
-    const ValidShape vs = t.valid.value_or(ValidShape{t.shape[0], t.shape[1], false});
+    const ValidShape full{t.shape[0], t.shape[1], false};
+    const ValidShape vs = whole ? full : t.valid.value_or(full);
     tiles_[v] = nextTile_++;
     pads_[v] = pad;
     body_ += "    " + tile(v) + " = pto.alloc_tile valid_row = " + idx(vs.rows) +
              " valid_col = " + idx(vs.cols) + " : " + tileType(v) + "\n";
   }
-  /// `%p` viewed as the whole tensor of value `v`, partitioned to one tile.
-  std::string view(const std::string &ptr, ValueId v) {
+  /// `%p` viewed as the tensor of value `v`, partitioned to one tile: the
+  /// whole tensor, or its valid part (`valid`).
+  std::string view(const std::string &ptr, ValueId v, bool valid = false) {
     const TensorType &t = c_.typeOf(v);
     const std::string tv = "%tv" + std::to_string(nextView_), pv = "%pv" + std::to_string(nextView_);
     ++nextView_;
@@ -134,19 +194,22 @@ private:
     body_ += "    " + tv + " = pto.make_tensor_view " + ptr + ", shape = [" + idx(t.shape[0]) +
              ", " + idx(t.shape[1]) + "], strides = [" + idx(t.shape[1]) + ", " + idx(1) +
              "] : !pto.tensor_view<?x?x" + el + ">\n";
+    const auto [rows, cols] = viewSizes(v, valid);
     body_ += "    " + pv + " = pto.partition_view " + tv + ", offsets = [" + idx(0) + ", " +
-             idx(0) + "], sizes = [" + idx(t.shape[0]) + ", " + idx(t.shape[1]) +
-             "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v) + "\n";
+             idx(0) + "], sizes = [" + idx(rows) + ", " + idx(cols) +
+             "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v, valid) + "\n";
     return pv;
   }
   bool check(const Op &op, std::string &unsupported) const;
   bool usedOnlyBy(ValueId v, const Op &user) const;
+  bool chooseLayouts(std::string &unsupported);
 
   const Case &c_;
   std::string body_;
   std::set<int64_t> constants_;
   std::map<ValueId, int> tiles_;
   std::map<ValueId, int> pads_; ///< pad kind of each tile (0: none)
+  std::set<ValueId> columnar_;   ///< values held in col_major tiles
   int nextTile_ = 0, nextView_ = 0;
 };
 
@@ -170,12 +233,6 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: " + name + " result " + t.str() + " is not a rank-2 tile", false;
     if (ptoType(t.dtype).empty())
       return unsupported = "pto: no " + std::string(dtypeName(t.dtype)) + " tiles", false;
-    // Row-major tile rows are whole 32-byte blocks; [R,1] tiles are col_major.
-    const int64_t rowBytes = t.shape[1] * byteSize(t.dtype);
-    if (!(t.shape[1] == 1) && rowBytes % 32 != 0)
-      return unsupported = "pto: " + t.str() + " rows are " + std::to_string(rowBytes) +
-                           " bytes, not whole 32-byte blocks",
-             false;
   }
   const DType in = op.operands.empty() ? DType::F32 : c_.typeOf(op.operands[0]).dtype;
   switch (opCategory(op.kind)) {
@@ -191,6 +248,17 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: no t-op for " + name, false;
     if (base == OpKind::Div && !isFloat(in))
       return unsupported = "pto: integer div (floor, x div 0 == 0) has no t-op", false;
+    if (base == OpKind::Div)
+      // The ISA manual (TDIV, TROWEXPAND*): "Division by Zero: Behavior is
+      // target-defined; the CPU simulator asserts". The case model defines
+      // it (IEEE), and the emitter cannot know a divisor is never zero.
+      return unsupported = "pto: division by zero is target-defined in PTO (the CPU "
+                           "simulator asserts); the case defines it",
+             false;
+    if (const std::string why = dtypeRule(base, in); !why.empty())
+      return unsupported = "pto: " + tOpName(base) + " on A2/A3 takes " + why + ", not " +
+                           std::string(dtypeName(in)),
+             false;
     if (opCategory(op.kind) == OpCategory::ColExpand && base != OpKind::Sub &&
         base != OpKind::Add && base != OpKind::Mul && base != OpKind::Div &&
         base != OpKind::Max && base != OpKind::Min)
@@ -218,10 +286,49 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
   }
 }
 
+/// An R×1 value that is only ever the R×1 operand of row expands lives in
+/// a col_major tile, which those take; every other tile is row_major, which
+/// elementwise ops and the other expand operands require.
+bool Emitter::chooseLayouts(std::string &unsupported) {
+  std::map<ValueId, bool> onlyRowOperand;
+  for (const Op &op : c_.ops)
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const bool rowOperand = opCategory(op.kind) == OpCategory::RowExpand && i == 1;
+      auto [it, fresh] = onlyRowOperand.emplace(op.operands[i], rowOperand);
+      if (!fresh)
+        it->second = it->second && rowOperand;
+    }
+  for (const auto &[v, only] : onlyRowOperand) {
+    const TensorType &t = c_.typeOf(v);
+    const ValueId value = v;
+    const bool rowOperand = std::any_of(c_.ops.begin(), c_.ops.end(), [&](const Op &op) {
+      return opCategory(op.kind) == OpCategory::RowExpand && op.operands[1] == value;
+    });
+    if (!rowOperand)
+      continue;
+    // pto-isa takes it col_major, or row_major with exactly one 32-byte
+    // block of valid columns, which an R×1 value is not.
+    if (!only || t.shape[0] <= 1 || t.valid)
+      return unsupported = "pto: the R×1 operand " + t.str() + " of a row expand must be a "
+                           "col_major tile (R > 1, no valid shape, used by row expands only)",
+             false;
+    // A col_major tile's columns are whole 32-byte blocks of rows.
+    if (t.shape[0] * byteSize(t.dtype) % 32 != 0)
+      return unsupported = "pto: the row-expand operand " + t.str() + " needs a col_major tile "
+                           "whose " + std::to_string(t.shape[0] * byteSize(t.dtype)) +
+                           " bytes are not whole 32-byte blocks",
+             false;
+    columnar_.insert(v);
+  }
+  return true;
+}
+
 bool Emitter::run(std::string &out, std::string &unsupported) {
   for (const Op &op : c_.ops)
     if (!check(op, unsupported))
       return false;
+  if (!chooseLayouts(unsupported))
+    return false;
   std::string params;
   std::vector<std::string> inputPtrs;
   int arg = 0;
@@ -249,10 +356,15 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     const std::string xt = op.operands.empty() ? "" : tileType(op.operands[0]);
     switch (op.kind) {
     case OpKind::Input: {
+      // TLOAD moves the view into the tile's valid shape, which must be the
+      // view's: load the whole input, then narrow the valid shape.
       const std::string pv = view(inputPtrs[input++], r);
-      alloc(r);
+      alloc(r, 0, true);
       body_ += "    pto.tload ins(" + pv + " : " + viewType(r) + ") outs(" + tile(r) + " : " +
                tileType(r) + ")\n";
+      if (const std::optional<ValidShape> &vs = c_.typeOf(r).valid)
+        body_ += "    pto.set_validshape " + tile(r) + ", " + idx(vs->rows) + ", " +
+                 idx(vs->cols) + " : " + tileType(r) + "\n";
       continue;
     }
     case OpKind::SetValidShape: {
@@ -296,10 +408,25 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
   }
   for (size_t k = 0; k < c_.outputs.size(); ++k) {
     const ValueId v = c_.outputs[k];
-    const std::string pv = view(outputPtrs[k], v);
+    // TSTORE moves the tile's valid shape: into that part of the tensor
+    // (the rest is undefined, and keeps the poison).
+    const std::string pv = view(outputPtrs[k], v, true);
     body_ += "    pto.tstore ins(" + tile(v) + " : " + tileType(v) + ") outs(" + pv + " : " +
-             viewType(v) + ")\n";
+             viewType(v, true) + ")\n";
   }
+  // Every tile lives in the 192 KiB vector buffer at once (ptoas allocates
+  // them statically).
+  int64_t bufferBytes = 0;
+  for (const auto &[v, tileNo] : tiles_) {
+    if (c_.values[v].defOp >= 0 && c_.ops[c_.values[v].defOp].kind == OpKind::SetValidShape)
+      continue; // the same tile as its source
+    const TensorType &t = c_.typeOf(v);
+    bufferBytes += t.shape[0] * tileCols(t, columnar_.count(v) != 0) * byteSize(t.dtype);
+  }
+  if (bufferBytes > kVecBufferBytes)
+    return unsupported = "pto: the tiles need " + std::to_string(bufferBytes) +
+                         " bytes, more than the 192 KiB vector buffer",
+           false;
   std::string consts;
   for (int64_t n : constants_)
     consts += "    %c" + std::to_string(n) + " = arith.constant " + std::to_string(n) + " : index\n";
