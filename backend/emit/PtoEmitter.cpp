@@ -259,6 +259,26 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: " + tOpName(base) + " on A2/A3 takes " + why + ", not " +
                            std::string(dtypeName(in)),
              false;
+    // pto-isa computes on one valid shape: "Valid shapes of all I/O tiles
+    // should be the same", and a row (column) expand's broadcast operand has
+    // the destination's valid rows (columns). The case model lets operands
+    // be valid beyond the result; such a case is not one PTO op.
+    const TensorType &rt = c_.typeOf(op.results[0]);
+    auto valid = [](const TensorType &t) {
+      return t.valid.value_or(ValidShape{t.shape[0], t.shape[1], false});
+    };
+    const ValidShape want = valid(rt);
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const ValidShape have = valid(c_.typeOf(op.operands[i]));
+      const bool rowsMatter = !(opCategory(op.kind) == OpCategory::ColExpand && i == 1);
+      const bool colsMatter = !(opCategory(op.kind) == OpCategory::RowExpand && i == 1);
+      if ((rowsMatter && have.rows != want.rows) || (colsMatter && have.cols != want.cols))
+        return unsupported = "pto: " + name + " operand " + std::to_string(i) + " is valid " +
+                             std::to_string(have.rows) + "x" + std::to_string(have.cols) +
+                             ", its result " + std::to_string(want.rows) + "x" +
+                             std::to_string(want.cols) + " (PTO ops take one valid shape)",
+               false;
+    }
     if (opCategory(op.kind) == OpCategory::ColExpand && base != OpKind::Sub &&
         base != OpKind::Add && base != OpKind::Mul && base != OpKind::Div &&
         base != OpKind::Max && base != OpKind::Min)
@@ -307,10 +327,13 @@ bool Emitter::chooseLayouts(std::string &unsupported) {
     if (!rowOperand)
       continue;
     // pto-isa takes it col_major, or row_major with exactly one 32-byte
-    // block of valid columns, which an R×1 value is not.
-    if (!only || t.shape[0] <= 1 || t.valid)
+    // block of valid columns, which an R×1 value is not. Only TLOAD makes a
+    // col_major tile here (t-ops write row_major ones).
+    const bool loaded = c_.values[v].defOp >= 0 && c_.ops[c_.values[v].defOp].kind == OpKind::Input;
+    if (!only || !loaded || t.shape[0] <= 1 || t.valid)
       return unsupported = "pto: the R×1 operand " + t.str() + " of a row expand must be a "
-                           "col_major tile (R > 1, no valid shape, used by row expands only)",
+                           "col_major tile (loaded, R > 1, no valid shape, used by row expands "
+                           "only)",
              false;
     // A col_major tile's columns are whole 32-byte blocks of rows.
     if (t.shape[0] * byteSize(t.dtype) % 32 != 0)
@@ -399,7 +422,11 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       name = "trowexpand" + tOpName(expandBaseOp(op.kind)).substr(1);
     else if (cat == OpCategory::ColExpand)
       name = "tcolexpand" + tOpName(expandBaseOp(op.kind)).substr(1);
-    alloc(r);
+    // The result takes its first operand's pad kind: pto-isa's elementwise
+    // ops need one tile type for all their tiles (ptoas accepts mixed pads,
+    // a contract gap that a case with two differently padded operands still
+    // finds).
+    alloc(r, pads_.at(op.operands[0]));
     std::string ins = x, types = xt;
     if (op.operands.size() == 2)
       ins += ", " + tile(op.operands[1]), types += ", " + tileType(op.operands[1]);
