@@ -15,6 +15,14 @@ bash ci/install-deps.sh
 COMMON=(-G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22)
 JOBS=${NPUFUZZ_JOBS:-$(nproc)}
 
+# The real PTO toolchain for --backend pto and its tests: ptoas built once
+# from ../shared/third_party into a cache outside the clone, pto-isa unpacked.
+echo "== PTO toolchain (ci/install-pto.sh; about 10 minutes once, then cached)"
+while IFS= read -r line; do
+  case $line in NPUFUZZ_PTOAS=*|NPUFUZZ_PTO_ISA=*) export "${line?}" ;; esac
+done < <(bash ci/install-pto.sh)
+echo "ptoas: $NPUFUZZ_PTOAS; pto-isa: $NPUFUZZ_PTO_ISA"
+
 cmake -S . -B build "${COMMON[@]}"
 cmake --build build -j "$JOBS"
 
@@ -54,5 +62,11 @@ build/bin/npufuzz fuzz -o "$FUZZ_DIR/torch" --backend torch --max-cases 400 --jo
   cat "$FUZZ_DIR"/torch/findings/*/repro.sh "$FUZZ_DIR"/torch/findings/*/stderr.txt 2>/dev/null
   exit 1
 }
+echo "== real ptoas + pto-isa: a campaign through --backend pto"
+# Known toolchain behaviours (ci/known-signatures.txt, each with its triage)
+# do not fail it; a new signature does.
+build/bin/npufuzz fuzz -o "$FUZZ_DIR/pto" --backend pto --max-cases 120 --jobs "$JOBS" \
+  --no-reduce --quiet
+build/bin/npufuzz report "$FUZZ_DIR/pto" -o "$FUZZ_DIR/pto-report" --known ci/known-signatures.txt
 echo "== regression corpus: every reduced repro keeps its verdict"
 build/bin/npufuzz replay corpus/regressions --load-pass-plugin build/lib/libnpufuzz_test_plugin.so

@@ -1,0 +1,139 @@
+//===- tests/integrations/PtoBackendTest.cpp - Real ptoas + pto-isa -------===//
+//
+// Cases through the real PTO toolchain: ptoas built from the snapshot in
+// ../shared/third_party and pto-isa's CPU simulator (ci/install-pto.sh sets
+// NPUFUZZ_PTOAS and NPUFUZZ_PTO_ISA; without them the tests fail, saying
+// so). Seed 002's pattern runs exact; what PTO cannot express, or defines
+// differently, is unsupported with the reason; each stage's failure gets its
+// own verdict.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/CaseRunner.h"
+#include "driver/ReduceCommand.h"
+#include "ir/FileText.h"
+#include "ir/Text.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace npufuzz;
+
+namespace {
+Case parse(const std::string &text) {
+  Case c;
+  TextError error;
+  EXPECT_TRUE(parseCase(text, c, error)) << error.format("case");
+  return c;
+}
+
+RunConfig pto() {
+  RunConfig config;
+  config.backend = BackendKind::Pto;
+  std::string error;
+  EXPECT_TRUE(resolvePtoToolchain(config.pto, error)) << error;
+  return config;
+}
+
+CaseOutcome run(const std::string &text, const RunConfig &config = pto()) {
+  MlirJit jit;
+  return runCase(parse(text), jit, config);
+}
+} // namespace
+
+// Seed report 002: row_expand_mul, a runtime valid shape, fillpad; the valid
+// shape reaches the kernel as int arguments.
+TEST(PtoBackend, Seed002RunsExactThroughPtoasAndPtoIsa) {
+  Case c;
+  TextError error;
+  const std::string path =
+      std::string(NPUFUZZ_SOURCE_DIR) + "/corpus/seeds/rowexpand_validshape_fillpad.npf";
+  ASSERT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
+  MlirJit jit;
+  const CaseOutcome out = runCase(c, jit, pto());
+  EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+}
+
+// Rows narrower than a 32-byte block are padded, and an input with a valid
+// shape is loaded whole and then narrowed (TLOAD needs the view's shape).
+TEST(PtoBackend, NarrowRowsAndValidShapedInputsRunExact) {
+  const CaseOutcome out = run(R"(npufuzz-case 1
+data seed=4 edge_rate=0
+%0 = input {fill=rand} : f32[4,3]{valid=2x3}
+%1 = input {fill=rand} : f32[4,3]{valid=2x3}
+%2 = add %0, %1 : f32[4,3]{valid=2x3}
+%3 = exp %2 : f32[4,3]{valid=2x3}
+return %3
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+}
+
+TEST(PtoBackend, WhatPtoDefinesOtherwiseIsUnsupportedWithTheReason) {
+  // The ISA manual: division by zero is target-defined (the simulator
+  // asserts); the case model defines it.
+  CaseOutcome out = run(R"(npufuzz-case 1
+%0 = input {fill=rand} : f32[8,8]
+%1 = input {fill=rand} : f32[1,8]
+%2 = col_expand_div %0, %1 : f32[8,8]
+return %2
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::Unsupported);
+  EXPECT_NE(out.summary.find("target-defined"), std::string::npos) << out.summary;
+  // A2/A3's tadd takes no i8.
+  out = run(R"(npufuzz-case 1
+%0 = input {fill=rand} : i8[4,32]
+%1 = add %0, %0 : i8[4,32]
+return %1
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::Unsupported);
+  EXPECT_NE(out.summary.find("tadd on A2/A3"), std::string::npos) << out.summary;
+}
+
+// ptoas accepts elementwise ops whose tiles differ in their pad kind;
+// pto-isa's TADD_IMPL needs one tile type for all three: a contract gap
+// between the two, its own verdict.
+TEST(PtoBackend, PtoasAcceptingWhatPtoIsaRejectsIsAContractGap) {
+  const CaseOutcome out = run(R"(npufuzz-case 1
+%0 = input {fill=rand} : f32[8,32]
+%1 = fillpad %0 {pad=max} : f32[8,32]
+%2 = add %0, %1 : f32[8,32]
+return %2
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::ContractGap) << out.summary << "\n" << out.run.message;
+  EXPECT_NE(out.summary.find("pto-isa rejects ptoas's C++"), std::string::npos);
+}
+
+TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
+  PtoToolchain t;
+  t.ptoas = "/nonexistent/ptoas";
+  t.ptoIsa = "/nonexistent";
+  std::string error;
+  EXPECT_FALSE(resolvePtoToolchain(t, error));
+  EXPECT_NE(error.find("ci/install-pto.sh"), std::string::npos) << error;
+}
+
+// corpus/ptoas/: every distinct toolchain finding, reduced, keeps the verdict
+// its `// expect:` line records with this ptoas and pto-isa (README.md there
+// says which). A toolchain that fixes one changes its verdict here.
+TEST(PtoBackend, TheToolchainFindingsCorpusKeepsItsVerdicts) {
+  const std::filesystem::path dir = std::filesystem::path(NPUFUZZ_SOURCE_DIR) / "corpus/ptoas";
+  const RunConfig config = pto();
+  MlirJit jit;
+  size_t n = 0;
+  for (const auto &e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".npf")
+      continue;
+    Case c;
+    std::string text, error;
+    ASSERT_TRUE(readFileBytes(e.path().string(), text, error)) << error;
+    TextError textError;
+    ASSERT_TRUE(parseCase(text, c, textError)) << textError.format(e.path().string());
+    Expectation expect;
+    ASSERT_TRUE(parseExpectation(text, expect, error)) << e.path() << ": " << error;
+    const CaseOutcome out = runCase(c, jit, config);
+    EXPECT_EQ(verdictName(out.verdict), verdictName(expect.verdict))
+        << e.path().filename() << ": " << out.summary;
+    ++n;
+  }
+  EXPECT_GE(n, 3u);
+}
