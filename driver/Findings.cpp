@@ -1,6 +1,7 @@
 //===- driver/Findings.cpp - Finding directories, written atomically ------===//
 #include "driver/Findings.h"
 
+#include "driver/JsonFile.h"
 #include "ir/FileText.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -30,18 +31,26 @@ std::string shellQuote(const std::string &text) {
   return out + "'";
 }
 
+namespace {
+/// The flags that pick where the case runs: backend, its set-up, plugins.
+std::string backendArgs(const Finding &f) {
+  std::string args;
+  if (f.backend != "mlir-jit")
+    args += " --backend " + shellQuote(f.backend);
+  for (const std::string &flag : f.backendFlags)
+    args += " " + shellQuote(flag);
+  for (const std::string &p : f.passPlugins)
+    args += " --load-pass-plugin " + shellQuote(p);
+  return args;
+}
+} // namespace
+
 std::string reproCommand(const Finding &f) {
   std::string cmd = "npufuzz --seed " + std::to_string(f.seed) + " --pipeline " +
                     shellQuote(f.pipeline) + " --style " + f.style;
   if (!f.policyPath.empty())
     cmd += " --policy " + shellQuote(f.policyPath);
-  if (f.backend != "mlir-jit")
-    cmd += " --backend " + shellQuote(f.backend);
-  for (const std::string &flag : f.backendFlags)
-    cmd += " " + shellQuote(flag);
-  for (const std::string &p : f.passPlugins)
-    cmd += " --load-pass-plugin " + shellQuote(p);
-  return cmd;
+  return cmd + backendArgs(f);
 }
 
 bool writeFileAtomic(const std::string &path, const std::string &text) {
@@ -103,9 +112,8 @@ std::string reportJson(const Finding &f) {
 }
 } // namespace
 
-namespace {
-std::optional<llvm::json::Value> readJson(const fs::path &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path.string());
+std::optional<llvm::json::Value> readJsonFile(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path);
   if (!buf)
     return std::nullopt;
   auto parsed = llvm::json::parse((*buf)->getBuffer());
@@ -115,7 +123,6 @@ std::optional<llvm::json::Value> readJson(const fs::path &path) {
   }
   return std::move(*parsed);
 }
-} // namespace
 
 bool checkCampaignDir(const std::string &dir, std::string &error) {
   std::error_code ec;
@@ -134,7 +141,7 @@ bool checkCampaignDir(const std::string &dir, std::string &error) {
     return false;
   }
   if (hasSummary) {
-    auto summary = readJson(d / "summary.json");
+    auto summary = readJsonFile((d / "summary.json").string());
     if (!summary || !summary->getAsObject()) {
       error = (d / "summary.json").string() + ": not a campaign summary (invalid JSON)";
       return false;
@@ -145,7 +152,7 @@ bool checkCampaignDir(const std::string &dir, std::string &error) {
 
 bool readFindingReport(const std::string &findingDir, FindingReport &out, std::string &error) {
   const fs::path path = fs::path(findingDir) / "report.json";
-  auto report = readJson(path);
+  auto report = readJsonFile(path.string());
   const llvm::json::Object *o = report ? report->getAsObject() : nullptr;
   if (!o || !o->getString("signature_id") || !o->getString("signature")) {
     error = path.string() + ": not a finding report (missing, invalid JSON or no signature)";
@@ -200,14 +207,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   put("report.json", reportJson(f));
   for (const auto &[name, text] : f.extraFiles)
     put(name.c_str(), text);
-  std::string runLine = "npufuzz run case.npf --pipeline " + shellQuote(f.pipeline) +
-                        " --style " + f.style;
-  if (f.backend != "mlir-jit")
-    runLine += " --backend " + shellQuote(f.backend);
-  for (const std::string &flag : f.backendFlags)
-    runLine += " " + shellQuote(flag);
-  for (const std::string &p : f.passPlugins)
-    runLine += " --load-pass-plugin " + shellQuote(p);
+  const std::string runLine = "npufuzz run case.npf --pipeline " + shellQuote(f.pipeline) +
+                              " --style " + f.style + backendArgs(f);
   put("repro.sh", "#!/bin/sh\n# " + f.report.signature.text() + "\n" + reproCommand(f) +
                       "\n# or: " + runLine + "\n");
   put("seeds.txt", std::to_string(f.seed) + "\n");

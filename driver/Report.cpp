@@ -2,6 +2,7 @@
 #include "driver/Report.h"
 
 #include "driver/Findings.h"
+#include "driver/JsonFile.h"
 #include "ir/FileText.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -64,15 +65,7 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
 
 namespace {
 std::optional<llvm::json::Value> readJson(const fs::path &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path.string());
-  if (!buf)
-    return std::nullopt;
-  auto parsed = llvm::json::parse((*buf)->getBuffer());
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return std::nullopt;
-  }
-  return std::move(*parsed);
+  return readJsonFile(path.string());
 }
 
 std::string readText(const fs::path &path) {
