@@ -2,6 +2,10 @@
 #ifndef NPUFUZZ_TESTS_TESTSUPPORT_H
 #define NPUFUZZ_TESTS_TESTSUPPORT_H
 
+#include "ir/Text.h"
+
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +28,15 @@ inline std::vector<std::string> corpusFiles(const std::string &folder) {
       files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+/// Parses case text, failing the test with the located error if it does not
+/// parse.
+inline Case parseOrFail(const std::string &text) {
+  Case c;
+  TextError error;
+  EXPECT_TRUE(parseCase(text, c, error)) << error.format("case");
+  return c;
 }
 
 } // namespace npufuzz::testing

@@ -12,6 +12,7 @@
 #include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
+#include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -20,12 +21,7 @@
 using namespace npufuzz;
 
 namespace {
-Case parse(const std::string &text) {
-  Case c;
-  TextError error;
-  EXPECT_TRUE(parseCase(text, c, error)) << error.format("case");
-  return c;
-}
+using npufuzz::testing::parseOrFail;
 
 RunConfig pto() {
   RunConfig config;
@@ -37,7 +33,7 @@ RunConfig pto() {
 
 CaseOutcome run(const std::string &text, const RunConfig &config = pto()) {
   MlirJit jit;
-  return runCase(parse(text), jit, config);
+  return runCase(parseOrFail(text), jit, config);
 }
 } // namespace
 
@@ -46,8 +42,7 @@ CaseOutcome run(const std::string &text, const RunConfig &config = pto()) {
 TEST(PtoBackend, Seed002RunsExactThroughPtoasAndPtoIsa) {
   Case c;
   TextError error;
-  const std::string path =
-      std::string(NPUFUZZ_SOURCE_DIR) + "/corpus/seeds/rowexpand_validshape_fillpad.npf";
+  const std::string path = npufuzz::testing::sourceDir() + "/corpus/seeds/rowexpand_validshape_fillpad.npf";
   ASSERT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
   MlirJit jit;
   const CaseOutcome out = runCase(c, jit, pto());
@@ -116,24 +111,17 @@ TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
 // its `// expect:` line records with this ptoas and pto-isa (README.md there
 // says which). A toolchain that fixes one changes its verdict here.
 TEST(PtoBackend, TheToolchainFindingsCorpusKeepsItsVerdicts) {
-  const std::filesystem::path dir = std::filesystem::path(NPUFUZZ_SOURCE_DIR) / "corpus/ptoas";
   const RunConfig config = pto();
   MlirJit jit;
-  size_t n = 0;
-  for (const auto &e : std::filesystem::directory_iterator(dir)) {
-    if (e.path().extension() != ".npf")
-      continue;
-    Case c;
+  const std::vector<std::string> files = npufuzz::testing::corpusFiles("corpus/ptoas");
+  for (const std::string &path : files) {
     std::string text, error;
-    ASSERT_TRUE(readFileBytes(e.path().string(), text, error)) << error;
-    TextError textError;
-    ASSERT_TRUE(parseCase(text, c, textError)) << textError.format(e.path().string());
+    ASSERT_TRUE(readFileBytes(path, text, error)) << error;
+    const Case c = parseOrFail(text);
     Expectation expect;
-    ASSERT_TRUE(parseExpectation(text, expect, error)) << e.path() << ": " << error;
+    ASSERT_TRUE(parseExpectation(text, expect, error)) << path << ": " << error;
     const CaseOutcome out = runCase(c, jit, config);
-    EXPECT_EQ(verdictName(out.verdict), verdictName(expect.verdict))
-        << e.path().filename() << ": " << out.summary;
-    ++n;
+    EXPECT_EQ(verdictName(out.verdict), verdictName(expect.verdict)) << path << ": " << out.summary;
   }
-  EXPECT_GE(n, 3u);
+  EXPECT_GE(files.size(), 3u);
 }

@@ -11,6 +11,7 @@
 #include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
 #include "ir/Text.h"
+#include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -20,12 +21,7 @@
 using namespace npufuzz;
 
 namespace {
-Case parse(const std::string &text) {
-  Case c;
-  TextError error;
-  EXPECT_TRUE(parseCase(text, c, error)) << error.format("case");
-  return c;
-}
+using npufuzz::testing::parseOrFail;
 
 RunConfig torch() {
   RunConfig config;
@@ -55,7 +51,7 @@ TEST(TorchBackend, TopkTiesAndHalfTopkAgreeWithTheReference) {
   MlirJit jit;
   const RunConfig config = torch();
   for (const char *text : {kTies, kHalfTopk}) {
-    const TaskResult r = runCaseTask(parse(text), jit, config);
+    const TaskResult r = runCaseTask(parseOrFail(text), jit, config);
     EXPECT_EQ(r.verdict, VerdictKind::Ok) << r.summary << "\n" << r.message;
   }
 }
@@ -66,7 +62,7 @@ TEST(TorchBackend, OneAdapterProcessServesManyCases) {
   workerPersistentCommand().stop();
   const unsigned before = workerPersistentCommand().started();
   for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(runCaseTask(parse(kTies), jit, config).verdict, VerdictKind::Ok);
+    EXPECT_EQ(runCaseTask(parseOrFail(kTies), jit, config).verdict, VerdictKind::Ok);
   EXPECT_EQ(workerPersistentCommand().started(), before + 1);
 }
 
@@ -75,7 +71,7 @@ TEST(TorchBackend, TorchCompileWithoutTorchCompileIsUnsupportedWithTheReason) {
   const RunConfig config = torch();
   workerPersistentCommand().stop(); // the adapter inherits the environment
   ::setenv("NPUFUZZ_TORCH_COMPILE", "inductor", 1);
-  const CaseOutcome out = runCase(parse(kTies), jit, config);
+  const CaseOutcome out = runCase(parseOrFail(kTies), jit, config);
   ::unsetenv("NPUFUZZ_TORCH_COMPILE");
   workerPersistentCommand().stop();
   // torch 1.13 (Debian 12) has no torch.compile; a torch 2 would compile.
@@ -89,19 +85,15 @@ TEST(TorchBackend, TorchCompileWithoutTorchCompileIsUnsupportedWithTheReason) {
 TEST(TorchBackend, EverySeedCaseRunsExactOnTorch) {
   MlirJit jit;
   const RunConfig config = torch();
-  const std::filesystem::path seeds = std::filesystem::path(NPUFUZZ_SOURCE_DIR) / "corpus/seeds";
-  size_t n = 0;
-  for (const auto &e : std::filesystem::directory_iterator(seeds)) {
-    if (e.path().extension() != ".npf")
-      continue;
+  const std::vector<std::string> seeds = npufuzz::testing::corpusFiles("corpus/seeds");
+  for (const std::string &path : seeds) {
     Case c;
     TextError error;
-    ASSERT_TRUE(parseCaseFile(e.path().string(), c, error)) << error.format(e.path().string());
+    ASSERT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
     const CaseOutcome out = runCase(c, jit, config);
-    EXPECT_EQ(out.verdict, VerdictKind::Ok) << e.path() << ": " << out.summary;
-    ++n;
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << path << ": " << out.summary;
   }
-  EXPECT_GE(n, 5u);
+  EXPECT_GE(seeds.size(), 5u);
 }
 
 TEST(TorchBackend, AMissingPythonIsNamedWithThePackagesToInstall) {
