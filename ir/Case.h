@@ -41,6 +41,9 @@ namespace npufuzz {
 ///
 /// topk: the k largest along `axis`, descending; ties keep the lower index
 /// first; NaN is larger than every number. Results: values, i64 indices.
+/// This order is part of the case, so backends realise it exactly rather
+/// than compare tie-invariantly (torch.topk leaves the order of ties open;
+/// the PyTorch emitter uses a stable descending sort instead).
 ///
 /// matmul: [M,K]x[K,N] or [B,M,K]x[B,K,N] -> acc dtype. Each product is
 /// formed in the acc type (exact for bf16/f16 into f32, wrapping for integer)
