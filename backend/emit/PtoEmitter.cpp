@@ -140,13 +140,13 @@ private:
   /// The tile type of `v`. Tiles are row_major, with rows padded to whole
   /// 32-byte blocks (the pad columns lie outside the valid shape); the R×1
   /// operand of a row expand is col_major (columnar_).
-  std::string tileType(ValueId v) const {
+  std::string tileType(ValueId v) const { return tileType(v, columnar_.count(v) != 0); }
+  std::string tileType(ValueId v, bool column) const {
     const TensorType &t = c_.typeOf(v);
     const auto padded = pads_.find(v);
     const int pad = padded == pads_.end() ? 0 : padded->second;
-    const bool column = columnar_.count(v) != 0;
     return "!pto.tile_buf<loc=vec, dtype=" + ptoType(t.dtype) + ", rows=" +
-           std::to_string(t.shape[0]) + ", cols=" + std::to_string(tileCols(t, column)) +
+           std::to_string(tileRows(t, column)) + ", cols=" + std::to_string(tileCols(t, column)) +
            ", v_row=?, v_col=?, blayout=" + (column ? "col_major" : "row_major") +
            ", slayout=none_box, fractal=512, pad=" + std::to_string(pad) + ">";
   }
@@ -158,6 +158,14 @@ private:
     if (column)
       return t.shape[1];
     return (t.shape[1] + 31) / 32 * 32;
+  }
+  /// Rows of the tile: a col_major tile's columns are whole 32-byte blocks,
+  /// so its rows are padded like a row_major tile's columns.
+  static int64_t tileRows(const TensorType &t, bool column) {
+    if (!column)
+      return t.shape[0];
+    const int64_t perBlock = 32 / byteSize(t.dtype);
+    return (t.shape[0] + perBlock - 1) / perBlock * perBlock;
   }
   /// The partition of `v`'s tensor that moves to or from its tile: the
   /// whole tensor, or its valid part (`valid`).
@@ -173,12 +181,21 @@ private:
     return {t.shape[0], t.shape[1]};
   }
   std::string tile(ValueId v) const { return "%t" + std::to_string(tiles_.at(v)); }
+  /// The tile and tile type a row expand reads its R×1 operand `v` from: a
+  /// col_major copy when `v` also has row_major uses.
+  std::pair<std::string, std::string> rowOperand(ValueId v) const {
+    const auto copy = columnTiles_.find(v);
+    if (copy == columnTiles_.end())
+      return {tile(v), tileType(v)};
+    return {"%t" + std::to_string(copy->second), tileType(v, true)};
+  }
   /// Allocates the tile of value `v` with its valid shape (the whole value
-  /// when `whole`).
-  void alloc(ValueId v, int pad = 0, bool whole = false) {
+  /// when `whole`, `valid` when given).
+  void alloc(ValueId v, int pad = 0, bool whole = false,
+             std::optional<ValidShape> valid = std::nullopt) {
     const TensorType &t = c_.typeOf(v);
     const ValidShape full{t.shape[0], t.shape[1], false};
-    const ValidShape vs = whole ? full : t.valid.value_or(full);
+    const ValidShape vs = valid ? *valid : whole ? full : t.valid.value_or(full);
     tiles_[v] = nextTile_++;
     pads_[v] = pad;
     body_ += "    " + tile(v) + " = pto.alloc_tile valid_row = " + idx(vs.rows) +
@@ -210,6 +227,10 @@ private:
   std::map<ValueId, int> tiles_;
   std::map<ValueId, int> pads_; ///< pad kind of each tile (0: none)
   std::set<ValueId> columnar_;   ///< values held in col_major tiles
+  /// Inputs that row expands read col_major while other ops read them
+  /// row_major: the same tensor loaded a second time (its tile number).
+  std::set<ValueId> columnCopies_;
+  std::map<ValueId, int> columnTiles_;
   int nextTile_ = 0, nextView_ = 0;
 };
 
@@ -297,9 +318,7 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return true;
     return unsupported = "pto: integer casts have no tcvt form here", false;
   case OpKind::SetValidShape:
-    // In place on the tile: the source must not be read again.
-    if (!usedOnlyBy(op.operands[0], op))
-      return unsupported = "pto: set_validshape of a value that is used again", false;
+    // In place on the tile, or on a copy when the source is read again.
     return true;
   default:
     return unsupported = "pto: no tile op for " + name, false;
@@ -328,20 +347,14 @@ bool Emitter::chooseLayouts(std::string &unsupported) {
       continue;
     // pto-isa takes it col_major, or row_major with exactly one 32-byte
     // block of valid columns, which an R×1 value is not. Only TLOAD makes a
-    // col_major tile here (t-ops write row_major ones).
+    // col_major tile here (t-ops write row_major ones); an input that other
+    // ops read too is loaded twice.
     const bool loaded = c_.values[v].defOp >= 0 && c_.ops[c_.values[v].defOp].kind == OpKind::Input;
-    if (!only || !loaded || t.shape[0] <= 1 || t.valid)
+    if (!loaded || t.shape[0] <= 1 || t.valid)
       return unsupported = "pto: the R×1 operand " + t.str() + " of a row expand must be a "
-                           "col_major tile (loaded, R > 1, no valid shape, used by row expands "
-                           "only)",
+                           "col_major tile (loaded, R > 1, no valid shape), not computed",
              false;
-    // A col_major tile's columns are whole 32-byte blocks of rows.
-    if (t.shape[0] * byteSize(t.dtype) % 32 != 0)
-      return unsupported = "pto: the row-expand operand " + t.str() + " needs a col_major tile "
-                           "whose " + std::to_string(t.shape[0] * byteSize(t.dtype)) +
-                           " bytes are not whole 32-byte blocks",
-             false;
-    columnar_.insert(v);
+    (only ? columnar_ : columnCopies_).insert(v);
   }
   return true;
 }
@@ -388,15 +401,37 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       if (const std::optional<ValidShape> &vs = c_.typeOf(r).valid)
         body_ += "    pto.set_validshape " + tile(r) + ", " + idx(vs->rows) + ", " +
                  idx(vs->cols) + " : " + tileType(r) + "\n";
+      if (columnCopies_.count(r)) {
+        const std::string copy = "%t" + std::to_string(nextTile_);
+        columnTiles_[r] = nextTile_++;
+        const TensorType &t = c_.typeOf(r);
+        const std::string pc = view(inputPtrs[input - 1], r);
+        body_ += "    " + copy + " = pto.alloc_tile valid_row = " + idx(t.shape[0]) +
+                 " valid_col = " + idx(t.shape[1]) + " : " + tileType(r, true) + "\n";
+        body_ += "    pto.tload ins(" + pc + " : " + viewType(r) + ") outs(" + copy + " : " +
+                 tileType(r, true) + ")\n";
+      }
       continue;
     }
     case OpKind::SetValidShape: {
-      tiles_[r] = tiles_.at(op.operands[0]);
-      pads_[r] = pads_.at(op.operands[0]);
+      const ValueId src = op.operands[0];
       const auto dyn = validArgs.find(i);
       const std::string rows = dyn != validArgs.end() ? dyn->second.first : idx(op.attrs.rows);
       const std::string cols = dyn != validArgs.end() ? dyn->second.second : idx(op.attrs.cols);
-      body_ += "    pto.set_validshape " + x + ", " + rows + ", " + cols + " : " + xt + "\n";
+      if (usedOnlyBy(src, op)) { // in place
+        tiles_[r] = tiles_.at(src);
+        pads_[r] = pads_.at(src);
+      } else {
+        // The source is read again: narrow a copy (TMOV, vec to vec, over
+        // the source's valid shape).
+        const TensorType &st = c_.typeOf(src);
+        alloc(r, pads_.at(src), false,
+              st.valid.value_or(ValidShape{st.shape[0], st.shape[1], false}));
+        body_ += "    pto.tmov ins(" + x + " : " + xt + ") outs(" + tile(r) + " : " +
+                 tileType(r) + ")\n";
+      }
+      body_ += "    pto.set_validshape " + tile(r) + ", " + rows + ", " + cols + " : " +
+               tileType(r) + "\n";
       continue;
     }
     case OpKind::FillPad: {
@@ -428,8 +463,12 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     // finds).
     alloc(r, pads_.at(op.operands[0]));
     std::string ins = x, types = xt;
-    if (op.operands.size() == 2)
-      ins += ", " + tile(op.operands[1]), types += ", " + tileType(op.operands[1]);
+    if (op.operands.size() == 2) {
+      const auto [t1, t1Type] = cat == OpCategory::RowExpand
+                                    ? rowOperand(op.operands[1])
+                                    : std::make_pair(tile(op.operands[1]), tileType(op.operands[1]));
+      ins += ", " + t1, types += ", " + t1Type;
+    }
     body_ += "    pto." + name + " ins(" + ins + " : " + types + ") outs(" + tile(r) + " : " +
              tileType(r) + ")\n";
   }
@@ -444,12 +483,17 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
   // Every tile lives in the 192 KiB vector buffer at once (ptoas allocates
   // them statically).
   int64_t bufferBytes = 0;
-  for (const auto &[v, tileNo] : tiles_) {
-    if (c_.values[v].defOp >= 0 && c_.ops[c_.values[v].defOp].kind == OpKind::SetValidShape)
-      continue; // the same tile as its source
+  std::set<int> counted;
+  auto count = [&](ValueId v, int tileNo, bool column) {
+    if (!counted.insert(tileNo).second)
+      return; // an in-place set_validshape shares its source's tile
     const TensorType &t = c_.typeOf(v);
-    bufferBytes += t.shape[0] * tileCols(t, columnar_.count(v) != 0) * byteSize(t.dtype);
-  }
+    bufferBytes += tileRows(t, column) * tileCols(t, column) * byteSize(t.dtype);
+  };
+  for (const auto &[v, tileNo] : tiles_)
+    count(v, tileNo, columnar_.count(v) != 0);
+  for (const auto &[v, tileNo] : columnTiles_)
+    count(v, tileNo, true);
   if (bufferBytes > kVecBufferBytes)
     return unsupported = "pto: the tiles need " + std::to_string(bufferBytes) +
                          " bytes, more than the 192 KiB vector buffer",
