@@ -49,13 +49,20 @@ const char *kPrelude = "#include <cstdint>\n#include <cstdio>\n#include <type_tr
 /// so concurrent workers never read a partial one.
 bool precompiledPrelude(const PtoToolchain &t, const fs::path &parent, std::string &pch,
                         std::string &error) {
+  // Keyed by everything the header depends on, including the compiler
+  // binary itself: a PCH from another compiler build is rejected.
   std::string key = t.cxx + "\n" + t.ptoIsa;
   for (const std::string &f : simulatorFlags(t))
     key += "\n" + f;
+  std::error_code ec;
+  const fs::path compiler = fs::canonical(resolveProgram(t.cxx), ec);
+  if (!ec) {
+    key += "\n" + compiler.string() + "\n" + std::to_string(fs::file_size(compiler, ec));
+    key += "\n" + std::to_string(fs::last_write_time(compiler, ec).time_since_epoch().count());
+  }
   const std::string id = std::to_string(std::hash<std::string>()(key));
   const fs::path dir = parent / ("npufuzz-pto-pch-" + id);
   pch = (dir / "prelude.h.pch").string();
-  std::error_code ec;
   if (fs::exists(pch, ec))
     return true;
   fs::create_directories(dir, ec);
