@@ -1,0 +1,69 @@
+//===- bench/PtoBench.cpp - Where a --backend pto case spends its time ----===//
+//
+// Runs generated cases (the PTO policy) through ptoas and the pto-isa CPU
+// simulator on one core, and splits the time of the cases PTO expresses
+// between ptoas, compiling the simulator with the harness, and running it.
+// The toolchain comes from NPUFUZZ_PTOAS and NPUFUZZ_PTO_ISA (as
+// ci/install-pto.sh prints them).
+//
+//   build/bin/bench_pto [count] [seed-start]
+//
+//===----------------------------------------------------------------------===//
+#include "backend/pto/PtoBackend.h"
+#include "generators/CaseGenerator.h"
+#include "generators/Policy.h"
+#include "reference/Executor.h"
+#include "reference/Storage.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+using namespace npufuzz;
+
+int main(int argc, char **argv) {
+  const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 60;
+  const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
+  PtoToolchain t;
+  std::string error;
+  if (!resolvePtoToolchain(t, error)) {
+    std::fprintf(stderr, "bench_pto: %s\n", error.c_str());
+    return 2;
+  }
+  const Policy policy = ptoPolicy();
+  double ptoas = 0, compile = 0, run = 0, wall = 0;
+  uint64_t expressed = 0, unsupported = 0;
+  for (uint64_t seed = start; seed < start + count; ++seed) {
+    const Case c = generateCase(seed, policy);
+    const RefRun ref = runReference(c);
+    if (!ref.ok())
+      continue;
+    const auto t0 = std::chrono::steady_clock::now();
+    const BackendRun r = runPto(t, c, toTensorData(ref.inputs), 0xA5A5A5A5u);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (r.status == BackendRun::Status::Unsupported) {
+      ++unsupported;
+      continue;
+    }
+    ++expressed;
+    wall += seconds;
+    ptoas += r.passSeconds;
+    compile += r.codegenSeconds;
+    run += r.executeSeconds;
+  }
+  if (!expressed) {
+    std::printf("no case of %llu was expressed\n", static_cast<unsigned long long>(count));
+    return 1;
+  }
+  auto ms = [&](double s) { return 1000.0 * s / expressed; };
+  std::printf("%llu seeds from %llu, one core: %llu expressed, %llu unsupported\n",
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(start),
+              static_cast<unsigned long long>(expressed),
+              static_cast<unsigned long long>(unsupported));
+  std::printf("per expressed case: %.0f ms (%.2f cases/s): ptoas %.0f ms, simulator compile "
+              "%.0f ms, run %.0f ms, the rest %.0f ms\n",
+              ms(wall), expressed / wall, ms(ptoas), ms(compile), ms(run),
+              ms(wall - ptoas - compile - run));
+  return 0;
+}
