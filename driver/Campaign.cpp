@@ -328,6 +328,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   const auto start = Clock::now();
   auto lastReport = start;
   std::vector<Running> running;
+  SeedLedger ledger; // what findings/*/seeds.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
   bool stopping = false; // --max-findings reached
   const unsigned jobs = std::max(1u, options.jobs);
@@ -407,7 +408,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       if (runsExternally(options.config.backend))
         f.extraFiles = externalPrograms(r.c);
       std::string error;
-      if (recordFinding(options.outDir, f, error))
+      if (recordFinding(options.outDir, f, error, &ledger))
         ++result.newFindings;
       else if (!error.empty() && result.error.empty())
         result.error = error; // the campaign goes on; the caller is told

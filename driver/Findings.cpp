@@ -9,6 +9,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <optional>
@@ -76,16 +77,12 @@ bool appendLine(const fs::path &path, const std::string &line) {
   return ok;
 }
 
-/// Lists `seed` in dir/seeds.txt unless it is there already: a campaign
-/// resumed after a kill re-runs the cases it had not yet saved as done, and
-/// one of them may have recorded its finding before the kill.
-void appendSeed(const fs::path &dir, uint64_t seed) {
-  const std::string text = std::to_string(seed);
-  std::string seeds, error;
-  if (readFileBytes((dir / "seeds.txt").string(), seeds, error) &&
-      ("\n" + seeds).find("\n" + text + "\n") != std::string::npos)
+/// Lists `seed` in dir/seeds.txt unless it is there already.
+void appendSeed(const fs::path &dir, uint64_t seed, SeedLedger *ledger) {
+  SeedLedger once; // without a campaign's ledger: read the file this time
+  if ((ledger ? *ledger : once).listed(dir.string(), seed))
     return;
-  appendLine(dir / "seeds.txt", text);
+  appendLine(dir / "seeds.txt", std::to_string(seed));
 }
 
 std::string reportJson(const Finding &f) {
@@ -179,13 +176,33 @@ uint64_t findingCount(const std::string &findingDir) {
   return n;
 }
 
-bool recordFinding(const std::string &outDir, const Finding &f, std::string &error) {
+std::set<uint64_t> &SeedLedger::seedsOf(const std::string &findingDir) {
+  auto [it, fresh] = seeds_.try_emplace(findingDir);
+  if (fresh) {
+    std::ifstream in(fs::path(findingDir) / "seeds.txt");
+    for (std::string line; std::getline(in, line);)
+      if (!line.empty())
+        it->second.insert(std::strtoull(line.c_str(), nullptr, 10));
+  }
+  return it->second;
+}
+
+bool SeedLedger::listed(const std::string &findingDir, uint64_t seed) {
+  return !seedsOf(findingDir).insert(seed).second;
+}
+
+void SeedLedger::add(const std::string &findingDir, uint64_t seed) {
+  seedsOf(findingDir).insert(seed);
+}
+
+bool recordFinding(const std::string &outDir, const Finding &f, std::string &error,
+                   SeedLedger *ledger) {
   const fs::path findings = fs::path(outDir) / "findings";
   const fs::path final = findings / f.report.signature.id();
   std::error_code ec;
   fs::create_directories(findings, ec);
   if (fs::exists(final, ec)) {
-    appendSeed(final, f.seed);
+    appendSeed(final, f.seed, ledger);
     return false;
   }
   const fs::path tmp = findings / (".tmp-" + f.report.signature.id() + "-" +
@@ -221,9 +238,11 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   if (ec) {
     // Another worker or shard won the race: keep theirs, add our seed.
     fs::remove_all(tmp, ec);
-    appendSeed(final, f.seed);
+    appendSeed(final, f.seed, ledger);
     return false;
   }
+  if (ledger)
+    ledger->add(final.string(), f.seed);
   return true;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -45,9 +46,27 @@ std::string shellQuote(const std::string &text);
 /// The command line that reproduces a generated case's verdict.
 std::string reproCommand(const Finding &f);
 
+/// The seeds listed in each finding's seeds.txt, read once per finding and
+/// then kept in memory: a campaign records many cases of one signature, and
+/// must not re-read a growing seeds.txt for every one of them.
+class SeedLedger {
+public:
+  /// Whether `seed` was already listed for the finding in `findingDir`;
+  /// either way it counts as listed from now on (the caller lists it).
+  bool listed(const std::string &findingDir, uint64_t seed);
+  void add(const std::string &findingDir, uint64_t seed);
+
+private:
+  std::set<uint64_t> &seedsOf(const std::string &findingDir);
+  std::map<std::string, std::set<uint64_t>> seeds_;
+};
+
 /// Records `f` under outDir/findings. Returns true when its signature is new;
-/// a seed already listed for an existing signature is not listed again.
-bool recordFinding(const std::string &outDir, const Finding &f, std::string &error);
+/// a seed already listed for an existing signature is not listed again (a
+/// campaign resumed after a kill re-runs cases it may have recorded). With a
+/// `ledger`, what is listed is looked up there instead of in seeds.txt.
+bool recordFinding(const std::string &outDir, const Finding &f, std::string &error,
+                   SeedLedger *ledger = nullptr);
 
 /// Number of seeds recorded for a finding directory.
 uint64_t findingCount(const std::string &findingDir);

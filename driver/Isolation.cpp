@@ -16,7 +16,6 @@ using namespace isolation;
 
 Child::Child(const std::function<std::string()> &work, const IsolationLimits &limits)
     : maxStderr_(limits.maxStderrBytes) {
-  watch_.start(::getpid(), limits); // restarted on the child once forked
   int payloadPipe[2], stderrPipe[2];
   if (::pipe(payloadPipe) != 0) {
     outcome_.end = ChildOutcome::End::ForkFailed;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <unistd.h>
 
@@ -49,6 +50,13 @@ const char *kPrelude = "#include <cstdint>\n#include <cstdio>\n#include <type_tr
 /// so concurrent workers never read a partial one.
 bool precompiledPrelude(const PtoToolchain &t, const fs::path &parent, std::string &pch,
                         std::string &error) {
+  // Once found or built, a worker process reuses it without looking again.
+  static std::map<std::string, std::string> known;
+  const std::string where = t.cxx + "\n" + t.ptoIsa + "\n" + parent.string();
+  if (const auto it = known.find(where); it != known.end()) {
+    pch = it->second;
+    return true;
+  }
   // Keyed by everything the header depends on, including the compiler
   // binary itself: a PCH from another compiler build is rejected.
   std::string key = t.cxx + "\n" + t.ptoIsa;
@@ -63,8 +71,10 @@ bool precompiledPrelude(const PtoToolchain &t, const fs::path &parent, std::stri
   const std::string id = std::to_string(std::hash<std::string>()(key));
   const fs::path dir = parent / ("npufuzz-pto-pch-" + id);
   pch = (dir / "prelude.h.pch").string();
-  if (fs::exists(pch, ec))
+  if (fs::exists(pch, ec)) {
+    known[where] = pch;
     return true;
+  }
   fs::create_directories(dir, ec);
   const std::string header = (dir / "prelude.h").string();
   if (!fs::exists(header, ec) && !writeBytes(header, kPrelude, std::strlen(kPrelude))) {
@@ -87,7 +97,12 @@ bool precompiledPrelude(const PtoToolchain &t, const fs::path &parent, std::stri
     return false;
   }
   fs::rename(tmp, pch, ec);
-  return !ec || fs::exists(pch);
+  if (ec && !fs::exists(pch)) {
+    error = "cannot move the precompiled header to " + pch + ": " + ec.message();
+    return false;
+  }
+  known[where] = pch;
+  return true;
 }
 
 /// The C++ element type of a kernel buffer does not matter to the harness:

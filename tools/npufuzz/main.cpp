@@ -86,27 +86,6 @@ cl::opt<std::string> runPipeline("pipeline", cl::desc("O0, O2, random:SEED or a 
                                  cl::init("O0"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
                               cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runBackend("backend", cl::desc("mlir-jit (in process), mlir-tools, external or torch"),
-                                cl::init("mlir-jit"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runExternalCmd(
-    "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
-                    "would, run without one; {dir} is the case directory)"),
-    cl::value_desc("ARGV"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runPtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
-                              cl::value_desc("PATH"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runPtoIsa("pto-isa",
-                               cl::desc("pto-isa's include directory for --backend pto (default: "
-                                        "$NPUFUZZ_PTO_ISA)"),
-                               cl::value_desc("DIR"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runPtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(runCmd),
-                                cl::cat(category));
-cl::list<std::string> runPtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(runCmd),
-                                    cl::cat(category));
-cl::opt<bool> runPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runPython("python",
-                              cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, "
-                                       "else /usr/bin/python3)"),
-                              cl::value_desc("PATH"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runOpt("opt", cl::desc("mlir-opt for --backend mlir-tools"),
                             cl::init("mlir-opt-22"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runRunner("runner", cl::desc("mlir-runner for --backend mlir-tools"),
@@ -169,23 +148,6 @@ cl::opt<uint64_t> fuzzMemory("memory-mb", cl::desc("Address-space limit per work
                              cl::init(8192), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
                         cl::cat(category));
-cl::opt<std::string> fuzzBackend("backend", cl::desc("mlir-jit, mlir-tools, external or torch"),
-                                 cl::init("mlir-jit"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzPtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
-                              cl::value_desc("PATH"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzPtoIsa("pto-isa",
-                               cl::desc("pto-isa's include directory for --backend pto (default: "
-                                        "$NPUFUZZ_PTO_ISA)"),
-                               cl::value_desc("DIR"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzPtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(fuzzCmd),
-                                cl::cat(category));
-cl::list<std::string> fuzzPtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(fuzzCmd),
-                                    cl::cat(category));
-cl::opt<bool> fuzzPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzPython("python", cl::desc("Python for --backend torch"),
-                                cl::value_desc("PATH"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
-                                     cl::value_desc("ARGV"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"),
                            cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<double> fuzzMetamorphic("metamorphic-share",
@@ -237,25 +199,6 @@ cl::opt<std::string> reduceInterestingness(
     cl::desc("Command (one quoted string, split like a shell would, but run without one) "
              "given the candidate .npf as its last argument; exit 0 = interesting"),
     cl::value_desc("ARGV"), cl::sub(reduceCmd), cl::cat(category));
-cl::opt<std::string> reduceBackend("backend",
-                                   cl::desc("mlir-jit, mlir-tools, external or torch"),
-                                   cl::init("mlir-jit"), cl::sub(reduceCmd), cl::cat(category));
-cl::opt<std::string> reduceExternalCmd("cmd", cl::desc("Command for --backend external ({dir})"),
-                                       cl::value_desc("ARGV"), cl::sub(reduceCmd),
-                                       cl::cat(category));
-cl::opt<std::string> reducePtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
-                              cl::value_desc("PATH"), cl::sub(reduceCmd), cl::cat(category));
-cl::opt<std::string> reducePtoIsa("pto-isa",
-                               cl::desc("pto-isa's include directory for --backend pto (default: "
-                                        "$NPUFUZZ_PTO_ISA)"),
-                               cl::value_desc("DIR"), cl::sub(reduceCmd), cl::cat(category));
-cl::opt<std::string> reducePtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(reduceCmd),
-                                cl::cat(category));
-cl::list<std::string> reducePtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(reduceCmd),
-                                    cl::cat(category));
-cl::opt<bool> reducePersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::sub(reduceCmd), cl::cat(category));
-cl::opt<std::string> reducePython("python", cl::desc("Python for --backend torch"),
-                                  cl::value_desc("PATH"), cl::sub(reduceCmd), cl::cat(category));
 cl::opt<bool> reduceQuiet("quiet", cl::desc("No progress lines"), cl::sub(reduceCmd),
                           cl::cat(category));
 
@@ -290,26 +233,46 @@ cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
                             cl::value_desc("DIR"), cl::cat(category));
 cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::cat(category));
-cl::opt<std::string> topBackend("backend", cl::desc("Backend for --seed: mlir-jit, mlir-tools, "
-                                                    "external or torch"),
-                                cl::init("mlir-jit"), cl::cat(category));
-cl::opt<std::string> topPtoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
-                              cl::value_desc("PATH"), cl::cat(category));
-cl::opt<std::string> topPtoIsa("pto-isa",
-                               cl::desc("pto-isa's include directory for --backend pto (default: "
-                                        "$NPUFUZZ_PTO_ISA)"),
-                               cl::value_desc("DIR"), cl::cat(category));
-cl::opt<std::string> topPtoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"),
-                                cl::cat(category));
-cl::list<std::string> topPtoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
-                                    cl::cat(category));
-cl::opt<bool> topPersistent("persistent", cl::desc("With --backend external: start the command once and send it case directories on stdin (docs/external-backends.md)"), cl::cat(category));
-cl::opt<std::string> topPython("python", cl::desc("Python for --seed --backend torch"),
-                               cl::value_desc("PATH"), cl::cat(category));
-cl::opt<std::string> topExternalCmd("cmd", cl::desc("Command for --seed --backend external ({dir})"),
-                                    cl::value_desc("ARGV"), cl::cat(category));
 cl::opt<double> topTimeout("timeout", cl::desc("Seconds for --seed before it is a hang"),
                            cl::init(30), cl::cat(category));
+
+// --- where a case runs: one set of options for run, fuzz, reduce and --seed
+cl::opt<std::string> backendName("backend",
+                                 cl::desc("mlir-jit (in process), mlir-tools, external, torch or pto"),
+                                 cl::init("mlir-jit"), cl::sub(runCmd), cl::sub(fuzzCmd),
+                                 cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                                 cl::cat(category));
+cl::opt<std::string> externalCmd(
+    "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
+                    "would, run without one; {dir} is the case directory)"),
+    cl::value_desc("ARGV"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::opt<bool> externalPersistent(
+    "persistent",
+    cl::desc("With --backend external: start the command once and send it case directories on "
+             "stdin (docs/external-backends.md)"),
+    cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+    cl::cat(category));
+cl::opt<std::string> torchPythonPath(
+    "python", cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, else /usr/bin/python3)"),
+    cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::opt<std::string> ptoasPath("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+                               cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd),
+                               cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                               cl::cat(category));
+cl::opt<std::string> ptoIsaDir("pto-isa",
+                               cl::desc("pto-isa's include directory for --backend pto (default: "
+                                        "$NPUFUZZ_PTO_ISA)"),
+                               cl::value_desc("DIR"), cl::sub(runCmd), cl::sub(fuzzCmd),
+                               cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                               cl::cat(category));
+cl::opt<std::string> ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"),
+                             cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                             cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::list<std::string> ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
+                                 cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                                 cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 
 // --- report ------------------------------------------------------------------
 cl::SubCommand reportCmd("report", "JSON, JUnit XML and HTML reports of campaign directories");
@@ -488,6 +451,12 @@ struct BackendChoice {
   std::vector<std::string> ptoasFlags;
 };
 
+/// What the command line asked for.
+BackendChoice backendChoice() {
+  return BackendChoice{backendName,  externalCmd, torchPythonPath, ptoasPath,
+                       ptoIsaDir,    ptoArch,     externalPersistent, ptoasFlags};
+}
+
 /// --backend with its own flags into `config`: --cmd and --persistent
 /// (external), --python (torch), --ptoas, --pto-isa, --pto-arch and
 /// --ptoas-flag (pto). A flag of another backend is an error.
@@ -592,7 +561,7 @@ int runRun() {
   config.pipeline = runPipeline;
   if (!parseMlirStyle(runStyle, config.style))
     return fail("unknown style '" + runStyle + "'");
-  if (!setUpBackend(BackendChoice{runBackend, runExternalCmd, runPython, runPtoas, runPtoIsa, runPtoArch, runPersistent, runPtoasFlags}, config))
+  if (!setUpBackend(backendChoice(), config))
     return 2;
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
@@ -667,13 +636,13 @@ int runFuzz() {
   options.shardCount = count;
   if (!loadPolicy(fuzzPolicy, options.policy))
     return 2;
-  if (fuzzPolicy.empty() && fuzzBackend == "pto")
+  if (fuzzPolicy.empty() && backendName == "pto")
     options.policy = ptoPolicy();
   options.policyPath = fuzzPolicy;
   options.limits.wallSeconds = fuzzTimeout;
   options.limits.addressSpaceBytes = fuzzMemory << 20;
   options.progress = !fuzzQuiet;
-  if (!setUpBackend(BackendChoice{fuzzBackend, fuzzExternalCmd, fuzzPython, fuzzPtoas, fuzzPtoIsa, fuzzPtoArch, fuzzPersistent, fuzzPtoasFlags}, options.config))
+  if (!setUpBackend(backendChoice(), options.config))
     return 2;
   options.reduce = !fuzzNoReduce;
   options.config.metamorphicShare = fuzzMetamorphic;
@@ -681,7 +650,7 @@ int runFuzz() {
   options.casesPerWorker = std::max(1u, fuzzCasesPerWorker.getValue());
   options.maxFindings = fuzzMaxFindings;
   options.passPlugins = fuzzPlugins;
-  options.backendFlags = backendFlags(BackendChoice{fuzzBackend, fuzzExternalCmd, fuzzPython, fuzzPtoas, fuzzPtoIsa, fuzzPtoArch, fuzzPersistent, fuzzPtoasFlags});
+  options.backendFlags = backendFlags(backendChoice());
   MlirJit jit;
   if (!loadPlugins(jit, fuzzPlugins))
     return 2;
@@ -707,13 +676,13 @@ int runSeed() {
   Policy policy;
   if (!loadPolicy(topPolicy, policy))
     return 2;
-  if (topPolicy.empty() && topBackend == "pto")
+  if (topPolicy.empty() && backendName == "pto")
     policy = ptoPolicy();
   RunConfig config;
   config.pipeline = topPipeline;
   if (!parseMlirStyle(topStyle, config.style))
     return fail("unknown style '" + topStyle + "'");
-  if (!setUpBackend(BackendChoice{topBackend, topExternalCmd, topPython, topPtoas, topPtoIsa, topPtoArch, topPersistent, topPtoasFlags}, config))
+  if (!setUpBackend(backendChoice(), config))
     return 2;
   config.tools.passPlugins = topPlugins;
   MlirJit jit;
@@ -749,8 +718,8 @@ int runSeed() {
   f.pipeline = config.pipeline;
   f.style = topStyle;
   f.policyPath = topPolicy;
-  f.backend = topBackend;
-  f.backendFlags = backendFlags(BackendChoice{topBackend, topExternalCmd, topPython, topPtoas, topPtoIsa, topPtoArch, topPersistent, topPtoasFlags});
+  f.backend = backendName;
+  f.backendFlags = backendFlags(backendChoice());
   f.passPlugins = topPlugins;
   if (report.result.verdict == VerdictKind::Ok)
     return 0; // nothing to reproduce
@@ -819,7 +788,7 @@ int runReduceCmd() {
       !splitCommand("interestingness-cmd", reduceInterestingness, o.interestingnessCmd))
     return 2;
   RunConfig backend;
-  if (!setUpBackend(BackendChoice{reduceBackend, reduceExternalCmd, reducePython, reducePtoas, reducePtoIsa, reducePtoArch, reducePersistent, reducePtoasFlags}, backend))
+  if (!setUpBackend(backendChoice(), backend))
     return 2;
   o.backend = backend.backend;
   o.external = backend.external;
