@@ -101,6 +101,9 @@ bool configureTorchBackend(RunConfig &config, const std::string &python, std::st
   config.backend = BackendKind::Torch;
   config.external.argv = {py, adapter};
   config.external.persistent = true;
+  // The first answer of each adapter includes importing torch (seconds on
+  // a cold disk); still below a campaign worker's 30 s.
+  config.external.timeoutSeconds = 25;
   return true;
 }
 

@@ -40,7 +40,9 @@ protected:
     std::ofstream(root_ / "adapter.sh") << kAdapter;
     cmd_.argv = {"/bin/sh", (root_ / "adapter.sh").string()};
     cmd_.persistent = true;
-    cmd_.timeoutSeconds = 2;
+    // Far above what answering takes on any machine; the hang test sets
+    // its own short limit for a command that never answers.
+    cmd_.timeoutSeconds = 30;
   }
   void TearDown() override {
     command_.stop();
