@@ -23,6 +23,8 @@ std::string_view statusName(BackendRun::Status s) {
     return "crashed";
   case BackendRun::Status::TimedOut:
     return "timed-out";
+  case BackendRun::Status::UninitializedRead:
+    return "uninitialized-read";
   case BackendRun::Status::ContractGap:
     return "contract-gap";
   case BackendRun::Status::OutOfMemory:

@@ -34,6 +34,8 @@ struct BackendRun {
     /// One tool of a toolchain accepted what the next one rejects (ptoas's
     /// C++ that pto-isa does not compile).
     ContractGap,
+    /// A memory checker saw the kernel read uninitialised memory.
+    UninitializedRead,
   };
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.

@@ -16,6 +16,8 @@ PACKAGES=(
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
   # --backend torch: real PyTorch (1.13, CPU) and numpy for Debian's python3.
   python3-torch python3-numpy
+  # --backend pto: memcheck for reads of uninitialised simulator state.
+  valgrind
 )
 
 missing=()

@@ -405,7 +405,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.backend = std::string(backendKindName(options.config.backend));
       f.backendFlags = options.backendFlags;
       f.passPlugins = options.passPlugins;
-      if (runsExternally(options.config.backend))
+      if (options.config.backend == BackendKind::Pto)
+        f.extraFiles = ptoPrograms(options.config.pto, r.c);
+      else if (runsExternally(options.config.backend))
         f.extraFiles = externalPrograms(r.c);
       std::string error;
       if (recordFinding(options.outDir, f, error, &ledger))

@@ -188,9 +188,15 @@ CaseReport reportOf(const ChildOutcome &o) {
     break;
   }
   case VerdictKind::Mismatch:
-  case VerdictKind::UninitializedRead:
     // Values and indices vary between occurrences; the op and pass do not.
     s.where = r.result.where;
+    break;
+  case VerdictKind::UninitializedRead:
+    // Found by the poison differential: the op. Found by a memory checker:
+    // its headline (the kind of error and the function), numbers dropped.
+    s.where = r.result.where;
+    if (s.where.empty())
+      s.message = normalizeMessage(r.result.message);
     break;
   case VerdictKind::Hang:
   case VerdictKind::Oom:

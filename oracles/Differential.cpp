@@ -28,6 +28,8 @@ VerdictKind verdictOf(BackendRun::Status s) {
     return VerdictKind::Oom;
   case BackendRun::Status::ContractGap:
     return VerdictKind::ContractGap;
+  case BackendRun::Status::UninitializedRead:
+    return VerdictKind::UninitializedRead;
   }
   return VerdictKind::CompileError;
 }

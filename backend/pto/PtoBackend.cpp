@@ -4,6 +4,7 @@
 #include "backend/emit/PtoEmitter.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
+#include "backend/pto/PrecompiledSimulator.h"
 #include "ir/FileText.h"
 
 #include <cerrno>
@@ -32,77 +33,6 @@ bool writeBytes(const std::string &path, const void *data, size_t size) {
   return static_cast<bool>(out.write(static_cast<const char *>(data),
                                      static_cast<std::streamsize>(size))) &&
          static_cast<bool>(out.flush());
-}
-
-/// The compile flags of the simulator: its documented CPU-simulation macros,
-/// C++20, and no optimisation (compiling is the cost of a case; -O0 halves
-/// it and keeps line numbers exact for an assert or a memory checker).
-std::vector<std::string> simulatorFlags(const PtoToolchain &t) {
-  return {"-std=c++20", "-D__CPU_SIM", "-D__DAV_VEC__", "-O0", "-w", "-I", t.ptoIsa};
-}
-
-/// What every harness includes first: pto-inst.hpp needs <cstdint> before it.
-const char *kPrelude = "#include <cstdint>\n#include <cstdio>\n#include <type_traits>\n"
-                       "#include <utility>\n#include \"pto/pto-inst.hpp\"\n";
-
-/// The precompiled prelude, built once per toolchain and shared by every
-/// case (and process): made under a temporary name and renamed into place,
-/// so concurrent workers never read a partial one.
-bool precompiledPrelude(const PtoToolchain &t, const fs::path &parent, std::string &pch,
-                        std::string &error) {
-  // Once found or built, a worker process reuses it without looking again.
-  static std::map<std::string, std::string> known;
-  const std::string where = t.cxx + "\n" + t.ptoIsa + "\n" + parent.string();
-  if (const auto it = known.find(where); it != known.end()) {
-    pch = it->second;
-    return true;
-  }
-  // Keyed by everything the header depends on, including the compiler
-  // binary itself: a PCH from another compiler build is rejected.
-  std::string key = t.cxx + "\n" + t.ptoIsa;
-  for (const std::string &f : simulatorFlags(t))
-    key += "\n" + f;
-  std::error_code ec;
-  const fs::path compiler = fs::canonical(resolveProgram(t.cxx), ec);
-  if (!ec) {
-    key += "\n" + compiler.string() + "\n" + std::to_string(fs::file_size(compiler, ec));
-    key += "\n" + std::to_string(fs::last_write_time(compiler, ec).time_since_epoch().count());
-  }
-  const std::string id = std::to_string(std::hash<std::string>()(key));
-  const fs::path dir = parent / ("npufuzz-pto-pch-" + id);
-  pch = (dir / "prelude.h.pch").string();
-  if (fs::exists(pch, ec)) {
-    known[where] = pch;
-    return true;
-  }
-  fs::create_directories(dir, ec);
-  const std::string header = (dir / "prelude.h").string();
-  if (!fs::exists(header, ec) && !writeBytes(header, kPrelude, std::strlen(kPrelude))) {
-    error = "cannot write " + header;
-    return false;
-  }
-  const std::string tmp = pch + ".tmp." + std::to_string(::getpid());
-  ExternalToolchain cmd;
-  cmd.timeoutSeconds = 300;
-  std::vector<std::string> argv = {t.cxx};
-  for (const std::string &f : simulatorFlags(t))
-    argv.push_back(f);
-  argv.insert(argv.end(), {"-x", "c++-header", header, "-o", tmp});
-  const CommandEnd end = runCommand(cmd, argv, tmp + ".out", tmp + ".err");
-  std::remove((tmp + ".out").c_str());
-  std::remove((tmp + ".err").c_str());
-  if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
-    std::remove(tmp.c_str());
-    error = "cannot precompile pto-isa's pto-inst.hpp with " + t.cxx + ":\n" + end.stderrText;
-    return false;
-  }
-  fs::rename(tmp, pch, ec);
-  if (ec && !fs::exists(pch)) {
-    error = "cannot move the precompiled header to " + pch + ": " + ec.message();
-    return false;
-  }
-  known[where] = pch;
-  return true;
 }
 
 /// The C++ element type of a kernel buffer does not matter to the harness:
@@ -206,6 +136,11 @@ bool resolvePtoToolchain(PtoToolchain &t, std::string &error) {
     error = "--pto-isa " + t.ptoIsa + ": no pto/pto-inst.hpp there" + help;
     return false;
   }
+  if (t.memcheckShare > 0 && ::access(resolveProgram(t.valgrind).c_str(), X_OK) != 0) {
+    error = "--backend pto runs a share of kernels under valgrind memcheck, and there is no " +
+            t.valgrind + ": `bash ci/install-deps.sh` installs it, or --pto-memcheck 0 runs none";
+    return false;
+  }
   if (t.arch != "a3" && t.arch != "a5") {
     error = "--pto-arch takes a3 or a5, not '" + t.arch + "'";
     return false;
@@ -213,40 +148,32 @@ bool resolvePtoToolchain(PtoToolchain &t, std::string &error) {
   return true;
 }
 
-BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<TensorData> &inputs,
-                  uint32_t poison) {
-  BackendRun r;
-  using Status = BackendRun::Status;
-  auto t0 = Clock::now();
-  std::string text, reason;
-  if (!emitPto(c, text, reason)) {
-    r.status = Status::Unsupported;
-    r.message = reason;
-    return r;
+namespace {
+/// A case directory under the toolchain's work directory, and what ends a
+/// run in it: paths made machine-independent in the message, the directory
+/// removed unless kept.
+class CaseDir {
+public:
+  CaseDir(const PtoToolchain &t) : t(t) {
+    std::error_code ec;
+    const fs::path parent =
+        t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
+    std::string pattern = (parent / "npufuzz-pto-XXXXXX").string();
+    if (::mkdtemp(pattern.data()))
+      dir = pattern;
   }
-  for (const Value &v : c.values)
-    if (v.type.dtype == DType::BF16) {
-      // Documented in shared/third_party/README.md: no std::bfloat16_t with
-      // this C++ library, so the simulator's bfloat16_t is _Float16.
-      r.status = Status::Unsupported;
-      r.message = "pto: pto-isa's CPU simulator holds bf16 as _Float16 (f16 arithmetic)";
-      return r;
-    }
-  r.emitSeconds = since(t0);
+  ~CaseDir() {
+    std::error_code ec;
+    if (!dir.empty() && !t.keepCaseDir)
+      fs::remove_all(dir, ec);
+  }
+  bool made() const { return !dir.empty(); }
+  std::string file(const std::string &name) const { return dir + "/" + name; }
+  const std::string &path() const { return dir; }
 
-  std::error_code ec;
-  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
-  std::string pattern = (parent / "npufuzz-pto-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) {
-    r.status = Status::RuntimeError;
-    r.message = "cannot create a case directory under " + parent.string();
-    return r;
-  }
-  const std::string dir = pattern;
-  auto file = [&](const std::string &name) { return dir + "/" + name; };
-  auto finish = [&]() -> BackendRun & {
-    // Paths differ from run to run and machine to machine; signatures must
-    // not: name files by what they are.
+  /// Paths differ from run to run and machine to machine; signatures must
+  /// not: files are named by what they are.
+  BackendRun &finish(BackendRun &r) const {
     auto replaceAll = [&](const std::string &from, const std::string &to) {
       for (size_t at = r.message.find(from); !from.empty() && at != std::string::npos;
            at = r.message.find(from, at + to.size()))
@@ -255,65 +182,134 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     replaceAll(dir + "/", "");
     replaceAll(fs::path(t.ptoIsa).lexically_normal().string() + "/", "pto-isa/");
     replaceAll(t.ptoIsa + "/", "pto-isa/");
-    if (!t.keepCaseDir)
-      fs::remove_all(dir, ec);
     return r;
-  };
+  }
+
+private:
+  const PtoToolchain &t;
+  std::string dir;
+};
+
+ExternalToolchain stageLimits(const PtoToolchain &t) {
   ExternalToolchain limits;
   limits.timeoutSeconds = t.timeoutSeconds;
   limits.addressSpaceBytes = t.addressSpaceBytes;
+  return limits;
+}
 
-  // 1. ptoas: tile assembly to C++.
-  t0 = Clock::now();
-  writeBytes(file("kernel.pto"), text.data(), text.size());
-  std::vector<std::string> argv = {t.ptoas, "--pto-arch=" + t.arch};
-  argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
-  argv.insert(argv.end(), {file("kernel.pto"), "-o", file("kernel.cpp")});
-  CommandEnd end = runCommand(limits, argv, file("ptoas.out"), file("ptoas.err"));
-  r.passSeconds = since(t0);
-  if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
-    r.status = classifyEnd(end, r.message);
-    if (r.status == Status::RuntimeError) // exited non-zero: it rejected the kernel
-      r.status = Status::CompileError;
-    r.message = "ptoas: " + r.message;
-    return finish();
+/// Whether memcheck watches this kernel: a fixed share of kernels, chosen
+/// by a hash of their text, so that `--seed N` repeats the choice.
+bool memcheckChosen(const PtoToolchain &t, const std::string &kernel) {
+  if (t.memcheckShare <= 0)
+    return false;
+  if (t.memcheckShare >= 1)
+    return true;
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (const unsigned char ch : kernel)
+    h = (h ^ ch) * 1099511628211ull;
+  return static_cast<double>(h % 1000000) < t.memcheckShare * 1e6;
+}
+
+/// A function name without its template arguments, parameters and return
+/// type: what stays the same across kernels of other dtypes and shapes.
+std::string bareFunction(std::string name) {
+  int depth = 0;
+  std::string out;
+  for (const char ch : name) {
+    if (ch == '<')
+      ++depth;
+    else if (ch == '>')
+      depth = std::max(0, depth - 1);
+    else if (ch == '(' && depth == 0)
+      break;
+    else if (depth == 0)
+      out += ch;
   }
+  if (const size_t space = out.rfind(' '); space != std::string::npos)
+    out = out.substr(space + 1);
+  return out;
+}
 
-  // 2. The simulator: ptoas's C++ with the harness, against pto-isa.
-  t0 = Clock::now();
-  std::string pch, error;
-  if (!precompiledPrelude(t, parent, pch, error)) {
+/// memcheck's first error as one line: what it is, the PTO instruction
+/// the kernel was in (the frame the kernel called), and the line of the
+/// generated C++.
+std::string memcheckHeadline(const std::string &err) {
+  std::istringstream in(err);
+  std::string line, what;
+  std::vector<std::string> frames;
+  for (; std::getline(in, line);) {
+    // "==123== Conditional jump or move depends on uninitialised value(s)",
+    // then "==123==    at 0x...: function (file:line)", "   by 0x...".
+    const size_t mark = line.find("== ");
+    if (mark == std::string::npos)
+      continue;
+    const size_t start = line.find_first_not_of(' ', mark + 2);
+    const std::string body = start == std::string::npos ? std::string() : line.substr(start);
+    const bool frame = body.rfind("at 0x", 0) == 0 || body.rfind("by 0x", 0) == 0;
+    if (what.empty()) {
+      if (!frame && !body.empty())
+        what = body;
+      continue;
+    }
+    if (!frame)
+      break; // the end of the first error's stack
+    if (body.find(": ") == std::string::npos)
+      continue;
+    frames.push_back(body.substr(body.find(": ") + 2));
+  }
+  std::string out = "memcheck: " + (what.empty() ? std::string("an error") : what);
+  for (size_t k = 0; k < frames.size(); ++k) {
+    if (frames[k].find("npf_kernel(") == std::string::npos)
+      continue;
+    if (k > 0)
+      out += " in " + bareFunction(frames[k - 1].substr(0, frames[k - 1].rfind(" (")));
+    const size_t file = frames[k].find("(kernel.cpp:");
+    if (file != std::string::npos)
+      out += ", reached from " + frames[k].substr(file + 1, frames[k].find(')', file) - file - 1);
+    break;
+  }
+  return out;
+}
+} // namespace
+
+namespace {
+/// Compiles dir/kernel.cpp with a harness for these buffers and runs it,
+/// under memcheck when asked; fills `r`.
+void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<TensorData> &inputs,
+              const std::vector<TensorType> &outputTypes,
+              const std::vector<int64_t> &validShapes, uint32_t poison, bool memcheck,
+              BackendRun &r) {
+  using Status = BackendRun::Status;
+  const ExternalToolchain limits = stageLimits(t);
+  auto t0 = Clock::now();
+  PrecompiledSimulator sim;
+  std::string error;
+  std::error_code ec;
+  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
+  if (!precompiledSimulator(t, parent.string(), sim, error)) {
     r.status = Status::RuntimeError;
     r.message = error;
-    return finish();
+    return;
   }
   std::vector<size_t> bytes;
   std::vector<bool> isOutput;
-  std::vector<const std::vector<uint8_t> *> initial;
   std::vector<TensorData> outputs;
   for (const TensorData &in : inputs) {
     bytes.push_back(in.bytes.size());
     isOutput.push_back(false);
   }
-  for (const TensorType &type : c.outputTypes()) {
+  for (const TensorType &type : outputTypes) {
     outputs.push_back(TensorData::filled(type, poison));
     bytes.push_back(outputs.back().bytes.size());
     isOutput.push_back(true);
   }
-  // Runtime valid shapes, (rows, cols) per dynamic set_validshape in op
-  // order: the kernel's trailing int arguments (PtoEmitter.h).
-  std::vector<int64_t> ints;
-  for (const Op &op : c.ops)
-    if (op.kind == OpKind::SetValidShape && op.attrs.dynamic)
-      ints.insert(ints.end(), {op.attrs.rows, op.attrs.cols});
-  const std::string h = harness(bytes, isOutput, ints);
-  writeBytes(file("harness.cpp"), h.data(), h.size());
-  argv = {t.cxx};
-  for (const std::string &f : simulatorFlags(t))
-    argv.push_back(f);
-  argv.insert(argv.end(), {"-include-pch", pch, "-I", dir, file("harness.cpp"), "-o",
-                           file("kernel")});
-  end = runCommand(limits, argv, file("cxx.out"), file("cxx.err"));
+  const std::string h = harness(bytes, isOutput, validShapes);
+  writeBytes(dir.file("harness.cpp"), h.data(), h.size());
+  CommandEnd end = runCommand(
+      limits,
+      kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"), dir.file("kernel"),
+                           memcheck),
+      dir.file("cxx.out"), dir.file("cxx.err"));
   r.codegenSeconds = since(t0);
   if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
     if (end.kind == CommandEnd::Kind::Exited) {
@@ -325,36 +321,146 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
       r.status = classifyEnd(end, r.message);
       r.message = t.cxx + ": " + r.message;
     }
-    return finish();
+    return;
   }
 
-  // 3. Run it.
   t0 = Clock::now();
   for (size_t k = 0; k < inputs.size(); ++k)
-    writeBytes(file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
+    writeBytes(dir.file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
                inputs[k].bytes.size());
   for (size_t k = 0; k < outputs.size(); ++k)
-    writeBytes(file("arg" + std::to_string(inputs.size() + k) + ".bin"), outputs[k].bytes.data(),
-               outputs[k].bytes.size());
-  end = runCommand(limits, {file("kernel"), dir}, file("run.out"), file("run.err"));
+    writeBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
+               outputs[k].bytes.data(), outputs[k].bytes.size());
+  std::vector<std::string> argv = {dir.file("kernel"), dir.path()};
+  // memcheck stops at the first error with an exit status of its own; a
+  // kernel never exits with it (the harness returns 0 or 2).
+  constexpr int kMemcheckError = 86;
+  if (memcheck)
+    argv.insert(argv.begin(), {t.valgrind, "--tool=memcheck", "-q", "--leak-check=no",
+                               "--exit-on-first-error=yes",
+                               "--error-exitcode=" + std::to_string(kMemcheckError)});
+  end = runCommand(limits, argv, dir.file("run.out"), dir.file("run.err"));
   r.executeSeconds = since(t0);
+  if (memcheck && end.kind == CommandEnd::Kind::Exited && end.exitCode == kMemcheckError) {
+    r.status = Status::UninitializedRead;
+    r.message = memcheckHeadline(end.stderrText) + "\n" + end.stderrText;
+    return;
+  }
   if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
     r.status = classifyEnd(end, r.message);
     r.message = "simulator: " + r.message;
-    return finish();
+    return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
-    const std::string path = file("arg" + std::to_string(inputs.size() + k) + ".bin");
+    const std::string path = dir.file("arg" + std::to_string(inputs.size() + k) + ".bin");
     std::string data;
     if (!readFileBytes(path, data, error) || data.size() != outputs[k].bytes.size()) {
       r.status = Status::RuntimeError;
       r.message = "simulator: output " + std::to_string(k) + " was not written back";
-      return finish();
+      return;
     }
     std::memcpy(outputs[k].bytes.data(), data.data(), data.size());
   }
   r.outputs = std::move(outputs);
-  return finish();
+}
+
+/// Runtime valid shapes, (rows, cols) per dynamic set_validshape in op
+/// order: the kernel's trailing int arguments (PtoEmitter.h).
+std::vector<int64_t> validShapeArguments(const Case &c) {
+  std::vector<int64_t> ints;
+  for (const Op &op : c.ops)
+    if (op.kind == OpKind::SetValidShape && op.attrs.dynamic)
+      ints.insert(ints.end(), {op.attrs.rows, op.attrs.cols});
+  return ints;
+}
+
+/// emitPto's text for `c`, or why PTO cannot run it.
+bool ptoText(const Case &c, std::string &text, std::string &reason) {
+  if (!emitPto(c, text, reason))
+    return false;
+  for (const Value &v : c.values)
+    if (v.type.dtype == DType::BF16) {
+      // Documented in shared/third_party/README.md: no std::bfloat16_t with
+      // this C++ library, so the simulator's bfloat16_t is _Float16.
+      reason = "pto: pto-isa's CPU simulator holds bf16 as _Float16 (f16 arithmetic)";
+      return false;
+    }
+  return true;
+}
+
+/// ptoas: dir/kernel.pto to dir/kernel.cpp; false with `r` saying why.
+bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text,
+              BackendRun &r) {
+  const auto t0 = Clock::now();
+  writeBytes(dir.file("kernel.pto"), text.data(), text.size());
+  std::vector<std::string> argv = {t.ptoas, "--pto-arch=" + t.arch};
+  argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
+  argv.insert(argv.end(), {dir.file("kernel.pto"), "-o", dir.file("kernel.cpp")});
+  const CommandEnd end =
+      runCommand(stageLimits(t), argv, dir.file("ptoas.out"), dir.file("ptoas.err"));
+  r.passSeconds = since(t0);
+  if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
+    return true;
+  r.status = classifyEnd(end, r.message);
+  if (r.status == BackendRun::Status::RuntimeError) // exited non-zero: it rejected the kernel
+    r.status = BackendRun::Status::CompileError;
+  r.message = "ptoas: " + r.message;
+  return false;
+}
+} // namespace
+
+BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
+                        const std::vector<TensorData> &inputs,
+                        const std::vector<TensorType> &outputTypes,
+                        const std::vector<int64_t> &validShapes, uint32_t poison, bool memcheck) {
+  BackendRun r;
+  CaseDir dir(t);
+  if (!dir.made()) {
+    r.status = BackendRun::Status::RuntimeError;
+    r.message = "cannot create a case directory for the pto simulator";
+    return r;
+  }
+  writeBytes(dir.file("kernel.cpp"), kernelCpp.data(), kernelCpp.size());
+  simulate(t, dir, inputs, outputTypes, validShapes, poison, memcheck, r);
+  return dir.finish(r);
+}
+
+BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<TensorData> &inputs,
+                  uint32_t poison) {
+  BackendRun r;
+  const auto t0 = Clock::now();
+  std::string text;
+  if (!ptoText(c, text, r.message)) {
+    r.status = BackendRun::Status::Unsupported;
+    return r;
+  }
+  r.emitSeconds = since(t0);
+  CaseDir dir(t);
+  if (!dir.made()) {
+    r.status = BackendRun::Status::RuntimeError;
+    r.message = "cannot create a case directory for ptoas";
+    return r;
+  }
+  if (assemble(t, dir, text, r))
+    simulate(t, dir, inputs, c.outputTypes(), validShapeArguments(c), poison,
+             memcheckChosen(t, text), r);
+  return dir.finish(r);
+}
+
+std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case &c) {
+  std::map<std::string, std::string> files;
+  std::string text, reason, error;
+  if (!ptoText(c, text, reason))
+    return files;
+  files["kernel.pto"] = text;
+  CaseDir dir(t);
+  BackendRun r;
+  if (!dir.made() || !assemble(t, dir, text, r))
+    return files;
+  std::string cpp;
+  if (readFileBytes(dir.file("kernel.cpp"), cpp, error))
+    files["kernel.cpp"] = cpp;
+  return files;
 }
 
 } // namespace npufuzz

@@ -12,7 +12,13 @@
 //   pto-isa does not compile ptoas's C++   contract-gap: ptoas accepted
 //                                          what the ISA rejects
 //   the simulator asserts or dies          crashed (the assertion)
+//   memcheck sees an uninitialised read    uninitialized-read (where, and
+//                                          the line of ptoas's C++)
 //   it exits 0                             the outputs, compared
+//
+// memcheck (valgrind) watches a share of kernels (--pto-memcheck): seed
+// 002's class, a tile whose valid shape is read before it is set, often
+// gives right answers in the simulator and garbage on silicon.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_PTO_PTOBACKEND_H
@@ -23,6 +29,7 @@
 #include "ir/TensorData.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -40,6 +47,10 @@ struct PtoToolchain {
   /// empty) and of the precompiled simulator header.
   std::string workDir;
   bool keepCaseDir = false;
+  /// The share of kernels run under memcheck, chosen by kernel text (0:
+  /// none, 1: all); it costs about a second a kernel.
+  double memcheckShare = 0.05;
+  std::string valgrind = "valgrind";
 };
 
 /// Fills `t.ptoas` and `t.ptoIsa` from $NPUFUZZ_PTOAS and $NPUFUZZ_PTO_ISA
@@ -50,6 +61,18 @@ bool resolvePtoToolchain(PtoToolchain &t, std::string &error);
 /// simulator; outputs start as `poison`-filled buffers.
 BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<TensorData> &inputs,
                   uint32_t poison);
+
+/// The simulator stage alone, on a kernel.cpp that ptoas made or someone
+/// wrote: `validShapes` are its trailing int arguments.
+BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
+                        const std::vector<TensorData> &inputs,
+                        const std::vector<TensorType> &outputTypes,
+                        const std::vector<int64_t> &validShapes, uint32_t poison,
+                        bool memcheck);
+
+/// What a finding keeps: kernel.pto and ptoas's kernel.cpp (what of them
+/// exists for `c`).
+std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case &c);
 
 } // namespace npufuzz
 

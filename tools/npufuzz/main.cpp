@@ -270,6 +270,11 @@ cl::opt<std::string> ptoIsaDir("pto-isa",
 cl::opt<std::string> ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"),
                              cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::opt<std::string> ptoMemcheck(
+    "pto-memcheck",
+    cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default 0.05)"),
+    cl::value_desc("SHARE"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::list<std::string> ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
                                  cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
                                  cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
@@ -446,15 +451,15 @@ bool externalArgv(const std::string &text, RunConfig &config) {
 
 /// What selects and sets up a backend on the command line.
 struct BackendChoice {
-  std::string name, cmd, python, ptoas, ptoIsa, ptoArch;
+  std::string name, cmd, python, ptoas, ptoIsa, ptoArch, ptoMemcheck;
   bool persistent = false;
   std::vector<std::string> ptoasFlags;
 };
 
 /// What the command line asked for.
 BackendChoice backendChoice() {
-  return BackendChoice{backendName,  externalCmd, torchPythonPath, ptoasPath,
-                       ptoIsaDir,    ptoArch,     externalPersistent, ptoasFlags};
+  return BackendChoice{backendName, externalCmd, torchPythonPath,    ptoasPath, ptoIsaDir,
+                       ptoArch,     ptoMemcheck, externalPersistent, ptoasFlags};
 }
 
 /// --backend with its own flags into `config`: --cmd and --persistent
@@ -483,9 +488,9 @@ bool setUpBackend(const BackendChoice &b, RunConfig &config) {
     return false;
   }
   const bool ptoFlags = !b.ptoas.empty() || !b.ptoIsa.empty() || !b.ptoArch.empty() ||
-                        !b.ptoasFlags.empty();
+                        !b.ptoMemcheck.empty() || !b.ptoasFlags.empty();
   if (config.backend != BackendKind::Pto && ptoFlags) {
-    fail("--ptoas, --pto-isa, --pto-arch and --ptoas-flag are for --backend pto");
+    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck and --ptoas-flag are for --backend pto");
     return false;
   }
   std::string error;
@@ -499,6 +504,15 @@ bool setUpBackend(const BackendChoice &b, RunConfig &config) {
     if (!b.ptoArch.empty())
       config.pto.arch = b.ptoArch;
     config.pto.ptoasFlags = b.ptoasFlags;
+    if (!b.ptoMemcheck.empty()) {
+      char *end = nullptr;
+      const double share = std::strtod(b.ptoMemcheck.c_str(), &end);
+      if (end == b.ptoMemcheck.c_str() || *end || !(share >= 0 && share <= 1)) {
+        fail("--pto-memcheck takes a share from 0 to 1, not '" + b.ptoMemcheck + "'");
+        return false;
+      }
+      config.pto.memcheckShare = share;
+    }
     if (!resolvePtoToolchain(config.pto, error)) {
       fail(error);
       return false;
@@ -522,6 +536,8 @@ std::vector<std::string> backendFlags(const BackendChoice &b) {
     flags.insert(flags.end(), {"--pto-isa", b.ptoIsa});
   if (!b.ptoArch.empty())
     flags.insert(flags.end(), {"--pto-arch", b.ptoArch});
+  if (!b.ptoMemcheck.empty())
+    flags.insert(flags.end(), {"--pto-memcheck", b.ptoMemcheck});
   for (const std::string &f : b.ptoasFlags)
     flags.insert(flags.end(), {"--ptoas-flag", f});
   return flags;

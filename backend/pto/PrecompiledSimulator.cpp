@@ -1,0 +1,140 @@
+//===- backend/pto/PrecompiledSimulator.cpp - pto-isa built once ----------===//
+#include "backend/pto/PrecompiledSimulator.h"
+
+#include "backend/external/CommandProcess.h"
+#include "backend/external/ExternalBackend.h"
+#include "backend/pto/PtoBackend.h"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <unistd.h>
+
+namespace npufuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+/// What the precompiled header holds: pto-inst.hpp needs <cstdint> before
+/// it; the rest is what the harness uses.
+const char *kPrelude = "#include <cstdint>\n#include <cstdio>\n#include <type_traits>\n"
+                       "#include <utility>\n#include \"pto/pto-inst.hpp\"\n";
+
+bool writeText(const std::string &path, const char *text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  return static_cast<bool>(out << text) && static_cast<bool>(out.flush());
+}
+
+/// Runs one build step; false with the compiler's output otherwise.
+bool build(const std::vector<std::string> &argv, const std::string &scratch,
+           std::string &error) {
+  ExternalToolchain limits;
+  limits.timeoutSeconds = 600;
+  const CommandEnd end = runCommand(limits, argv, scratch + ".out", scratch + ".err");
+  std::remove((scratch + ".out").c_str());
+  std::remove((scratch + ".err").c_str());
+  if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
+    return true;
+  error = "cannot precompile pto-isa's pto-inst.hpp (" + argv.front() + "):\n" + end.stderrText;
+  return false;
+}
+} // namespace
+
+std::vector<std::string> simulatorFlags(const PtoToolchain &t) {
+  return {"-std=c++20", "-D__CPU_SIM", "-D__DAV_VEC__", "-O0",
+          "-fPIC",      "-w",          "-I",            t.ptoIsa};
+}
+
+bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
+                          PrecompiledSimulator &out, std::string &error) {
+  // Once found or built, a worker process reuses it without looking again.
+  static std::map<std::string, PrecompiledSimulator> known;
+  const std::string where = t.cxx + "\n" + t.ptoIsa + "\n" + parent;
+  if (const auto it = known.find(where); it != known.end()) {
+    out = it->second;
+    return true;
+  }
+  // Keyed by everything the build depends on, including the compiler binary
+  // itself: a precompiled header from another compiler build is rejected.
+  std::string key = t.cxx + "\n" + t.ptoIsa + "\n" + kPrelude;
+  for (const std::string &f : simulatorFlags(t))
+    key += "\n" + f;
+  std::error_code ec;
+  const fs::path compiler = fs::canonical(resolveProgram(t.cxx), ec);
+  if (!ec) {
+    key += "\n" + compiler.string() + "\n" + std::to_string(fs::file_size(compiler, ec));
+    key += "\n" + std::to_string(fs::last_write_time(compiler, ec).time_since_epoch().count());
+  }
+  const fs::path dir =
+      fs::path(parent) / ("npufuzz-pto-sim-" + std::to_string(std::hash<std::string>()(key)));
+  PrecompiledSimulator sim;
+  sim.header = (dir / "prelude.h.pch").string();
+  sim.library = (dir / "libpto-sim.so").string();
+  if (fs::exists(sim.header, ec) && fs::exists(sim.library, ec)) {
+    out = known[where] = sim;
+    return true;
+  }
+
+  fs::create_directories(dir, ec);
+  // The header keeps its final name: the precompiled header records it.
+  const std::string header = (dir / "prelude.h").string();
+  if (!fs::exists(header, ec) && !writeText(header, kPrelude)) {
+    error = "cannot write " + header;
+    return false;
+  }
+  // Temporary names keep their extensions: the compiler goes by them.
+  const std::string tag = (dir / ("tmp-" + std::to_string(::getpid()))).string();
+  const std::string pch = tag + ".pch", object = tag + ".o", library = tag + ".so";
+  std::vector<std::string> argv = {t.cxx};
+  const std::vector<std::string> flags = simulatorFlags(t);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  std::vector<std::string> header_ = argv, object_ = argv;
+  header_.insert(header_.end(), {"-fpch-instantiate-templates", "-fpch-codegen", "-x",
+                                 "c++-header", header, "-o", pch});
+  object_.insert(object_.end(), {"-c", pch, "-o", object});
+  const bool built = build(header_, pch, error) && build(object_, object, error) &&
+                     build({t.cxx, "-shared", object, "-o", library}, library, error);
+  std::remove(object.c_str());
+  if (!built) {
+    std::remove(pch.c_str());
+    std::remove(library.c_str());
+    return false;
+  }
+  // The library first: the header's presence says both are there.
+  fs::rename(library, sim.library, ec);
+  if (!ec)
+    fs::rename(pch, sim.header, ec);
+  if (ec && !(fs::exists(sim.header) && fs::exists(sim.library))) {
+    error = "cannot move the precompiled simulator into " + dir.string() + ": " + ec.message();
+    return false;
+  }
+  std::remove(pch.c_str());
+  std::remove(library.c_str());
+  out = known[where] = sim;
+  return true;
+}
+
+std::vector<std::string> kernelCompileCommand(const PtoToolchain &t,
+                                              const PrecompiledSimulator &sim,
+                                              const std::string &kernelDir,
+                                              const std::string &harness,
+                                              const std::string &binary, bool lineTables) {
+  std::vector<std::string> argv = {t.cxx};
+  const std::vector<std::string> flags = simulatorFlags(t);
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  if (lineTables)
+    argv.insert(argv.end(), {"-gline-tables-only", "-gdwarf-4"}); // valgrind 3.19 reads DWARF 4
+  // The header's code is compiled whole into the library, including parts
+  // of it (pto-isa's cost-model reporter) that reference libstdc++ symbols
+  // this libstdc++ does not export; nothing in a simulated kernel calls
+  // them, and a call would fail loudly at run time (a crash, not a result).
+  argv.insert(argv.end(), {"-include-pch", sim.header, "-I", kernelDir, harness, sim.library,
+                           "-Wl,--allow-shlib-undefined",
+                           "-Wl,-rpath," + fs::path(sim.library).parent_path().string(), "-o",
+                           binary});
+  return argv;
+}
+
+} // namespace npufuzz
