@@ -20,6 +20,7 @@ std::string TaskResult::toJson() const {
                        {"pass", passName},
                        {"pass_index", passIndex},
                        {"where", where},
+                       {"difference", difference},
                        {"reference_s", referenceSeconds},
                        {"emit_s", emitSeconds},
                        {"passes_s", passSeconds},
@@ -51,6 +52,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.passName = str("pass");
   out.passIndex = static_cast<int>(o->getInteger("pass_index").value_or(-1));
   out.where = str("where");
+  out.difference = str("difference");
   out.referenceSeconds = num("reference_s");
   out.emitSeconds = num("emit_s");
   out.passSeconds = num("passes_s");
@@ -111,6 +113,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
   for (size_t k = 0; k < out.comparisons.size() && t.where.empty(); ++k)
     if (!out.comparisons[k].match) {
       t.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
+      t.difference = out.comparisons[k].difference;
       break;
     }
   const std::vector<TensorData> inputs = toTensorData(out.reference.inputs);
@@ -189,7 +192,11 @@ CaseReport reportOf(const ChildOutcome &o) {
   }
   case VerdictKind::Mismatch:
     // Values and indices vary between occurrences; the op and pass do not.
+    // A blamed pass tells two wrong results of one op apart; without one
+    // (a black-box toolchain), the kind of the first difference does.
     s.where = r.result.where;
+    if (s.pass.empty())
+      s.message = r.result.difference;
     break;
   case VerdictKind::UninitializedRead:
     // Found by the poison differential: the op. Found by a memory checker:

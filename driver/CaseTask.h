@@ -25,6 +25,7 @@ struct TaskResult {
   std::string passName; ///< blamed pass element
   int passIndex = -1;
   std::string where;    ///< op kind of the first wrong output
+  std::string difference; ///< the kind of its first difference (differenceKind)
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
 

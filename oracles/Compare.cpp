@@ -70,6 +70,24 @@ bool floatsMatch(float want, float got, DType t, Exactness e) {
 }
 } // namespace
 
+std::string_view differenceKind(float want, float got, DType t) {
+  if (want == 0 && got == 0)
+    return "signed-zero";
+  if (std::isnan(want) != std::isnan(got))
+    return "nan";
+  if (std::isinf(want) || std::isinf(got))
+    return "infinity";
+  return ulpDistance(want, got, t) <= 1 ? "rounding" : "value";
+}
+
+std::string_view differenceKind(int64_t want, int64_t got, DType t) {
+  const int64_t lo = minIntValue(t), hi = maxIntValue(t);
+  if (want == lo || want == hi || got == lo || got == hi)
+    return "extreme";
+  // Written so as not to overflow at the ends of i64.
+  return (want > got ? want - 1 == got : got - 1 == want) ? "rounding" : "value";
+}
+
 int64_t ulpDistance(float a, float b, DType t) {
   const int64_t d = ordered(a, t) - ordered(b, t);
   return d < 0 ? -d : d;
@@ -112,6 +130,8 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
         os << expected.i[k] << ", got " << got.i[k];
       }
       r.firstMismatch = os.str();
+      r.difference = expected.isFloat() ? differenceKind(expected.f[k], got.f[k], t)
+                                        : differenceKind(expected.i[k], got.i[k], t);
     }
   }
   r.match = r.mismatches == 0;

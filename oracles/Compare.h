@@ -31,9 +31,24 @@ struct Comparison {
   /// The first differing element: its indices, values, ULP and absolute
   /// error, e.g. `[3,1]: expected 0.5 (0x3f000000), got 0.5000001 ...`.
   std::string firstMismatch;
+  /// The kind of the first difference, which tells two wrong results of
+  /// one op apart (differenceKind below).
+  std::string difference;
 };
 
 Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e);
+
+/// What kind of difference `got` is from `want` (both of dtype `t`):
+///   signed-zero   +0 for -0 or the reverse
+///   nan           NaN for a number or a number for NaN
+///   infinity      an infinity for a finite value or the reverse, or the
+///                 other infinity
+///   rounding      a float 1 ulp away, or an integer 1 away
+///   extreme       an integer at its dtype's minimum or maximum for another
+///                 value, or the reverse (saturation, overflow)
+///   value         anything else
+std::string_view differenceKind(float want, float got, DType t);
+std::string_view differenceKind(int64_t want, int64_t got, DType t);
 
 /// Distance in units in the last place of `t` between two finite values.
 int64_t ulpDistance(float a, float b, DType t);

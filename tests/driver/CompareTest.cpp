@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 using namespace npufuzz;
 
@@ -116,4 +117,35 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
   EXPECT_EQ(e[10], Exactness::Approx);  // a two-term add of independent terms
   EXPECT_EQ(e[12], Exactness::Unstable); // x - silu(x) is a few ULP of x
   EXPECT_EQ(e[13], Exactness::Exact);   // exact terms may share anything
+}
+
+// Two wrong results of one op are told apart by the kind of difference: the
+// pto-isa simulator's signed-zero max and its overflowing f32->i32 cast are
+// different findings.
+TEST(Difference, EachKindIsNamed) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(differenceKind(0.0f, -0.0f, DType::F32), "signed-zero");
+  EXPECT_EQ(differenceKind(-0.0f, 0.0f, DType::F16), "signed-zero");
+  EXPECT_EQ(differenceKind(1.0f, nan, DType::F32), "nan");
+  EXPECT_EQ(differenceKind(nan, 1.0f, DType::F32), "nan");
+  EXPECT_EQ(differenceKind(inf, 0.0f, DType::F16), "infinity");
+  EXPECT_EQ(differenceKind(-inf, inf, DType::F32), "infinity");
+  EXPECT_EQ(differenceKind(1.0f, std::nextafter(1.0f, 2.0f), DType::F32), "rounding");
+  EXPECT_EQ(differenceKind(1.0f, 1.5f, DType::F32), "value");
+  EXPECT_EQ(differenceKind(int64_t{2147483647}, int64_t{-2147483648}, DType::I32), "extreme");
+  EXPECT_EQ(differenceKind(int64_t{5}, int64_t{127}, DType::I8), "extreme");
+  EXPECT_EQ(differenceKind(int64_t{5}, int64_t{4}, DType::I32), "rounding");
+  EXPECT_EQ(differenceKind(std::numeric_limits<int64_t>::max() - 1,
+                           std::numeric_limits<int64_t>::min() + 1, DType::I64),
+            "value");
+  EXPECT_EQ(differenceKind(int64_t{5}, int64_t{9}, DType::I32), "value");
+}
+
+TEST(Difference, TheFirstDifferingElementGivesTheKind) {
+  const Comparison c = compareOutput(floats(DType::F32, {1.0f, 0.0f, 2.0f}),
+                                     dataOf(floats(DType::F32, {1.0f, -0.0f, 3.0f})),
+                                     Exactness::Exact);
+  EXPECT_EQ(c.mismatches, 2);
+  EXPECT_EQ(c.difference, "signed-zero");
 }

@@ -1,4 +1,5 @@
 //===- tests/driver/SignatureTest.cpp - Normalised failure identities -----===//
+#include "driver/CaseTask.h"
 #include "oracles/Signature.h"
 
 #include <gtest/gtest.h>
@@ -38,4 +39,48 @@ TEST(Signature, CrashLocationReadsLlvmStackDumps) {
             "(anonymous namespace)::CrashPass::runOnOperation() < "
             "mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*) < "
             "mlir::PassManager::run(mlir::Operation*)");
+}
+
+// A black-box toolchain's wrong results of one op are separate findings
+// when they differ in kind; with a blamed pass, the pass tells them apart
+// and the kind stays out (MLIR findings keep their identities).
+TEST(Signature, MismatchesWithoutABlamedPassAreSplitByTheKindOfDifference) {
+  ChildOutcome o;
+  o.end = ChildOutcome::End::Returned;
+  TaskResult t;
+  t.verdict = VerdictKind::Mismatch;
+  t.where = "max";
+  t.difference = "signed-zero";
+  o.payload = t.toJson();
+  const Signature zero = reportOf(o).signature;
+  t.difference = "nan";
+  o.payload = t.toJson();
+  const Signature nan = reportOf(o).signature;
+  EXPECT_NE(zero.id(), nan.id());
+  EXPECT_EQ(zero.text(), "mismatch |  | max | signed-zero");
+
+  t.passName = "func.func(arith-expand)";
+  o.payload = t.toJson();
+  const Signature blamedNan = reportOf(o).signature;
+  t.difference = "signed-zero";
+  o.payload = t.toJson();
+  EXPECT_EQ(reportOf(o).signature.id(), blamedNan.id());
+  EXPECT_EQ(blamedNan.text(), "mismatch | func.func(arith-expand) | max | ");
+}
+
+// memcheck's headline is the signature, its numbers (lines, pids) dropped.
+TEST(Signature, AMemcheckReportIsKeyedByItsHeadline) {
+  ChildOutcome o;
+  o.end = ChildOutcome::End::Returned;
+  TaskResult t;
+  t.verdict = VerdictKind::UninitializedRead;
+  t.message = "memcheck: Conditional jump or move depends on uninitialised value(s) in "
+              "pto::TAdd_Impl, reached from kernel.cpp:23\n==5895== at 0x110902: ...";
+  o.payload = t.toJson();
+  const Signature a = reportOf(o).signature;
+  t.message = "memcheck: Conditional jump or move depends on uninitialised value(s) in "
+              "pto::TAdd_Impl, reached from kernel.cpp:57\n==77== at 0x2: ...";
+  o.payload = t.toJson();
+  EXPECT_EQ(reportOf(o).signature.id(), a.id());
+  EXPECT_NE(a.text().find("pto::TAdd_Impl"), std::string::npos) << a.text();
 }
