@@ -7,6 +7,8 @@
 // ci/install-pto.sh prints them).
 //
 //   build/bin/bench_pto [count] [seed-start]
+//   build/bin/bench_pto [count] [seed-start] --unsupported
+//       only emits: the share PTO cannot express, and why
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
@@ -15,15 +17,42 @@
 #include "reference/Executor.h"
 #include "reference/Storage.h"
 
+#include "backend/emit/PtoEmitter.h"
+#include "oracles/Signature.h"
+
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 
 using namespace npufuzz;
 
 int main(int argc, char **argv) {
   const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 60;
   const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
+  if (argc > 3 && std::strcmp(argv[3], "--unsupported") == 0) {
+    std::map<std::string, uint64_t> reasons;
+    uint64_t refused = 0;
+    for (uint64_t seed = start; seed < start + count; ++seed) {
+      std::string text, reason;
+      if (!emitPto(generateCase(seed, ptoPolicy()), text, reason)) {
+        ++refused;
+        ++reasons[normalizeMessage(reason)];
+      }
+    }
+    std::vector<std::pair<uint64_t, std::string>> byCount;
+    for (const auto &[reason, n] : reasons)
+      byCount.push_back({n, reason});
+    std::sort(byCount.rbegin(), byCount.rend());
+    std::printf("%llu of %llu cases unsupported (%.1f%%)\n",
+                static_cast<unsigned long long>(refused), static_cast<unsigned long long>(count),
+                100.0 * refused / count);
+    for (const auto &[n, reason] : byCount)
+      std::printf("%6llu  %s\n", static_cast<unsigned long long>(n), reason.c_str());
+    return 0;
+  }
   PtoToolchain t;
   std::string error;
   if (!resolvePtoToolchain(t, error)) {

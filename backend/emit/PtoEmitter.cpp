@@ -219,7 +219,36 @@ private:
   }
   bool check(const Op &op, std::string &unsupported) const;
   bool usedOnlyBy(ValueId v, const Op &user) const;
-  bool chooseLayouts(std::string &unsupported);
+  void chooseLayouts();
+  ValidShape validOf(ValueId v) const {
+    const TensorType &t = c_.typeOf(v);
+    return t.valid.value_or(ValidShape{t.shape[0], t.shape[1], false});
+  }
+  /// A new tile of `v`'s tile type holding `v` narrowed to `want`: a copy
+  /// (TMOV over `v`'s valid shape) whose valid shape is then set.
+  std::pair<std::string, std::string> narrowed(ValueId v, ValidShape want) {
+    const ValidShape have = validOf(v);
+    const std::string copy = "%t" + std::to_string(nextTile_++), type = tileType(v);
+    extraTiles_.push_back({c_.typeOf(v), false});
+    body_ += "    " + copy + " = pto.alloc_tile valid_row = " + idx(have.rows) +
+             " valid_col = " + idx(have.cols) + " : " + type + "\n";
+    body_ += "    pto.tmov ins(" + tile(v) + " : " + type + ") outs(" + copy + " : " + type +
+             ")\n";
+    body_ += "    pto.set_validshape " + copy + ", " + idx(want.rows) + ", " + idx(want.cols) +
+             " : " + type + "\n";
+    return {copy, type};
+  }
+  /// Mode 2 of a row expand: a row_major tile whose first 32-byte block of
+  /// each of `rows` rows repeats the R×1 value `v`'s element (trowexpand).
+  std::pair<std::string, std::string> blockOperand(ValueId v, int64_t rows) {
+    const std::string block = "%t" + std::to_string(nextTile_++), type = tileType(v);
+    extraTiles_.push_back({c_.typeOf(v), false});
+    body_ += "    " + block + " = pto.alloc_tile valid_row = " + idx(rows) + " valid_col = " +
+             idx(32 / byteSize(c_.typeOf(v).dtype)) + " : " + type + "\n";
+    body_ += "    pto.trowexpand ins(" + tile(v) + " : " + type + ") outs(" + block + " : " +
+             type + ")\n";
+    return {block, type};
+  }
 
   const Case &c_;
   std::string body_;
@@ -231,6 +260,10 @@ private:
   /// row_major: the same tensor loaded a second time (its tile number).
   std::set<ValueId> columnCopies_;
   std::map<ValueId, int> columnTiles_;
+  /// Tiles that hold no value of the case (narrowed copies, mode-2 blocks,
+  /// temporaries): the type of the value they are shaped like, and whether
+  /// col_major.
+  std::vector<std::pair<TensorType, bool>> extraTiles_;
   int nextTile_ = 0, nextView_ = 0;
 };
 
@@ -276,14 +309,19 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: division by zero is target-defined in PTO (the CPU "
                            "simulator asserts); the case defines it",
              false;
-    if (const std::string why = dtypeRule(base, in); !why.empty())
+    // abs of an integer is max(x, -x) (both wrap at the minimum, as the
+    // case's abs does): tabs takes floats only.
+    const OpKind ruled = base == OpKind::Abs && !isFloat(in) ? OpKind::Max : base;
+    if (const std::string why = dtypeRule(ruled, in); !why.empty())
       return unsupported = "pto: " + tOpName(base) + " on A2/A3 takes " + why + ", not " +
                            std::string(dtypeName(in)),
              false;
     // pto-isa computes on one valid shape: "Valid shapes of all I/O tiles
     // should be the same", and a row (column) expand's broadcast operand has
     // the destination's valid rows (columns). The case model lets operands
-    // be valid beyond the result; such a case is not one PTO op.
+    // be valid beyond the result (which is their intersection): those are
+    // narrowed first (narrowed()); an operand valid on less than the result
+    // cannot be.
     const TensorType &rt = c_.typeOf(op.results[0]);
     auto valid = [](const TensorType &t) {
       return t.valid.value_or(ValidShape{t.shape[0], t.shape[1], false});
@@ -293,7 +331,7 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       const ValidShape have = valid(c_.typeOf(op.operands[i]));
       const bool rowsMatter = !(opCategory(op.kind) == OpCategory::ColExpand && i == 1);
       const bool colsMatter = !(opCategory(op.kind) == OpCategory::RowExpand && i == 1);
-      if ((rowsMatter && have.rows != want.rows) || (colsMatter && have.cols != want.cols))
+      if ((rowsMatter && have.rows < want.rows) || (colsMatter && have.cols < want.cols))
         return unsupported = "pto: " + name + " operand " + std::to_string(i) + " is valid " +
                              std::to_string(have.rows) + "x" + std::to_string(have.cols) +
                              ", its result " + std::to_string(want.rows) + "x" +
@@ -328,7 +366,7 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
 /// An R×1 value that is only ever the R×1 operand of row expands lives in
 /// a col_major tile, which those take; every other tile is row_major, which
 /// elementwise ops and the other expand operands require.
-bool Emitter::chooseLayouts(std::string &unsupported) {
+void Emitter::chooseLayouts() {
   std::map<ValueId, bool> onlyRowOperand;
   for (const Op &op : c_.ops)
     for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -345,26 +383,29 @@ bool Emitter::chooseLayouts(std::string &unsupported) {
     });
     if (!rowOperand)
       continue;
-    // pto-isa takes it col_major, or row_major with exactly one 32-byte
-    // block of valid columns, which an R×1 value is not. Only TLOAD makes a
-    // col_major tile here (t-ops write row_major ones); an input that other
-    // ops read too is loaded twice.
+    // pto-isa takes it col_major with the destination's valid rows (mode
+    // 1), or row_major with one 32-byte block of valid columns (mode 2).
+    // Only TLOAD makes a col_major tile here (t-ops write row_major ones),
+    // so a loaded operand is read col_major where it can be: R > 1 (a
+    // col_major tile's rows are whole blocks), and every row expand reading
+    // it valid on all its rows. An input that other ops read too is loaded
+    // twice. Every other R×1 operand is broadcast over a block first
+    // (blockOperand).
     const bool loaded = c_.values[v].defOp >= 0 && c_.ops[c_.values[v].defOp].kind == OpKind::Input;
-    if (!loaded || t.shape[0] <= 1 || t.valid)
-      return unsupported = "pto: the R×1 operand " + t.str() + " of a row expand must be a "
-                           "col_major tile (loaded, R > 1, no valid shape), not computed",
-             false;
-    (only ? columnar_ : columnCopies_).insert(v);
+    const bool allRows = std::all_of(c_.ops.begin(), c_.ops.end(), [&](const Op &op) {
+      return opCategory(op.kind) != OpCategory::RowExpand || op.operands[1] != value ||
+             validOf(op.results[0]).rows == t.shape[0];
+    });
+    if (loaded && t.shape[0] > 1 && !t.valid && allRows)
+      (only ? columnar_ : columnCopies_).insert(v);
   }
-  return true;
 }
 
 bool Emitter::run(std::string &out, std::string &unsupported) {
   for (const Op &op : c_.ops)
     if (!check(op, unsupported))
       return false;
-  if (!chooseLayouts(unsupported))
-    return false;
+  chooseLayouts();
   std::string params;
   std::vector<std::string> inputPtrs;
   int arg = 0;
@@ -461,13 +502,36 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     // ops need one tile type for all their tiles (ptoas accepts mixed pads,
     // a contract gap that a case with two differently padded operands still
     // finds).
+    // Each operand as the op takes it: narrowed to the result's valid shape
+    // in the dimensions that must agree, and a row expand's R×1 operand
+    // col_major (mode 1) or broadcast over a block (mode 2).
+    const ValidShape want = validOf(r);
+    std::string ins, types;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const ValueId v = op.operands[i];
+      std::pair<std::string, std::string> operand{tile(v), tileType(v)};
+      const ValidShape have = validOf(v);
+      if (cat == OpCategory::RowExpand && i == 1) {
+        operand = columnar_.count(v) || columnTiles_.count(v) ? rowOperand(v)
+                                                               : blockOperand(v, want.rows);
+      } else if (cat == OpCategory::ColExpand && i == 1) {
+        if (have.cols != want.cols)
+          operand = narrowed(v, {have.rows, want.cols, false});
+      } else if (have.rows != want.rows || have.cols != want.cols) {
+        operand = narrowed(v, want);
+      }
+      ins += (i ? ", " : "") + operand.first;
+      types += (i ? ", " : "") + operand.second;
+    }
     alloc(r, pads_.at(op.operands[0]));
-    std::string ins = x, types = xt;
-    if (op.operands.size() == 2) {
-      const auto [t1, t1Type] = cat == OpCategory::RowExpand
-                                    ? rowOperand(op.operands[1])
-                                    : std::make_pair(tile(op.operands[1]), tileType(op.operands[1]));
-      ins += ", " + t1, types += ", " + t1Type;
+    if (op.kind == OpKind::Abs && !isFloat(c_.typeOf(r).dtype)) {
+      // max(x, -x): the negation in a tile of its own.
+      const std::string neg = "%t" + std::to_string(nextTile_++);
+      extraTiles_.push_back({c_.typeOf(r), false});
+      body_ += "    " + neg + " = pto.alloc_tile valid_row = " + idx(want.rows) +
+               " valid_col = " + idx(want.cols) + " : " + types + "\n";
+      body_ += "    pto.tneg ins(" + ins + " : " + types + ") outs(" + neg + " : " + types + ")\n";
+      ins += ", " + neg, types += ", " + types, name = "tmax";
     }
     body_ += "    pto." + name + " ins(" + ins + " : " + types + ") outs(" + tile(r) + " : " +
              tileType(r) + ")\n";
@@ -494,6 +558,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     count(v, tileNo, columnar_.count(v) != 0);
   for (const auto &[v, tileNo] : columnTiles_)
     count(v, tileNo, true);
+  for (const auto &[type, column] : extraTiles_)
+    bufferBytes += tileRows(type, column) * tileCols(type, column) * byteSize(type.dtype);
   if (bufferBytes > kVecBufferBytes)
     return unsupported = "pto: the tiles need " + std::to_string(bufferBytes) +
                          " bytes, more than the 192 KiB vector buffer",

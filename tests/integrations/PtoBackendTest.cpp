@@ -65,6 +65,27 @@ return %3
   EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
 }
 
+// What PTO cannot say directly is rewritten, and stays exact: a computed
+// R×1 operand of a row expand is broadcast over a 32-byte block (mode 2),
+// an operand valid beyond its result is narrowed on a copy, and integer abs
+// is max(x, -x) (tabs takes floats).
+TEST(PtoBackend, RewrittenFormsRunExact) {
+  const CaseOutcome out = run(R"(npufuzz-case 1
+data seed=5 edge_rate=0
+%0 = input {fill=rand} : f32[8,32]
+%1 = input {fill=rand} : f32[8,1]
+%2 = neg %1 : f32[8,1]
+%3 = row_expand_mul %0, %2 : f32[8,32]
+%4 = set_validshape %0 : f32[8,32]{valid=3x20}
+%5 = add %4, %0 : f32[8,32]{valid=3x20}
+%6 = row_expand_sub %5, %1 : f32[8,32]{valid=3x20}
+%7 = input {fill=rand} : i32[4,32]
+%8 = abs %7 : i32[4,32]
+return %3, %6, %8
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+}
+
 TEST(PtoBackend, WhatPtoDefinesOtherwiseIsUnsupportedWithTheReason) {
   // The ISA manual: division by zero is target-defined (the simulator
   // asserts); the case model defines it.
