@@ -79,7 +79,12 @@ bool definedOutputsDiffer(const RefRun &ref, const BackendRun &a, const BackendR
 } // namespace
 
 
-TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config) {
+TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig) {
+  // The oracles below run the case again; a pto kernel built once serves
+  // them all.
+  RunConfig config = caseConfig;
+  if (config.backend == BackendKind::Pto)
+    config.pto.builds = newPtoBuilds();
   TaskResult t;
   const CaseOutcome out = runCase(c, jit, config);
   t.verdict = out.verdict;

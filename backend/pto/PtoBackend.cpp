@@ -272,25 +272,25 @@ std::string memcheckHeadline(const std::string &err) {
 }
 } // namespace
 
+struct PtoBuilds {
+  std::string key;
+  std::unique_ptr<CaseDir> dir;
+};
+
+std::shared_ptr<PtoBuilds> newPtoBuilds() { return std::make_shared<PtoBuilds>(); }
+
 namespace {
-/// Compiles dir/kernel.cpp with a harness for these buffers and runs it,
-/// under memcheck when asked; fills `r`.
+/// Compiles dir/kernel.cpp with a harness for these buffers (unless
+/// `built` already) and runs it, under memcheck when asked; fills `r`.
 void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<TensorData> &inputs,
               const std::vector<TensorType> &outputTypes,
               const std::vector<int64_t> &validShapes, uint32_t poison, bool memcheck,
-              BackendRun &r) {
+              bool built, BackendRun &r) {
   using Status = BackendRun::Status;
   const ExternalToolchain limits = stageLimits(t);
   auto t0 = Clock::now();
-  PrecompiledSimulator sim;
+  CommandEnd end;
   std::string error;
-  std::error_code ec;
-  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
-  if (!precompiledSimulator(t, parent.string(), sim, error)) {
-    r.status = Status::RuntimeError;
-    r.message = error;
-    return;
-  }
   std::vector<size_t> bytes;
   std::vector<bool> isOutput;
   std::vector<TensorData> outputs;
@@ -304,8 +304,17 @@ void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<Tenso
     isOutput.push_back(true);
   }
   const std::string h = harness(bytes, isOutput, validShapes);
+  if (!built) {
+  PrecompiledSimulator sim;
+  std::error_code ec;
+  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
+  if (!precompiledSimulator(t, parent.string(), sim, error)) {
+    r.status = Status::RuntimeError;
+    r.message = error;
+    return;
+  }
   writeBytes(dir.file("harness.cpp"), h.data(), h.size());
-  CommandEnd end = runCommand(
+  end = runCommand(
       limits,
       kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"), dir.file("kernel"),
                            memcheck),
@@ -322,6 +331,7 @@ void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<Tenso
       r.message = t.cxx + ": " + r.message;
     }
     return;
+  }
   }
 
   t0 = Clock::now();
@@ -421,7 +431,7 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
     return r;
   }
   writeBytes(dir.file("kernel.cpp"), kernelCpp.data(), kernelCpp.size());
-  simulate(t, dir, inputs, outputTypes, validShapes, poison, memcheck, r);
+  simulate(t, dir, inputs, outputTypes, validShapes, poison, memcheck, false, r);
   return dir.finish(r);
 }
 
@@ -435,16 +445,34 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     return r;
   }
   r.emitSeconds = since(t0);
-  CaseDir dir(t);
-  if (!dir.made()) {
+  const std::vector<int64_t> ints = validShapeArguments(c);
+  const bool memcheck = memcheckChosen(t, text);
+  // What the binary depends on besides the toolchain, which stays the same
+  // for the span of `t.builds`.
+  std::string key = text + '\0' + (memcheck ? "memcheck" : "");
+  for (const TensorData &in : inputs)
+    key += ' ' + std::to_string(in.bytes.size());
+  for (const int64_t n : ints)
+    key += ' ' + std::to_string(n);
+  if (t.builds && t.builds->dir && t.builds->key == key) {
+    simulate(t, *t.builds->dir, inputs, c.outputTypes(), ints, poison, memcheck, true, r);
+    return t.builds->dir->finish(r);
+  }
+  auto dir = std::make_unique<CaseDir>(t);
+  if (!dir->made()) {
     r.status = BackendRun::Status::RuntimeError;
     r.message = "cannot create a case directory for ptoas";
     return r;
   }
-  if (assemble(t, dir, text, r))
-    simulate(t, dir, inputs, c.outputTypes(), validShapeArguments(c), poison,
-             memcheckChosen(t, text), r);
-  return dir.finish(r);
+  if (assemble(t, *dir, text, r))
+    simulate(t, *dir, inputs, c.outputTypes(), ints, poison, memcheck, false, r);
+  dir->finish(r);
+  std::error_code ec;
+  if (t.builds && fs::exists(dir->file("kernel"), ec)) {
+    t.builds->key = std::move(key);
+    t.builds->dir = std::move(dir);
+  }
+  return r;
 }
 
 std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case &c) {

@@ -30,10 +30,16 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace npufuzz {
+
+/// Kernels built for one case, kept for the runs its oracles repeat with
+/// another poison fill: the same kernel and buffers build the same binary.
+struct PtoBuilds;
+std::shared_ptr<PtoBuilds> newPtoBuilds();
 
 struct PtoToolchain {
   std::string ptoas;  ///< the ptoas binary
@@ -51,6 +57,8 @@ struct PtoToolchain {
   /// none, 1: all); it costs about a second a kernel.
   double memcheckShare = 0.05;
   std::string valgrind = "valgrind";
+  /// Set for the span of one case (runCaseTask): its builds are reused.
+  std::shared_ptr<PtoBuilds> builds;
 };
 
 /// Fills `t.ptoas` and `t.ptoIsa` from $NPUFUZZ_PTOAS and $NPUFUZZ_PTO_ISA
