@@ -1,12 +1,11 @@
 //===- driver/Campaign.cpp - Fuzz campaigns --------------------------------===//
 #include "driver/Campaign.h"
 
+#include "driver/Backend.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Worker.h"
-#include "backend/emit/PtoEmitter.h"
-#include "backend/emit/PyTorchEmitter.h"
 #include "ir/FileText.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
@@ -225,18 +224,6 @@ bool isFinding(VerdictKind v) {
   return v != VerdictKind::Ok && v != VerdictKind::Unsupported;
 }
 
-/// The programs an external backend is given, kept with its findings.
-std::map<std::string, std::string> externalPrograms(const Case &c) {
-  std::map<std::string, std::string> files;
-  std::string text, reason;
-  if (emitPyTorch(c, text, reason))
-    files["program.py"] = text;
-  text.clear();
-  if (emitPto(c, text, reason))
-    files["kernel.pto"] = text;
-  return files;
-}
-
 std::vector<FindingSummary> scanFindings(const std::string &outDir) {
   std::vector<FindingSummary> out;
   const fs::path dir = fs::path(outDir) / "findings";
@@ -405,10 +392,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.backend = std::string(backendKindName(options.config.backend));
       f.backendFlags = options.backendFlags;
       f.passPlugins = options.passPlugins;
-      if (options.config.backend == BackendKind::Pto)
-        f.extraFiles = ptoPrograms(options.config.pto, r.c);
-      else if (runsExternally(options.config.backend))
-        f.extraFiles = externalPrograms(r.c);
+      f.extraFiles = makeBackend(options.config)->programs(r.c);
       std::string error;
       if (recordFinding(options.outDir, f, error, &ledger))
         ++result.newFindings;

@@ -2,6 +2,7 @@
 #include "driver/CaseRunner.h"
 
 #include "backend/mlir/Pipelines.h"
+#include "driver/Backend.h"
 #include "oracles/Differential.h"
 #include "reference/Executor.h"
 #include "reference/Storage.h"
@@ -20,51 +21,6 @@ double since(Clock::time_point t) {
 }
 
 } // namespace
-
-bool parseBackendKind(const std::string &s, BackendKind &out) {
-  if (s == "mlir-jit")
-    out = BackendKind::MlirJit;
-  else if (s == "mlir-tools")
-    out = BackendKind::MlirTools;
-  else if (s == "external")
-    out = BackendKind::External;
-  else if (s == "torch")
-    out = BackendKind::Torch;
-  else if (s == "pto")
-    out = BackendKind::Pto;
-  else
-    return false;
-  return true;
-}
-
-std::string_view backendKindName(BackendKind kind) {
-  switch (kind) {
-  case BackendKind::MlirJit:
-    return "mlir-jit";
-  case BackendKind::MlirTools:
-    return "mlir-tools";
-  case BackendKind::External:
-    return "external";
-  case BackendKind::Torch:
-    return "torch";
-  case BackendKind::Pto:
-    return "pto";
-  }
-  return "mlir-jit";
-}
-
-bool runsExternally(BackendKind kind) {
-  switch (kind) {
-  case BackendKind::MlirJit:
-  case BackendKind::MlirTools:
-    return false;
-  case BackendKind::External:
-  case BackendKind::Torch:
-  case BackendKind::Pto:
-    return true;
-  }
-  return false;
-}
 
 std::string torchPython(const std::string &python) {
   if (!python.empty())
@@ -117,27 +73,8 @@ BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel
                          const std::vector<std::string> &elements,
                          const std::vector<TensorData> &inputs,
                          const std::vector<TensorType> &outputTypes, uint32_t poison,
-                         const Case *c) {
-  if (config.backend == BackendKind::Pto && c)
-    return runPto(config.pto, *c, inputs, poison);
-  if (runsExternally(config.backend)) {
-    if (!c) {
-      BackendRun r;
-      r.status = BackendRun::Status::RuntimeError;
-      r.message = "the external backend needs the case";
-      return r;
-    }
-    return runExternal(config.external, *c, kernel, elements, inputs);
-  }
-  if (config.backend == BackendKind::MlirTools) {
-    MlirTool tools = config.tools;
-    if (tools.runtimeLibrary.empty())
-      tools.runtimeLibrary = defaultRuntimeLibrary();
-    return tools.run(kernel, elements, inputs, outputTypes, poison);
-  }
-  JitOptions options = config.jit;
-  options.poison = poison;
-  return jit.run(kernel, elements, inputs, outputTypes, options);
+                         const Case &c) {
+  return makeBackend(config)->run({c, jit, kernel, elements, inputs, outputTypes, poison});
 }
 
 CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
@@ -178,7 +115,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   if (!error.empty())
     kernel = MlirKernel();
   out.run = executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypes,
-                          config.jit.poison, &c);
+                          config.jit.poison, c);
   out.run.emitSeconds = emitSeconds;
   Judgement j = judgeRun(c, ref, out.run);
   out.verdict = j.verdict;

@@ -7,6 +7,7 @@
 #ifndef NPUFUZZ_DRIVER_CASERUNNER_H
 #define NPUFUZZ_DRIVER_CASERUNNER_H
 
+#include "backend/BackendKind.h"
 #include "backend/BackendRun.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/mlir/MlirEmitter.h"
@@ -22,22 +23,6 @@
 #include <vector>
 
 namespace npufuzz {
-
-/// Where the compiled kernel runs.
-enum class BackendKind : uint8_t {
-  MlirJit,   ///< in process: PassManager + ExecutionEngine
-  MlirTools, ///< out of process: mlir-opt + mlir-runner binaries
-  External,  ///< a user command on a case directory (ExternalBackend.h)
-  Torch,     ///< real PyTorch through the persistent adapter (torch_server.py)
-  Pto,       ///< real ptoas + the pto-isa CPU simulator (PtoBackend.h)
-};
-bool parseBackendKind(const std::string &s, BackendKind &out);
-/// The name parseBackendKind reads.
-std::string_view backendKindName(BackendKind kind);
-/// Whether the kernel runs outside npufuzz, through the external protocol
-/// (then MLIR passes, and their blame, do not apply).
-bool runsExternally(BackendKind kind);
-
 
 struct RunConfig {
   BackendKind backend = BackendKind::MlirJit;
@@ -65,13 +50,12 @@ bool configureTorchBackend(RunConfig &config, const std::string &python, std::st
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
 std::string defaultRuntimeLibrary();
 
-/// Compiles and runs an emitted kernel on the configured backend.
-/// BackendKind::External also needs the case `c` (it writes every program).
+/// Runs case `c`'s emitted kernel on the configured backend (makeBackend).
 BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
                          const std::vector<std::string> &elements,
                          const std::vector<TensorData> &inputs,
                          const std::vector<TensorType> &outputTypes, uint32_t poison,
-                         const Case *c = nullptr);
+                         const Case &c);
 
 struct CaseOutcome {
   VerdictKind verdict = VerdictKind::Ok;

@@ -127,9 +127,9 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // other output fill bytes; defined outputs that change read uninitialised
   // memory.
   const BackendRun again = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
-                                         outputTypes, config.jit.poison, &c);
+                                         outputTypes, config.jit.poison, c);
   const BackendRun second = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
-                                          outputTypes, ~config.jit.poison, &c);
+                                          outputTypes, ~config.jit.poison, c);
   if (again.ok() && definedOutputsDiffer(out.reference, out.run, again)) {
     t.verdict = VerdictKind::Nondeterministic;
     t.summary = "two identical runs differ: " + t.summary;

@@ -86,7 +86,7 @@ BackendRun runVariant(const Case &c, MlirJit &jit, const RunConfig &config,
     return r;
   }
   return executeKernel(config, jit, kernel, pipeline.elements(), inputs, c.outputTypes(),
-                       config.jit.poison, &c);
+                       config.jit.poison, c);
 }
 } // namespace
 
@@ -98,7 +98,7 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
   const std::vector<TensorData> repadded = repaddedInputs(base.reference);
   if (!repadded.empty()) {
     const BackendRun variant = executeKernel(config, jit, base.kernel, pipeline.elements(),
-                                             repadded, outputTypes, config.jit.poison, &c);
+                                             repadded, outputTypes, config.jit.poison, c);
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())

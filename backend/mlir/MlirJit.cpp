@@ -288,7 +288,15 @@ struct MlirJit::Impl {
   }
 };
 
-MlirJit::MlirJit() : impl_(std::make_unique<Impl>()) {}
+// Built on first use: a campaign on a backend that never runs MLIR in
+// process (pto, torch, external) does not register and load every dialect.
+MlirJit::MlirJit() = default;
+
+MlirJit::Impl &MlirJit::impl() {
+  if (!impl_)
+    impl_ = std::make_unique<Impl>();
+  return *impl_;
+}
 MlirJit::~MlirJit() = default;
 
 bool MlirJit::loadPassPlugin(const std::string &path, std::string &error) {
@@ -304,28 +312,28 @@ bool MlirJit::loadPassPlugin(const std::string &path, std::string &error) {
 BackendRun MlirJit::verifyPipeline(const std::string &text,
                                    const std::vector<std::string> &elements) {
   BackendRun r;
-  impl_->context();
+  impl().context();
   auto t0 = Clock::now();
-  auto module = impl_->parse(text, r);
+  auto module = impl().parse(text, r);
   if (module)
-    impl_->runStepwise(*module, elements, r);
+    impl().runStepwise(*module, elements, r);
   r.passSeconds = since(t0);
   return r;
 }
 
-void MlirJit::setSourceName(const std::string &name) { impl_->sourceName = name; }
+void MlirJit::setSourceName(const std::string &name) { impl().sourceName = name; }
 
 bool MlirJit::parses(const std::string &text, std::string &diagnostic) {
   BackendRun r;
-  impl_->context();
-  if (impl_->parse(text, r))
+  impl().context();
+  if (impl().parse(text, r))
     return true;
   diagnostic = r.message;
   return false;
 }
 
 bool MlirJit::checkPipeline(const std::vector<std::string> &elements, std::string &error) {
-  mlir::PassManager pm(impl_->context(), "builtin.module");
+  mlir::PassManager pm(impl().context(), "builtin.module");
   std::string body;
   for (size_t i = 0; i < elements.size(); ++i)
     body += (i ? "," : "") + elements[i];
@@ -339,9 +347,9 @@ bool MlirJit::checkPipeline(const std::vector<std::string> &elements, std::strin
 
 BackendRun MlirJit::transform(const std::string &text, const std::vector<std::string> &elements) {
   BackendRun r;
-  impl_->context();
-  auto module = impl_->parse(text, r);
-  if (module && impl_->runPipeline(module, text, elements, true, r))
+  impl().context();
+  auto module = impl().parse(text, r);
+  if (module && impl().runPipeline(module, text, elements, true, r))
     r.mlir = printOp(*module);
   return r;
 }
@@ -372,8 +380,8 @@ std::optional<DType> dtypeOf(mlir::Type t) {
 bool MlirJit::entrySignature(const std::string &text, const std::string &entry,
                              std::vector<TensorType> &params, std::string &error) {
   BackendRun r;
-  impl_->context();
-  auto module = impl_->parse(text, r);
+  impl().context();
+  auto module = impl().parse(text, r);
   if (!module) {
     error = r.message;
     return false;
@@ -411,22 +419,22 @@ BackendRun MlirJit::execute(const std::string &text, const std::vector<std::stri
                             const JitOptions &options) {
   BackendRun r;
   r.mlir = text;
-  impl_->context();
+  impl().context();
   auto t0 = Clock::now();
-  auto module = impl_->parse(text, r);
+  auto module = impl().parse(text, r);
   if (!module)
     return r;
   // Calling through the C interface needs the wrapper on the entry.
   if (auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry))
-    fn->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(impl_->ctx.get()));
-  if (!impl_->runPipeline(module, text, elements, options.locateFailingPass, r))
+    fn->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(impl().ctx.get()));
+  if (!impl().runPipeline(module, text, elements, options.locateFailingPass, r))
     return r;
   r.passSeconds = since(t0);
   r.outputs = buffers;
   std::vector<CallArg> args;
   for (TensorData &b : r.outputs)
     args.push_back({&b, 0});
-  impl_->compileAndCall(*module, entry, args, options.cpu, r);
+  impl().compileAndCall(*module, entry, args, options.cpu, r);
   return r;
 }
 
@@ -435,12 +443,12 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
                         const std::vector<TensorType> &outputTypes, const JitOptions &options) {
   BackendRun r;
   r.mlir = kernel.text;
-  impl_->context();
+  impl().context();
   auto t0 = Clock::now();
-  auto module = impl_->parse(kernel.text, r);
+  auto module = impl().parse(kernel.text, r);
   if (!module)
     return r;
-  if (!impl_->runPipeline(module, kernel.text, elements, options.locateFailingPass, r))
+  if (!impl().runPipeline(module, kernel.text, elements, options.locateFailingPass, r))
     return r;
   r.passSeconds = since(t0);
 
@@ -461,7 +469,7 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   // A kernel of the npu style talks to the simulated DMA engine, which
   // records a fault instead of touching memory; report it as the verdict.
   resetSimulator();
-  if (impl_->compileAndCall(*module, kernel.entry, args, options.cpu, r) &&
+  if (impl().compileAndCall(*module, kernel.entry, args, options.cpu, r) &&
       takeSimulatorFault(r.message))
     r.status = BackendRun::Status::SimulatorFault;
   return r;

@@ -83,6 +83,7 @@ public:
 private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  Impl &impl();
 };
 
 } // namespace npufuzz

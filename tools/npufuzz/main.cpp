@@ -467,7 +467,7 @@ BackendChoice backendChoice() {
 /// --ptoas-flag (pto). A flag of another backend is an error.
 bool setUpBackend(const BackendChoice &b, RunConfig &config) {
   if (!parseBackendKind(b.name, config.backend)) {
-    fail("unknown backend '" + b.name + "' (mlir-jit, mlir-tools, external, torch or pto)");
+    fail("unknown backend '" + b.name + "' (" + backendNames() + ")");
     return false;
   }
   if (!externalArgv(b.cmd, config))

@@ -1,0 +1,95 @@
+//===- driver/Backend.cpp - One class per backend, one factory ------------===//
+#include "driver/Backend.h"
+
+#include "backend/emit/PtoEmitter.h"
+#include "backend/emit/PyTorchEmitter.h"
+#include "driver/CaseRunner.h"
+
+namespace npufuzz {
+
+namespace {
+/// In process: the pipeline through MLIR's PassManager, then the
+/// ExecutionEngine.
+class JitBackend : public Backend {
+public:
+  explicit JitBackend(const JitOptions &options) : options(options) {}
+  BackendRun run(const KernelRun &k) const override {
+    JitOptions o = options;
+    o.poison = k.poison;
+    return k.jit.run(k.kernel, k.elements, k.inputs, k.outputTypes, o);
+  }
+
+private:
+  JitOptions options;
+};
+
+/// mlir-opt | mlir-runner binaries.
+class ToolsBackend : public Backend {
+public:
+  explicit ToolsBackend(MlirTool tools) : tools(std::move(tools)) {
+    if (this->tools.runtimeLibrary.empty())
+      this->tools.runtimeLibrary = defaultRuntimeLibrary();
+  }
+  BackendRun run(const KernelRun &k) const override {
+    return tools.run(k.kernel, k.elements, k.inputs, k.outputTypes, k.poison);
+  }
+
+private:
+  MlirTool tools;
+};
+
+/// A command on a case directory (external), or the persistent torch
+/// adapter, which speaks the same protocol.
+class CommandBackend : public Backend {
+public:
+  explicit CommandBackend(const ExternalToolchain &cmd) : cmd(cmd) {}
+  BackendRun run(const KernelRun &k) const override {
+    return runExternal(cmd, k.c, k.kernel, k.elements, k.inputs);
+  }
+  std::map<std::string, std::string> programs(const Case &c) const override {
+    std::map<std::string, std::string> files;
+    std::string text, reason;
+    if (emitPyTorch(c, text, reason))
+      files["program.py"] = text;
+    text.clear();
+    if (emitPto(c, text, reason))
+      files["kernel.pto"] = text;
+    return files;
+  }
+
+private:
+  ExternalToolchain cmd;
+};
+
+/// ptoas, then the pto-isa CPU simulator.
+class PtoToolchainBackend : public Backend {
+public:
+  explicit PtoToolchainBackend(const PtoToolchain &t) : t(t) {}
+  BackendRun run(const KernelRun &k) const override {
+    return runPto(t, k.c, k.inputs, k.poison);
+  }
+  std::map<std::string, std::string> programs(const Case &c) const override {
+    return ptoPrograms(t, c);
+  }
+
+private:
+  PtoToolchain t;
+};
+} // namespace
+
+std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
+  switch (config.backend) {
+  case BackendKind::MlirJit:
+    return std::make_unique<JitBackend>(config.jit);
+  case BackendKind::MlirTools:
+    return std::make_unique<ToolsBackend>(config.tools);
+  case BackendKind::External:
+  case BackendKind::Torch:
+    return std::make_unique<CommandBackend>(config.external);
+  case BackendKind::Pto:
+    return std::make_unique<PtoToolchainBackend>(config.pto);
+  }
+  return nullptr; // unreachable: the switch covers Backends.def
+}
+
+} // namespace npufuzz

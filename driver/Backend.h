@@ -1,0 +1,51 @@
+//===- driver/Backend.h - One interface for every backend under test -*- C++ -*-===//
+//
+// A backend runs a case's kernel and says what a finding on it keeps. Each
+// row of backend/Backends.def is one class here, made by makeBackend from a
+// RunConfig; nothing else asks which backend it is.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_BACKEND_H
+#define NPUFUZZ_DRIVER_BACKEND_H
+
+#include "backend/BackendRun.h"
+#include "ir/Case.h"
+#include "ir/TensorData.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+class MlirJit;
+struct MlirKernel;
+struct RunConfig;
+
+/// What one run of a case's kernel is given.
+struct KernelRun {
+  const Case &c;
+  MlirJit &jit;              ///< for the in-process backend
+  const MlirKernel &kernel;  ///< the emitted MLIR (empty when it has none)
+  const std::vector<std::string> &elements; ///< the pipeline's passes
+  const std::vector<TensorData> &inputs;
+  const std::vector<TensorType> &outputTypes;
+  uint32_t poison;           ///< the fill of output buffers
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual BackendRun run(const KernelRun &k) const = 0;
+  /// Programs a finding keeps beside case.npf (program.py, kernel.pto,
+  /// kernel.cpp): what this backend was, or could have been, given.
+  virtual std::map<std::string, std::string> programs(const Case &c) const { return {}; }
+};
+
+/// The backend `config` selects, set up with its part of `config`.
+std::unique_ptr<Backend> makeBackend(const RunConfig &config);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_BACKEND_H
