@@ -71,6 +71,11 @@ public:
   std::map<std::string, std::string> programs(const Case &c) const override {
     return ptoPrograms(t, c);
   }
+  /// Compiling dominates a pto case, and most of it is instantiating
+  /// pto-isa's templates, which kernels share: eight kernels compile in a
+  /// third of their time alone (bench/PtoBench.cpp --batch).
+  unsigned batchSize() const override { return t.batchDir.empty() ? 1 : 8; }
+  void prebuild(const std::vector<Case> &cases) const override { prebuildPto(t, cases); }
 
 private:
   PtoToolchain t;

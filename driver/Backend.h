@@ -41,6 +41,13 @@ public:
   /// Programs a finding keeps beside case.npf (program.py, kernel.pto,
   /// kernel.cpp): what this backend was, or could have been, given.
   virtual std::map<std::string, std::string> programs(const Case &c) const { return {}; }
+  /// How many consecutive cases a campaign should have built together,
+  /// ahead of their runs (1: each case builds alone).
+  virtual unsigned batchSize() const { return 1; }
+  /// Builds the kernels of `cases` together where run() finds them (in an
+  /// isolated child of the campaign). Run without it, a case builds alone
+  /// and gets the same verdict.
+  virtual void prebuild(const std::vector<Case> &cases) const {}
 };
 
 /// The backend `config` selects, set up with its part of `config`.

@@ -347,9 +347,52 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
 
   // Persistent workers, forked lazily from this initialised process; each
   // builds its case from the seed it is sent.
-  const Worker::Handler handler = [&jit, &options](const std::string &request) {
+  // A backend that builds cases in batches (pto) gets a directory for them
+  // in the campaign's, removed at the end.
+  RunConfig config = options.config;
+  const fs::path batchDir = fs::path(options.outDir) / "pto-builds";
+  if (config.backend == BackendKind::Pto) {
+    fs::create_directories(batchDir, ec);
+    if (!ec)
+      config.pto.batchDir = batchDir.string();
+  }
+  const std::unique_ptr<Backend> backend = makeBackend(config);
+  const uint64_t batch = std::max(1u, backend->batchSize());
+  const Worker::Handler handler = [&jit, &options, &config](const std::string &request) {
     const Case c = generateCase(std::stoull(request), options.policy);
-    return runCaseTask(c, jit, options.config).toJson();
+    return runCaseTask(c, jit, config).toJson();
+  };
+  // A failure is confirmed as `npufuzz --seed N` would see it: built alone.
+  RunConfig aloneConfig = config;
+  aloneConfig.pto.batchDir.clear();
+  const Worker::Handler alone = [&jit, &options, &aloneConfig](const std::string &request) {
+    const Case c = generateCase(std::stoull(request), options.policy);
+    return runCaseTask(c, jit, aloneConfig).toJson();
+  };
+  // Batches of consecutive indices (index / batch), built ahead by isolated
+  // children; a case waits for its batch, which may also fail to build.
+  std::map<uint64_t, std::unique_ptr<Child>> building;
+  std::set<uint64_t> built;
+  IsolationLimits batchLimits = options.limits;
+  batchLimits.wallSeconds *= static_cast<double>(batch);
+  auto startBuilds = [&](uint64_t from) {
+    for (uint64_t b = from / batch; building.size() < jobs && b < from / batch + jobs; ++b) {
+      if (built.count(b) || building.count(b))
+        continue;
+      std::vector<uint64_t> seeds;
+      for (uint64_t i = b * batch; i < (b + 1) * batch; ++i)
+        if (!state.ahead.count(i) && i >= state.next)
+          seeds.push_back(options.seedStart + options.shardIndex + i * options.shardCount);
+      building[b] = std::make_unique<Child>(
+          [&, seeds] {
+            std::vector<Case> cases;
+            for (const uint64_t seed : seeds)
+              cases.push_back(generateCase(seed, options.policy));
+            backend->prebuild(cases);
+            return std::string();
+          },
+          batchLimits);
+    }
   };
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned k = 0; k < jobs; ++k)
@@ -392,7 +435,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.backend = std::string(backendKindName(options.config.backend));
       f.backendFlags = options.backendFlags;
       f.passPlugins = options.passPlugins;
-      f.extraFiles = makeBackend(options.config)->programs(r.c);
+      f.extraFiles = backend->programs(r.c);
       std::string error;
       if (recordFinding(options.outDir, f, error, &ledger))
         ++result.newFindings;
@@ -412,9 +455,14 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
                            (options.maxSeconds <= 0 || since(start) < options.maxSeconds);
     while (mayLaunch && running.size() < jobs &&
            (!options.maxCases || launched < options.maxCases)) {
-      Running r;
       while (state.ahead.count(nextIndex)) // done before a kill or stop
         ++nextIndex;
+      if (batch > 1) {
+        startBuilds(nextIndex);
+        if (!built.count(nextIndex / batch))
+          break; // its batch is being built
+      }
+      Running r;
       r.index = nextIndex++;
       r.seed = options.seedStart + options.shardIndex + r.index * options.shardCount;
       r.c = generateCase(r.seed, options.policy);
@@ -423,19 +471,32 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       running.push_back(std::move(r));
       ++launched;
     }
-    if (running.empty())
+    if (running.empty() && (building.empty() || !mayLaunch))
       break;
     // Cases cut short are not recorded: a resume runs them again.
-    if (stopRequested || stopping)
+    if (stopRequested || stopping) {
       for (Running &r : running)
         r.kill();
+      building.clear(); // kills them
+    }
 
     std::vector<struct pollfd> fds;
     for (Running &r : running)
       for (int fd : r.fds())
         if (fd >= 0)
           fds.push_back({fd, POLLIN, 0});
+    for (const auto &[b, child] : building)
+      for (int fd : {child->payloadFd(), child->stderrFd()})
+        if (fd >= 0)
+          fds.push_back({fd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 50);
+    for (auto it = building.begin(); it != building.end();)
+      if (it->second->poll()) {
+        built.insert(it->first);
+        it = building.erase(it);
+      } else {
+        ++it;
+      }
 
     for (size_t i = 0; i < running.size();) {
       Running &r = running[i];
@@ -455,7 +516,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           const std::string request = std::to_string(r.seed);
           r.workerVerdict = report.result.verdict;
           r.workerWasUsed = r.worker->servedBefore() > 0;
-          r.confirm = std::make_unique<Child>([&handler, request] { return handler(request); },
+          r.confirm = std::make_unique<Child>([&alone, request] { return alone(request); },
                                               options.limits);
           ++i;
           continue;
@@ -476,6 +537,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     }
   }
   workers.clear(); // idle processes hold memory the reducer can use
+  building.clear();
+  fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.
   writeFileAtomic(statePath, state.json(since(start)));
   // Reduce every signature not yet reduced, unless stopped: each one's

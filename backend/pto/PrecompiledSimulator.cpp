@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 /// What the precompiled header holds: pto-inst.hpp needs <cstdint> before
 /// it; the rest is what the harness uses.
 const char *kPrelude = "#include <cstdint>\n#include <cstdio>\n#include <type_traits>\n"
-                       "#include <utility>\n#include \"pto/pto-inst.hpp\"\n";
+                       "#include <cstdlib>\n#include <utility>\n#include \"pto/pto-inst.hpp\"\n";
 
 bool writeText(const std::string &path, const char *text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

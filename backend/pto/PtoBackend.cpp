@@ -4,9 +4,12 @@
 #include "backend/emit/PtoEmitter.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
+#include "backend/pto/KernelHarness.h"
+#include "backend/pto/Memcheck.h"
 #include "backend/pto/PrecompiledSimulator.h"
 #include "ir/FileText.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -33,69 +36,6 @@ bool writeBytes(const std::string &path, const void *data, size_t size) {
   return static_cast<bool>(out.write(static_cast<const char *>(data),
                                      static_cast<std::streamsize>(size))) &&
          static_cast<bool>(out.flush());
-}
-
-/// The C++ element type of a kernel buffer does not matter to the harness:
-/// it passes each pointer as whatever the kernel's parameter is, deduced
-/// from the function's type, and each int as the parameter's integer type.
-const char *kHarnessCall = R"(
-template <typename P> P npfArg(void *buf, int64_t value) {
-  if constexpr (std::is_pointer_v<P>)
-    return reinterpret_cast<P>(buf);
-  else
-    return static_cast<P>(value);
-}
-template <typename... Ps, size_t... I>
-void npfCallWith(void (*f)(Ps...), void **bufs, const int64_t *ints, std::index_sequence<I...>) {
-  f(npfArg<Ps>(bufs[I], ints[I])...);
-}
-template <typename... Ps> void npfCall(void (*f)(Ps...), void **bufs, const int64_t *ints) {
-  static_assert(sizeof...(Ps) == NPF_NUM_ARGS, "the kernel's parameters are not the case's");
-  npfCallWith(f, bufs, ints, std::index_sequence_for<Ps...>{});
-}
-
-static bool npfFile(const char *dir, int k, void *data, size_t size, bool write) {
-  char path[4096];
-  std::snprintf(path, sizeof path, "%s/arg%d.bin", dir, k);
-  std::FILE *f = std::fopen(path, write ? "wb" : "rb");
-  if (!f)
-    return false;
-  const size_t n = write ? std::fwrite(data, 1, size, f) : std::fread(data, 1, size, f);
-  std::fclose(f);
-  return n == size;
-}
-)";
-
-/// The harness: buffers for the kernel's pointer arguments, read from
-/// argK.bin; the int arguments; one call; the outputs written back.
-std::string harness(const std::vector<size_t> &bufferBytes, const std::vector<bool> &isOutput,
-                    const std::vector<int64_t> &ints) {
-  const size_t n = bufferBytes.size() + ints.size();
-  std::ostringstream h;
-  h << "#define NPF_NUM_ARGS " << n << "\n#include \"kernel.cpp\"\n" << kHarnessCall;
-  for (size_t k = 0; k < bufferBytes.size(); ++k)
-    h << "alignas(64) static unsigned char npfBuf" << k << "[" << std::max<size_t>(1, bufferBytes[k])
-      << "];\n";
-  h << "int main(int argc, char **argv) {\n  const char *dir = argc > 1 ? argv[1] : \".\";\n";
-  h << "  void *bufs[" << n << "] = {";
-  for (size_t k = 0; k < n; ++k)
-    h << (k ? ", " : "") << (k < bufferBytes.size() ? "npfBuf" + std::to_string(k) : "nullptr");
-  h << "};\n  const int64_t ints[" << n << "] = {";
-  for (size_t k = 0; k < n; ++k)
-    h << (k ? ", " : "") << (k < bufferBytes.size() ? 0 : ints[k - bufferBytes.size()]);
-  h << "};\n";
-  for (size_t k = 0; k < bufferBytes.size(); ++k)
-    h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << bufferBytes[k]
-      << ", false)) { std::fprintf(stderr, \"harness: cannot read arg" << k
-      << ".bin\\n\"); return 2; }\n";
-  h << "  npfCall(&npf_kernel, bufs, ints);\n";
-  for (size_t k = 0; k < bufferBytes.size(); ++k)
-    if (isOutput[k])
-      h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << bufferBytes[k]
-        << ", true)) { std::fprintf(stderr, \"harness: cannot write arg" << k
-        << ".bin\\n\"); return 2; }\n";
-  h << "  return 0;\n}\n";
-  return h.str();
 }
 
 /// The first line of a compiler's output that says "error:", or the first
@@ -210,148 +150,104 @@ bool memcheckChosen(const PtoToolchain &t, const std::string &kernel) {
   return static_cast<double>(h % 1000000) < t.memcheckShare * 1e6;
 }
 
-/// A function name without its template arguments, parameters and return
-/// type: what stays the same across kernels of other dtypes and shapes.
-std::string bareFunction(std::string name) {
-  int depth = 0;
-  std::string out;
-  for (const char ch : name) {
-    if (ch == '<')
-      ++depth;
-    else if (ch == '>')
-      depth = std::max(0, depth - 1);
-    else if (ch == '(' && depth == 0)
-      break;
-    else if (depth == 0)
-      out += ch;
-  }
-  if (const size_t space = out.rfind(' '); space != std::string::npos)
-    out = out.substr(space + 1);
-  return out;
-}
-
-/// memcheck's first error as one line: what it is, the PTO instruction
-/// the kernel was in (the frame the kernel called), and the line of the
-/// generated C++.
-std::string memcheckHeadline(const std::string &err) {
-  std::istringstream in(err);
-  std::string line, what;
-  std::vector<std::string> frames;
-  for (; std::getline(in, line);) {
-    // "==123== Conditional jump or move depends on uninitialised value(s)",
-    // then "==123==    at 0x...: function (file:line)", "   by 0x...".
-    const size_t mark = line.find("== ");
-    if (mark == std::string::npos)
-      continue;
-    const size_t start = line.find_first_not_of(' ', mark + 2);
-    const std::string body = start == std::string::npos ? std::string() : line.substr(start);
-    const bool frame = body.rfind("at 0x", 0) == 0 || body.rfind("by 0x", 0) == 0;
-    if (what.empty()) {
-      if (!frame && !body.empty())
-        what = body;
-      continue;
-    }
-    if (!frame)
-      break; // the end of the first error's stack
-    if (body.find(": ") == std::string::npos)
-      continue;
-    frames.push_back(body.substr(body.find(": ") + 2));
-  }
-  std::string out = "memcheck: " + (what.empty() ? std::string("an error") : what);
-  for (size_t k = 0; k < frames.size(); ++k) {
-    if (frames[k].find("npf_kernel(") == std::string::npos)
-      continue;
-    if (k > 0)
-      out += " in " + bareFunction(frames[k - 1].substr(0, frames[k - 1].rfind(" (")));
-    const size_t file = frames[k].find("(kernel.cpp:");
-    if (file != std::string::npos)
-      out += ", reached from " + frames[k].substr(file + 1, frames[k].find(')', file) - file - 1);
-    break;
-  }
-  return out;
-}
 } // namespace
 
+/// The build a case's runs reuse: the kernel's key, and the binary that
+/// runs it (`binary DIR`, or `binary DIR index` for a batch).
 struct PtoBuilds {
   std::string key;
-  std::unique_ptr<CaseDir> dir;
+  std::unique_ptr<CaseDir> dir; ///< holds a single build's binary
+  std::string binary, index;
 };
 
 std::shared_ptr<PtoBuilds> newPtoBuilds() { return std::make_shared<PtoBuilds>(); }
 
 namespace {
-/// Compiles dir/kernel.cpp with a harness for these buffers (unless
-/// `built` already) and runs it, under memcheck when asked; fills `r`.
-void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<TensorData> &inputs,
-              const std::vector<TensorType> &outputTypes,
-              const std::vector<int64_t> &validShapes, uint32_t poison, bool memcheck,
-              bool built, BackendRun &r) {
-  using Status = BackendRun::Status;
-  const ExternalToolchain limits = stageLimits(t);
-  auto t0 = Clock::now();
-  CommandEnd end;
-  std::string error;
-  std::vector<size_t> bytes;
-  std::vector<bool> isOutput;
-  std::vector<TensorData> outputs;
-  for (const TensorData &in : inputs) {
-    bytes.push_back(in.bytes.size());
-    isOutput.push_back(false);
-  }
-  for (const TensorType &type : outputTypes) {
-    outputs.push_back(TensorData::filled(type, poison));
-    bytes.push_back(outputs.back().bytes.size());
-    isOutput.push_back(true);
-  }
-  const std::string h = harness(bytes, isOutput, validShapes);
-  if (!built) {
+/// What a kernel's binary depends on besides the toolchain: its text, its
+/// buffers and whether memcheck needs line tables.
+std::string buildKey(const std::string &text, const KernelBuffers &b, bool memcheck) {
+  std::string key = text + '\0' + (memcheck ? "memcheck" : "");
+  for (const size_t n : b.bytes)
+    key += ' ' + std::to_string(n);
+  key += ';';
+  for (const int64_t n : b.ints)
+    key += ' ' + std::to_string(n);
+  return key;
+}
+
+/// Where a prebuilt batch files the kernel of `key`.
+fs::path batchEntry(const PtoToolchain &t, const std::string &key) {
+  uint64_t h = 1469598103934665603ull; // FNV-1a
+  for (const unsigned char ch : key)
+    h = (h ^ ch) * 1099511628211ull;
+  char name[24];
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(h));
+  return fs::path(t.batchDir) / name;
+}
+
+/// Compiles dir/kernel.cpp with a harness for `b` into dir/kernel; false
+/// with `r` saying why.
+bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffers &b,
+                   bool memcheck, BackendRun &r) {
+  const auto t0 = Clock::now();
   PrecompiledSimulator sim;
+  std::string error;
   std::error_code ec;
   const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
   if (!precompiledSimulator(t, parent.string(), sim, error)) {
-    r.status = Status::RuntimeError;
+    r.status = BackendRun::Status::RuntimeError;
     r.message = error;
-    return;
+    return false;
   }
+  const std::string h = singleHarness(b);
   writeBytes(dir.file("harness.cpp"), h.data(), h.size());
-  end = runCommand(
-      limits,
+  const CommandEnd end = runCommand(
+      stageLimits(t),
       kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"), dir.file("kernel"),
                            memcheck),
       dir.file("cxx.out"), dir.file("cxx.err"));
   r.codegenSeconds = since(t0);
-  if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
-    if (end.kind == CommandEnd::Kind::Exited) {
-      // ptoas accepted the kernel and pto-isa rejects what it made of it.
-      r.status = Status::ContractGap;
-      r.message = "pto-isa rejects ptoas's C++: " + firstError(end.stderrText) + "\n" +
-                  end.stderrText;
-    } else {
-      r.status = classifyEnd(end, r.message);
-      r.message = t.cxx + ": " + r.message;
-    }
-    return;
+  if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
+    return true;
+  if (end.kind == CommandEnd::Kind::Exited) {
+    // ptoas accepted the kernel and pto-isa rejects what it made of it.
+    r.status = BackendRun::Status::ContractGap;
+    r.message = "pto-isa rejects ptoas's C++: " + firstError(end.stderrText) + "\n" +
+                end.stderrText;
+  } else {
+    r.status = classifyEnd(end, r.message);
+    r.message = t.cxx + ": " + r.message;
   }
-  }
+  return false;
+}
 
-  t0 = Clock::now();
+/// Runs `binary dir [index]` (under memcheck when asked) on the inputs and
+/// `poison`-filled outputs; fills `r`.
+void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &binary,
+               const std::string &index, const std::vector<TensorData> &inputs,
+               const std::vector<TensorType> &outputTypes, uint32_t poison, bool memcheck,
+               BackendRun &r) {
+  using Status = BackendRun::Status;
+  const auto t0 = Clock::now();
+  std::vector<TensorData> outputs;
+  for (const TensorType &type : outputTypes)
+    outputs.push_back(TensorData::filled(type, poison));
   for (size_t k = 0; k < inputs.size(); ++k)
     writeBytes(dir.file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
                inputs[k].bytes.size());
   for (size_t k = 0; k < outputs.size(); ++k)
     writeBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
                outputs[k].bytes.data(), outputs[k].bytes.size());
-  std::vector<std::string> argv = {dir.file("kernel"), dir.path()};
-  // memcheck stops at the first error with an exit status of its own; a
-  // kernel never exits with it (the harness returns 0 or 2).
-  constexpr int kMemcheckError = 86;
-  if (memcheck)
-    argv.insert(argv.begin(), {t.valgrind, "--tool=memcheck", "-q", "--leak-check=no",
-                               "--exit-on-first-error=yes",
-                               "--error-exitcode=" + std::to_string(kMemcheckError)});
-  end = runCommand(limits, argv, dir.file("run.out"), dir.file("run.err"));
+  std::vector<std::string> argv = {binary, dir.path()};
+  if (!index.empty())
+    argv.push_back(index);
+  if (memcheck) {
+    const std::vector<std::string> prefix = memcheckCommand(t.valgrind);
+    argv.insert(argv.begin(), prefix.begin(), prefix.end());
+  }
+  const CommandEnd end = runCommand(stageLimits(t), argv, dir.file("run.out"), dir.file("run.err"));
   r.executeSeconds = since(t0);
-  if (memcheck && end.kind == CommandEnd::Kind::Exited && end.exitCode == kMemcheckError) {
+  if (memcheck && end.kind == CommandEnd::Kind::Exited && end.exitCode == kMemcheckErrorStatus) {
     r.status = Status::UninitializedRead;
     r.message = memcheckHeadline(end.stderrText) + "\n" + end.stderrText;
     return;
@@ -363,7 +259,7 @@ void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<Tenso
   }
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string path = dir.file("arg" + std::to_string(inputs.size() + k) + ".bin");
-    std::string data;
+    std::string data, error;
     if (!readFileBytes(path, data, error) || data.size() != outputs[k].bytes.size()) {
       r.status = Status::RuntimeError;
       r.message = "simulator: output " + std::to_string(k) + " was not written back";
@@ -372,16 +268,6 @@ void simulate(const PtoToolchain &t, const CaseDir &dir, const std::vector<Tenso
     std::memcpy(outputs[k].bytes.data(), data.data(), data.size());
   }
   r.outputs = std::move(outputs);
-}
-
-/// Runtime valid shapes, (rows, cols) per dynamic set_validshape in op
-/// order: the kernel's trailing int arguments (PtoEmitter.h).
-std::vector<int64_t> validShapeArguments(const Case &c) {
-  std::vector<int64_t> ints;
-  for (const Op &op : c.ops)
-    if (op.kind == OpKind::SetValidShape && op.attrs.dynamic)
-      ints.insert(ints.end(), {op.attrs.rows, op.attrs.cols});
-  return ints;
 }
 
 /// emitPto's text for `c`, or why PTO cannot run it.
@@ -417,6 +303,11 @@ bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text
   r.message = "ptoas: " + r.message;
   return false;
 }
+
+bool readLines(const fs::path &path, std::string &first, std::string &second) {
+  std::ifstream in(path);
+  return static_cast<bool>(std::getline(in, first)) && static_cast<bool>(std::getline(in, second));
+}
 } // namespace
 
 BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
@@ -430,8 +321,19 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
     r.message = "cannot create a case directory for the pto simulator";
     return r;
   }
+  KernelBuffers b;
+  for (const TensorData &in : inputs) {
+    b.bytes.push_back(in.bytes.size());
+    b.isOutput.push_back(false);
+  }
+  for (const TensorType &type : outputTypes) {
+    b.bytes.push_back(TensorData::filled(type, 0).bytes.size());
+    b.isOutput.push_back(true);
+  }
+  b.ints = validShapes;
   writeBytes(dir.file("kernel.cpp"), kernelCpp.data(), kernelCpp.size());
-  simulate(t, dir, inputs, outputTypes, validShapes, poison, memcheck, false, r);
+  if (compileSingle(t, dir, b, memcheck, r))
+    runBinary(t, dir, dir.file("kernel"), "", inputs, outputTypes, poison, memcheck, r);
   return dir.finish(r);
 }
 
@@ -445,34 +347,101 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     return r;
   }
   r.emitSeconds = since(t0);
-  const std::vector<int64_t> ints = validShapeArguments(c);
+  const KernelBuffers buffers = kernelBuffers(c);
   const bool memcheck = memcheckChosen(t, text);
-  // What the binary depends on besides the toolchain, which stays the same
-  // for the span of `t.builds`.
-  std::string key = text + '\0' + (memcheck ? "memcheck" : "");
-  for (const TensorData &in : inputs)
-    key += ' ' + std::to_string(in.bytes.size());
-  for (const int64_t n : ints)
-    key += ' ' + std::to_string(n);
-  if (t.builds && t.builds->dir && t.builds->key == key) {
-    simulate(t, *t.builds->dir, inputs, c.outputTypes(), ints, poison, memcheck, true, r);
-    return t.builds->dir->finish(r);
-  }
+  const std::string key = buildKey(text, buffers, memcheck);
   auto dir = std::make_unique<CaseDir>(t);
   if (!dir->made()) {
     r.status = BackendRun::Status::RuntimeError;
     r.message = "cannot create a case directory for ptoas";
     return r;
   }
-  if (assemble(t, *dir, text, r))
-    simulate(t, *dir, inputs, c.outputTypes(), ints, poison, memcheck, false, r);
-  dir->finish(r);
+  // A build of this kernel: this case's earlier run, or a prebuilt batch.
+  std::string binary, index;
   std::error_code ec;
-  if (t.builds && fs::exists(dir->file("kernel"), ec)) {
-    t.builds->key = std::move(key);
-    t.builds->dir = std::move(dir);
+  if (t.builds && t.builds->key == key) {
+    binary = t.builds->binary;
+    index = t.builds->index;
+  } else if (!t.batchDir.empty() && fs::exists(batchEntry(t, key) / "entry", ec)) {
+    readLines(batchEntry(t, key) / "entry", binary, index);
+  }
+  if (binary.empty()) {
+    if (!assemble(t, *dir, text, r) || !compileSingle(t, *dir, buffers, memcheck, r))
+      return dir->finish(r);
+    binary = dir->file("kernel");
+  }
+  runBinary(t, *dir, binary, index, inputs, c.outputTypes(), poison, memcheck, r);
+  dir->finish(r);
+  if (t.builds && t.builds->key != key) {
+    t.builds->key = key;
+    t.builds->binary = binary;
+    t.builds->index = index;
+    if (index.empty())
+      t.builds->dir = std::move(dir); // it holds the binary
   }
   return r;
+}
+
+unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
+  if (t.batchDir.empty())
+    return 0;
+  CaseDir batch(t);
+  if (!batch.made())
+    return 0;
+  std::vector<KernelBuffers> kernels;
+  std::vector<std::string> keys;
+  for (const Case &c : cases) {
+    std::string text, reason;
+    // Kernels memcheck watches are built alone, with line tables.
+    if (!ptoText(c, text, reason) || memcheckChosen(t, text))
+      continue;
+    const KernelBuffers b = kernelBuffers(c);
+    const std::string key = buildKey(text, b, false);
+    std::error_code ec;
+    if (std::find(keys.begin(), keys.end(), key) != keys.end() ||
+        fs::exists(batchEntry(t, key), ec))
+      continue;
+    CaseDir one(t);
+    BackendRun r;
+    std::string cpp, error;
+    if (!one.made() || !assemble(t, one, text, r) ||
+        !readFileBytes(one.file("kernel.cpp"), cpp, error))
+      continue; // the case's own run reports it
+    writeBytes(batch.file("k" + std::to_string(kernels.size()) + ".cpp"), cpp.data(), cpp.size());
+    kernels.push_back(b);
+    keys.push_back(key);
+  }
+  if (kernels.empty())
+    return 0;
+  PrecompiledSimulator sim;
+  std::string error;
+  std::error_code ec;
+  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
+  if (!precompiledSimulator(t, parent.string(), sim, error))
+    return 0;
+  const std::string h = batchHarness(kernels);
+  writeBytes(batch.file("harness.cpp"), h.data(), h.size());
+  // The binary lives in the batch directory, beside the entries.
+  const fs::path binary = fs::path(t.batchDir) / ("batch-" + fs::path(batch.path()).filename().string());
+  const CommandEnd end = runCommand(
+      stageLimits(t),
+      kernelCompileCommand(t, sim, batch.path(), batch.file("harness.cpp"), binary.string(), false),
+      batch.file("cxx.out"), batch.file("cxx.err"));
+  if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
+    fs::remove(binary, ec);
+    return 0; // one kernel pto-isa rejects fails the batch: each case builds alone
+  }
+  for (size_t k = 0; k < keys.size(); ++k) {
+    const fs::path entry = batchEntry(t, keys[k]);
+    const fs::path tmp = entry.string() + ".tmp";
+    fs::create_directories(tmp, ec);
+    const std::string lines = binary.string() + "\n" + std::to_string(k) + "\n";
+    writeBytes((tmp / "entry").string(), lines.data(), lines.size());
+    fs::rename(tmp, entry, ec);
+    if (ec)
+      fs::remove_all(tmp, ec);
+  }
+  return static_cast<unsigned>(keys.size());
 }
 
 std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case &c) {

@@ -59,6 +59,9 @@ struct PtoToolchain {
   std::string valgrind = "valgrind";
   /// Set for the span of one case (runCaseTask): its builds are reused.
   std::shared_ptr<PtoBuilds> builds;
+  /// Where prebuildPto files kernels built together ahead of their cases
+  /// (a campaign's); empty: every case builds its own.
+  std::string batchDir;
 };
 
 /// Fills `t.ptoas` and `t.ptoIsa` from $NPUFUZZ_PTOAS and $NPUFUZZ_PTO_ISA
@@ -77,6 +80,12 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
                         const std::vector<TensorType> &outputTypes,
                         const std::vector<int64_t> &validShapes, uint32_t poison,
                         bool memcheck);
+
+/// Builds the kernels of `cases` (those PTO expresses and memcheck does not
+/// watch) in one compiler run into `t.batchDir`, where runPto finds them;
+/// how many. A batch that does not compile files nothing: each of its cases
+/// then builds alone and gets its own verdict.
+unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases);
 
 /// What a finding keeps: kernel.pto and ptoas's kernel.cpp (what of them
 /// exists for `c`).

@@ -13,6 +13,8 @@
 #include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
+#include "reference/Executor.h"
+#include "reference/Storage.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -160,6 +162,74 @@ TEST(PtoBackend, ATileReadBeforeItsValidShapeIsSetIsAnUninitializedRead) {
 
   expectDoubled(runPtoKernel(t, "#define NPF_INIT_OUTPUT_TILE\n" + bare, {in}, {type}, {},
                              0xA5A5A5A5u, true));
+}
+
+// A campaign builds kernels eight at a time, ahead of their cases; a case
+// then runs the batch's binary with the outputs it gets alone. A batch with
+// a kernel pto-isa rejects builds nothing, and that case still gets its own
+// contract-gap.
+TEST(PtoBackend, KernelsBuiltTogetherRunAsTheyDoAlone) {
+  PtoToolchain t;
+  std::string error;
+  ASSERT_TRUE(resolvePtoToolchain(t, error)) << error;
+  t.memcheckShare = 0;
+  const std::string batchDir = ::testing::TempDir() + "/npufuzz-pto-batch-test";
+  std::filesystem::remove_all(batchDir);
+  std::filesystem::create_directories(batchDir);
+  PtoToolchain batched = t;
+  batched.batchDir = batchDir;
+  const std::vector<Case> cases = {parseOrFail(R"(npufuzz-case 1
+data seed=5 edge_rate=0
+%0 = input {fill=rand} : f32[8,32]
+%1 = input {fill=rand} : f32[8,1]
+%2 = neg %1 : f32[8,1]
+%3 = row_expand_mul %0, %2 : f32[8,32]
+return %3
+)"),
+                                   parseOrFail(R"(npufuzz-case 1
+data seed=4 edge_rate=0
+%0 = input {fill=rand} : f32[4,3]{valid=2x3}
+%1 = add %0, %0 : f32[4,3]{valid=2x3}
+return %1
+)"),
+                                   parseOrFail(R"(npufuzz-case 1
+data seed=6 edge_rate=0
+%0 = input {fill=rand} : i32[4,32]
+%1 = abs %0 : i32[4,32]
+return %1
+)")};
+  ASSERT_EQ(prebuildPto(batched, cases), 3u);
+  for (const Case &c : cases) {
+    const RefRun ref = runReference(c);
+    ASSERT_TRUE(ref.ok()) << ref.error;
+    const std::vector<TensorData> inputs = toTensorData(ref.inputs);
+    const BackendRun fromBatch = runPto(batched, c, inputs, 0xA5A5A5A5u);
+    const BackendRun alone = runPto(t, c, inputs, 0xA5A5A5A5u);
+    ASSERT_TRUE(fromBatch.ok()) << fromBatch.message;
+    ASSERT_TRUE(alone.ok()) << alone.message;
+    EXPECT_EQ(fromBatch.codegenSeconds, 0.0) << "the case compiled its own kernel";
+    EXPECT_GT(alone.codegenSeconds, 0.0);
+    ASSERT_EQ(fromBatch.outputs.size(), alone.outputs.size());
+    for (size_t k = 0; k < alone.outputs.size(); ++k)
+      EXPECT_EQ(fromBatch.outputs[k].bytes, alone.outputs[k].bytes) << printCase(c);
+  }
+
+  const Case gap = parseOrFail(R"(npufuzz-case 1
+%0 = input {fill=rand} : f32[8,32]
+%1 = fillpad %0 {pad=max} : f32[8,32]
+%2 = add %0, %1 : f32[8,32]
+return %2
+)");
+  const Case fine = parseOrFail(R"(npufuzz-case 1
+%0 = input {fill=rand} : f32[2,32]
+%1 = exp %0 : f32[2,32]
+return %1
+)");
+  EXPECT_EQ(prebuildPto(batched, {fine, gap}), 0u);
+  const RefRun ref = runReference(gap);
+  const BackendRun r = runPto(batched, gap, toTensorData(ref.inputs), 0xA5A5A5A5u);
+  EXPECT_EQ(r.status, BackendRun::Status::ContractGap) << r.message;
+  std::filesystem::remove_all(batchDir);
 }
 
 TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {

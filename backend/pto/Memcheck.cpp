@@ -1,0 +1,75 @@
+//===- backend/pto/Memcheck.cpp - valgrind memcheck's verdict on a kernel -===//
+#include "backend/pto/Memcheck.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace npufuzz {
+
+namespace {
+/// A function name without its template arguments, parameters and return
+/// type: what stays the same across kernels of other dtypes and shapes.
+std::string bareFunction(std::string name) {
+  int depth = 0;
+  std::string out;
+  for (const char ch : name) {
+    if (ch == '<')
+      ++depth;
+    else if (ch == '>')
+      depth = std::max(0, depth - 1);
+    else if (ch == '(' && depth == 0)
+      break;
+    else if (depth == 0)
+      out += ch;
+  }
+  if (const size_t space = out.rfind(' '); space != std::string::npos)
+    out = out.substr(space + 1);
+  return out;
+}
+
+} // namespace
+
+std::string memcheckHeadline(const std::string &err) {
+  std::istringstream in(err);
+  std::string line, what;
+  std::vector<std::string> frames;
+  for (; std::getline(in, line);) {
+    // "==123== Conditional jump or move depends on uninitialised value(s)",
+    // then "==123==    at 0x...: function (file:line)", "   by 0x...".
+    const size_t mark = line.find("== ");
+    if (mark == std::string::npos)
+      continue;
+    const size_t start = line.find_first_not_of(' ', mark + 2);
+    const std::string body = start == std::string::npos ? std::string() : line.substr(start);
+    const bool frame = body.rfind("at 0x", 0) == 0 || body.rfind("by 0x", 0) == 0;
+    if (what.empty()) {
+      if (!frame && !body.empty())
+        what = body;
+      continue;
+    }
+    if (!frame)
+      break; // the end of the first error's stack
+    if (body.find(": ") == std::string::npos)
+      continue;
+    frames.push_back(body.substr(body.find(": ") + 2));
+  }
+  std::string out = "memcheck: " + (what.empty() ? std::string("an error") : what);
+  for (size_t k = 0; k < frames.size(); ++k) {
+    if (frames[k].find("npf_kernel(") == std::string::npos)
+      continue;
+    if (k > 0)
+      out += " in " + bareFunction(frames[k - 1].substr(0, frames[k - 1].rfind(" (")));
+    const size_t file = frames[k].find("(kernel.cpp:");
+    if (file != std::string::npos)
+      out += ", reached from " + frames[k].substr(file + 1, frames[k].find(')', file) - file - 1);
+    break;
+  }
+  return out;
+}
+
+std::vector<std::string> memcheckCommand(const std::string &valgrind) {
+  return {valgrind, "--tool=memcheck", "-q", "--leak-check=no", "--exit-on-first-error=yes",
+          "--error-exitcode=" + std::to_string(kMemcheckErrorStatus)};
+}
+
+} // namespace npufuzz
