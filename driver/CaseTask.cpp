@@ -3,6 +3,7 @@
 
 #include "backend/mlir/Pipelines.h"
 #include "driver/Metamorphic.h"
+#include "driver/OpBlame.h"
 #include "oracles/PassBlame.h"
 #include "reference/Storage.h"
 
@@ -115,11 +116,20 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   if (out.verdict != VerdictKind::Mismatch)
     return t;
 
+  const bool byOutputs = t.where.empty(); // not a metamorphic variant's
   for (size_t k = 0; k < out.comparisons.size() && t.where.empty(); ++k)
     if (!out.comparisons[k].match) {
       t.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       t.difference = out.comparisons[k].difference;
       break;
+    }
+  // A black-box toolchain (no passes to bisect): the op that first goes
+  // wrong names the finding, not the op of the wrong output.
+  if (byOutputs && runsExternally(config.backend))
+    if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
+      t.where = blame.op;
+      t.difference = blame.difference;
+      t.summary += "; first wrong: " + blame.detail;
     }
   const std::vector<TensorData> inputs = toTensorData(out.reference.inputs);
   // The same run again: outputs that change read something that is not a

@@ -312,7 +312,7 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     Candidate cand;
     std::string text, error = "unknown style";
     Expectation expect;
-    RunConfig config;
+    RunConfig config = o.backend;
     if (!loadCaseText(path.string(), cand.c, text, error) ||
         !parseExpectation(text, expect, error) || !parseMlirStyle(expect.style, config.style)) {
       out << "BROKEN   " << name << ": " << error << "\n";

@@ -76,6 +76,9 @@ int runReduceCommand(const ReduceCommandOptions &options, std::ostream &out);
 struct ReplayOptions {
   std::string dir;
   std::vector<std::string> plugins;
+  /// The backend and its set-up; each case's expect line gives its style
+  /// and pipeline.
+  RunConfig backend;
   double candidateTimeout = 30;
   uint64_t memoryBytes = 8ull << 30;
 };

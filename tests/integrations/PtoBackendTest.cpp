@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
 #include "driver/CaseRunner.h"
+#include "driver/OpBlame.h"
 #include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
@@ -21,6 +22,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <sstream>
 
 using namespace npufuzz;
 
@@ -232,6 +234,28 @@ return %1
   std::filesystem::remove_all(batchDir);
 }
 
+// The simulator's f32->i32 overflow reaches the output through a relu; the
+// all-values probe blames the cast, so every consumer of an overflowing
+// cast is one finding, not one per consumer.
+TEST(PtoBackend, TheFirstWrongOpIsBlamedNotTheOutputs) {
+  const Case c = parseOrFail(R"(npufuzz-case 1
+data seed=20103 edge_rate=0.05
+%0 = input {fill=rand} : f32[16,1]
+%1 = row_expand_mul %0, %0 : f32[16,1]
+%2 = cast %1 {round=rne} : i32[16,1]
+%3 = relu %2 : i32[16,1]
+return %3
+)");
+  MlirJit jit;
+  const RunConfig config = pto();
+  ASSERT_EQ(runCase(c, jit, config).verdict, VerdictKind::Mismatch);
+  const OpBlame blame = blameOp(c, jit, config);
+  ASSERT_TRUE(blame.found);
+  EXPECT_EQ(blame.op, "cast");
+  EXPECT_EQ(blame.opIndex, 2u);
+  EXPECT_EQ(blame.difference, "extreme") << blame.detail;
+}
+
 TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
   PtoToolchain t;
   t.ptoas = "/nonexistent/ptoas";
@@ -242,20 +266,15 @@ TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
 }
 
 // corpus/ptoas/: every distinct toolchain finding, reduced, keeps the verdict
-// its `// expect:` line records with this ptoas and pto-isa (README.md there
-// says which). A toolchain that fixes one changes its verdict here.
+// and signature its `// expect:` line records with this ptoas and pto-isa
+// (README.md there says which), as `npufuzz replay --backend pto` runs it.
+// A toolchain that fixes one changes its verdict here.
 TEST(PtoBackend, TheToolchainFindingsCorpusKeepsItsVerdicts) {
-  const RunConfig config = pto();
-  MlirJit jit;
-  const std::vector<std::string> files = npufuzz::testing::corpusFiles("corpus/ptoas");
-  for (const std::string &path : files) {
-    std::string text, error;
-    ASSERT_TRUE(readFileBytes(path, text, error)) << error;
-    const Case c = parseOrFail(text);
-    Expectation expect;
-    ASSERT_TRUE(parseExpectation(text, expect, error)) << path << ": " << error;
-    const CaseOutcome out = runCase(c, jit, config);
-    EXPECT_EQ(verdictName(out.verdict), verdictName(expect.verdict)) << path << ": " << out.summary;
-  }
-  EXPECT_GE(files.size(), 3u);
+  ReplayOptions o;
+  o.dir = npufuzz::testing::sourceDir() + "/corpus/ptoas";
+  o.backend = pto();
+  std::ostringstream out;
+  EXPECT_EQ(runReplayCommand(o, out), 0) << out.str();
+  EXPECT_EQ(out.str().find("signature now"), std::string::npos) << out.str();
+  EXPECT_GE(npufuzz::testing::corpusFiles("corpus/ptoas").size(), 3u);
 }

@@ -240,43 +240,43 @@ cl::opt<double> topTimeout("timeout", cl::desc("Seconds for --seed before it is 
 cl::opt<std::string> backendName("backend",
                                  cl::desc("mlir-jit (in process), mlir-tools, external, torch or pto"),
                                  cl::init("mlir-jit"), cl::sub(runCmd), cl::sub(fuzzCmd),
-                                 cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                                 cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
                                  cl::cat(category));
 cl::opt<std::string> externalCmd(
     "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
                     "would, run without one; {dir} is the case directory)"),
-    cl::value_desc("ARGV"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::value_desc("ARGV"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
     cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<bool> externalPersistent(
     "persistent",
     cl::desc("With --backend external: start the command once and send it case directories on "
              "stdin (docs/external-backends.md)"),
-    cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+    cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
     cl::cat(category));
 cl::opt<std::string> torchPythonPath(
     "python", cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, else /usr/bin/python3)"),
-    cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
     cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<std::string> ptoasPath("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
                                cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd),
-                               cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                               cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
                                cl::cat(category));
 cl::opt<std::string> ptoIsaDir("pto-isa",
                                cl::desc("pto-isa's include directory for --backend pto (default: "
                                         "$NPUFUZZ_PTO_ISA)"),
                                cl::value_desc("DIR"), cl::sub(runCmd), cl::sub(fuzzCmd),
-                               cl::sub(reduceCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                               cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
                                cl::cat(category));
 cl::opt<std::string> ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"),
-                             cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                             cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<std::string> ptoMemcheck(
     "pto-memcheck",
     cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default 0.05)"),
-    cl::value_desc("SHARE"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::value_desc("SHARE"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
     cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::list<std::string> ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
-                                 cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                                 cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
                                  cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 
 // --- report ------------------------------------------------------------------
@@ -816,6 +816,8 @@ int runReplayCmd() {
   ReplayOptions o;
   o.dir = replayDir;
   o.plugins = replayPlugins;
+  if (!setUpBackend(backendChoice(), o.backend))
+    return 2;
   return runReplayCommand(o, std::cout);
 }
 

@@ -1,0 +1,37 @@
+//===- driver/OpBlame.h - The first op a black-box backend gets wrong -*- C++ -*-===//
+//
+// A wrong output names the op that computed it, which is often not the op
+// that went wrong: a cast that overflows shows up as a wrong relu, max or
+// add downstream, one signature per consumer. A toolchain npufuzz cannot
+// bisect by passes (ptoas + pto-isa, torch, an external command) is run
+// once more on a probe of the case whose outputs are all its values; the
+// first op in program order whose result differs from the reference while
+// its operands agree is the one blamed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_OPBLAME_H
+#define NPUFUZZ_DRIVER_OPBLAME_H
+
+#include "driver/CaseRunner.h"
+
+#include <string>
+
+namespace npufuzz {
+
+struct OpBlame {
+  bool found = false;
+  size_t opIndex = 0;
+  std::string op;         ///< its kind (opName)
+  std::string difference; ///< the kind of its first wrong element
+  std::string detail;     ///< "%5 = cast ...: <first mismatch>"
+};
+
+/// Runs the all-values probe of `c` on `config`'s backend. Not found when
+/// the probe does not run (the backend cannot express it, or fails
+/// otherwise), when no value is wrong, or when the first wrong value is an
+/// input (a load or store, not an op, to blame).
+OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_OPBLAME_H
