@@ -66,6 +66,7 @@ int main(int argc, char **argv) {
   }
   if (argc > 3 && std::strcmp(argv[3], "--batch") == 0) {
     t.memcheckShare = 0; // the same binaries both ways
+    t.keepCaseDir = std::getenv("KEEPX") != nullptr;
     std::vector<Case> cases;
     std::vector<std::vector<TensorData>> inputs;
     for (uint64_t seed = start; seed < start + count; ++seed) {
@@ -94,8 +95,9 @@ int main(int argc, char **argv) {
       prebuildPto(t, std::vector<Case>(cases.begin() + k,
                                        cases.begin() + std::min(cases.size(), k + 8)));
     const double building = seconds(t0);
+    size_t alsoAlone = 0;
     for (size_t k = 0; k < cases.size(); ++k)
-      runPto(t, cases[k], inputs[k], 0xA5A5A5A5u);
+      alsoAlone += runPto(t, cases[k], inputs[k], 0xA5A5A5A5u).codegenSeconds > 0;
     const double batched = seconds(t0);
     std::filesystem::remove_all(dir);
     const double n = static_cast<double>(cases.size());
@@ -106,6 +108,7 @@ int main(int argc, char **argv) {
                 "%.0f): %.2fx\n",
                 1000 * alone / n, 1000 * batched / n, 1000 * building / n,
                 1000 * (batched - building) / n, alone / batched);
+    std::printf("  %zu cases not in a batch that built (built alone)\n", alsoAlone);
     return 0;
   }
   const Policy policy = ptoPolicy();
