@@ -10,8 +10,9 @@
 //   build/bin/bench_pto [count] [seed-start] --unsupported
 //       only emits: the share PTO cannot express, and why
 //   build/bin/bench_pto [count] [seed-start] --batch
-//       each case built alone, then the same cases built eight at a time
-//       ahead (as campaigns do): time per expressed case, one core
+//       each case built alone, then the same cases built sixteen at a time
+//       ahead (as campaigns do; NPF_BATCH=N for N): time per expressed
+//       case, one core
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
@@ -91,9 +92,11 @@ int main(int argc, char **argv) {
       return 2;
     t.batchDir = dir;
     t0 = Clock::now();
-    for (size_t k = 0; k < cases.size(); k += 8)
+    const char *per_ = std::getenv("NPF_BATCH");
+    const size_t per = per_ ? std::max<size_t>(1, std::strtoul(per_, nullptr, 10)) : 16;
+    for (size_t k = 0; k < cases.size(); k += per)
       prebuildPto(t, std::vector<Case>(cases.begin() + k,
-                                       cases.begin() + std::min(cases.size(), k + 8)));
+                                       cases.begin() + std::min(cases.size(), k + per)));
     const double building = seconds(t0);
     size_t alsoAlone = 0;
     for (size_t k = 0; k < cases.size(); ++k)

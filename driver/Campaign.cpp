@@ -358,11 +358,15 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   }
   const std::unique_ptr<Backend> backend = makeBackend(config);
   const uint64_t batch = std::max(1u, backend->batchSize());
-  const Worker::Handler handler = [&jit, &options, &config](const std::string &request) {
+  // Workers only say whether a case fails: a failure is run again in a
+  // fresh child, which blames a pass or op for its signature, and builds
+  // the kernel alone, as `npufuzz --seed N` does.
+  RunConfig workerConfig = config;
+  workerConfig.blame = false;
+  const Worker::Handler handler = [&jit, &options, &workerConfig](const std::string &request) {
     const Case c = generateCase(std::stoull(request), options.policy);
-    return runCaseTask(c, jit, config).toJson();
+    return runCaseTask(c, jit, workerConfig).toJson();
   };
-  // A failure is confirmed as `npufuzz --seed N` would see it: built alone.
   RunConfig aloneConfig = config;
   aloneConfig.pto.batchDir.clear();
   const Worker::Handler alone = [&jit, &options, &aloneConfig](const std::string &request) {
@@ -453,6 +457,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     const bool mayLaunch = !stopRequested && !stopping &&
                            (!options.maxCases || launched < options.maxCases) &&
                            (options.maxSeconds <= 0 || since(start) < options.maxSeconds);
+    // Batches are built ahead even while every worker is busy.
+    if (batch > 1 && mayLaunch)
+      startBuilds(nextIndex);
     while (mayLaunch && running.size() < jobs &&
            (!options.maxCases || launched < options.maxCases)) {
       while (state.ahead.count(nextIndex)) // done before a kill or stop

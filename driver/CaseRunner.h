@@ -35,6 +35,10 @@ struct RunConfig {
   /// Share of cases that also run the view and lane metamorphic variants
   /// (driver/Metamorphic.h) in isolated workers.
   double metamorphicShare = 0.25;
+  /// Whether a finding's task bisects for the pass or op to blame (its
+  /// signature). A campaign's worker, whose failures are run again in a
+  /// fresh child that records them, does not.
+  bool blame = true;
 };
 
 /// The python --backend torch uses: `python` when given, else

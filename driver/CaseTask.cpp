@@ -125,7 +125,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
     }
   // A black-box toolchain (no passes to bisect): the op that first goes
   // wrong names the finding, not the op of the wrong output.
-  if (byOutputs && runsExternally(config.backend))
+  if (config.blame && byOutputs && runsExternally(config.backend))
     if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
       t.where = blame.op;
       t.difference = blame.difference;
@@ -150,7 +150,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   }
   // Blame the first optimisation pass whose prefix gives the wrong result
   // (in-process MLIR passes say nothing about an external toolchain).
-  if (runsExternally(config.backend))
+  if (!config.blame || runsExternally(config.backend))
     return t;
   const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
   if (blame.found) {

@@ -54,8 +54,9 @@ struct PtoToolchain {
   std::string workDir;
   bool keepCaseDir = false;
   /// The share of kernels run under memcheck, chosen by kernel text (0:
-  /// none, 1: all); it costs about a second a kernel.
-  double memcheckShare = 0.05;
+  /// none, 1: all): a watched kernel costs about 2 s more (valgrind, and a
+  /// build of its own with line tables), so by default 2 %.
+  double memcheckShare = 0.02;
   std::string valgrind = "valgrind";
   /// Set for the span of one case (runCaseTask): its builds are reused.
   std::shared_ptr<PtoBuilds> builds;

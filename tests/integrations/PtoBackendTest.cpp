@@ -166,7 +166,7 @@ TEST(PtoBackend, ATileReadBeforeItsValidShapeIsSetIsAnUninitializedRead) {
                              0xA5A5A5A5u, true));
 }
 
-// A campaign builds kernels eight at a time, ahead of their cases; a case
+// A campaign builds kernels sixteen at a time, ahead of their cases; a case
 // then runs the batch's binary with the outputs it gets alone. A batch with
 // a kernel pto-isa rejects builds nothing, and that case still gets its own
 // contract-gap.

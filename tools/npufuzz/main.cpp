@@ -272,7 +272,7 @@ cl::opt<std::string> ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default
                              cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<std::string> ptoMemcheck(
     "pto-memcheck",
-    cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default 0.05)"),
+    cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default 0.02)"),
     cl::value_desc("SHARE"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
     cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::list<std::string> ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
