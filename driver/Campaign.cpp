@@ -359,19 +359,18 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   const std::unique_ptr<Backend> backend = makeBackend(config);
   const uint64_t batch = std::max(1u, backend->batchSize());
   // Workers only say whether a case fails: a failure is run again in a
-  // fresh child, which blames a pass or op for its signature, and builds
-  // the kernel alone, as `npufuzz --seed N` does.
+  // fresh child (`confirming`), which blames a pass or op for its
+  // signature. (A kernel built in a batch runs as it does built alone, as
+  // `npufuzz --seed N` builds it: PtoBackendTest checks that.)
   RunConfig workerConfig = config;
   workerConfig.blame = false;
   const Worker::Handler handler = [&jit, &options, &workerConfig](const std::string &request) {
     const Case c = generateCase(std::stoull(request), options.policy);
     return runCaseTask(c, jit, workerConfig).toJson();
   };
-  RunConfig aloneConfig = config;
-  aloneConfig.pto.batchDir.clear();
-  const Worker::Handler alone = [&jit, &options, &aloneConfig](const std::string &request) {
+  const Worker::Handler confirming = [&jit, &options, &config](const std::string &request) {
     const Case c = generateCase(std::stoull(request), options.policy);
-    return runCaseTask(c, jit, aloneConfig).toJson();
+    return runCaseTask(c, jit, config).toJson();
   };
   // Batches of consecutive indices (index / batch), built ahead by isolated
   // children; a case waits for its batch, which may also fail to build.
@@ -523,8 +522,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           const std::string request = std::to_string(r.seed);
           r.workerVerdict = report.result.verdict;
           r.workerWasUsed = r.worker->servedBefore() > 0;
-          r.confirm = std::make_unique<Child>([&alone, request] { return alone(request); },
-                                              options.limits);
+          r.confirm = std::make_unique<Child>(
+              [&confirming, request] { return confirming(request); }, options.limits);
           ++i;
           continue;
         }

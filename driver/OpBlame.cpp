@@ -3,7 +3,10 @@
 
 #include "ir/Text.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
+#include <set>
 
 namespace npufuzz {
 
@@ -21,27 +24,58 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
   std::map<ValueId, const Comparison *> byValue;
   for (size_t k = 0; k < probe.outputs.size(); ++k)
     byValue[probe.outputs[k]] = &out.comparisons[k];
+  // The first wrong output of the case, and the ops it depends on.
+  const Comparison *output = nullptr;
+  std::set<ValueId> needed;
+  for (const ValueId v : c.outputs)
+    if (!byValue.at(v)->match) {
+      output = byValue.at(v);
+      needed.insert(v);
+      break;
+    }
+  if (!output)
+    return blame;
+  for (size_t i = c.ops.size(); i-- > 0;)
+    if (std::any_of(c.ops[i].results.begin(), c.ops[i].results.end(),
+                    [&](ValueId r) { return needed.count(r); }))
+      needed.insert(c.ops[i].operands.begin(), c.ops[i].operands.end());
+  // Among those, the ops that go wrong themselves. A -0 that a later op
+  // turns into a right 0 is one, and explains nothing: prefer one whose
+  // difference is the output's kind, then the one nearest the output.
+  std::optional<size_t> chosen;
+  bool chosenSameKind = false;
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const Op &op = c.ops[i];
     const Comparison *wrong = nullptr;
     for (const ValueId v : op.results)
-      if (!byValue.at(v)->match && !wrong)
+      if (needed.count(v) && !byValue.at(v)->match && !wrong)
         wrong = byValue.at(v);
-    if (!wrong)
+    // It goes wrong itself when its operands agree, or differ only in the
+    // sign of zeros while its result differs otherwise: relu(-0) = -0 does
+    // not explain a cast of it overflowing. (Kinds are not compared beyond
+    // that: one ulp of f16 is thousands of f32 ulps after a cast back.)
+    if (!wrong || std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) {
+          const Comparison &operand = *byValue.at(v);
+          return !operand.match && (operand.difference != "signed-zero" ||
+                                    wrong->difference == "signed-zero");
+        }))
       continue;
-    bool operandsAgree = true;
-    for (const ValueId v : op.operands)
-      operandsAgree = operandsAgree && byValue.at(v)->match;
-    if (!operandsAgree || op.kind == OpKind::Input)
-      return blame; // not an op to blame: the stores or loads disagree
-    blame.found = true;
-    blame.opIndex = i;
-    blame.op = std::string(opName(op.kind));
-    blame.difference = wrong->difference;
-    blame.detail = "%" + std::to_string(op.results[0]) + " = " + blame.op + ": " +
-                   wrong->firstMismatch;
-    return blame;
+    if (op.kind == OpKind::Input)
+      return blame; // not an op to blame: the loads or stores disagree
+    const bool sameKind = wrong->difference == output->difference;
+    if (!chosenSameKind || sameKind) {
+      chosen = i;
+      chosenSameKind = sameKind;
+      blame.difference = wrong->difference;
+      blame.detail = "%" + std::to_string(op.results[0]) + " = " +
+                     std::string(opName(op.kind)) + ": " + wrong->firstMismatch;
+    }
   }
+  if (!chosen)
+    return blame;
+  blame.found = true;
+  blame.opIndex = *chosen;
+  blame.op = std::string(opName(c.ops[*chosen].kind));
   return blame;
 }
 

@@ -4,9 +4,12 @@
 // that went wrong: a cast that overflows shows up as a wrong relu, max or
 // add downstream, one signature per consumer. A toolchain npufuzz cannot
 // bisect by passes (ptoas + pto-isa, torch, an external command) is run
-// once more on a probe of the case whose outputs are all its values; the
-// first op in program order whose result differs from the reference while
-// its operands agree is the one blamed.
+// once more on a probe of the case whose outputs are all its values. Of the
+// ops the first wrong output depends on, those whose result differs from
+// the reference while their operands agree (or differ only in the sign of
+// a zero, and the result otherwise) are candidates; the one blamed
+// has the output's kind of difference (a -0 that a later op turns into a
+// right 0 explains nothing), and is the nearest the output among those.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_OPBLAME_H
