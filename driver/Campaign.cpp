@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <limits>
 #include <memory>
 #include <poll.h>
 #include <set>
@@ -352,6 +353,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   RunConfig config = options.config;
   const fs::path batchDir = fs::path(options.outDir) / "pto-builds";
   if (config.backend == BackendKind::Pto) {
+    // Builds left by a killed run may be of another toolchain: not reused.
+    fs::remove_all(batchDir, ec);
     fs::create_directories(batchDir, ec);
     if (!ec)
       config.pto.batchDir = batchDir.string();
@@ -378,12 +381,18 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   std::set<uint64_t> built;
   IsolationLimits batchLimits = options.limits;
   batchLimits.wallSeconds *= static_cast<double>(batch);
+  // No case at or past this index runs in this run (--max-cases).
+  const uint64_t endIndex = options.maxCases
+                                ? state.next + options.maxCases + state.ahead.size()
+                                : std::numeric_limits<uint64_t>::max();
   auto startBuilds = [&](uint64_t from) {
+    if (from >= endIndex)
+      return;
     for (uint64_t b = from / batch; building.size() < jobs && b < from / batch + jobs; ++b) {
       if (built.count(b) || building.count(b))
         continue;
       std::vector<uint64_t> seeds;
-      for (uint64_t i = b * batch; i < (b + 1) * batch; ++i)
+      for (uint64_t i = b * batch; i < (b + 1) * batch && i < endIndex; ++i)
         if (!state.ahead.count(i) && i >= state.next)
           seeds.push_back(options.seedStart + options.shardIndex + i * options.shardCount);
       building[b] = std::make_unique<Child>(

@@ -123,14 +123,6 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
       t.difference = out.comparisons[k].difference;
       break;
     }
-  // A black-box toolchain (no passes to bisect): the op that first goes
-  // wrong names the finding, not the op of the wrong output.
-  if (config.blame && byOutputs && runsExternally(config.backend))
-    if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
-      t.where = blame.op;
-      t.difference = blame.difference;
-      t.summary += "; first wrong: " + blame.detail;
-    }
   const std::vector<TensorData> inputs = toTensorData(out.reference.inputs);
   // The same run again: outputs that change read something that is not a
   // function of the inputs (nondeterministic). Then a poison differential:
@@ -148,6 +140,16 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
     t.verdict = VerdictKind::UninitializedRead;
     t.summary = "defined outputs change with the poison fill: " + t.summary;
   }
+  // A black-box toolchain (no passes to bisect): the op that first goes
+  // wrong names the finding, not the op of the wrong output. (After the
+  // reruns above, which reuse the case's build.)
+  if (config.blame && byOutputs && t.verdict == VerdictKind::Mismatch &&
+      runsExternally(config.backend))
+    if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
+      t.where = blame.op;
+      t.difference = blame.difference;
+      t.summary += "; first wrong: " + blame.detail;
+    }
   // Blame the first optimisation pass whose prefix gives the wrong result
   // (in-process MLIR passes say nothing about an external toolchain).
   if (!config.blame || runsExternally(config.backend))
@@ -217,8 +219,8 @@ CaseReport reportOf(const ChildOutcome &o) {
     // Found by the poison differential: the op. Found by a memory checker:
     // its headline (the kind of error and the function), numbers dropped.
     s.where = r.result.where;
-    if (s.where.empty())
-      s.message = normalizeMessage(r.result.message);
+    if (s.where.empty()) // its headline: the rest is the checker's report
+      s.message = normalizeMessage(r.result.message.substr(0, r.result.message.find('\n')));
     break;
   case VerdictKind::Hang:
   case VerdictKind::Oom:

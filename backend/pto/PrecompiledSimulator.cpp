@@ -79,13 +79,16 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
 
   fs::create_directories(dir, ec);
   // The header keeps its final name: the precompiled header records it.
+  // Temporary names keep their extensions: the compiler goes by them.
+  const std::string tag = (dir / ("tmp-" + std::to_string(::getpid()))).string();
+  // Written whole under a temporary name, then renamed: another process
+  // may be reading it already (the same text).
   const std::string header = (dir / "prelude.h").string();
-  if (!fs::exists(header, ec) && !writeText(header, kPrelude)) {
+  if (!fs::exists(header, ec) &&
+      (!writeText(tag + ".h", kPrelude) || (fs::rename(tag + ".h", header, ec), ec))) {
     error = "cannot write " + header;
     return false;
   }
-  // Temporary names keep their extensions: the compiler goes by them.
-  const std::string tag = (dir / ("tmp-" + std::to_string(::getpid()))).string();
   const std::string pch = tag + ".pch", object = tag + ".o", library = tag + ".so";
   std::vector<std::string> argv = {t.cxx};
   const std::vector<std::string> flags = simulatorFlags(t);

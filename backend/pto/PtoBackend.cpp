@@ -94,10 +94,13 @@ namespace {
 /// removed unless kept.
 class CaseDir {
 public:
-  CaseDir(const PtoToolchain &t) : t(t) {
+  /// Under `under`, else the toolchain's work directory, else the system's
+  /// temporary directory.
+  explicit CaseDir(const PtoToolchain &t, const std::string &under = "") : t(t) {
     std::error_code ec;
-    const fs::path parent =
-        t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
+    const fs::path parent = !under.empty()       ? fs::path(under)
+                            : t.workDir.empty() ? fs::temp_directory_path(ec)
+                                                : fs::path(t.workDir);
     std::string pattern = (parent / "npufuzz-pto-XXXXXX").string();
     if (::mkdtemp(pattern.data()))
       dir = pattern;
@@ -363,7 +366,8 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     binary = t.builds->binary;
     index = t.builds->index;
   } else if (!t.batchDir.empty() && fs::exists(batchEntry(t, key) / "entry", ec)) {
-    readLines(batchEntry(t, key) / "entry", binary, index);
+    if (!readLines(batchEntry(t, key) / "entry", binary, index) || !fs::exists(binary, ec))
+      binary.clear(), index.clear(); // not a usable entry: build alone
   }
   if (binary.empty()) {
     if (!assemble(t, *dir, text, r) || !compileSingle(t, *dir, buffers, memcheck, r))
@@ -371,6 +375,11 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     binary = dir->file("kernel");
   }
   runBinary(t, *dir, binary, index, inputs, c.outputTypes(), poison, memcheck, r);
+  // An assertion names the program: a batch's as the kernel built alone
+  // is named, so that the signature is the one `--seed N` gives.
+  for (size_t at = r.message.find(binary); !index.empty() && at != std::string::npos;
+       at = r.message.find(binary, at))
+    r.message.replace(at, binary.size(), "kernel");
   dir->finish(r);
   if (t.builds && t.builds->key != key) {
     t.builds->key = key;
@@ -401,7 +410,9 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     if (std::any_of(kernels.begin(), kernels.end(), [&](const Kernel &o) { return o.key == k.key; }) ||
         fs::exists(batchEntry(t, k.key), ec))
       continue;
-    CaseDir one(t);
+    // Scratch under the batch directory, which the campaign removes: a
+    // build child killed at the end of a run leaves nothing elsewhere.
+    CaseDir one(t, t.batchDir);
     BackendRun r;
     std::string error;
     if (!one.made() || !assemble(t, one, text, r) ||
@@ -419,7 +430,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
   // errors point into its kK.cpp, so it is left to build alone, and the rest
   // compile again.
   for (int attempt = 0; attempt < 3 && !kernels.empty(); ++attempt) {
-    CaseDir batch(t);
+    CaseDir batch(t, t.batchDir);
     if (!batch.made())
       return 0;
     std::vector<KernelBuffers> buffers;
@@ -433,20 +444,22 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     // The binary lives in the batch directory, beside the entries.
     const fs::path binary =
         fs::path(t.batchDir) / ("batch-" + fs::path(batch.path()).filename().string());
+    ExternalToolchain limits = stageLimits(t);
+    limits.timeoutSeconds *= static_cast<double>(kernels.size());
     const CommandEnd end = runCommand(
-        stageLimits(t),
+        limits,
         kernelCompileCommand(t, sim, batch.path(), batch.file("harness.cpp"), binary.string(),
                              false),
         batch.file("cxx.out"), batch.file("cxx.err"));
     if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0) {
       for (size_t k = 0; k < kernels.size(); ++k) {
         const fs::path entry = batchEntry(t, kernels[k].key);
-        const fs::path tmp = entry.string() + ".tmp";
+        // Another batch may file the same kernel at the same time.
+        const fs::path tmp = entry.string() + ".tmp" + std::to_string(::getpid());
         fs::create_directories(tmp, ec);
         const std::string lines = binary.string() + "\n" + std::to_string(k) + "\n";
-        writeBytes((tmp / "entry").string(), lines.data(), lines.size());
-        fs::rename(tmp, entry, ec);
-        if (ec)
+        if (!writeBytes((tmp / "entry").string(), lines.data(), lines.size()) ||
+            (fs::rename(tmp, entry, ec), ec))
           fs::remove_all(tmp, ec);
       }
       return static_cast<unsigned>(kernels.size());

@@ -74,8 +74,12 @@ TEST(Signature, AMemcheckReportIsKeyedByItsHeadline) {
   o.end = ChildOutcome::End::Returned;
   TaskResult t;
   t.verdict = VerdictKind::UninitializedRead;
+  // valgrind's own report follows the headline, as it prints it.
   t.message = "memcheck: Conditional jump or move depends on uninitialised value(s) in "
-              "pto::TAdd_Impl, reached from kernel.cpp:23\n==5895== at 0x110902: ...";
+              "pto::TAdd_Impl, reached from kernel.cpp:23\n"
+              "==5895== Conditional jump or move depends on uninitialised value(s)\n"
+              "==5895==    at 0x110902: void pto::TAdd_Impl<...>(...) (TAdd.hpp:64)\n"
+              "==5895== \n==5895== Exit program on first error (--exit-on-first-error=yes)\n";
   o.payload = t.toJson();
   const Signature a = reportOf(o).signature;
   t.message = "memcheck: Conditional jump or move depends on uninitialised value(s) in "
@@ -83,4 +87,10 @@ TEST(Signature, AMemcheckReportIsKeyedByItsHeadline) {
   o.payload = t.toJson();
   EXPECT_EQ(reportOf(o).signature.id(), a.id());
   EXPECT_NE(a.text().find("pto::TAdd_Impl"), std::string::npos) << a.text();
+  // Another instruction is another finding.
+  t.message = "memcheck: Conditional jump or move depends on uninitialised value(s) in "
+              "pto::TRowExpandMul_Impl, reached from kernel.cpp:23\n"
+              "==9== Exit program on first error (--exit-on-first-error=yes)\n";
+  o.payload = t.toJson();
+  EXPECT_NE(reportOf(o).signature.id(), a.id());
 }
