@@ -59,9 +59,11 @@ std::string memcheckHeadline(const std::string &err) {
       continue;
     if (k > 0)
       out += " in " + bareFunction(frames[k - 1].substr(0, frames[k - 1].rfind(" (")));
-    const size_t file = frames[k].find("(kernel.cpp:");
+    // "(kernel.cpp:24)", or with the directory the compiler ran from
+    // ("(npufuzz-pto-vNvqmM/kernel.cpp:24)"): the name and line only.
+    const size_t file = frames[k].rfind("kernel.cpp:");
     if (file != std::string::npos)
-      out += ", reached from " + frames[k].substr(file + 1, frames[k].find(')', file) - file - 1);
+      out += ", reached from " + frames[k].substr(file, frames[k].find(')', file) - file);
     break;
   }
   return out;

@@ -21,10 +21,10 @@ constexpr int kMemcheckErrorStatus = 86;
 std::vector<std::string> memcheckCommand(const std::string &valgrind);
 
 /// memcheck's first error as one line: what it is, the PTO instruction the
-/// kernel was in (the frame npf_kernel called, template arguments dropped),
-/// and the line of kernel.cpp, e.g. "memcheck: Conditional jump or move
-/// depends on uninitialised value(s) in pto::TAdd_Impl, reached from
-/// kernel.cpp:23".
+/// kernel was in (the frame npf_kernel called, often the inlined `TADD`,
+/// template arguments dropped), and the line of kernel.cpp, e.g.
+/// "memcheck: Conditional jump or move depends on uninitialised value(s) in
+/// TADD, reached from kernel.cpp:24".
 std::string memcheckHeadline(const std::string &stderrText);
 
 } // namespace npufuzz

@@ -1,4 +1,5 @@
 //===- tests/driver/SignatureTest.cpp - Normalised failure identities -----===//
+#include "backend/pto/Memcheck.h"
 #include "driver/CaseTask.h"
 #include "oracles/Signature.h"
 
@@ -93,4 +94,31 @@ TEST(Signature, AMemcheckReportIsKeyedByItsHeadline) {
               "==9== Exit program on first error (--exit-on-first-error=yes)\n";
   o.payload = t.toJson();
   EXPECT_NE(reportOf(o).signature.id(), a.id());
+}
+
+// valgrind's report as it reads on two machines: the kernel's file with or
+// without the directory the compiler ran in, and inlined frames (TADD is a
+// macro over TADD_IMPL) between the kernel and the instruction's code.
+TEST(Signature, TheMemcheckHeadlineNamesTheInstructionAndTheKernelLine) {
+  for (const std::string file : {"kernel.cpp", "npufuzz-pto-vNvqmM/kernel.cpp"}) {
+    const std::string report =
+        "==29100== Conditional jump or move depends on uninitialised value(s)\n"
+        "==29100==    at 0x110912: void pto::cpu::parallel_for_1d<pto::TAdd_Impl<pto::Tile<"
+        "(pto::TileType)0, float, 2, 32> >(unsigned long)::{lambda(unsigned long)#1}>(unsigned "
+        "long) (parallel.hpp:57)\n"
+        "==29100==    by 0x11084F: void pto::TAdd_Impl<pto::Tile<(pto::TileType)0, float, 2, "
+        "32> >(float*, unsigned int) (TAdd.hpp:26)\n"
+        "==29100==    by 0x10DD48: TADD_IMPL<pto::Tile<(pto::TileType)0, float, 2, 32> > "
+        "(TAdd.hpp:74)\n"
+        "==29100==    by 0x10DD48: TADD<pto::Tile<(pto::TileType)0, float, 2, 32> > "
+        "(pto_instr.hpp:182)\n"
+        "==29100==    by 0x10DD48: npf_kernel(float*, float*) (" + file + ":24)\n"
+        "==29100==    by 0x10F8BF: main (harness.cpp:42)\n"
+        "==29100== \n"
+        "==29100== Exit program on first error (--exit-on-first-error=yes)\n";
+    EXPECT_EQ(memcheckHeadline(report),
+              "memcheck: Conditional jump or move depends on uninitialised value(s) in TADD, "
+              "reached from kernel.cpp:24")
+        << file;
+  }
 }
