@@ -215,6 +215,11 @@ CaseReport reportOf(const ChildOutcome &o) {
     if (s.pass.empty())
       s.message = r.result.difference;
     break;
+  case VerdictKind::Nondeterministic:
+    // Which values differ between two runs is the nondeterminism itself:
+    // the op of the first differing output, never the values.
+    s.where = r.result.where;
+    break;
   case VerdictKind::UninitializedRead:
     // Found by the poison differential: the op. Found by a memory checker:
     // its headline (the kind of error and the function), numbers dropped.

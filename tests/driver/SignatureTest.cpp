@@ -122,3 +122,22 @@ TEST(Signature, TheMemcheckHeadlineNamesTheInstructionAndTheKernelLine) {
         << file;
   }
 }
+
+// Two runs of a kernel that reads uninitialised memory differ in values
+// from one occurrence to the next; its signature must not.
+TEST(Signature, ANondeterministicOutputIsKeyedByItsOpNotItsValues) {
+  ChildOutcome o;
+  o.end = ChildOutcome::End::Returned;
+  TaskResult t;
+  t.verdict = VerdictKind::Nondeterministic;
+  t.where = "ne";
+  t.summary = "two identical runs differ: output 0 (%1): 2 of 17 elements differ; first [0,16]: "
+              "expected 0, got 1";
+  o.payload = t.toJson();
+  const Signature a = reportOf(o).signature;
+  t.summary = "two identical runs differ: output 0 (%1): 1 of 17 elements differ; first [0,3]: "
+              "expected nan, got -inf";
+  o.payload = t.toJson();
+  EXPECT_EQ(reportOf(o).signature.id(), a.id());
+  EXPECT_EQ(a.text(), "nondeterministic |  | ne | ");
+}
