@@ -96,7 +96,8 @@ class CaseDir {
 public:
   /// Under `under`, else the toolchain's work directory, else the system's
   /// temporary directory.
-  explicit CaseDir(const PtoToolchain &t, const std::string &under = "") : t(t) {
+  explicit CaseDir(const PtoToolchain &t, const std::string &under = "")
+      : ptoIsa(t.ptoIsa), keep(t.keepCaseDir) {
     std::error_code ec;
     const fs::path parent = !under.empty()       ? fs::path(under)
                             : t.workDir.empty() ? fs::temp_directory_path(ec)
@@ -107,7 +108,7 @@ public:
   }
   ~CaseDir() {
     std::error_code ec;
-    if (!dir.empty() && !t.keepCaseDir)
+    if (!dir.empty() && !keep)
       fs::remove_all(dir, ec);
   }
   bool made() const { return !dir.empty(); }
@@ -123,13 +124,16 @@ public:
         r.message.replace(at, from.size(), to);
     };
     replaceAll(dir + "/", "");
-    replaceAll(fs::path(t.ptoIsa).lexically_normal().string() + "/", "pto-isa/");
-    replaceAll(t.ptoIsa + "/", "pto-isa/");
+    replaceAll(fs::path(ptoIsa).lexically_normal().string() + "/", "pto-isa/");
+    replaceAll(ptoIsa + "/", "pto-isa/");
     return r;
   }
 
 private:
-  const PtoToolchain &t;
+  // Copies, not the toolchain: a case's build (PtoBuilds) outlives the
+  // backend object that made it.
+  std::string ptoIsa;
+  bool keep;
   std::string dir;
 };
 

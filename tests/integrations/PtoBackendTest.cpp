@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
 #include "driver/CaseRunner.h"
+#include "driver/CaseTask.h"
 #include "driver/OpBlame.h"
 #include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
@@ -272,6 +273,31 @@ return %2
   ASSERT_TRUE(blame.found);
   EXPECT_EQ(blame.op, "cast") << blame.detail;
   EXPECT_EQ(blame.difference, "extreme");
+}
+
+// A failing case runs several times (again, other poison, the blame probe)
+// and keeps its build between them; when its task ends, none of its
+// directories is left (the build outlives the backend object that made it).
+TEST(PtoBackend, AFailingCaseLeavesNoDirectoryBehind) {
+  RunConfig config = pto();
+  const std::string work = ::testing::TempDir() + "/npufuzz-pto-leak-test";
+  std::filesystem::remove_all(work);
+  std::filesystem::create_directories(work);
+  config.pto.workDir = work;
+  config.metamorphicShare = 0;
+  const Case c = parseOrFail(R"(npufuzz-case 1
+data seed=36 edge_rate=0.05
+%0 = input {fill=rand} : f32[1,192]
+%1 = relu %0 : f32[1,192]
+%2 = cast %1 {round=rtz} : i32[1,192]
+return %2
+)");
+  MlirJit jit;
+  EXPECT_EQ(runCaseTask(c, jit, config).verdict, VerdictKind::Mismatch);
+  for (const auto &e : std::filesystem::directory_iterator(work))
+    EXPECT_EQ(e.path().filename().string().rfind("npufuzz-pto-sim-", 0), 0u)
+        << e.path() << " was left behind";
+  std::filesystem::remove_all(work);
 }
 
 TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
