@@ -128,9 +128,12 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     return report;
   }
 
-  // 2. Differential by pass, when the entry can be driven with buffers.
+  // 2. Differential by pass, when the entry can be driven with buffers. A
+  // file with nothing to run is `not-executed`: its IR verified after every
+  // pass, and nothing says its passes kept its meaning.
   std::vector<TensorType> params;
   if (!jit.entrySignature(text, options.entry, params, error)) {
+    report.verdict = "not-executed";
     report.notExecutedReason = error;
     return report;
   }
@@ -140,6 +143,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   const PassBlame blame = blameModulePass(text, options.entry, jit, pipeline, transform,
                                           options.dataSeed, JitOptions(), error);
   if (!error.empty()) {
+    report.verdict = "not-executed";
     report.notExecutedReason = error;
     return report;
   }

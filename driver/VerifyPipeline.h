@@ -40,7 +40,11 @@ struct VerifyPipelineReport {
   std::string json() const;
   /// Reads back what json() wrote; false if `text` is not such a report.
   static bool fromJson(const std::string &text, VerifyPipelineReport &out);
-  int exitCode() const { return verdict == "ok" ? 0 : verdict == "error" ? 2 : 1; }
+  /// 0: ok, or not-executed (no pass broke the IR; nothing ran to say
+  /// more); 1: a finding; 2: bad input.
+  int exitCode() const {
+    return verdict == "ok" || verdict == "not-executed" ? 0 : verdict == "error" ? 2 : 1;
+  }
 };
 
 VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options);

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdio>
 #include <fstream>
 
 using namespace npufuzz;
@@ -95,4 +96,24 @@ TEST(PassPlugin, BrokenIrIsBlamedWithDiagnosticAndIrAroundThePass) {
   EXPECT_NE(r.diagnostic.find("arith.mulf"), std::string::npos) << r.diagnostic;
   EXPECT_NE(r.irBefore.find("arith.mulf"), std::string::npos);
   EXPECT_FALSE(r.irAfter.empty());
+}
+
+// A file with nothing verify-pipeline can drive (no @npf_kernel here) is
+// not-executed, with the reason, never ok: its passes kept the IR valid,
+// and nothing says they kept its meaning.
+TEST(PassPlugin, AFileWithNothingToRunIsNotExecutedNotOk) {
+  const std::string file = ::testing::TempDir() + "/npufuzz-nothing-to-run.mlir";
+  {
+    std::ofstream out(file);
+    out << "func.func @helper(%a: f32) -> f32 {\n"
+           "  %0 = arith.addf %a, %a : f32\n"
+           "  return %0 : f32\n"
+           "}\n";
+  }
+  const VerifyPipelineReport r = verify(file, "func.func(canonicalize)");
+  EXPECT_EQ(r.verdict, "not-executed") << r.json();
+  EXPECT_FALSE(r.executed);
+  EXPECT_FALSE(r.notExecutedReason.empty());
+  EXPECT_EQ(r.exitCode(), 0);
+  std::remove(file.c_str());
 }
