@@ -367,14 +367,14 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // `npufuzz --seed N` builds it: PtoBackendTest checks that.)
   RunConfig workerConfig = config;
   workerConfig.blame = false;
-  const Worker::Handler handler = [&jit, &options, &workerConfig](const std::string &request) {
-    const Case c = generateCase(std::stoull(request), options.policy);
-    return runCaseTask(c, jit, workerConfig).toJson();
+  // A task builds its case from the seed it is sent.
+  auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
+    return [&jit, &options, &runConfig](const std::string &request) {
+      const Case c = generateCase(std::stoull(request), options.policy);
+      return runCaseTask(c, jit, runConfig).toJson();
+    };
   };
-  const Worker::Handler confirming = [&jit, &options, &config](const std::string &request) {
-    const Case c = generateCase(std::stoull(request), options.policy);
-    return runCaseTask(c, jit, config).toJson();
-  };
+  const Worker::Handler handler = taskWith(workerConfig), confirming = taskWith(config);
   // Batches of consecutive indices (index / batch), built ahead by isolated
   // children; a case waits for its batch, which may also fail to build.
   std::map<uint64_t, std::unique_ptr<Child>> building;
@@ -434,12 +434,19 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       Finding f;
       f.seed = r.seed;
       f.caseText = printCase(r.c);
+      // The programs are written with a signature's first case only; for
+      // the others (pto: a ptoas run in this loop) the seed is enough.
+      std::error_code missing;
+      const bool firstOfItsSignature = !fs::exists(
+          fs::path(options.outDir) / "findings" / report.signature.id(), missing);
       MlirKernel kernel;
       std::string unsupported;
       MlirEmitOptions emitOptions;
       emitOptions.style = options.config.style;
-      if (emitMlir(r.c, emitOptions, kernel, unsupported))
+      if (firstOfItsSignature && emitMlir(r.c, emitOptions, kernel, unsupported))
         f.mlir = kernel.text;
+      if (firstOfItsSignature)
+        f.extraFiles = backend->programs(r.c);
       f.report = std::move(report);
       f.pipeline = options.config.pipeline;
       f.style = std::string(mlirStyleName(options.config.style));
@@ -447,7 +454,6 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.backend = std::string(backendKindName(options.config.backend));
       f.backendFlags = options.backendFlags;
       f.passPlugins = options.passPlugins;
-      f.extraFiles = backend->programs(r.c);
       std::string error;
       if (recordFinding(options.outDir, f, error, &ledger))
         ++result.newFindings;

@@ -1,5 +1,7 @@
 //===- ir/Case.cpp - The tile-program case model --------------------------===//
 #include "ir/Case.h"
+
+#include "ir/Hash.h"
 #include "ir/Text.h"
 
 #include <algorithm>
@@ -233,13 +235,7 @@ std::vector<TensorType> Case::outputTypes() const {
 }
 
 uint64_t caseHash(const Case &c) {
-  const std::string text = printCase(c);
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : text) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
-  }
-  return h;
+  return fnv1a(printCase(c));
 }
 
 } // namespace npufuzz

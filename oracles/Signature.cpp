@@ -1,6 +1,8 @@
 //===- oracles/Signature.cpp - What makes two failures the same -----------===//
 #include "oracles/Signature.h"
 
+#include "ir/Hash.h"
+
 #include <cctype>
 #include <sstream>
 #include <vector>
@@ -12,11 +14,7 @@ std::string Signature::text() const {
 }
 
 std::string Signature::id() const {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (unsigned char ch : text()) {
-    h ^= ch;
-    h *= 0x100000001b3ull;
-  }
+  const uint64_t h = fnv1a(text());
   static const char *digits = "0123456789abcdef";
   std::string hex;
   for (int i = 15; i >= 0; --i)

@@ -224,14 +224,21 @@ private:
     const TensorType &t = c_.typeOf(v);
     return t.valid.value_or(ValidShape{t.shape[0], t.shape[1], false});
   }
+  /// A tile no value of the case owns (a narrowed copy, a mode-2 block, a
+  /// temporary) of `like`'s tile type, valid on rows x cols; it counts
+  /// against the vector buffer.
+  std::string scratchTile(ValueId like, int64_t rows, int64_t cols) {
+    const std::string name = "%t" + std::to_string(nextTile_++);
+    extraTiles_.push_back({c_.typeOf(like), false});
+    body_ += "    " + name + " = pto.alloc_tile valid_row = " + idx(rows) + " valid_col = " +
+             idx(cols) + " : " + tileType(like) + "\n";
+    return name;
+  }
   /// A new tile of `v`'s tile type holding `v` narrowed to `want`: a copy
   /// (TMOV over `v`'s valid shape) whose valid shape is then set.
   std::pair<std::string, std::string> narrowed(ValueId v, ValidShape want) {
     const ValidShape have = validOf(v);
-    const std::string copy = "%t" + std::to_string(nextTile_++), type = tileType(v);
-    extraTiles_.push_back({c_.typeOf(v), false});
-    body_ += "    " + copy + " = pto.alloc_tile valid_row = " + idx(have.rows) +
-             " valid_col = " + idx(have.cols) + " : " + type + "\n";
+    const std::string type = tileType(v), copy = scratchTile(v, have.rows, have.cols);
     body_ += "    pto.tmov ins(" + tile(v) + " : " + type + ") outs(" + copy + " : " + type +
              ")\n";
     body_ += "    pto.set_validshape " + copy + ", " + idx(want.rows) + ", " + idx(want.cols) +
@@ -241,10 +248,8 @@ private:
   /// Mode 2 of a row expand: a row_major tile whose first 32-byte block of
   /// each of `rows` rows repeats the R×1 value `v`'s element (trowexpand).
   std::pair<std::string, std::string> blockOperand(ValueId v, int64_t rows) {
-    const std::string block = "%t" + std::to_string(nextTile_++), type = tileType(v);
-    extraTiles_.push_back({c_.typeOf(v), false});
-    body_ += "    " + block + " = pto.alloc_tile valid_row = " + idx(rows) + " valid_col = " +
-             idx(32 / byteSize(c_.typeOf(v).dtype)) + " : " + type + "\n";
+    const std::string type = tileType(v),
+                      block = scratchTile(v, rows, 32 / byteSize(c_.typeOf(v).dtype));
     body_ += "    pto.trowexpand ins(" + tile(v) + " : " + type + ") outs(" + block + " : " +
              type + ")\n";
     return {block, type};
@@ -526,10 +531,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     alloc(r, pads_.at(op.operands[0]));
     if (op.kind == OpKind::Abs && !isFloat(c_.typeOf(r).dtype)) {
       // max(x, -x): the negation in a tile of its own.
-      const std::string neg = "%t" + std::to_string(nextTile_++);
-      extraTiles_.push_back({c_.typeOf(r), false});
-      body_ += "    " + neg + " = pto.alloc_tile valid_row = " + idx(want.rows) +
-               " valid_col = " + idx(want.cols) + " : " + types + "\n";
+      const std::string neg = scratchTile(r, want.rows, want.cols);
       body_ += "    pto.tneg ins(" + ins + " : " + types + ") outs(" + neg + " : " + types + ")\n";
       ins += ", " + neg, types += ", " + types, name = "tmax";
     }

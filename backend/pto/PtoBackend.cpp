@@ -8,6 +8,7 @@
 #include "backend/pto/Memcheck.h"
 #include "backend/pto/PrecompiledSimulator.h"
 #include "ir/FileText.h"
+#include "ir/Hash.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -92,16 +93,20 @@ namespace {
 /// A case directory under the toolchain's work directory, and what ends a
 /// run in it: paths made machine-independent in the message, the directory
 /// removed unless kept.
+/// Where a toolchain's directories go: its work directory, else the
+/// system's temporary directory.
+fs::path workParent(const PtoToolchain &t) {
+  std::error_code ec;
+  return t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
+}
+
 class CaseDir {
 public:
   /// Under `under`, else the toolchain's work directory, else the system's
   /// temporary directory.
   explicit CaseDir(const PtoToolchain &t, const std::string &under = "")
       : ptoIsa(t.ptoIsa), keep(t.keepCaseDir) {
-    std::error_code ec;
-    const fs::path parent = !under.empty()       ? fs::path(under)
-                            : t.workDir.empty() ? fs::temp_directory_path(ec)
-                                                : fs::path(t.workDir);
+    const fs::path parent = under.empty() ? workParent(t) : fs::path(under);
     std::string pattern = (parent / "npufuzz-pto-XXXXXX").string();
     if (::mkdtemp(pattern.data()))
       dir = pattern;
@@ -151,10 +156,7 @@ bool memcheckChosen(const PtoToolchain &t, const std::string &kernel) {
     return false;
   if (t.memcheckShare >= 1)
     return true;
-  uint64_t h = 1469598103934665603ull; // FNV-1a
-  for (const unsigned char ch : kernel)
-    h = (h ^ ch) * 1099511628211ull;
-  return static_cast<double>(h % 1000000) < t.memcheckShare * 1e6;
+  return static_cast<double>(fnv1a(kernel) % 1000000) < t.memcheckShare * 1e6;
 }
 
 } // namespace
@@ -184,11 +186,8 @@ std::string buildKey(const std::string &text, const KernelBuffers &b, bool memch
 
 /// Where a prebuilt batch files the kernel of `key`.
 fs::path batchEntry(const PtoToolchain &t, const std::string &key) {
-  uint64_t h = 1469598103934665603ull; // FNV-1a
-  for (const unsigned char ch : key)
-    h = (h ^ ch) * 1099511628211ull;
   char name[24];
-  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(name, sizeof name, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
   return fs::path(t.batchDir) / name;
 }
 
@@ -199,9 +198,7 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
   const auto t0 = Clock::now();
   PrecompiledSimulator sim;
   std::string error;
-  std::error_code ec;
-  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
-  if (!precompiledSimulator(t, parent.string(), sim, error)) {
+  if (!precompiledSimulator(t, workParent(t).string(), sim, error)) {
     r.status = BackendRun::Status::RuntimeError;
     r.message = error;
     return false;
@@ -427,8 +424,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
   PrecompiledSimulator sim;
   std::string error;
   std::error_code ec;
-  const fs::path parent = t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
-  if (kernels.empty() || !precompiledSimulator(t, parent.string(), sim, error))
+  if (kernels.empty() || !precompiledSimulator(t, workParent(t).string(), sim, error))
     return 0;
   // A kernel pto-isa rejects (a contract gap) fails the whole compile; its
   // errors point into its kK.cpp, so it is left to build alone, and the rest
