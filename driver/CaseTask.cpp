@@ -2,6 +2,7 @@
 #include "driver/CaseTask.h"
 
 #include "backend/mlir/Pipelines.h"
+#include "backend/mlir/RunningStage.h"
 #include "driver/Metamorphic.h"
 #include "driver/OpBlame.h"
 #include "oracles/PassBlame.h"
@@ -20,6 +21,7 @@ std::string TaskResult::toJson() const {
                        {"message", message},
                        {"pass", passName},
                        {"pass_index", passIndex},
+                       {"exposed_by", exposedBy},
                        {"where", where},
                        {"difference", difference},
                        {"reference_s", referenceSeconds},
@@ -52,6 +54,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.message = str("message");
   out.passName = str("pass");
   out.passIndex = static_cast<int>(o->getInteger("pass_index").value_or(-1));
+  out.exposedBy = str("exposed_by");
   out.where = str("where");
   out.difference = str("difference");
   out.referenceSeconds = num("reference_s");
@@ -143,8 +146,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // A black-box toolchain (no passes to bisect): the op that first goes
   // wrong names the finding, not the op of the wrong output. (After the
   // reruns above, which reuse the case's build.)
-  if (config.blame && byOutputs && t.verdict == VerdictKind::Mismatch &&
-      runsExternally(config.backend))
+  if (config.blame && byOutputs && t.verdict == VerdictKind::Mismatch)
     if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
       t.where = blame.op;
       t.difference = blame.difference;
@@ -155,7 +157,15 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   if (!config.blame || runsExternally(config.backend))
     return t;
   const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
-  if (blame.found) {
+  if (!blame.miscompiledBy.empty()) {
+    // The finding is about the element that miscompiles; the pass that
+    // exposed it varies from case to case.
+    t.passName = blame.miscompiledBy;
+    t.passIndex = static_cast<int>(pipeline.passes.size()) + blame.miscompiledByIndex;
+    t.exposedBy = blame.passName;
+    t.summary += "; miscompiled by " + blame.miscompiledBy +
+                 (blame.found ? ", exposed by " + blame.passName : std::string());
+  } else if (blame.found) {
     t.passName = blame.passName;
     t.passIndex = blame.passIndex;
   }
@@ -194,6 +204,28 @@ CaseReport reportOf(const ChildOutcome &o) {
     r.result.summary = "could not fork a worker";
     break;
   }
+  // A worker that died in an in-process MLIR run said where on stderr.
+  if (o.end != ChildOutcome::End::Returned) {
+    const DiedIn died = diedIn(o.stderrText);
+    switch (died.stage) {
+    case RunningStage::Pass:
+      r.result.passName = died.passName;
+      r.result.passIndex = died.passIndex;
+      r.result.summary += " in pass " + std::to_string(died.passIndex) + " (" +
+                          died.passName + ")";
+      break;
+    case RunningStage::Codegen:
+      r.result.where = "codegen";
+      r.result.summary += " while generating code";
+      break;
+    case RunningStage::Kernel:
+      r.result.where = "kernel";
+      r.result.summary += " in the compiled kernel";
+      break;
+    case RunningStage::None:
+      break;
+    }
+  }
   Signature &s = r.signature;
   s.kind = r.result.verdict;
   s.pass = r.result.passName;
@@ -203,8 +235,10 @@ CaseReport reportOf(const ChildOutcome &o) {
     // that command's stderr is in the message.
     const std::string &text =
         o.end == ChildOutcome::End::Returned ? r.result.message : o.stderrText;
-    s.where = crashLocation(text);
-    s.message = normalizeMessage(text);
+    // A crash in the compiled kernel has no symbols to name it by: its
+    // stage does (a kernel that faults is a miscompile, found by pass).
+    s.where = r.result.where == "kernel" ? r.result.where : crashLocation(text);
+    s.message = r.result.where == "kernel" ? std::string() : normalizeMessage(text);
     break;
   }
   case VerdictKind::Mismatch:

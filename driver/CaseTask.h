@@ -22,8 +22,11 @@ struct TaskResult {
   VerdictKind verdict = VerdictKind::Ok;
   std::string summary;  ///< one line
   std::string message;  ///< full diagnostic
-  std::string passName; ///< blamed pass element
-  int passIndex = -1;
+  std::string passName; ///< blamed pass element (the one that miscompiles)
+  int passIndex = -1;   ///< its position in the pipeline's elements
+  /// When the blamed element is in the lowering or tail: the optimisation
+  /// pass after which the case first fails, which only exposed the bug.
+  std::string exposedBy;
   std::string where;    ///< op kind of the first wrong output
   std::string difference; ///< the kind of its first difference (differenceKind)
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,

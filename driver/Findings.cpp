@@ -95,6 +95,7 @@ std::string reportJson(const Finding &f) {
       {"summary", r.summary},
       {"pass", r.passName},
       {"pass_index", r.passIndex},
+      {"exposed_by", r.exposedBy},
       {"where", f.report.signature.where},
       {"pipeline", f.pipeline},
       {"style", f.style},

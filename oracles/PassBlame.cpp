@@ -29,6 +29,36 @@ PassBlame scanPrefixes(const Pipeline &pipeline, Judge judge) {
 }
 } // namespace
 
+const std::vector<std::string> &scalarizingWitness() {
+  static const std::vector<std::string> kWitness = {
+      "lower-affine", "convert-vector-to-scf{full-unroll=true target-rank=0}", "lower-affine",
+      "convert-scf-to-cf"};
+  return kWitness;
+}
+
+namespace {
+/// The tail element that miscompiles what the first `passes` produce, by
+/// the scalarizing witness; -1 when the witness does not make it right.
+template <typename Judge>
+int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
+  const std::vector<std::string> rest = pipeline.loweringAndTail();
+  auto witnessedAt = [&](size_t j) {
+    std::vector<std::string> e(pipeline.passes.begin(), pipeline.passes.begin() + passes);
+    e.insert(e.end(), rest.begin(), rest.begin() + j);
+    e.insert(e.end(), scalarizingWitness().begin(), scalarizingWitness().end());
+    e.insert(e.end(), rest.begin() + j, rest.end());
+    std::string detail;
+    return judge(e, detail) == VerdictKind::Ok;
+  };
+  if (!witnessedAt(0))
+    return -1;
+  for (size_t j = 1; j <= rest.size(); ++j)
+    if (!witnessedAt(j))
+      return static_cast<int>(j - 1);
+  return -1; // right at every point: the failure did not repeat
+}
+} // namespace
+
 PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
                         MlirStyle style, const JitOptions &options) {
   const RefRun ref = runReference(c);
@@ -40,13 +70,31 @@ PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
     return PassBlame();
   const std::vector<TensorData> inputs = toTensorData(ref.inputs);
   const std::vector<TensorType> outputTypes = c.outputTypes();
-  return scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
-                                    std::string &detail) {
+  auto judge = [&](const std::vector<std::string> &elements, std::string &detail) {
     const BackendRun run = jit.run(kernel, elements, inputs, outputTypes, options);
     const Judgement j = judgeRun(c, ref, run);
     detail = j.summary;
     return j.verdict;
-  });
+  };
+  // With no pass at all the case already fails: no pass is to blame, but
+  // the tail may be.
+  std::string detail;
+  const VerdictKind tailOnly = judge(pipeline.prefix(0), detail);
+  PassBlame b;
+  if (tailOnly == VerdictKind::Ok) {
+    b = scanPrefixes(pipeline, judge);
+    if (!b.found || b.verdict != VerdictKind::Mismatch)
+      return b;
+  } else if (tailOnly != VerdictKind::Mismatch) {
+    return b;
+  }
+  const int element =
+      blameTailElement(pipeline, b.found ? static_cast<size_t>(b.passIndex) + 1 : 0, judge);
+  if (element >= 0) {
+    b.miscompiledBy = pipeline.loweringAndTail()[element];
+    b.miscompiledByIndex = element;
+  }
+  return b;
 }
 
 PassBlame blameModulePass(const std::string &text, const std::string &entry, MlirJit &jit,

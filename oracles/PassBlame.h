@@ -24,10 +24,30 @@ struct PassBlame {
   std::string passName;
   VerdictKind verdict = VerdictKind::Ok; ///< what the first bad prefix gave
   std::string detail;
+  /// Set when the IR after the blamed pass is right by another route
+  /// through the tail: the lowering or tail element that miscompiles it
+  /// (the blamed pass only exposed it), and its position in
+  /// Pipeline::loweringAndTail(). Also set with no pass found when the
+  /// passes are innocent and the tail alone miscompiles the case.
+  std::string miscompiledBy;
+  int miscompiledByIndex = -1;
 };
 
+/// Elements that lower every vector transfer still in the IR to scalar
+/// accesses (rank 0, fully unrolled), with the loops they make lowered to
+/// control flow: inserted anywhere before the tail's convert-vector-to-llvm,
+/// they give the IR's meaning by a route that avoids the tail's lowering of
+/// vector memory accesses. The witness of tail blame.
+const std::vector<std::string> &scalarizingWitness();
+
 /// For a case: the first optimisation pass whose prefix (+ tail) makes the
-/// case's outputs disagree with the reference.
+/// case's outputs disagree with the reference. For a mismatch, then, blame
+/// through the tail: if the IR after that pass gives the right outputs with
+/// the scalarizing witness inserted before the tail, the witness is moved
+/// later one element at a time, and the element after which it no longer
+/// helps is the one that miscompiles ("exposed by the pass, miscompiled by
+/// the element"). The witness must help at the start, or the pass is
+/// blamed alone: no tail element is named without that evidence.
 PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
                         MlirStyle style, const JitOptions &options);
 

@@ -71,6 +71,26 @@ std::string normalizeMessage(const std::string &raw) {
   return out.substr(0, 240);
 }
 
+namespace {
+/// Frames every crash in a pass or a signal handler has, which name no
+/// culprit: LLVM's signal machinery, MLIR's walkers and pass adaptors, the
+/// standard library and callback thunks.
+bool isInfrastructureFrame(const std::string &name) {
+  static const char *const kInfrastructure[] = {
+      "llvm::sys::",         "SignalHandler",         "mlir::detail::walk",
+      "mlir::detail::OpToOpPassAdaptor", "mlir::detail::OpPassManager", "mlir::PassManager::",
+      "mlir::OpPassManager", "llvm::function_ref<",   "llvm::function_ref::",
+      "std::",               "mlir::Operation::walk", "mlir::Region::walk",
+      "mlir::Block::walk",   "__libc_",               "__restore_rt",
+      "abort",               "raise",                 "__pthread_kill",
+      "llvm::llvm_unreachable_internal", "__assert_fail"};
+  for (const char *prefix : kInfrastructure)
+    if (name.find(prefix) != std::string::npos)
+      return true;
+  return false;
+}
+} // namespace
+
 std::string crashLocation(const std::string &stderrText, int n) {
   std::istringstream in(stderrText);
   std::string line;
@@ -86,11 +106,17 @@ std::string crashLocation(const std::string &stderrText, int n) {
     if (nameAt == std::string::npos)
       continue;
     std::string name = line.substr(nameAt + 1);
+    // Without the library ("(lib.so+0x...)") and the source location
+    // (" /path/File.cpp:68:3"), which depend on where things are installed.
     name = name.substr(0, name.find(" ("));
+    name = name.substr(0, name.find(" /"));
     // Frames without a symbol print only "(library+0x...)".
     const bool unnamed = name.empty() || (name[0] == '(' && name.find("::") == std::string::npos);
-    if (unnamed || name.find("llvm::sys::") != std::string::npos ||
-        name.find("SignalHandler") != std::string::npos)
+    // npufuzz's own frames are the callers of the compiler under test,
+    // the same for every crash: the culprit is below them.
+    if (name.find("npufuzz::") != std::string::npos || name == "main")
+      break;
+    if (unnamed || isInfrastructureFrame(name))
       continue;
     frames.push_back(name.substr(0, 120));
     if (static_cast<int>(frames.size()) == n)

@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
 
+#include "backend/mlir/RunningStage.h"
+
 #include "backend/runtime/NpuSim.h"
 #include "backend/runtime/Runtime.h"
 
@@ -47,6 +49,9 @@ double since(Clock::time_point t) {
 
 /// Recreating the context bounds the memory held by uniqued attributes.
 constexpr unsigned kRunsPerContext = 512;
+/// Stack painted with the scratch poison before a kernel runs: more than
+/// the stack temporaries (memref.alloca) of any kernel a case lowers to.
+constexpr size_t kPaintedStackBytes = 256 << 10;
 
 void initializeOnce() {
   static std::once_flag once;
@@ -54,6 +59,7 @@ void initializeOnce() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::registerAllPasses();
+    installRunningStageReporter();
   });
 }
 
@@ -176,7 +182,9 @@ struct MlirJit::Impl {
         r.passIndex = static_cast<int>(i);
         return false;
       }
+      markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool passOk = mlir::succeeded(pm.run(module));
+      clearRunningStage();
       const bool verifyOk = passOk && mlir::succeeded(mlir::verify(module));
       if (passOk && verifyOk)
         continue;
@@ -191,35 +199,45 @@ struct MlirJit::Impl {
     return true;
   }
 
-  /// Runs the whole pipeline; on failure re-runs stepwise from `text` to
-  /// locate the pass when asked to.
+  /// Runs the pipeline one element at a time (each in its own PassManager,
+  /// so that the element running is known to a crash report); on failure
+  /// re-runs stepwise from `text` to keep the IR around the pass when asked.
   bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
                    const std::vector<std::string> &elements, bool locate, BackendRun &r) {
     DiagnosticCollector diags(ctx.get());
-    mlir::PassManager pm(ctx.get(), "builtin.module");
-    std::string pipelineError;
-    llvm::raw_string_ostream errs(pipelineError);
-    std::string body;
-    for (size_t i = 0; i < elements.size(); ++i)
-      body += (i ? "," : "") + elements[i];
-    if (mlir::failed(mlir::parsePassPipeline(body, pm, errs))) {
+    std::vector<std::unique_ptr<mlir::PassManager>> managers;
+    for (const std::string &element : elements) {
+      auto pm = std::make_unique<mlir::PassManager>(ctx.get(), "builtin.module");
+      std::string pipelineError;
+      llvm::raw_string_ostream errs(pipelineError);
+      if (mlir::failed(mlir::parsePassPipeline(element, *pm, errs))) {
+        r.status = BackendRun::Status::PassFailure;
+        r.message = "cannot parse pass pipeline element '" + element + "': " + pipelineError;
+        return false;
+      }
+      managers.push_back(std::move(pm));
+    }
+    for (size_t i = 0; i < managers.size(); ++i) {
+      markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
+      const bool ok = mlir::succeeded(managers[i]->run(*module));
+      clearRunningStage();
+      if (ok)
+        continue;
       r.status = BackendRun::Status::PassFailure;
-      r.message = "cannot parse pass pipeline '" + body + "': " + pipelineError;
+      r.message = diags.take();
+      r.passName = elements[i];
+      r.passIndex = static_cast<int>(i);
+      if (!locate)
+        return false;
+      BackendRun located;
+      auto fresh = parse(text, located);
+      if (fresh && !runStepwise(*fresh, elements, located)) {
+        located.mlir = r.mlir;
+        r = std::move(located);
+      }
       return false;
     }
-    if (mlir::succeeded(pm.run(*module)))
-      return true;
-    r.status = BackendRun::Status::PassFailure;
-    r.message = diags.take();
-    if (!locate)
-      return false;
-    BackendRun located;
-    auto fresh = parse(text, located);
-    if (fresh && !runStepwise(*fresh, elements, located)) {
-      located.mlir = r.mlir;
-      r = std::move(located);
-    }
-    return false;
+    return true;
   }
 
   /// JIT-compiles `module` for `cpu` and calls `entry` through its C
@@ -245,6 +263,7 @@ struct MlirJit::Impl {
       r.message = "no target machine for cpu '" + cpu + "': " + llvm::toString(machine.takeError());
       return false;
     }
+    markRunningStage(RunningStage::Codegen);
     auto engine = mlir::ExecutionEngine::create(module, engineOptions, std::move(*machine));
     if (!engine) {
       r.status = BackendRun::Status::CompileError;
@@ -264,6 +283,7 @@ struct MlirJit::Impl {
       r.message = diags.take() + llvm::toString(fn.takeError());
       return false;
     }
+    clearRunningStage();
     r.codegenSeconds = since(t0);
 
     // The packed entry takes the address of each argument: of a pointer to a
@@ -282,7 +302,10 @@ struct MlirJit::Impl {
       packed.push_back(&descriptorPtrs[i]);
     }
     t0 = Clock::now();
+    markRunningStage(RunningStage::Kernel);
+    paintStack(kPaintedStackBytes);
     (*fn)(packed.data());
+    clearRunningStage();
     r.executeSeconds = since(t0);
     return true;
   }
@@ -434,6 +457,7 @@ BackendRun MlirJit::execute(const std::string &text, const std::vector<std::stri
   std::vector<CallArg> args;
   for (TensorData &b : r.outputs)
     args.push_back({&b, 0});
+  setScratchPoison(scratchPoison(options.poison));
   impl().compileAndCall(*module, entry, args, options.cpu, r);
   return r;
 }
@@ -469,6 +493,7 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   // A kernel of the npu style talks to the simulated DMA engine, which
   // records a fault instead of touching memory; report it as the verdict.
   resetSimulator();
+  setScratchPoison(scratchPoison(options.poison));
   if (impl().compileAndCall(*module, kernel.entry, args, options.cpu, r) &&
       takeSimulatorFault(r.message))
     r.status = BackendRun::Status::SimulatorFault;

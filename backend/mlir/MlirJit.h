@@ -22,6 +22,8 @@ struct JitOptions {
   /// Fill pattern of output buffers before the kernel runs (repeated 32-bit
   /// word), so unwritten outputs are recognisable.
   uint32_t poison = 0xA5A5A5A5u;
+  /// (The kernel's heap and stack temporaries get `scratchPoison(poison)`,
+  /// a different pattern, so a read of either is told from the other.)
   /// On a pass or verifier failure, locate the pass by re-running one
   /// element at a time, and keep the IR before and after it.
   bool locateFailingPass = true;
@@ -31,6 +33,9 @@ struct JitOptions {
   /// `host` targets this machine's CPU and features.
   std::string cpu = "x86-64-v3";
 };
+
+/// The fill of a kernel's temporaries for output poison `poison`.
+constexpr uint32_t scratchPoison(uint32_t poison) { return poison ^ 0x3C3C3C3Cu; }
 
 class MlirJit {
 public:

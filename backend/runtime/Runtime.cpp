@@ -5,6 +5,7 @@
 
 #include "ir/DType.h"
 
+#include <cstdlib>
 #include <cstring>
 
 using namespace npufuzz;
@@ -40,14 +41,52 @@ extern "C" __attribute__((weak)) __bf16 __truncsfbf2(float x) {
   return r;
 }
 
+namespace {
+thread_local uint32_t gScratchPoison = 0x99999999u;
+
+void fillPattern(void *p, size_t bytes) {
+  auto *b = static_cast<unsigned char *>(p);
+  for (size_t i = 0; i < bytes; ++i)
+    b[i] = static_cast<unsigned char>(gScratchPoison >> (8 * (i % 4)));
+}
+
+/// The kernel's malloc: the C library's, then the poison. The size of a
+/// block is not kept, so only what is requested is filled.
+void *poisonedMalloc(size_t bytes) {
+  void *p = std::malloc(bytes);
+  if (p)
+    fillPattern(p, bytes);
+  return p;
+}
+
+void *poisonedAlignedAlloc(size_t alignment, size_t bytes) {
+  void *p = std::aligned_alloc(alignment, bytes);
+  if (p)
+    fillPattern(p, bytes);
+  return p;
+}
+} // namespace
+
 namespace npufuzz {
+
+void setScratchPoison(uint32_t pattern) { gScratchPoison = pattern; }
+
+__attribute__((noinline)) void paintStack(size_t bytes) {
+  // A variable-length array below this frame, written through a volatile
+  // pointer so the stores are not elided; the kernel's frame reuses it.
+  unsigned char *area = static_cast<unsigned char *>(__builtin_alloca(bytes));
+  fillPattern(area, bytes);
+  asm volatile("" : : "r"(area) : "memory");
+}
 
 std::vector<std::pair<std::string, void *>> runtimeSymbols() {
   return {{"npf_rt_float_to_bits", reinterpret_cast<void *>(&npf_rt_float_to_bits)},
           {"npf_rt_int_to_bits", reinterpret_cast<void *>(&npf_rt_int_to_bits)},
           {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
           {"npf_sim_begin", reinterpret_cast<void *>(&npf_sim_begin)},
-          {"npf_sim_dma", reinterpret_cast<void *>(&npf_sim_dma)}};
+          {"npf_sim_dma", reinterpret_cast<void *>(&npf_sim_dma)},
+          {"malloc", reinterpret_cast<void *>(&poisonedMalloc)},
+          {"aligned_alloc", reinterpret_cast<void *>(&poisonedAlignedAlloc)}};
 }
 
 } // namespace npufuzz

@@ -36,10 +36,9 @@ TEST(Signature, CrashLocationReadsLlvmStackDumps) {
       "#4 0x00007f mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*) (libMLIR.so+0x5)\n"
       "#5 0x00007f mlir::PassManager::run(mlir::Operation*) (libMLIR.so+0x6)\n"
       "#6 0x00007f main (npufuzz+0x7)\n";
-  EXPECT_EQ(crashLocation(dump),
-            "(anonymous namespace)::CrashPass::runOnOperation() < "
-            "mlir::detail::OpToOpPassAdaptor::run(mlir::Pass*) < "
-            "mlir::PassManager::run(mlir::Operation*)");
+  // Infrastructure (signal handlers, adaptors, the pass manager) names no
+  // culprit.
+  EXPECT_EQ(crashLocation(dump), "(anonymous namespace)::CrashPass::runOnOperation()");
 }
 
 // A black-box toolchain's wrong results of one op are separate findings

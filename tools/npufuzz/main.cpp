@@ -590,16 +590,35 @@ int runRun() {
   }
   if (!checkPipeline(jit, config))
     return 2;
-  const CaseOutcome out = runCase(c, jit, config);
-  if (runEmit)
-    llvm::outs() << out.run.mlir;
-  llvm::outs() << verdictName(out.verdict);
-  if (!out.summary.empty())
-    llvm::outs() << ": " << out.summary;
+  if (runEmit && !runsExternally(config.backend)) {
+    MlirKernel kernel;
+    std::string unsupported;
+    MlirEmitOptions emitOptions;
+    emitOptions.style = config.style;
+    if (emitMlir(c, emitOptions, kernel, unsupported))
+      llvm::outs() << kernel.text;
+  }
+  // In an isolated child, with the oracles and blame of a campaign's
+  // confirmation: a compiler that crashes is a verdict, and the signature
+  // printed is the one a campaign would record.
+  IsolationLimits limits;
+  limits.wallSeconds = topTimeout;
+  const CaseReport report =
+      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+  const TaskResult &r = report.result;
+  llvm::outs() << verdictName(r.verdict);
+  if (!r.summary.empty())
+    llvm::outs() << ": " << r.summary;
   llvm::outs() << "\n";
-  if (!out.run.message.empty() && out.verdict != VerdictKind::Ok)
-    llvm::errs() << out.run.message;
-  return out.verdict == VerdictKind::Ok ? 0 : 1;
+  if (r.verdict == VerdictKind::Ok)
+    return 0;
+  llvm::outs() << "signature: " << report.signature.text() << " (" << report.signature.id()
+               << ")\n";
+  if (!r.message.empty())
+    llvm::errs() << r.message;
+  else if (!report.stderrText.empty())
+    llvm::errs() << report.stderrText;
+  return 1;
 }
 
 int runVerifyPipeline() {

@@ -1,0 +1,104 @@
+//===- tests/backend/TriageTest.cpp - One root cause, one signature --------===//
+//
+// A crash names the pass that was running; a pass that only exposes a bug of
+// the lowering tail is not blamed for it; a kernel that reads memory it never
+// wrote gives the same verdict and signature on every run.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/CaseTask.h"
+#include "ir/Text.h"
+
+#include <gtest/gtest.h>
+
+using namespace npufuzz;
+
+namespace {
+Case caseOf(const std::string &text) {
+  Case c;
+  TextError err;
+  EXPECT_TRUE(parseCase(text, c, err)) << err.format("case");
+  return c;
+}
+
+/// The case task in a forked child, as a campaign's confirmation runs it.
+CaseReport confirm(const Case &c, MlirJit &jit, const RunConfig &config) {
+  IsolationLimits limits;
+  limits.wallSeconds = 120; // generous: a loaded machine is not a hang
+  return reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+}
+
+// Reduced from 30 signatures of one root cause: convert-vector-to-llvm
+// stores a vector<16xi1> bit-packed (2 bytes) into a byte-per-element
+// memref<17xi1>. super-vectorize and unroll only make the store in-bounds.
+const char *const kI1Store = R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input {fill=zeros} : f32[1,17]
+%1 = ne %0, %0 : i1[1,17]
+return %1
+)";
+const char *const kExposingPasses =
+    "func.func(affine-super-vectorize{virtual-vector-size=16}),"
+    "func.func(affine-loop-unroll{unroll-factor=2})";
+} // namespace
+
+TEST(Triage, AnInProcessCrashNamesThePassThatWasRunning) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  RunConfig config;
+  config.pipeline = "func.func(canonicalize),func.func(npufuzz-test-crash)";
+  const CaseReport r = confirm(caseOf(R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[2,3]
+%1 = input : f32[2,1]
+%2 = row_expand_div %0, %1 : f32[2,3]
+return %2
+)"),
+                               jit, config);
+  EXPECT_EQ(r.result.verdict, VerdictKind::Crash) << r.stderrText;
+  EXPECT_EQ(r.result.passName, "func.func(npufuzz-test-crash)");
+  EXPECT_EQ(r.result.passIndex, 1);
+  EXPECT_EQ(r.signature.pass, "func.func(npufuzz-test-crash)");
+  // (Without LLVM's stack dump, which npufuzz's main installs, there are
+  // no frames: the pass alone names the crash.)
+  EXPECT_EQ(r.signature.where.find("walk"), std::string::npos) << r.signature.where;
+}
+
+TEST(Triage, APassThatOnlyExposesATailBugIsNotBlamedForIt) {
+  MlirJit jit;
+  RunConfig config;
+  config.pipeline = kExposingPasses;
+  const CaseReport r = confirm(caseOf(kI1Store), jit, config);
+  EXPECT_EQ(r.signature.pass, "convert-vector-to-llvm") << r.result.summary;
+  EXPECT_EQ(r.result.exposedBy, "func.func(affine-loop-unroll{unroll-factor=2})");
+  // Its position in the pipeline's elements: after the two passes.
+  EXPECT_EQ(r.result.passIndex, 2 + 7);
+
+  // Other passes that expose it give the same finding.
+  config.pipeline = "func.func(affine-super-vectorize{virtual-vector-size=4}),"
+                    "func.func(affine-loop-unroll{unroll-factor=4})";
+  const CaseReport other = confirm(caseOf(kI1Store), jit, config);
+  EXPECT_EQ(other.signature.id(), r.signature.id()) << other.result.summary;
+  EXPECT_EQ(other.result.exposedBy, "func.func(affine-loop-unroll{unroll-factor=4})");
+
+  // When the passes leave nothing for the tail to miscompile, there is no
+  // finding to blame at all.
+  config.pipeline = "func.func(affine-super-vectorize{virtual-vector-size=16})";
+  EXPECT_EQ(confirm(caseOf(kI1Store), jit, config).result.verdict, VerdictKind::Ok);
+}
+
+TEST(Triage, ReadingAnUnwrittenTemporaryIsAnUninitializedReadEveryTime) {
+  // The bytes the packed store leaves unwritten are in a temporary the
+  // kernel allocates: filled with the scratch poison, not the heap's past.
+  MlirJit jit;
+  RunConfig config;
+  config.pipeline = kExposingPasses;
+  const CaseReport first = confirm(caseOf(kI1Store), jit, config);
+  EXPECT_EQ(first.result.verdict, VerdictKind::UninitializedRead) << first.result.summary;
+  for (int i = 0; i < 3; ++i)
+    EXPECT_EQ(confirm(caseOf(kI1Store), jit, config).signature.id(), first.signature.id());
+  // No data values in it.
+  EXPECT_EQ(first.signature.message, "");
+}
