@@ -4,6 +4,7 @@
 #include "driver/Backend.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/JsonFile.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Worker.h"
 #include "ir/FileText.h"
@@ -249,12 +250,38 @@ std::vector<FindingSummary> scanFindings(const std::string &outDir) {
         llvm::consumeError(parsed.takeError());
       }
     }
+    f.bucket = f.id;
+    if (auto reduced = readJsonFile((e.path() / "reduced" / "report.json").string()))
+      if (const llvm::json::Object *o = reduced->getAsObject())
+        if (auto bucket = o->getString("bucket")) {
+          f.bucket = bucket->str();
+          f.bucketKey = o->getString("bucket_key").value_or("").str();
+        }
     out.push_back(f);
   }
   std::sort(out.begin(), out.end(),
             [](const FindingSummary &a, const FindingSummary &b) { return a.id < b.id; });
   return out;
 }
+
+} // namespace
+
+std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings) {
+  std::map<std::string, BucketSummary> byId;
+  for (const FindingSummary &f : findings) {
+    BucketSummary &b = byId[f.bucket];
+    b.id = f.bucket;
+    b.key = f.bucketKey;
+    b.signatures.push_back(f.id);
+    b.count += f.count;
+  }
+  std::vector<BucketSummary> out;
+  for (auto &[id, b] : byId)
+    out.push_back(std::move(b));
+  return out;
+}
+
+namespace {
 
 void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
   llvm::json::Object v, f;
@@ -269,6 +296,16 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
                                           {"count", static_cast<int64_t>(x.count)},
                                           {"first_seed", static_cast<int64_t>(x.firstSeed)},
                                           {"summary", x.summary}});
+  llvm::json::Array buckets;
+  for (const BucketSummary &b : bucketsOf(r.findings)) {
+    llvm::json::Array sigs;
+    for (const std::string &s : b.signatures)
+      sigs.push_back(s);
+    buckets.push_back(llvm::json::Object{{"id", b.id},
+                                         {"key", b.key},
+                                         {"signatures", std::move(sigs)},
+                                         {"count", static_cast<int64_t>(b.count)}});
+  }
   llvm::json::Object rv;
   for (const auto &[k, n] : r.runVerdicts)
     rv[k] = static_cast<int64_t>(n);
@@ -281,6 +318,7 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
                        {"verdicts", std::move(v)},
                        {"features", std::move(f)},
                        {"findings", std::move(findings)},
+                       {"buckets", std::move(buckets)},
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
                        {"history_dependent", static_cast<int64_t>(r.historyDependent)},
                        {"unconfirmed", static_cast<int64_t>(r.unconfirmed)},
@@ -617,8 +655,8 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
   os << (r.interrupted ? "  [interrupted]" : "") << "\nverdicts:";
   for (const auto &[k, n] : r.runVerdicts)
     os << " " << k << "=" << n;
-  os << "\nfindings: " << r.findings.size() << " signatures (" << r.newFindings << " new, "
-     << r.reduced << " reduced)\n";
+  os << "\nfindings: " << r.findings.size() << " signatures in " << bucketsOf(r.findings).size()
+     << " root-cause buckets (" << r.newFindings << " new, " << r.reduced << " reduced)\n";
   if (r.stoppedAtMaxFindings)
     os << "stopped: --max-findings reached\n";
   if (r.unconfirmed)
@@ -634,6 +672,10 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
     for (const FindingSummary &f : r.findings)
       os << "  " << std::setw(34) << f.id << std::setw(8) << f.count << std::setw(12)
          << f.firstSeed << f.summary.substr(0, 100) << "\n";
+    os << "  " << std::setw(34) << "bucket" << "signatures  key\n";
+    for (const BucketSummary &b : bucketsOf(r.findings))
+      os << "  " << std::setw(34) << b.id << std::setw(12) << b.signatures.size()
+         << (b.key.empty() ? "(not reduced)" : b.key) << "\n";
   }
 }
 

@@ -59,7 +59,18 @@ struct CampaignOptions {
 struct FindingSummary {
   std::string id, text, summary;
   uint64_t firstSeed = 0, count = 0;
+  /// The root-cause bucket of its reduced repro (oracles/Bucket.h); its
+  /// own id while it is not reduced.
+  std::string bucket, bucketKey;
 };
+
+/// Signatures grouped by bucket, in order of bucket id.
+struct BucketSummary {
+  std::string id, key;
+  std::vector<std::string> signatures;
+  uint64_t count = 0; ///< failing cases over its signatures
+};
+std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings);
 
 struct CampaignResult {
   uint64_t cases = 0;       ///< in this run (not counting resumed ones)

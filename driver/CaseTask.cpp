@@ -159,7 +159,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
   if (!blame.miscompiledBy.empty()) {
     // The finding is about the element that miscompiles; the pass that
-    // exposed it varies from case to case.
+    // exposed it, and the op whose output shows it, vary from case to case.
+    t.where.clear();
     t.passName = blame.miscompiledBy;
     t.passIndex = static_cast<int>(pipeline.passes.size()) + blame.miscompiledByIndex;
     t.exposedBy = blame.passName;
@@ -168,6 +169,9 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   } else if (blame.found) {
     t.passName = blame.passName;
     t.passIndex = blame.passIndex;
+    // What a pass miscompiles is the arithmetic, whichever op shape uses it.
+    if (byOutputs)
+      t.where = scalarFamily(t.where);
   }
   return t;
 }

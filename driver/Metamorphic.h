@@ -10,7 +10,8 @@
 //   lanes     the npu style recompiled with 4 vector lanes instead of 16; a
 //             change means lane/tail handling is wrong.
 // The first runs for every case with an input valid shape; view and lanes
-// run for a deterministic share of cases (by case hash) to bound the cost.
+// run for a deterministic share of the cases whose run agrees with the
+// reference (by case hash), to bound the cost.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_METAMORPHIC_H

@@ -6,6 +6,7 @@
 #include "driver/Findings.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
+#include "oracles/Bucket.h"
 #include "shrink/Reducer.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -238,9 +239,12 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   const std::string mlir = emitMlir(r.reduced.c, emitOptions, kernel, unsupported)
                                ? kernel.text
                                : "// not expressible: " + unsupported + "\n";
+  const Bucket bucket = bucketOf(sig.kind, blamed, r.reduced.c);
   llvm::json::Object report{
       {"signature", sig.text()},
       {"signature_id", sig.id()},
+      {"bucket", bucket.id()},
+      {"bucket_key", bucket.key},
       {"verdict", std::string(verdictName(sig.kind))},
       {"pass", blamed},
       {"interestingness", o.interestingnessCmd.empty() ? "same-signature" : "command"},
@@ -277,6 +281,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       << ", cached " << r.cacheHits << ", errors " << r.errors << "\n"
       << "pipeline: " << r.reduced.pipeline << "\n"
       << "blamed pass: " << (blamed.empty() ? "(none)" : blamed) << "\n"
+      << "bucket: " << bucket.id() << " (" << bucket.key << ")\n"
       << (r.confirmed ? "re-checked: still interesting\n"
                       : "re-check FAILED: the reduced case is no longer interesting\n")
       << "wrote " << o.outDir << "/{case.npf,kernel.mlir,report.json}\n";

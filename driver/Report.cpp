@@ -1,9 +1,12 @@
 //===- driver/Report.cpp - Nightly reports from campaign directories ------===//
 #include "driver/Report.h"
 
+#include "oracles/Bucket.h"
+
 #include "driver/Findings.h"
 #include "driver/JsonFile.h"
 #include "ir/FileText.h"
+#include "oracles/Bucket.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -53,9 +56,10 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
     line.erase(0, line.find_first_not_of(" \t"));
     if (line.empty())
       continue;
-    if (!isSignatureId(line)) {
+    if (!isSignatureId(line) && !isBucketId(line)) {
       error = path + ":" + std::to_string(lineNo) + ": '" + line.substr(0, 80) +
-              "' is not a signature id (a verdict, '-', 16 hex digits; '#' starts a comment)";
+              "' is not a signature id (a verdict, '-', 16 hex digits) or a bucket id "
+              "(bucket-, 16 hex digits); '#' starts a comment";
       return false;
     }
     known.insert(line);
@@ -145,7 +149,14 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.summary = rep.summary;
       f.repro = rep.repro;
       f.firstSeed = rep.firstSeed;
-      f.known = known.count(f.id) != 0;
+      f.bucket = f.id;
+      if (auto reduced = readJson(p / "reduced" / "report.json"))
+        if (const llvm::json::Object *o = reduced->getAsObject())
+          if (auto bucket = o->getString("bucket")) {
+            f.bucket = bucket->str();
+            f.bucketKey = o->getString("bucket_key").value_or("").str();
+          }
+      f.known = known.count(f.id) != 0 || known.count(f.bucket) != 0;
       auto it = byId.find(f.id);
       if (it == byId.end())
         byId.emplace(f.id, std::move(f));
@@ -188,7 +199,22 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                           {"first_seed", static_cast<int64_t>(f.firstSeed)},
                                           {"campaign", f.campaign},
                                           {"new", !f.known},
+                                          {"bucket", f.bucket},
+                                          {"bucket_key", f.bucketKey},
                                           {"repro", f.repro}});
+  // Root-cause buckets: the signatures whose reduced repros agree.
+  std::map<std::string, std::vector<const ReportFinding *>> byBucket;
+  for (const ReportFinding &f : r.findings)
+    byBucket[f.bucket].push_back(&f);
+  llvm::json::Array buckets;
+  for (const auto &[id, members] : byBucket) {
+    llvm::json::Array sigs;
+    for (const ReportFinding *f : members)
+      sigs.push_back(f->id);
+    buckets.push_back(llvm::json::Object{{"id", id},
+                                         {"key", members.front()->bucketKey},
+                                         {"signatures", std::move(sigs)}});
+  }
   llvm::json::Object features;
   for (const auto &[k, n] : r.features)
     features[k] = static_cast<int64_t>(n);
@@ -199,6 +225,7 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                 {"new_signatures", static_cast<int64_t>(r.newSignatures())},
                                 {"campaigns", std::move(campaigns)},
                                 {"findings", std::move(findings)},
+                                {"buckets", std::move(buckets)},
                                 {"features", std::move(features)}}));
 
   // junit.xml: a test per campaign (it ran) and per signature (fails if new).
@@ -233,7 +260,8 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
   h << "<h1>npufuzz nightly</h1>\n<p>" << r.cases << " cases in " << llvm::formatv("{0:f1}", r.seconds).str()
     << " s across " << r.campaigns.size() << " campaigns; <span class=\""
     << (r.newSignatures() ? "new" : "known") << "\">" << r.newSignatures()
-    << " new signatures</span>, " << r.findings.size() << " in all.</p>\n";
+    << " new signatures</span>, " << r.findings.size() << " in all, in " << byBucket.size()
+    << " root-cause buckets.</p>\n";
   h << "<h2>Throughput</h2>\n<table id=\"throughput\"><tr><th>campaign</th><th>cases</th>"
        "<th>seconds</th><th>cases/s</th><th>verdicts</th></tr>\n";
   for (const ReportCampaign &c : r.campaigns) {
@@ -254,6 +282,19 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
       << escapeHtml(f.campaign) << "</td><td>" << escapeHtml(f.summary.substr(0, 160))
       << "<details><summary>repro</summary><pre>" << escapeHtml(f.repro) << "</pre><pre>"
       << escapeHtml(f.caseText) << "</pre></details></td></tr>\n";
+  }
+  h << "</table>\n<h2>Root-cause buckets</h2>\n<p>Signatures whose reduced repros agree "
+       "on verdict, blamed pass, op pattern and dtype classes; a signature not reduced is a "
+       "bucket of its own.</p>\n<table id=\"buckets\"><tr><th>bucket</th><th>key</th>"
+       "<th>signatures</th></tr>\n";
+  for (const auto &[id, members] : byBucket) {
+    h << "<tr><td><code>" << escapeHtml(id) << "</code></td><td>"
+      << escapeHtml(members.front()->bucketKey.empty() ? "(not reduced)"
+                                                       : members.front()->bucketKey)
+      << "</td><td>";
+    for (const ReportFinding *f : members)
+      h << "<code>" << f->id << "</code> ";
+    h << "</td></tr>\n";
   }
   h << "</table>\n<h2>Feature coverage</h2>\n";
   // A horizontal bar per feature tag: the share of cases that have it.

@@ -22,6 +22,8 @@ struct ReportFinding {
   std::string id, signature, summary, repro, caseText, campaign;
   uint64_t count = 0, firstSeed = 0;
   bool known = false;
+  /// Its root-cause bucket (oracles/Bucket.h); its own id when not reduced.
+  std::string bucket, bucketKey;
 };
 
 struct ReportCampaign {
@@ -43,14 +45,14 @@ struct NightlyReport {
 /// True for a signature id: a verdict name, '-', 16 lowercase hex digits.
 bool isSignatureId(const std::string &text);
 
-/// Signature ids listed one per line (`#` comments) in `path`; false with
-/// FILE:LINE and the reason when a line is not an id or the file cannot be
-/// read.
+/// Signature or bucket ids listed one per line (`#` comments) in `path`;
+/// false with FILE:LINE and the reason when a line is neither or the file
+/// cannot be read.
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
                          std::string &error);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed
-/// run); a finding is known when its id is in `known`. Sets `error` and
+/// run); a finding is known when its id or its bucket is in `known`. Sets `error` and
 /// stops at the first directory or finding that cannot be read.
 NightlyReport collectReport(const std::vector<std::string> &dirs,
                             const std::set<std::string> &known, std::string &error);

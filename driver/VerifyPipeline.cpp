@@ -7,6 +7,7 @@
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/mlir/Pipelines.h"
+#include "oracles/DataSets.h"
 #include "oracles/PassBlame.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -37,6 +38,17 @@ std::string VerifyPipelineReport::json() const {
     o["ir_after"] = irAfter;
   if (!notExecutedReason.empty())
     o["not_executed"] = notExecutedReason;
+  if (!entry.empty())
+    o["entry"] = entry;
+  if (!skipped.empty())
+    o["skipped"] = skipped;
+  if (!miscompiledBy.empty())
+    o["miscompiled_by"] = miscompiledBy;
+  llvm::json::Array es;
+  for (const std::string &e : entries)
+    es.push_back(e);
+  o["executed_entries"] = std::move(es);
+  o["data_sets"] = static_cast<int64_t>(datasets);
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o))) << "\n";
@@ -68,6 +80,13 @@ bool VerifyPipelineReport::fromJson(const std::string &text, VerifyPipelineRepor
   out.irBefore = str("ir_before");
   out.irAfter = str("ir_after");
   out.notExecutedReason = str("not_executed");
+  out.entry = str("entry");
+  out.skipped = str("skipped");
+  out.miscompiledBy = str("miscompiled_by");
+  if (const llvm::json::Array *es = o->getArray("executed_entries"))
+    for (const llvm::json::Value &e : *es)
+      out.entries.push_back(e.getAsString().value_or("").str());
+  out.datasets = static_cast<size_t>(o->getInteger("data_sets").value_or(0));
   return true;
 }
 
@@ -128,31 +147,97 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     return report;
   }
 
-  // 2. Differential by pass, when the entry can be driven with buffers. A
-  // file with nothing to run is `not-executed`: its IR verified after every
-  // pass, and nothing says its passes kept its meaning.
-  std::vector<TensorType> params;
-  if (!jit.entrySignature(text, options.entry, params, error)) {
-    report.verdict = "not-executed";
-    report.notExecutedReason = error;
-    return report;
+  // 2. Differential by pass, on every function that can be driven with
+  // buffers. A file with nothing to run is `not-executed`: its IR verified
+  // after every pass, and nothing says its passes kept its meaning.
+  const std::vector<std::string> entries =
+      options.entry.empty() ? jit.publicFunctions(text) : std::vector<std::string>{options.entry};
+  std::string reasons;
+  for (const std::string &entry : entries) {
+    MlirJit::EntryDriver driver;
+    if (!jit.entryDriver(text, entry, driver, error)) {
+      reasons += (reasons.empty() ? "" : "; ") + error;
+      continue;
+    }
+    Pipeline withLowering = pipeline;
+    if (driver.bufferize)
+      withLowering.lowering = {"one-shot-bufferize{bufferize-function-boundaries=true "
+                               "function-boundary-type-conversion=identity-layout-map}",
+                               "func.func(convert-linalg-to-loops)"};
+    // Data sets whose tail-only run does not finish (an edge value the
+    // function cannot take: a fault, an endless loop) say nothing about the
+    // passes. They are tried in a child first: all together, and one by one
+    // if that fails.
+    IsolationLimits limits;
+    limits.wallSeconds = options.toolTimeoutSeconds;
+    auto finishes = [&](const std::vector<std::vector<TensorData>> &sets) {
+      const ChildOutcome o = runIsolated(
+          [&] {
+            std::vector<std::vector<TensorData>> copy = sets;
+            return jit.executeEach(driver.text, withLowering.loweringAndTail(), driver.function,
+                                   copy, JitOptions())
+                           .ok()
+                       ? std::string("ok")
+                       : std::string("failed");
+          },
+          limits);
+      return o.end == ChildOutcome::End::Returned && o.payload == "ok";
+    };
+    std::vector<std::vector<TensorData>> datasets =
+        verificationDataSets(driver.buffers, options.dataSeed);
+    if (!finishes(datasets)) {
+      std::vector<std::vector<TensorData>> kept;
+      for (std::vector<TensorData> &set : datasets)
+        if (finishes({set}))
+          kept.push_back(std::move(set));
+      datasets = std::move(kept);
+    }
+    if (datasets.empty()) {
+      std::vector<std::vector<TensorData>> first = {
+          verificationDataSets(driver.buffers, options.dataSeed)[0]};
+      const BackendRun tailOnly = jit.executeEach(
+          driver.text, withLowering.loweringAndTail(), driver.function, first, JitOptions());
+      reasons += (reasons.empty() ? "" : "; ") + ("@" + entry) +
+                 " does not run with the lowering tail alone" +
+                 (tailOnly.message.empty() ? std::string()
+                                           : ": " + tailOnly.message.substr(
+                                                        0, tailOnly.message.find('\n')));
+      continue;
+    }
+    ModuleTransform transform = [&](const std::string &t, const std::vector<std::string> &e) {
+      return options.mlirOpt.empty() ? jit.transform(t, e) : tool.transform(t, e);
+    };
+    error.clear();
+    const PassBlame blame = blameModulePass(driver, jit, withLowering, transform, datasets,
+                                            JitOptions(), error);
+    if (!error.empty()) {
+      reasons += (reasons.empty() ? "" : "; ") + ("@" + entry + ": ") + error;
+      continue;
+    }
+    report.executed = true;
+    report.entries.push_back(entry);
+    report.datasets += datasets.size();
+    if (blame.found) {
+      report.verdict = std::string(verdictName(blame.verdict));
+      report.entry = entry;
+      report.passIndex = blame.passIndex;
+      report.passName = blame.passName;
+      report.detail = blame.detail;
+      if (!blame.miscompiledBy.empty()) {
+        report.miscompiledBy = blame.miscompiledBy;
+        report.detail += "; miscompiled by " + blame.miscompiledBy + ", exposed by " +
+                         blame.passName + " (the IR after it runs right when vector "
+                         "transfers are scalarized before the tail)";
+      }
+      return report;
+    }
   }
-  ModuleTransform transform = [&](const std::string &t, const std::vector<std::string> &e) {
-    return options.mlirOpt.empty() ? jit.transform(t, e) : tool.transform(t, e);
-  };
-  const PassBlame blame = blameModulePass(text, options.entry, jit, pipeline, transform,
-                                          options.dataSeed, JitOptions(), error);
-  if (!error.empty()) {
+  if (!report.executed) {
     report.verdict = "not-executed";
-    report.notExecutedReason = error;
-    return report;
-  }
-  report.executed = true;
-  if (blame.found) {
-    report.verdict = std::string(verdictName(blame.verdict));
-    report.passIndex = blame.passIndex;
-    report.passName = blame.passName;
-    report.detail = blame.detail;
+    report.notExecutedReason =
+        entries.empty() ? "no public function with a body" : reasons;
+  } else {
+    report.skipped = reasons;
   }
   return report;
 }

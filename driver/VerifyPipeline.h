@@ -1,10 +1,11 @@
 //===- driver/VerifyPipeline.h - The pass-level oracle on any MLIR file -*- C++ -*-===//
 //
 // `npufuzz verify-pipeline FILE.mlir --pipeline "..."`: verify the IR after
-// every pass (in process, or through a given mlir-opt), and when the entry
-// function can be executed, find the first pass after which executing the IR
-// (finished with the trusted lowering tail) gives different results than the
-// tail alone. Reports as JSON.
+// every pass (in process, or through a given mlir-opt), and for every public
+// function (or `--entry`) whose parameters and results are static memrefs,
+// static tensors or scalars, find the first pass after which executing the
+// IR (finished with the trusted lowering tail) gives different results than
+// the tail alone, on three data sets (oracles/DataSets.h). Reports as JSON.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_VERIFYPIPELINE_H
@@ -22,7 +23,8 @@ struct VerifyPipelineOptions {
   std::string mlirOpt;            ///< empty: in process
   unsigned toolTimeoutSeconds = 60; ///< per mlir-opt run; past it, timed-out
   std::vector<std::string> passPlugins;
-  std::string entry = "npf_kernel";
+  /// The function to execute; empty: every public function with a body.
+  std::string entry;
   bool execute = true;            ///< run the differential by pass
   uint64_t dataSeed = 0;
 };
@@ -34,6 +36,13 @@ struct VerifyPipelineReport {
   int passIndex = -1;
   std::string passName, diagnostic, irBefore, irAfter, detail;
   bool executed = false;          ///< the differential ran
+  std::string entry;              ///< the function the finding is in
+  /// The lowering or tail element that miscompiles what the blamed pass
+  /// only exposed (blame through the tail), if any.
+  std::string miscompiledBy;
+  std::vector<std::string> entries; ///< the functions executed
+  std::string skipped;            ///< why the others were not (when some were)
+  size_t datasets = 0;            ///< data sets run, over all functions
   std::string notExecutedReason;
   std::vector<std::string> passes;
 

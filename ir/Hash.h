@@ -9,6 +9,7 @@
 #define NPUFUZZ_IR_HASH_H
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace npufuzz {
@@ -20,6 +21,15 @@ inline uint64_t fnv1a(std::string_view text) {
     h *= 0x100000001b3ull;
   }
   return h;
+}
+
+/// 16 lowercase hex digits of `h`: how ids print a hash.
+inline std::string hex16(uint64_t h) {
+  static const char *digits = "0123456789abcdef";
+  std::string hex;
+  for (int i = 15; i >= 0; --i)
+    hex += digits[(h >> (4 * i)) & 15];
+  return hex;
 }
 
 } // namespace npufuzz

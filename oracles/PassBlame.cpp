@@ -3,7 +3,6 @@
 
 #include "backend/mlir/MlirEmitter.h"
 #include "oracles/Differential.h"
-#include "reference/InputData.h"
 #include "reference/Storage.h"
 
 namespace npufuzz {
@@ -39,16 +38,15 @@ const std::vector<std::string> &scalarizingWitness() {
 namespace {
 /// The tail element that miscompiles what the first `passes` produce, by
 /// the scalarizing witness; -1 when the witness does not make it right.
+/// `judge(passes, tail)` runs the first `passes` passes, then `tail`.
 template <typename Judge>
 int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
   const std::vector<std::string> rest = pipeline.loweringAndTail();
   auto witnessedAt = [&](size_t j) {
-    std::vector<std::string> e(pipeline.passes.begin(), pipeline.passes.begin() + passes);
-    e.insert(e.end(), rest.begin(), rest.begin() + j);
-    e.insert(e.end(), scalarizingWitness().begin(), scalarizingWitness().end());
-    e.insert(e.end(), rest.begin() + j, rest.end());
-    std::string detail;
-    return judge(e, detail) == VerdictKind::Ok;
+    std::vector<std::string> tail(rest.begin(), rest.begin() + j);
+    tail.insert(tail.end(), scalarizingWitness().begin(), scalarizingWitness().end());
+    tail.insert(tail.end(), rest.begin() + j, rest.end());
+    return judge(passes, tail) == VerdictKind::Ok;
   };
   if (!witnessedAt(0))
     return -1;
@@ -88,8 +86,14 @@ PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
   } else if (tailOnly != VerdictKind::Mismatch) {
     return b;
   }
-  const int element =
-      blameTailElement(pipeline, b.found ? static_cast<size_t>(b.passIndex) + 1 : 0, judge);
+  const int element = blameTailElement(
+      pipeline, b.found ? static_cast<size_t>(b.passIndex) + 1 : 0,
+      [&](size_t passes, const std::vector<std::string> &tail) {
+        std::vector<std::string> e(pipeline.passes.begin(), pipeline.passes.begin() + passes);
+        e.insert(e.end(), tail.begin(), tail.end());
+        std::string detail;
+        return judge(e, detail);
+      });
   if (element >= 0) {
     b.miscompiledBy = pipeline.loweringAndTail()[element];
     b.miscompiledByIndex = element;
@@ -97,56 +101,64 @@ PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
   return b;
 }
 
-PassBlame blameModulePass(const std::string &text, const std::string &entry, MlirJit &jit,
+PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
                           const Pipeline &pipeline, const ModuleTransform &transform,
-                          uint64_t dataSeed, const JitOptions &options, std::string &error) {
-  std::vector<TensorType> params;
-  if (!jit.entrySignature(text, entry, params, error))
-    return PassBlame();
-  // Buffers come from the reference's input generator: a case of inputs.
-  Case inputsOnly;
-  inputsOnly.dataSeed = dataSeed;
-  for (const TensorType &t : params) {
-    OpAttrs attrs;
-    inputsOnly.addOp(OpKind::Input, {}, attrs, {t});
-  }
-  const std::vector<TensorData> buffers = toTensorData(makeInputs(inputsOnly));
-
-  const BackendRun expected =
-      jit.execute(text, pipeline.loweringAndTail(), entry, buffers, options);
-  if (!expected.ok()) {
-    error = "the module does not run with the lowering tail alone: " + expected.message;
+                          const std::vector<std::vector<TensorData>> &datasets,
+                          const JitOptions &options, std::string &error) {
+  const std::vector<std::string> rest = pipeline.loweringAndTail();
+  std::vector<std::vector<TensorData>> expected = datasets;
+  const BackendRun tailOnly = jit.executeEach(driver.text, rest, driver.function, expected, options);
+  if (!tailOnly.ok()) {
+    error = "the module does not run with the lowering tail alone: " + tailOnly.message;
     return PassBlame();
   }
-  return scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
-                                    std::string &detail) {
-    // elements = passes[0..k) + lowering + tail: transform by the passes,
-    // then run the result through lowering and tail in process.
-    const std::vector<std::string> passes(
-        elements.begin(), elements.end() - pipeline.loweringAndTail().size());
-    const BackendRun transformed = transform(text, passes);
+  // The first `passes` passes by `transform`, then `tail` in process, on
+  // every data set.
+  auto judgeWith = [&](size_t passes, const std::vector<std::string> &tail,
+                       std::string &detail) {
+    const std::vector<std::string> applied(pipeline.passes.begin(),
+                                           pipeline.passes.begin() + passes);
+    const BackendRun transformed = transform(driver.text, applied);
     if (!transformed.ok()) {
       detail = transformed.message.substr(0, transformed.message.find('\n'));
       return verdictOf(transformed.status);
     }
-    const BackendRun run =
-        jit.execute(transformed.mlir, pipeline.loweringAndTail(), entry, buffers, options);
+    std::vector<std::vector<TensorData>> got = datasets;
+    const BackendRun run = jit.executeEach(transformed.mlir, tail, driver.function, got, options);
     if (!run.ok()) {
       detail = run.message.substr(0, run.message.find('\n'));
       return verdictOf(run.status);
     }
-    for (size_t i = 0; i < buffers.size(); ++i) {
-      const Comparison cmp =
-          compareOutput(fromTensorData(expected.outputs[i]), run.outputs[i], Exactness::Approx);
-      if (!cmp.match) {
-        detail = "argument " + std::to_string(i) + ": " + std::to_string(cmp.mismatches) +
-                 " of " + std::to_string(cmp.compared) + " elements differ; first " +
-                 cmp.firstMismatch;
-        return VerdictKind::Mismatch;
+    for (size_t d = 0; d < got.size(); ++d)
+      for (size_t i = 0; i < got[d].size(); ++i) {
+        const Comparison cmp =
+            compareOutput(fromTensorData(expected[d][i]), got[d][i], Exactness::Approx);
+        if (!cmp.match) {
+          detail = "data set " + std::to_string(d) + ", buffer " + std::to_string(i) + ": " +
+                   std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.compared) +
+                   " elements differ; first " + cmp.firstMismatch;
+          return VerdictKind::Mismatch;
+        }
       }
-    }
     return VerdictKind::Ok;
+  };
+  PassBlame b = scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
+                                           std::string &detail) {
+    return judgeWith(elements.size() - rest.size(), rest, detail);
   });
+  if (!b.found || b.verdict != VerdictKind::Mismatch)
+    return b;
+  const int element = blameTailElement(
+      pipeline, static_cast<size_t>(b.passIndex) + 1,
+      [&](size_t passes, const std::vector<std::string> &tail) {
+        std::string detail;
+        return judgeWith(passes, tail, detail);
+      });
+  if (element >= 0) {
+    b.miscompiledBy = rest[element];
+    b.miscompiledByIndex = element;
+  }
+  return b;
 }
 
 } // namespace npufuzz

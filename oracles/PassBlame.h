@@ -56,15 +56,17 @@ PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
 using ModuleTransform =
     std::function<BackendRun(const std::string &text, const std::vector<std::string> &)>;
 
-/// For a module whose `entry` takes static memrefs: buffers filled from
-/// `dataSeed` are run through the tail alone (the expectation) and after
-/// each prefix of the passes, applied by `transform` and finished with the
-/// in-process tail; the first prefix whose buffers differ is blamed. Floats
-/// compare within the Approx tolerance, since vectorised math may round
-/// differently without being wrong.
-PassBlame blameModulePass(const std::string &text, const std::string &entry, MlirJit &jit,
+/// For a function of a module, driven with buffers (MlirJit::EntryDriver):
+/// every data set is run through the lowering and tail alone (the
+/// expectation) and after each prefix of the passes, applied by `transform`
+/// and finished in process; the first prefix whose buffers differ on some
+/// data set is blamed, and for a mismatch the tail is blamed through as for
+/// a case. Floats compare within the Approx tolerance, since vectorised math
+/// may round differently without being wrong.
+PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
                           const Pipeline &pipeline, const ModuleTransform &transform,
-                          uint64_t dataSeed, const JitOptions &options, std::string &error);
+                          const std::vector<std::vector<TensorData>> &datasets,
+                          const JitOptions &options, std::string &error);
 
 } // namespace npufuzz
 

@@ -14,12 +14,7 @@ std::string Signature::text() const {
 }
 
 std::string Signature::id() const {
-  const uint64_t h = fnv1a(text());
-  static const char *digits = "0123456789abcdef";
-  std::string hex;
-  for (int i = 15; i >= 0; --i)
-    hex += digits[(h >> (4 * i)) & 15];
-  return std::string(verdictName(kind)) + "-" + hex;
+  return std::string(verdictName(kind)) + "-" + hex16(fnv1a(text()));
 }
 
 std::string normalizeMessage(const std::string &raw) {
@@ -126,6 +121,20 @@ std::string crashLocation(const std::string &stderrText, int n) {
   for (size_t i = 0; i < frames.size(); ++i)
     out += (i ? " < " : "") + frames[i];
   return out;
+}
+
+std::string scalarFamily(const std::string &opName) {
+  std::string base = opName;
+  for (const char *prefix : {"row_expand_", "col_expand_", "reduce_"})
+    if (opName.rfind(prefix, 0) == 0)
+      base = opName.substr(std::string(prefix).size());
+  if (base == "sum")
+    return "add";
+  // One ordering, two directions: compilers lower and expand max and min by
+  // one rule (maximumf/minimumf, their NaN and signed-zero handling).
+  if (base == "max" || base == "min")
+    return "max/min";
+  return base;
 }
 
 } // namespace npufuzz

@@ -37,6 +37,13 @@ std::string normalizeMessage(const std::string &raw);
 /// assertion failed; empty when neither is present.
 std::string crashLocation(const std::string &stderrText, int n = 3);
 
+/// The arithmetic an op of the case model applies per element, for naming
+/// a pass's miscompile: `max`, `row_expand_max`, `col_expand_max` and
+/// `reduce_max` all lower to one maximumf, which is what a pass gets wrong
+/// (`reduce_sum` is `add`); max and min are one family, `max/min`, since
+/// passes treat both by one rule. Other names are returned as they are.
+std::string scalarFamily(const std::string &opName);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_ORACLES_SIGNATURE_H

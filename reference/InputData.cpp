@@ -29,6 +29,8 @@ FloatEdges floatEdges(DType t) {
   }
 }
 
+} // namespace
+
 std::vector<float> floatEdgeValues(DType t) {
   const FloatEdges e = floatEdges(t);
   // max/2 is exact: it only lowers the exponent of a normal number.
@@ -36,6 +38,7 @@ std::vector<float> floatEdgeValues(DType t) {
           -0x1p-10f, e.maxFinite, -e.maxFinite, e.maxFinite / 2, -e.maxFinite / 2};
 }
 
+namespace {
 /// An integer converted to `t` as Range and Iota fills do.
 void storeInt(RefTensor &t, int64_t k, int64_t v) {
   if (t.isFloat())

@@ -34,6 +34,9 @@ namespace npufuzz {
 /// integer-like ones (i1: low bit).
 std::vector<RefTensor> makeInputs(const Case &c);
 
+/// The edge values of float dtype `t` that random fills draw (listed above).
+std::vector<float> floatEdgeValues(DType t);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_REFERENCE_INPUTDATA_H

@@ -244,6 +244,14 @@ struct MlirJit::Impl {
   /// interface with `args`; records timings and failures in `r`.
   bool compileAndCall(mlir::ModuleOp module, const std::string &entry,
                       std::vector<CallArg> &args, const std::string &cpu, BackendRun &r) {
+    std::vector<std::vector<CallArg> *> sets = {&args};
+    return compileAndCallEach(module, entry, sets, cpu, r);
+  }
+
+  /// Compiles once and calls `entry` with each argument set in turn.
+  bool compileAndCallEach(mlir::ModuleOp module, const std::string &entry,
+                          const std::vector<std::vector<CallArg> *> &argSets,
+                          const std::string &cpu, BackendRun &r) {
     auto t0 = Clock::now();
     DiagnosticCollector diags(ctx.get());
     // ExecutionEngineOptions holds the transformer by reference (function_ref).
@@ -286,6 +294,14 @@ struct MlirJit::Impl {
     clearRunningStage();
     r.codegenSeconds = since(t0);
 
+    r.executeSeconds = 0;
+    for (std::vector<CallArg> *set : argSets)
+      call(*fn, *set, r);
+    return true;
+  }
+
+  /// One call of a compiled entry.
+  template <typename Fn> void call(Fn &fn, std::vector<CallArg> &args, BackendRun &r) {
     // The packed entry takes the address of each argument: of a pointer to a
     // memref descriptor, or of an index value.
     std::vector<std::vector<int64_t>> descriptors;
@@ -301,13 +317,12 @@ struct MlirJit::Impl {
       descriptorPtrs[i] = descriptors.back().data();
       packed.push_back(&descriptorPtrs[i]);
     }
-    t0 = Clock::now();
+    const auto t0 = Clock::now();
     markRunningStage(RunningStage::Kernel);
     paintStack(kPaintedStackBytes);
-    (*fn)(packed.data());
+    fn(packed.data());
     clearRunningStage();
-    r.executeSeconds = since(t0);
-    return true;
+    r.executeSeconds += since(t0);
   }
 };
 
@@ -400,8 +415,57 @@ std::optional<DType> dtypeOf(mlir::Type t) {
 }
 } // namespace
 
-bool MlirJit::entrySignature(const std::string &text, const std::string &entry,
-                             std::vector<TensorType> &params, std::string &error) {
+namespace {
+std::string typeText(mlir::Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The buffer that carries a value of type `t` into or out of a driven
+/// function, if it can be one.
+std::optional<TensorType> bufferFor(mlir::Type t) {
+  TensorType tt;
+  if (auto shaped = mlir::dyn_cast<mlir::ShapedType>(t)) {
+    auto memref = mlir::dyn_cast<mlir::MemRefType>(t);
+    const bool tensor = mlir::isa<mlir::RankedTensorType>(t);
+    if ((!memref && !tensor) || !shaped.hasStaticShape() ||
+        (memref && !memref.getLayout().isIdentity()))
+      return std::nullopt;
+    std::optional<DType> d = dtypeOf(shaped.getElementType());
+    if (!d)
+      return std::nullopt;
+    tt.dtype = *d;
+    tt.shape.assign(shaped.getShape().begin(), shaped.getShape().end());
+    if (tt.shape.empty()) // a rank-0 value travels in one element
+      tt.shape = {1};
+    return tt;
+  }
+  std::optional<DType> d = dtypeOf(t);
+  if (!d)
+    return std::nullopt;
+  tt.dtype = *d;
+  tt.shape = {1};
+  return tt;
+}
+} // namespace
+
+std::vector<std::string> MlirJit::publicFunctions(const std::string &text) {
+  std::vector<std::string> names;
+  BackendRun r;
+  impl().context();
+  auto module = impl().parse(text, r);
+  if (!module)
+    return names;
+  for (auto fn : module->getOps<mlir::func::FuncOp>())
+    if (fn.isPublic() && !fn.isExternal())
+      names.push_back(fn.getSymName().str());
+  return names;
+}
+
+bool MlirJit::entryDriver(const std::string &text, const std::string &entry, EntryDriver &out,
+                          std::string &error) {
   BackendRun r;
   impl().context();
   auto module = impl().parse(text, r);
@@ -410,28 +474,118 @@ bool MlirJit::entrySignature(const std::string &text, const std::string &entry,
     return false;
   }
   auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry);
-  if (!fn) {
-    error = "no function @" + entry;
+  if (!fn || fn.isExternal()) {
+    error = "no function @" + entry + " with a body";
     return false;
   }
-  params.clear();
-  for (mlir::Type t : fn.getFunctionType().getInputs()) {
-    auto memref = mlir::dyn_cast<mlir::MemRefType>(t);
-    std::optional<DType> d = memref ? dtypeOf(memref.getElementType()) : std::nullopt;
-    if (!memref || !memref.hasStaticShape() || !memref.getLayout().isIdentity() || !d) {
-      std::string s;
-      llvm::raw_string_ostream os(s);
-      os << t;
-      error = "parameter type " + s + " is not a static identity-layout memref of a case dtype";
+  out = EntryDriver();
+  const mlir::FunctionType type = fn.getFunctionType();
+  bool direct = type.getNumResults() == 0;
+  for (mlir::Type t : llvm::concat<const mlir::Type>(type.getInputs(), type.getResults())) {
+    std::optional<TensorType> b = bufferFor(t);
+    if (!b) {
+      error = "@" + entry + ": " + typeText(t) +
+              " is not a static memref or tensor, or a scalar, of a case dtype";
       return false;
     }
-    TensorType tt;
-    tt.dtype = *d;
-    tt.shape.assign(memref.getShape().begin(), memref.getShape().end());
-    params.push_back(tt);
+    out.buffers.push_back(*b);
+    direct = direct && mlir::isa<mlir::MemRefType>(t) &&
+             mlir::cast<mlir::MemRefType>(t).getRank() > 0;
+    out.bufferize = out.bufferize || mlir::isa<mlir::RankedTensorType>(t);
   }
-  if (fn.getFunctionType().getNumResults() != 0) {
-    error = "@" + entry + " returns values; only in-place memref results can be compared";
+  // Every function of the module is lowered, so one on tensors anywhere
+  // needs bufferization.
+  for (auto other : module->getOps<mlir::func::FuncOp>())
+    for (mlir::Type t : llvm::concat<const mlir::Type>(other.getFunctionType().getInputs(),
+                                                        other.getFunctionType().getResults()))
+      out.bufferize = out.bufferize || mlir::isa<mlir::TensorType>(t);
+  if (direct) {
+    out.function = entry;
+    out.text = text;
+    return true;
+  }
+  // The wrapper: loads scalars, reads tensors from their memrefs, calls the
+  // entry and writes every result into its own memref.
+  out.function = "npf_drive_" + entry;
+  std::string params, body = "  %npf_c0 = arith.constant 0 : index\n", args, argTypes;
+  std::string bufferTypes;
+  auto memrefOf = [](const TensorType &b, mlir::Type element) {
+    std::string s = "memref<";
+    for (int64_t d : b.shape)
+      s += std::to_string(d) + "x";
+    return s + typeText(element) + ">";
+  };
+  auto elementOf = [](mlir::Type t) {
+    auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
+    return shaped ? shaped.getElementType() : t;
+  };
+  const unsigned numInputs = type.getNumInputs();
+  for (unsigned i = 0; i < out.buffers.size(); ++i) {
+    const mlir::Type t = i < numInputs ? type.getInput(i) : type.getResult(i - numInputs);
+    const std::string buffer = "%npf_b" + std::to_string(i);
+    const std::string memref = memrefOf(out.buffers[i], elementOf(t));
+    params += (i ? ", " : "") + buffer + ": " + memref;
+    if (i >= numInputs)
+      continue;
+    const std::string arg = "%npf_a" + std::to_string(i);
+    const std::string rank0Type = typeText(mlir::MemRefType::get({}, elementOf(t)));
+    std::string operand = buffer, operandType = memref;
+    if (!mlir::isa<mlir::ShapedType>(t)) {
+      body += "  " + arg + " = memref.load " + buffer + "[%npf_c0] : " + memref + "\n";
+      operand = arg;
+    } else if (mlir::cast<mlir::ShapedType>(t).getRank() == 0) {
+      body += "  " + arg + " = memref.collapse_shape " + buffer + " [] : " + memref + " into " +
+              rank0Type + "\n";
+      operand = arg;
+      operandType = rank0Type;
+    }
+    if (mlir::isa<mlir::RankedTensorType>(t)) {
+      body += "  " + arg + "_t = bufferization.to_tensor " + operand + " restrict : " +
+              operandType + " to " + typeText(t) + "\n";
+      operand = arg + "_t";
+    }
+    args += (args.empty() ? "" : ", ") + operand;
+    argTypes += (argTypes.empty() ? "" : ", ") + typeText(t);
+  }
+  std::string resultTypes;
+  for (mlir::Type t : type.getResults())
+    resultTypes += (resultTypes.empty() ? "" : ", ") + typeText(t);
+  const unsigned numResults = type.getNumResults();
+  body += "  " + (numResults ? std::string("%npf_r:") + std::to_string(numResults) + " = " : "") +
+          "func.call @" + entry + "(" + args + ") : (" + argTypes + ") -> (" + resultTypes +
+          ")\n";
+  for (unsigned k = 0; k < numResults; ++k) {
+    const mlir::Type t = type.getResult(k);
+    const std::string result = "%npf_r#" + std::to_string(k);
+    const std::string buffer = "%npf_b" + std::to_string(numInputs + k);
+    const std::string memref = memrefOf(out.buffers[numInputs + k], elementOf(t));
+    auto shaped = mlir::dyn_cast<mlir::ShapedType>(t);
+    if (!shaped) {
+      body += "  memref.store " + result + ", " + buffer + "[%npf_c0] : " + memref + "\n";
+      continue;
+    }
+    std::string into = buffer;
+    if (shaped.getRank() == 0) {
+      into = buffer + "_0";
+      body += "  " + into + " = memref.collapse_shape " + buffer + " [] : " + memref + " into " +
+              typeText(mlir::MemRefType::get({}, elementOf(t))) + "\n";
+    }
+    const std::string intoType =
+        shaped.getRank() == 0 ? typeText(mlir::MemRefType::get({}, elementOf(t))) : memref;
+    if (mlir::isa<mlir::RankedTensorType>(t))
+      body += "  bufferization.materialize_in_destination " + result + " in writable " + into +
+              " : (" + typeText(t) + ", " + intoType + ") -> ()\n";
+    else
+      body += "  memref.copy " + result + ", " + into + " : " + typeText(t) + " to " + intoType +
+              "\n";
+  }
+  const std::string wrapper =
+      "func.func @" + out.function + "(" + params + ") {\n" + body + "  return\n}\n";
+  const size_t close = text.rfind('}');
+  out.text = text.substr(0, close) + wrapper + text.substr(close);
+  std::string diagnostic;
+  if (!parses(out.text, diagnostic)) {
+    error = "cannot drive @" + entry + ": its wrapper does not verify:\n" + diagnostic;
     return false;
   }
   return true;
@@ -440,6 +594,17 @@ bool MlirJit::entrySignature(const std::string &text, const std::string &entry,
 BackendRun MlirJit::execute(const std::string &text, const std::vector<std::string> &elements,
                             const std::string &entry, const std::vector<TensorData> &buffers,
                             const JitOptions &options) {
+  std::vector<std::vector<TensorData>> sets = {buffers};
+  BackendRun r = executeEach(text, elements, entry, sets, options);
+  r.outputs = std::move(sets[0]);
+  return r;
+}
+
+BackendRun MlirJit::executeEach(const std::string &text,
+                                const std::vector<std::string> &elements,
+                                const std::string &entry,
+                                std::vector<std::vector<TensorData>> &bufferSets,
+                                const JitOptions &options) {
   BackendRun r;
   r.mlir = text;
   impl().context();
@@ -447,18 +612,20 @@ BackendRun MlirJit::execute(const std::string &text, const std::vector<std::stri
   auto module = impl().parse(text, r);
   if (!module)
     return r;
-  // Calling through the C interface needs the wrapper on the entry.
   if (auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry))
     fn->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(impl().ctx.get()));
   if (!impl().runPipeline(module, text, elements, options.locateFailingPass, r))
     return r;
   r.passSeconds = since(t0);
-  r.outputs = buffers;
-  std::vector<CallArg> args;
-  for (TensorData &b : r.outputs)
-    args.push_back({&b, 0});
+  std::vector<std::vector<CallArg>> args(bufferSets.size());
+  std::vector<std::vector<CallArg> *> sets;
+  for (size_t s = 0; s < bufferSets.size(); ++s) {
+    for (TensorData &b : bufferSets[s])
+      args[s].push_back({&b, 0});
+    sets.push_back(&args[s]);
+  }
   setScratchPoison(scratchPoison(options.poison));
-  impl().compileAndCall(*module, entry, args, options.cpu, r);
+  impl().compileAndCallEach(*module, entry, sets, options.cpu, r);
   return r;
 }
 

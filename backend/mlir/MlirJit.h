@@ -72,11 +72,29 @@ public:
   /// Runs `elements` on `text` and returns the printed result (no execution).
   BackendRun transform(const std::string &text, const std::vector<std::string> &elements);
 
-  /// The parameter types of function `entry` in `text`, when every parameter
-  /// is a statically shaped memref of a case dtype; false with a reason
-  /// otherwise (such a function cannot be driven with generated buffers).
-  bool entrySignature(const std::string &text, const std::string &entry,
-                      std::vector<TensorType> &params, std::string &error);
+  /// How a function of arbitrary MLIR is driven with generated buffers.
+  struct EntryDriver {
+    /// The function called: the entry itself when it takes only static
+    /// identity-layout memrefs and returns nothing, else a public wrapper
+    /// added to `text` that takes one memref per parameter (a scalar as
+    /// memref<1xT>, a tensor as the memref it is read from) and one per
+    /// result (written in place), and calls the entry.
+    std::string function;
+    std::string text;                ///< the module, with the wrapper if any
+    std::vector<TensorType> buffers; ///< one per parameter of `function`
+    /// The entry takes or returns tensors: the module must be bufferized
+    /// (with function boundaries) before the tail.
+    bool bufferize = false;
+  };
+
+  /// The driver of function `entry` in `text`; false with the reason when a
+  /// parameter or result is not a static memref, a static tensor or a scalar
+  /// of a case dtype (f32, f16, bf16, i1, i8, i32, i64, index).
+  bool entryDriver(const std::string &text, const std::string &entry, EntryDriver &out,
+                   std::string &error);
+
+  /// The public functions with a body in `text`, in order.
+  std::vector<std::string> publicFunctions(const std::string &text);
 
   /// Runs `elements` on `text`, compiles it and calls `entry` with one
   /// buffer per parameter; the buffers are read and written in place and
@@ -84,6 +102,13 @@ public:
   BackendRun execute(const std::string &text, const std::vector<std::string> &elements,
                      const std::string &entry, const std::vector<TensorData> &buffers,
                      const JitOptions &options);
+
+  /// execute() on several sets of buffers, with the passes run and the code
+  /// generated once: each set is called in turn and written in place.
+  BackendRun executeEach(const std::string &text, const std::vector<std::string> &elements,
+                         const std::string &entry,
+                         std::vector<std::vector<TensorData>> &bufferSets,
+                         const JitOptions &options);
 
 private:
   struct Impl;

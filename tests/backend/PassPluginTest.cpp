@@ -117,3 +117,46 @@ TEST(PassPlugin, AFileWithNothingToRunIsNotExecutedNotOk) {
   EXPECT_EQ(r.exitCode(), 0);
   std::remove(file.c_str());
 }
+
+// Any MLIR, not only what npufuzz emits: every public function whose
+// parameters and results are tensors, memrefs or scalars is driven (through
+// a wrapper), here a tensor function with a scalar and a scalar function.
+VerifyPipelineReport verifyModule(const std::string &pipeline) {
+  return verify(npufuzz::testing::sourceDir() + "/tests/backend/mlir/tensor_max_scalar.mlir",
+                pipeline);
+}
+
+TEST(PassPlugin, EveryPublicFunctionOnTensorsAndScalarsIsExecuted) {
+  const VerifyPipelineReport r = verifyModule("func.func(canonicalize)");
+  EXPECT_EQ(r.verdict, "ok") << r.json();
+  EXPECT_TRUE(r.executed);
+  EXPECT_EQ(r.entries, (std::vector<std::string>{"relu_max", "narrow"})) << r.json();
+  EXPECT_GT(r.datasets, 2u * 3);
+}
+
+// Both rewrites are right on small random values; only edge data (NaN for
+// one, inf or a value past f16's range for the other) tell.
+TEST(PassPlugin, EdgeDataCatchesAMaximumfToMaxnumfRewrite) {
+  const VerifyPipelineReport r = verifyModule("func.func(npufuzz-test-maxnumf)");
+  EXPECT_EQ(r.verdict, "mismatch") << r.json();
+  EXPECT_EQ(r.entry, "relu_max");
+  EXPECT_EQ(r.passName, "func.func(npufuzz-test-maxnumf)");
+}
+
+TEST(PassPlugin, EdgeDataCatchesATruncfThatSaturates) {
+  const VerifyPipelineReport r = verifyModule("func.func(npufuzz-test-saturating-truncf)");
+  EXPECT_EQ(r.verdict, "mismatch") << r.json();
+  EXPECT_EQ(r.entry, "narrow");
+}
+
+TEST(PassPlugin, AnEntryThatCannotBeDrivenSaysWhy) {
+  VerifyPipelineOptions options;
+  options.file = npufuzz::testing::sourceDir() + "/tests/backend/mlir/tensor_max_scalar.mlir";
+  options.pipeline = "func.func(canonicalize)";
+  options.entry = "helper_without_body";
+  const VerifyPipelineReport r = verifyPipelineFile(options);
+  EXPECT_EQ(r.verdict, "not-executed") << r.json();
+  EXPECT_NE(r.notExecutedReason.find("no function @helper_without_body with a body"),
+            std::string::npos)
+      << r.json();
+}

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 using namespace npufuzz;
 
 namespace {
@@ -17,6 +19,8 @@ struct Finding {
   const char *file, *pipeline, *verdict;
   int passIndex;
   bool throughMlirOpt = false;
+  /// The lowering or tail element that miscompiles what the pass exposed.
+  const char *miscompiledBy = "";
 };
 } // namespace
 
@@ -38,6 +42,10 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
       {"affine_loop_fusion_sibling_iter_args_use_after_free.mlir",
        "func.func(affine-loop-fusion{mode=sibling})", "crashed", 0, true},
+      {"convert_vector_to_llvm_i1_bit_packing.mlir",
+       "func.func(affine-super-vectorize{virtual-vector-size=16}),"
+       "func.func(affine-loop-unroll{unroll-factor=2})",
+       "mismatch", 1, true, "convert-vector-to-llvm"},
   };
   for (const Finding &f : findings) {
     VerifyPipelineOptions options;
@@ -48,5 +56,33 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
     const VerifyPipelineReport r = verifyPipelineFile(options);
     EXPECT_EQ(r.verdict, f.verdict) << f.file << "\n" << r.json();
     EXPECT_EQ(r.passIndex, f.passIndex) << f.file << "\n" << r.json();
+    EXPECT_EQ(r.miscompiledBy, f.miscompiledBy) << f.file << "\n" << r.json();
   }
+}
+
+// The i1 bit-packing bug with mlir-opt-22 and mlir-runner-22 alone, as the
+// file's header says to run it: a report upstream can replay without
+// npufuzz.
+TEST(UpstreamCorpus, TheI1BitPackingReproRunsWithMlirToolsAlone) {
+  const std::string file = npufuzz::testing::sourceDir() +
+                           "/corpus/upstream/convert_vector_to_llvm_i1_bit_packing.runner.mlir";
+  const std::string command =
+      "mlir-opt-22 '" + file +
+      "' --pass-pipeline='builtin.module(func.func(convert-linalg-to-loops),lower-affine,"
+      "convert-vector-to-scf,convert-scf-to-cf,expand-strided-metadata,convert-vector-to-llvm,"
+      "finalize-memref-to-llvm,convert-arith-to-llvm,convert-cf-to-llvm,convert-func-to-llvm,"
+      "reconcile-unrealized-casts)' | mlir-runner-22 -e main -entry-point-result=void "
+      "-shared-libs=/usr/lib/llvm-22/lib/libmlir_runner_utils.so,"
+      "/usr/lib/llvm-22/lib/libmlir_c_runner_utils.so 2>&1";
+  FILE *pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;)
+    output.append(buffer, n);
+  ASSERT_EQ(::pclose(pipe), 0) << output;
+  // Two bit-packed bytes written, fourteen of the sixteen trues lost.
+  EXPECT_NE(output.find("[255,  255,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0]"),
+            std::string::npos)
+      << output;
 }

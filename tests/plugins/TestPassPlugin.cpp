@@ -13,6 +13,10 @@
 //   npufuzz-test-fatal-error      calls report_fatal_error on arith.divf
 //   npufuzz-test-slow             sleeps 300 ms on every function (gives a
 //                                 test time to act while a case runs)
+//   npufuzz-test-maxnumf          rewrites arith.maximumf into arith.maxnumf
+//                                 (wrong only when an operand is NaN)
+//   npufuzz-test-saturating-truncf clamps an f32 to +-65504 before each
+//                                 truncf to f16 (wrong only past f16's range)
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -44,6 +48,42 @@ struct MiscompilePass : PassWrapper<MiscompilePass, OperationPass<func::FuncOp>>
       Value sub = arith::SubFOp::create(b, add.getLoc(), add.getLhs(), add.getRhs());
       add.replaceAllUsesWith(sub);
       add.erase();
+    });
+  }
+};
+
+struct MaxnumfPass : PassWrapper<MaxnumfPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MaxnumfPass)
+  StringRef getArgument() const final { return "npufuzz-test-maxnumf"; }
+  StringRef getDescription() const final { return "Rewrite arith.maximumf into maxnumf"; }
+  void runOnOperation() override {
+    std::vector<arith::MaximumFOp> ops;
+    getOperation().walk([&](arith::MaximumFOp op) { ops.push_back(op); });
+    for (arith::MaximumFOp op : ops) {
+      OpBuilder b(op);
+      op.replaceAllUsesWith(
+          arith::MaxNumFOp::create(b, op.getLoc(), op.getLhs(), op.getRhs()).getResult());
+      op.erase();
+    }
+  }
+};
+
+struct SaturatingTruncfPass
+    : PassWrapper<SaturatingTruncfPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SaturatingTruncfPass)
+  StringRef getArgument() const final { return "npufuzz-test-saturating-truncf"; }
+  StringRef getDescription() const final { return "Clamp before truncf f32 -> f16"; }
+  void runOnOperation() override {
+    getOperation().walk([&](arith::TruncFOp op) {
+      if (!op.getIn().getType().isF32() || !op.getType().isF16())
+        return;
+      OpBuilder b(op);
+      const Location loc = op.getLoc();
+      Value hi = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(65504.0f));
+      Value lo = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-65504.0f));
+      Value clamped = arith::MinimumFOp::create(
+          b, loc, arith::MaximumFOp::create(b, loc, op.getIn(), lo), hi);
+      op.getInMutable().assign(clamped);
     });
   }
 };
@@ -138,5 +178,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<StaleStatePass>();
             PassRegistration<FatalErrorPass>();
             PassRegistration<SlowPass>();
+            PassRegistration<MaxnumfPass>();
+            PassRegistration<SaturatingTruncfPass>();
           }};
 }

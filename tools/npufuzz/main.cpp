@@ -107,8 +107,8 @@ cl::opt<std::string> verifyOpt("opt", cl::desc("Run passes through this mlir-opt
                                cl::value_desc("PATH"), cl::sub(verifyCmd), cl::cat(category));
 cl::list<std::string> verifyPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                     cl::sub(verifyCmd), cl::cat(category));
-cl::opt<std::string> verifyEntry("entry", cl::desc("Function to execute for the differential"),
-                                 cl::init("npf_kernel"), cl::sub(verifyCmd), cl::cat(category));
+cl::opt<std::string> verifyEntry("entry", cl::desc("Function to execute for the differential (default: every public function)"),
+                                 cl::sub(verifyCmd), cl::cat(category));
 cl::opt<bool> verifyNoExec("no-exec", cl::desc("Only verify; do not execute"),
                            cl::sub(verifyCmd), cl::cat(category));
 cl::opt<double> verifyTimeout("timeout",

@@ -1,0 +1,55 @@
+//===- oracles/Bucket.cpp - Signatures that share a root cause ------------===//
+#include "oracles/Bucket.h"
+
+#include "ir/Hash.h"
+#include "oracles/Signature.h"
+
+#include <cctype>
+#include <set>
+
+namespace npufuzz {
+
+namespace {
+const char *dtypeClass(DType t) {
+  if (t == DType::I1)
+    return "bool";
+  return isFloat(t) ? "float" : "int";
+}
+
+std::string joined(const std::set<std::string> &parts) {
+  std::string s;
+  for (const std::string &p : parts)
+    s += (s.empty() ? "" : ",") + p;
+  return s;
+}
+} // namespace
+
+std::string Bucket::id() const {
+  return "bucket-" + hex16(fnv1a(key));
+}
+
+Bucket bucketOf(VerdictKind kind, const std::string &pass, const Case &reduced) {
+  std::set<std::string> ops, classes;
+  for (const Op &op : reduced.ops) {
+    if (op.kind == OpKind::Input)
+      continue;
+    ops.insert(scalarFamily(std::string(opName(op.kind))));
+    for (const ValueId v : op.results)
+      classes.insert(dtypeClass(reduced.typeOf(v).dtype));
+  }
+  Bucket b;
+  b.key = std::string(verdictName(kind)) + " | " + pass + " | " + joined(ops) + " | " +
+          joined(classes);
+  return b;
+}
+
+bool isBucketId(const std::string &text) {
+  if (text.size() != 7 + 16 || text.compare(0, 7, "bucket-") != 0)
+    return false;
+  for (size_t i = 7; i < text.size(); ++i)
+    if (!std::isxdigit(static_cast<unsigned char>(text[i])) || std::isupper(text[i]))
+      return false;
+  return true;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,38 @@
+//===- oracles/Bucket.h - Signatures that share a root cause ----*- C++ -*-===//
+//
+// One root cause can still give several signatures: a pass that gets
+// maximumf wrong shows up in a max and in a reduce_max, a crash in two
+// stacks. Their reduced repros agree, though. A bucket groups signatures
+// whose reduced repros have the same verdict kind, the same blamed pass,
+// the same minimal op pattern (the scalar families of the ops that remain,
+// inputs aside) and the same dtype classes (float, int, bool) of those ops'
+// results. A signature not reduced is a bucket of its own.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_ORACLES_BUCKET_H
+#define NPUFUZZ_ORACLES_BUCKET_H
+
+#include "ir/Case.h"
+#include "oracles/Verdict.h"
+
+#include <string>
+
+namespace npufuzz {
+
+struct Bucket {
+  std::string key; ///< "verdict | pass | ops | dtype classes"
+  /// "bucket-" and 16 hex digits of the key's hash: what lists of known
+  /// findings may name.
+  std::string id() const;
+};
+
+/// The bucket of a signature of kind `kind` blamed on `pass`, reduced to
+/// `reduced`.
+Bucket bucketOf(VerdictKind kind, const std::string &pass, const Case &reduced);
+
+/// True for a bucket id (as id() prints it).
+bool isBucketId(const std::string &text);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_ORACLES_BUCKET_H
