@@ -41,7 +41,7 @@ if "$NPUFUZZ" --help | grep -q " reduce "; then
     for finding in "$dir"/findings/*/; do
       [ -d "$finding" ] || continue
       id=$(basename "$finding")
-      grep -qx "$id" ci/known-signatures.txt 2>/dev/null && continue
+      grep -q "^$id\b" ci/known-signatures.txt 2>/dev/null && continue
       [ -d "$finding/reduced" ] && continue
       pipeline=$(sed -n 's/.*"pipeline": "\(.*\)",/\1/p' "$finding/report.json")
       style=$(sed -n 's/.*"style": "\(.*\)",/\1/p' "$finding/report.json")

@@ -146,7 +146,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // A black-box toolchain (no passes to bisect): the op that first goes
   // wrong names the finding, not the op of the wrong output. (After the
   // reruns above, which reuse the case's build.)
-  if (config.blame && byOutputs && t.verdict == VerdictKind::Mismatch)
+  if (config.blame && byOutputs &&
+      (t.verdict == VerdictKind::Mismatch || t.verdict == VerdictKind::UninitializedRead))
     if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
       t.where = blame.op;
       t.difference = blame.difference;
@@ -259,6 +260,14 @@ CaseReport reportOf(const ChildOutcome &o) {
     s.where = r.result.where;
     break;
   case VerdictKind::UninitializedRead:
+    // Blamed on a pass, wrong values are one bug whether or not they came
+    // from memory nobody wrote (a pass that drops a store gives both): the
+    // signature of its mismatch. The verdict still says which this case was.
+    if (!s.pass.empty()) {
+      s.kind = VerdictKind::Mismatch;
+      s.where = r.result.where;
+      break;
+    }
     // Found by the poison differential: the op. Found by a memory checker:
     // its headline (the kind of error and the function), numbers dropped.
     s.where = r.result.where;

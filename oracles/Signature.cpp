@@ -1,6 +1,7 @@
 //===- oracles/Signature.cpp - What makes two failures the same -----------===//
 #include "oracles/Signature.h"
 
+#include "ir/Case.h"
 #include "ir/Hash.h"
 
 #include <cctype>
@@ -124,6 +125,11 @@ std::string crashLocation(const std::string &stderrText, int n) {
 }
 
 std::string scalarFamily(const std::string &opName) {
+  // Views compute nothing: what a pass gets wrong in one is the access
+  // (a stride, an offset, a bound), the same whichever view it is.
+  if (const std::optional<OpKind> kind = parseOpName(opName);
+      kind && opCategory(*kind) == OpCategory::View)
+    return "view";
   std::string base = opName;
   for (const char *prefix : {"row_expand_", "col_expand_", "reduce_"})
     if (opName.rfind(prefix, 0) == 0)

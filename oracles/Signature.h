@@ -41,7 +41,9 @@ std::string crashLocation(const std::string &stderrText, int n = 3);
 /// a pass's miscompile: `max`, `row_expand_max`, `col_expand_max` and
 /// `reduce_max` all lower to one maximumf, which is what a pass gets wrong
 /// (`reduce_sum` is `add`); max and min are one family, `max/min`, since
-/// passes treat both by one rule. Other names are returned as they are.
+/// passes treat both by one rule; every view op (slice, transpose,
+/// index_map, ...) is `view`, since a pass gets an access wrong, not the
+/// view. Other names are returned as they are.
 std::string scalarFamily(const std::string &opName);
 
 } // namespace npufuzz

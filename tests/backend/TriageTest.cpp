@@ -99,6 +99,8 @@ TEST(Triage, ReadingAnUnwrittenTemporaryIsAnUninitializedReadEveryTime) {
   EXPECT_EQ(first.result.verdict, VerdictKind::UninitializedRead) << first.result.summary;
   for (int i = 0; i < 3; ++i)
     EXPECT_EQ(confirm(caseOf(kI1Store), jit, config).signature.id(), first.signature.id());
-  // No data values in it.
+  // No data values in it; and blamed on a pass, it is that pass's wrong
+  // values, the signature of a mismatch.
   EXPECT_EQ(first.signature.message, "");
+  EXPECT_EQ(first.signature.kind, VerdictKind::Mismatch);
 }

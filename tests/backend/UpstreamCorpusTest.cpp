@@ -42,6 +42,8 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
       {"affine_loop_fusion_sibling_iter_args_use_after_free.mlir",
        "func.func(affine-loop-fusion{mode=sibling})", "crashed", 0, true},
+      {"affine_loop_unroll_iter_args_same_init.mlir",
+       "func.func(affine-loop-unroll{unroll-factor=2})", "mismatch", 0, true},
       {"convert_vector_to_llvm_i1_bit_packing.mlir",
        "func.func(affine-super-vectorize{virtual-vector-size=16}),"
        "func.func(affine-loop-unroll{unroll-factor=2})",

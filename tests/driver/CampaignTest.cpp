@@ -483,6 +483,19 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
     EXPECT_NE(text.str().find("\"pipeline_after\": \"func.func(npufuzz-test-miscompile)\""),
               std::string::npos)
         << text.str();
+    // Its root-cause bucket: the pass and what the reduced repro holds.
+    EXPECT_EQ(f.bucket.rfind("bucket-", 0), 0u) << f.bucket;
+    EXPECT_EQ(f.bucketKey.rfind("mismatch | func.func(npufuzz-test-miscompile) | ", 0), 0u)
+        << f.bucketKey;
   }
+  // Every signature is in exactly one bucket; the planted pass turns every
+  // addf into subf, so the reduced repros of its signatures (add, and the
+  // ops made of an add) mostly agree.
+  const std::vector<BucketSummary> buckets = bucketsOf(r.findings);
+  size_t inBuckets = 0;
+  for (const BucketSummary &b : buckets)
+    inBuckets += b.signatures.size();
+  EXPECT_EQ(inBuckets, r.findings.size());
+  EXPECT_LE(buckets.size(), r.findings.size());
   fs::remove_all(dir);
 }
