@@ -82,6 +82,9 @@ void Child::kill() {
 
 void Child::finish(int status) {
   done_ = true;
+  // Whatever it started dies with it (a process that timed out is ended by
+  // SIGABRT alone, so its group is still there).
+  ::kill(-pid_, SIGKILL);
   outcome_.seconds = now() - watch_.startTime();
   // Collect what is still buffered in the pipes.
   if (payloadFd_ >= 0) {
@@ -108,11 +111,10 @@ bool Child::poll() {
     finish(status);
     return true;
   }
-  if (killed_ == KillReason::None) {
+  if (killed_ == KillReason::None)
     killed_ = watch_.check();
-    if (killed_ != KillReason::None)
-      kill();
-  }
+  if (killed_ == KillReason::Time)
+    timeoutKill_.step(pid_);
   return false;
 }
 

@@ -53,6 +53,21 @@ private:
   uint64_t peak_ = 0;
 };
 
+/// Ends a process that ran out of time in two steps: SIGABRT first, so that
+/// LLVM's signal handler prints its stack and what the in-process MLIR run
+/// was doing (a pass that loops forever is named like one that crashes);
+/// SIGKILL to its whole group once it has had `kDumpGraceSeconds` to do so.
+class TimeoutKill {
+public:
+  static constexpr double kDumpGraceSeconds = 3;
+  /// Call on every poll past the deadline; kills the group when due.
+  void step(pid_t pid);
+  void reset() { abortedAt_ = 0; }
+
+private:
+  double abortedAt_ = 0;
+};
+
 } // namespace isolation
 
 struct ChildOutcome {
@@ -97,6 +112,7 @@ private:
   size_t maxStderr_ = 0;
   bool done_ = false;
   isolation::KillReason killed_ = isolation::KillReason::None;
+  isolation::TimeoutKill timeoutKill_;
   isolation::LimitWatch watch_;
   ChildOutcome outcome_;
 };

@@ -99,6 +99,18 @@ void armCpuBackstop(const IsolationLimits &limits) {
   ::setrlimit(RLIMIT_CPU, &cpu);
 }
 
+void TimeoutKill::step(pid_t pid) {
+  if (pid <= 0)
+    return;
+  if (abortedAt_ == 0) {
+    abortedAt_ = now();
+    ::kill(pid, SIGABRT);
+    return;
+  }
+  if (now() - abortedAt_ >= kDumpGraceSeconds)
+    ::kill(-pid, SIGKILL), ::kill(pid, SIGKILL);
+}
+
 void classifyExit(int status, KillReason killed, ChildOutcome &outcome) {
   if (killed == KillReason::Time) {
     outcome.end = ChildOutcome::End::TimedOut;

@@ -19,6 +19,7 @@ namespace npufuzz::isolation {
 /// Monotonic seconds.
 double now();
 
+
 /// Writes all of `data` to `fd`, retrying on EINTR and short writes. False
 /// when the other end is gone.
 bool writeAll(int fd, const char *data, size_t size);

@@ -91,6 +91,7 @@ void Worker::start(const std::string &request) {
   outcome_ = ChildOutcome();
   response_.clear();
   killed_ = KillReason::None;
+  timeoutKill_.reset();
   busy_ = true;
   // One frame: the length, then the request.
   const uint64_t size = request.size();
@@ -150,11 +151,10 @@ bool Worker::poll() {
     endRequest(status);
     return true;
   }
-  if (killed_ == KillReason::None) {
+  if (killed_ == KillReason::None)
     killed_ = watch_.check();
-    if (killed_ != KillReason::None)
-      kill();
-  }
+  if (killed_ == KillReason::Time)
+    timeoutKill_.step(pid_);
   return false;
 }
 

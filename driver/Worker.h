@@ -70,6 +70,7 @@ private:
   unsigned served_ = 0, servedBefore_ = 0;
   bool busy_ = false;
   isolation::KillReason killed_ = isolation::KillReason::None;
+  isolation::TimeoutKill timeoutKill_;
   isolation::LimitWatch watch_;
   std::string response_;
   ChildOutcome outcome_;

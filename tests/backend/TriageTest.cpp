@@ -66,6 +66,31 @@ return %2
   EXPECT_EQ(r.signature.where.find("walk"), std::string::npos) << r.signature.where;
 }
 
+TEST(Triage, APassThatNeverEndsIsNamedToo) {
+  // Past its deadline the worker gets SIGABRT before SIGKILL, so the same
+  // handler says which pass it was in.
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  RunConfig config;
+  config.pipeline = "func.func(cse),func.func(npufuzz-test-hang)";
+  IsolationLimits limits;
+  limits.wallSeconds = 10; // the pass never ends: any limit is reached
+  const Case c = caseOf(R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[2,3]
+%1 = input : f32[2,3]
+%2 = sub %0, %1 : f32[2,3]
+return %2
+)");
+  const CaseReport r =
+      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+  EXPECT_EQ(r.result.verdict, VerdictKind::Hang) << r.stderrText;
+  EXPECT_EQ(r.signature.pass, "func.func(npufuzz-test-hang)") << r.stderrText;
+  EXPECT_EQ(r.result.passIndex, 1);
+}
+
 TEST(Triage, APassThatOnlyExposesATailBugIsNotBlamedForIt) {
   MlirJit jit;
   RunConfig config;
