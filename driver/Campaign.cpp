@@ -226,6 +226,8 @@ bool isFinding(VerdictKind v) {
   return v != VerdictKind::Ok && v != VerdictKind::Unsupported;
 }
 
+} // namespace
+
 std::vector<FindingSummary> scanFindings(const std::string &outDir) {
   std::vector<FindingSummary> out;
   const fs::path dir = fs::path(outDir) / "findings";
@@ -263,6 +265,8 @@ std::vector<FindingSummary> scanFindings(const std::string &outDir) {
             [](const FindingSummary &a, const FindingSummary &b) { return a.id < b.id; });
   return out;
 }
+
+namespace {
 
 } // namespace
 

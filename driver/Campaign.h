@@ -72,6 +72,9 @@ struct BucketSummary {
 };
 std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings);
 
+/// The findings of campaign directory `outDir`, ordered by id.
+std::vector<FindingSummary> scanFindings(const std::string &outDir);
+
 struct CampaignResult {
   uint64_t cases = 0;       ///< in this run (not counting resumed ones)
   uint64_t totalCases = 0;  ///< including earlier runs of the same directory

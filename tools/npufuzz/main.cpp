@@ -703,7 +703,15 @@ int runMerge() {
   const size_t n = mergeFindings(mergeOut, mergeInputs, error);
   if (!error.empty())
     llvm::errs() << "npufuzz: " << error << "\n";
-  llvm::outs() << n << " distinct signatures in " << mergeOut << "\n";
+  const std::vector<BucketSummary> buckets = bucketsOf(scanFindings(mergeOut));
+  llvm::outs() << n << " distinct signatures in " << buckets.size() << " root-cause buckets in "
+               << mergeOut << "\n";
+  for (const BucketSummary &b : buckets) {
+    llvm::outs() << "  " << b.id << "  " << (b.key.empty() ? "(not reduced)" : b.key) << ":";
+    for (const std::string &sig : b.signatures)
+      llvm::outs() << " " << sig;
+    llvm::outs() << "\n";
+  }
   return error.empty() ? 0 : 2;
 }
 
