@@ -115,6 +115,22 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
     t.where = failure->variant;
     t.summary = failure->summary +
                 (out.verdict == VerdictKind::Mismatch ? "; " + t.summary : std::string());
+    // The view variant is a case of its own, wrong on the data it ran on:
+    // its blamed pass and its first wrong output's op name the finding, as
+    // they would had the generator drawn it (the same bug, not a second
+    // signature).
+    if (failure->variantCase && config.blame && !runsExternally(config.backend)) {
+      const Case &variant = *failure->variantCase;
+      const RefRun ref = runReference(variant, failure->variantInputs);
+      const PassBlame blame =
+          blameCasePass(variant, ref, jit, pipeline, config.style, config.jit);
+      if (blame.found && blame.miscompiledBy.empty()) {
+        t.passName = blame.passName;
+        t.passIndex = blame.passIndex;
+        t.where = scalarFamily(failure->variantWhere);
+        t.summary += "; the variant alone fails after " + blame.passName;
+      }
+    }
   }
   if (out.verdict != VerdictKind::Mismatch)
     return t;
@@ -244,6 +260,12 @@ CaseReport reportOf(const ChildOutcome &o) {
     // stage does (a kernel that faults is a miscompile, found by pass).
     s.where = r.result.where == "kernel" ? r.result.where : crashLocation(text);
     s.message = r.result.where == "kernel" ? std::string() : normalizeMessage(text);
+    // A pass that died of a signal without an assertion: where it was
+    // caught is a symptom (a freed value is read by whichever printer or
+    // verifier touches it next); the pass and the signal are the finding.
+    if (!s.pass.empty() && o.end == ChildOutcome::End::Signalled &&
+        text.find("Assertion `") == std::string::npos)
+      s.where = "signal " + std::to_string(o.signal);
     break;
   }
   case VerdictKind::Mismatch:

@@ -12,14 +12,18 @@ namespace {
 /// The first output that differs from the base run on an element the base
 /// reference defines, compared by the output's exactness class; empty when
 /// all agree.
-std::string firstDifference(const Case &c, const CaseOutcome &base, const BackendRun &variant) {
+std::string firstDifference(const Case &c, const CaseOutcome &base, const BackendRun &variant,
+                            std::string *op = nullptr) {
   const std::vector<Exactness> exactness = classifyValues(c);
   for (size_t k = 0; k < c.outputs.size() && k < variant.outputs.size(); ++k) {
     RefTensor expected = fromTensorData(base.run.outputs[k]);
     expected.defined = base.reference.outputs[k].defined;
     const Comparison cmp = compareOutput(expected, variant.outputs[k], exactness[c.outputs[k]]);
-    if (!cmp.match)
+    if (!cmp.match) {
+      if (op)
+        *op = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       return "output " + std::to_string(k) + ": " + cmp.firstMismatch;
+    }
   }
   return "";
 }
@@ -49,7 +53,7 @@ std::vector<TensorData> repaddedInputs(const RefRun &ref) {
 /// The case with its first view replaced by an input, and that input's data
 /// (the view's reference value) inserted among the base inputs.
 bool materialiseFirstView(const Case &c, const CaseOutcome &base, Case &out,
-                          std::vector<TensorData> &inputs) {
+                          std::vector<RefTensor> &inputs) {
   std::vector<RefTensor> values;
   std::string error;
   if (!evaluateCase(c, base.reference.inputs, values, error))
@@ -68,8 +72,8 @@ bool materialiseFirstView(const Case &c, const CaseOutcome &base, Case &out,
     replaced.kind = OpKind::Input;
     replaced.operands.clear();
     replaced.attrs = OpAttrs();
-    inputs = toTensorData(base.reference.inputs);
-    inputs.insert(inputs.begin() + inputOrdinal, toTensorData(values[op.results[0]]));
+    inputs = base.reference.inputs;
+    inputs.insert(inputs.begin() + inputOrdinal, values[op.results[0]]);
     return true;
   }
   return false;
@@ -118,14 +122,17 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
   MlirEmitOptions emit;
   emit.style = config.style;
   Case viewless;
-  std::vector<TensorData> viewInputs;
+  std::vector<RefTensor> viewInputs;
   if (materialiseFirstView(c, base, viewless, viewInputs)) {
-    const BackendRun variant = runVariant(viewless, jit, config, pipeline, emit, viewInputs);
+    const BackendRun variant =
+        runVariant(viewless, jit, config, pipeline, emit, toTensorData(viewInputs));
+    std::string op;
     if (variant.ok()) {
-      const std::string diff = firstDifference(c, base, variant);
+      const std::string diff = firstDifference(c, base, variant, &op);
       if (!diff.empty())
         return MetamorphicFailure{VerdictKind::Mismatch, "metamorphic:view",
-                                  "materialising the first view changes the result: " + diff};
+                                  "materialising the first view changes the result: " + diff,
+                                  viewless, viewInputs, op};
     }
   }
   if (config.style == MlirStyle::Npu) {

@@ -29,6 +29,11 @@ struct MetamorphicFailure {
   VerdictKind verdict = VerdictKind::Mismatch;
   std::string variant; ///< padding, view or lanes: the signature's `where`
   std::string summary;
+  /// The view variant: a case of its own (the view an input), which can be
+  /// blamed like any case when it goes wrong.
+  std::optional<Case> variantCase;
+  std::vector<RefTensor> variantInputs; ///< the data it failed on
+  std::string variantWhere;             ///< the op of its first wrong output
 };
 
 /// Checks the variants against `base` (a run of `c` that gave Ok or

@@ -59,7 +59,11 @@ int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
 
 PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
                         MlirStyle style, const JitOptions &options) {
-  const RefRun ref = runReference(c);
+  return blameCasePass(c, runReference(c), jit, pipeline, style, options);
+}
+
+PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit,
+                        const Pipeline &pipeline, MlirStyle style, const JitOptions &options) {
   MlirKernel kernel;
   std::string unsupported;
   MlirEmitOptions emitOptions;

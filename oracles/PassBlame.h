@@ -12,6 +12,7 @@
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/Pipelines.h"
 #include "oracles/Verdict.h"
+#include "reference/Executor.h"
 
 #include <functional>
 #include <string>
@@ -50,6 +51,9 @@ const std::vector<std::string> &scalarizingWitness();
 /// blamed alone: no tail element is named without that evidence.
 PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
                         MlirStyle style, const JitOptions &options);
+/// The same on given data: `ref` is the reference run on it.
+PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit,
+                        const Pipeline &pipeline, MlirStyle style, const JitOptions &options);
 
 /// Applies pass elements to module text; the result's `mlir` is the output
 /// (in process: MlirJit::transform; out of process: MlirTool::transform).
