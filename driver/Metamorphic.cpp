@@ -108,7 +108,8 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
       if (!diff.empty())
         return MetamorphicFailure{VerdictKind::UninitializedRead, "metamorphic:padding",
                                   "defined outputs change with the padding outside inputs' "
-                                  "valid shapes: " + diff};
+                                  "valid shapes: " + diff,
+                                  std::nullopt, {}, {}};
     }
   }
   // A deterministic share of cases, so a seed always gets the same checks.
@@ -144,7 +145,8 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
       if (!diff.empty())
         return MetamorphicFailure{VerdictKind::Mismatch, "metamorphic:lanes",
                                   "4 vector lanes instead of " + std::to_string(emit.npuLanes) +
-                                      " change the result: " + diff};
+                                      " change the result: " + diff,
+                                      std::nullopt, {}, {}};
     }
   }
   return std::nullopt;

@@ -35,41 +35,6 @@ std::string_view dimClassName(int c) {
 }
 
 
-/// Default op weights: views, casts and index maps are where the seed bugs
-/// live, so they weigh more than plain elementwise math.
-uint32_t defaultOpWeight(OpKind k) {
-  switch (k) {
-  case OpKind::Input:
-    return 0;
-  case OpKind::IndexMap:
-    return 6;
-  case OpKind::Cast:
-  case OpKind::Slice:
-  case OpKind::Matmul:
-    return 4;
-  case OpKind::Chunk:
-  case OpKind::Transpose:
-  case OpKind::Reshape:
-  case OpKind::Broadcast:
-  case OpKind::ReduceSum:
-  case OpKind::TopK:
-  case OpKind::Gather:
-  case OpKind::SetValidShape:
-  case OpKind::FillPad:
-    return 3;
-  case OpKind::Const:
-    return 1;
-  default:
-    break;
-  }
-  switch (opCategory(k)) {
-  case OpCategory::Binary:
-    return (k == OpKind::And || k == OpKind::Or || k == OpKind::Xor) ? 2 : 3;
-  default:
-    return 2;
-  }
-}
-
 /// A scalar key: a member of Policy of one of three types, with bounds.
 struct ScalarKey {
   std::string_view name;
@@ -238,7 +203,7 @@ bool checkConsistent(const Policy &p, std::string &error) {
 Policy Policy::defaults() {
   Policy p;
   for (int i = 0; i < numOpKinds(); ++i)
-    p.opWeights.push_back(defaultOpWeight(static_cast<OpKind>(i)));
+    p.opWeights.push_back(opDefaultWeight(static_cast<OpKind>(i)));
   //                f32 f16 bf16 i8 i32 i64 index i1
   p.dtypeWeights = {8, 3, 4, 2, 3, 2, 2, 2};
   p.rankWeights = {3, 6, 3, 2, 1, 1};

@@ -14,26 +14,47 @@ struct OpInfo {
   OpKind kind;
   std::string_view name;
   OpCategory category;
+  unsigned operands, results;
+  OpKind base;
+  uint32_t weight;
+  unsigned traits;
 };
 
+using namespace op_trait;
 constexpr OpInfo kOpInfos[] = {
-#define NPF_OP(Enum, Name, Cat) {OpKind::Enum, Name, OpCategory::Cat},
+#define NPF_OP(Enum, Name, Cat, Operands, Results, Base, Weight, Traits)                          \
+  {OpKind::Enum, Name, OpCategory::Cat, Operands, Results, OpKind::Base, Weight, Traits},
 #include "ir/Ops.def"
 };
+
+constexpr bool inEnumOrder() {
+  for (size_t i = 0; i < sizeof(kOpInfos) / sizeof(kOpInfos[0]); ++i)
+    if (static_cast<size_t>(kOpInfos[i].kind) != i)
+      return false;
+  return true;
+}
+static_assert(inEnumOrder(), "kOpInfos is indexed by OpKind");
+
+const OpInfo &info(OpKind k) { return kOpInfos[static_cast<int>(k)]; }
 } // namespace
 
 int numOpKinds() { return static_cast<int>(sizeof(kOpInfos) / sizeof(kOpInfos[0])); }
 
-std::string_view opName(OpKind k) { return kOpInfos[static_cast<int>(k)].name; }
+std::string_view opName(OpKind k) { return info(k).name; }
 
 std::optional<OpKind> parseOpName(std::string_view s) {
-  for (const OpInfo &info : kOpInfos)
-    if (info.name == s)
-      return info.kind;
+  for (const OpInfo &i : kOpInfos)
+    if (i.name == s)
+      return i.kind;
   return std::nullopt;
 }
 
-OpCategory opCategory(OpKind k) { return kOpInfos[static_cast<int>(k)].category; }
+unsigned opOperandCount(OpKind k) { return info(k).operands; }
+unsigned opResultCount(OpKind k) { return info(k).results; }
+uint32_t opDefaultWeight(OpKind k) { return info(k).weight; }
+unsigned opTraits(OpKind k) { return info(k).traits; }
+
+OpCategory opCategory(OpKind k) { return info(k).category; }
 
 bool isElementwise(OpKind k) {
   switch (opCategory(k)) {
@@ -50,53 +71,17 @@ bool isElementwise(OpKind k) {
 
 bool isView(OpKind k) { return opCategory(k) == OpCategory::View; }
 
-OpKind expandBaseOp(OpKind k) {
-  switch (k) {
-  case OpKind::RowExpandAdd:
-  case OpKind::ColExpandAdd:
-    return OpKind::Add;
-  case OpKind::RowExpandSub:
-  case OpKind::ColExpandSub:
-    return OpKind::Sub;
-  case OpKind::RowExpandMul:
-  case OpKind::ColExpandMul:
-    return OpKind::Mul;
-  case OpKind::RowExpandDiv:
-  case OpKind::ColExpandDiv:
-    return OpKind::Div;
-  case OpKind::RowExpandMax:
-  case OpKind::ColExpandMax:
-    return OpKind::Max;
-  case OpKind::RowExpandMin:
-  case OpKind::ColExpandMin:
-    return OpKind::Min;
-  default:
-    return k;
-  }
-}
+OpKind expandBaseOp(OpKind k) { return info(k).base; }
 
 bool elementwiseAcceptsDType(OpKind k, DType t) {
-  switch (expandBaseOp(k)) {
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Tanh:
-  case OpKind::Erf:
-  case OpKind::Sigmoid:
-  case OpKind::Silu:
+  const OpKind base = expandBaseOp(k);
+  if (hasTrait(base, FloatOnly))
     return isFloat(t);
-  case OpKind::And:
-  case OpKind::Or:
-  case OpKind::Xor:
-  case OpKind::Not:
+  if (hasTrait(base, IntLikeOnly))
     return isIntLike(t);
-  case OpKind::CmpEq:
-  case OpKind::CmpNe:
+  if (hasTrait(base, AnyDType))
     return true;
-  default:
-    return isFloat(t) || isInteger(t);
-  }
+  return isFloat(t) || isInteger(t);
 }
 
 int64_t TensorType::numElements() const {

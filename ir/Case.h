@@ -58,9 +58,16 @@ namespace npufuzz {
 /// defined and it lies inside the result's valid shape. fillpad defines the
 /// padding. Only defined output elements are compared.
 enum class OpKind : uint8_t {
-#define NPF_OP(Enum, Name, Cat) Enum,
+#define NPF_OP(Enum, Name, Cat, Operands, Results, Base, Weight, Traits) Enum,
 #include "ir/Ops.def"
 };
+
+/// The traits of ir/Ops.def, as bits of opTraits().
+namespace op_trait {
+inline constexpr unsigned None = 0, FloatOnly = 1u << 0, IntLikeOnly = 1u << 1,
+                          AnyDType = 1u << 2, Approximate = 1u << 3, SingularAtZero = 1u << 4,
+                          Discontinuous = 1u << 5;
+} // namespace op_trait
 
 enum class OpCategory : uint8_t {
   Source, Unary, Binary, Compare, RowExpand, ColExpand, View, Other
@@ -70,6 +77,14 @@ int numOpKinds();
 std::string_view opName(OpKind k);
 std::optional<OpKind> parseOpName(std::string_view s);
 OpCategory opCategory(OpKind k);
+/// Operands it takes and results it defines (ir/Ops.def).
+unsigned opOperandCount(OpKind k);
+unsigned opResultCount(OpKind k);
+/// Its default weight in the generator's policy (ir/Ops.def).
+uint32_t opDefaultWeight(OpKind k);
+/// Its op_trait bits (ir/Ops.def).
+unsigned opTraits(OpKind k);
+inline bool hasTrait(OpKind k, unsigned trait) { return (opTraits(k) & trait) != 0; }
 bool isElementwise(OpKind k);
 bool isView(OpKind k);
 /// Whether an elementwise op of kind `k` (unary, binary, compare, row/col

@@ -157,16 +157,7 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
                       std::string &error) {
   types.clear();
   const OpCategory cat = opCategory(op.kind);
-  size_t arity = 1;
-  if (cat == OpCategory::Source)
-    arity = 0;
-  else if (cat == OpCategory::Binary || cat == OpCategory::Compare ||
-           cat == OpCategory::RowExpand || cat == OpCategory::ColExpand ||
-           op.kind == OpKind::MaskedFill || op.kind == OpKind::Matmul ||
-           op.kind == OpKind::Gather)
-    arity = 2;
-  else if (op.kind == OpKind::Select)
-    arity = 3;
+  const size_t arity = opOperandCount(op.kind);
   if (op.operands.size() != arity) {
     error = std::string(opName(op.kind)) + " takes " + std::to_string(arity) +
             " operand(s), got " + std::to_string(op.operands.size());

@@ -92,7 +92,7 @@ std::string verifyCase(const Case &c, int *failingOp) {
       if (v < 0 || static_cast<size_t>(v) >= c.values.size() ||
           c.values[v].defOp < 0 || static_cast<size_t>(c.values[v].defOp) >= i)
         return where(i) + "uses %" + std::to_string(v) + " before it is defined";
-    const size_t expected = op.kind == OpKind::TopK ? 2 : 1;
+    const size_t expected = opResultCount(op.kind);
     if (op.results.size() != expected)
       return where(i) + "must define " + std::to_string(expected) + " result(s)";
     for (size_t r = 0; r < op.results.size(); ++r) {

@@ -17,20 +17,7 @@ std::string_view exactnessName(Exactness e) {
   return "?";
 }
 
-bool isApproximateOp(OpKind k) {
-  switch (k) {
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Tanh:
-  case OpKind::Erf:
-  case OpKind::Sigmoid:
-  case OpKind::Silu:
-  case OpKind::Rsqrt:
-    return true;
-  default:
-    return false;
-  }
-}
+bool isApproximateOp(OpKind k) { return hasTrait(k, op_trait::Approximate); }
 
 namespace {
 /// Sums of many terms: when approximate terms nearly cancel, a few ULP of
@@ -50,29 +37,13 @@ bool isTwoTermSum(OpKind k) {
 
 /// Ops singular at zero: a few ULP around 0 flip the sign of the input and
 /// the result between a number, NaN and an infinity.
-bool singularAtZero(OpKind k) {
-  switch (expandBaseOp(k)) {
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Log:
-  case OpKind::Div:
-    return true;
-  default:
-    return false;
-  }
-}
+bool singularAtZero(OpKind k) { return hasTrait(k, op_trait::SingularAtZero); }
 
 /// Ops whose result can jump when an input moves by an ULP.
 bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
-  switch (opCategory(op.kind)) {
-  case OpCategory::Compare:
+  if (hasTrait(op.kind, op_trait::Discontinuous))
     return true;
-  default:
-    break;
-  }
   switch (op.kind) {
-  case OpKind::ArgMax:
-    return true;
   case OpKind::TopK:
     return resultIndex == 1;
   case OpKind::Cast: {
