@@ -49,6 +49,15 @@ double since(Clock::time_point t) {
 
 /// Recreating the context bounds the memory held by uniqued attributes.
 constexpr unsigned kRunsPerContext = 512;
+/// Clears the running-stage mark when a run of passes ends. A pass's mark
+/// stays set until the next pass starts: whatever touches the IR next
+/// (the verifier, the printer) can crash on what the pass left behind.
+struct StageMarks {
+  StageMarks() = default;
+  StageMarks(const StageMarks &) = delete;
+  ~StageMarks() { clearRunningStage(); }
+};
+
 /// Stack painted with the scratch poison before a kernel runs: more than
 /// the stack temporaries (memref.alloca) of any kernel a case lowers to.
 constexpr size_t kPaintedStackBytes = 256 << 10;
@@ -170,6 +179,7 @@ struct MlirJit::Impl {
   /// first failure and records it in `r`.
   bool runStepwise(mlir::ModuleOp module, const std::vector<std::string> &elements,
                    BackendRun &r) {
+    const StageMarks marks;
     for (size_t i = 0; i < elements.size(); ++i) {
       const std::string before = printOp(module);
       DiagnosticCollector diags(ctx.get());
@@ -184,7 +194,6 @@ struct MlirJit::Impl {
       }
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool passOk = mlir::succeeded(pm.run(module));
-      clearRunningStage();
       const bool verifyOk = passOk && mlir::succeeded(mlir::verify(module));
       if (passOk && verifyOk)
         continue;
@@ -217,10 +226,10 @@ struct MlirJit::Impl {
       }
       managers.push_back(std::move(pm));
     }
+    const StageMarks marks;
     for (size_t i = 0; i < managers.size(); ++i) {
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool ok = mlir::succeeded(managers[i]->run(*module));
-      clearRunningStage();
       if (ok)
         continue;
       r.status = BackendRun::Status::PassFailure;

@@ -25,7 +25,9 @@ enum class RunningStage : unsigned char {
 /// Installs the signal handler (once per process).
 void installRunningStageReporter();
 
-/// Marks the current stage until the next mark or `clearRunningStage`.
+/// Marks the current stage until the next mark or `clearRunningStage`. A
+/// pass element stays marked after it returns, while the IR it left is
+/// verified and printed: a crash there is its doing.
 void markRunningStage(RunningStage stage, int passIndex = -1, const std::string &passName = {});
 void clearRunningStage();
 

@@ -44,6 +44,10 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(affine-loop-fusion{mode=sibling})", "crashed", 0, true},
       {"affine_loop_unroll_iter_args_same_init.mlir",
        "func.func(affine-loop-unroll{unroll-factor=2})", "mismatch", 0, true},
+      {"super_vectorize_after_tile_segfault.mlir",
+       "func.func(affine-loop-tile{tile-size=4}),"
+       "func.func(affine-super-vectorize{virtual-vector-size=4})",
+       "crashed", 1, true},
       {"convert_vector_to_llvm_i1_bit_packing.mlir",
        "func.func(affine-super-vectorize{virtual-vector-size=16}),"
        "func.func(affine-loop-unroll{unroll-factor=2})",
