@@ -19,7 +19,7 @@
 #include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
 #include "reference/Executor.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include "backend/emit/PtoEmitter.h"
 #include "oracles/Signature.h"

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "driver/ReduceCommand.h"
 #include "shrink/Reducer.h"
-#include "tests/shrink/PlantedFaults.h"
+#include "bench/PlantedFaults.h"
 
 #include <algorithm>
 #include <cstdio>

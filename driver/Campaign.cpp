@@ -409,6 +409,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // `npufuzz --seed N` builds it: PtoBackendTest checks that.)
   RunConfig workerConfig = config;
   workerConfig.blame = false;
+  const IsolationLimits confirmLimits = limitsWithBlame(options.limits, config);
   // A task builds its case from the seed it is sent.
   auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
     return [&jit, &options, &runConfig](const std::string &request) {
@@ -580,7 +581,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           r.workerVerdict = report.result.verdict;
           r.workerWasUsed = r.worker->servedBefore() > 0;
           r.confirm = std::make_unique<Child>(
-              [&confirming, request] { return confirming(request); }, options.limits);
+              [&confirming, request] { return confirming(request); }, confirmLimits);
           ++i;
           continue;
         }

@@ -5,7 +5,7 @@
 #include "driver/Backend.h"
 #include "oracles/Differential.h"
 #include "reference/Executor.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include <chrono>
 #include <cstdio>

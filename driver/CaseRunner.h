@@ -39,6 +39,10 @@ struct RunConfig {
   /// signature). A campaign's worker, whose failures are run again in a
   /// fresh child that records them, does not.
   bool blame = true;
+  /// Each blame (pass, op) runs in a child of its own with this limit:
+  /// blame reruns the case under other pipelines, which can hang or crash
+  /// where the case did not, and that must not become the case's verdict.
+  double blameSeconds = 30;
 };
 
 /// The python --backend torch uses: `python` when given, else

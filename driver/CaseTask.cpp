@@ -6,11 +6,13 @@
 #include "driver/Metamorphic.h"
 #include "driver/OpBlame.h"
 #include "oracles/PassBlame.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include "llvm/Support/JSON.h"
 
 #include <csignal>
+#include <functional>
+#include <optional>
 #include <cstring>
 
 namespace npufuzz {
@@ -80,6 +82,94 @@ bool definedOutputsDiffer(const RefRun &ref, const BackendRun &a, const BackendR
   }
   return false;
 }
+/// Blame runs the case again under other pipelines and probes, each of
+/// which can crash or hang where the case itself did not. Run in a child of
+/// the task, a failed blame is only no blame: the task still returns its
+/// verdict (and a crash there is never reported as the case's).
+IsolationLimits blameLimits(const RunConfig &config) {
+  IsolationLimits limits;
+  limits.wallSeconds = config.blameSeconds;
+  return limits;
+}
+
+/// Runs `work` in a child and reads back the JSON object it returns; none
+/// when the child does not return one (it crashed, hung or failed).
+std::optional<llvm::json::Object>
+jsonFromChild(const std::function<llvm::json::Object()> &work, const RunConfig &config) {
+  const ChildOutcome o = runIsolated(
+      [&] {
+        std::string text;
+        llvm::raw_string_ostream os(text);
+        os << llvm::json::Value(work());
+        return text;
+      },
+      blameLimits(config));
+  if (o.end != ChildOutcome::End::Returned)
+    return std::nullopt;
+  auto parsed = llvm::json::parse(o.payload);
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return std::nullopt;
+  }
+  if (llvm::json::Object *j = parsed->getAsObject())
+    return std::move(*j);
+  return std::nullopt;
+}
+
+PassBlame isolatedPassBlame(const std::function<PassBlame()> &blame, const RunConfig &config) {
+  const auto j = jsonFromChild(
+      [&] {
+        const PassBlame b = blame();
+        return llvm::json::Object{{"found", b.found},
+                                  {"index", b.passIndex},
+                                  {"name", b.passName},
+                                  {"verdict", std::string(verdictName(b.verdict))},
+                                  {"detail", b.detail},
+                                  {"miscompiled_by", b.miscompiledBy},
+                                  {"miscompiled_index", b.miscompiledByIndex}};
+      },
+      config);
+  PassBlame b;
+  if (!j)
+    return b;
+  b.found = j->getBoolean("found").value_or(false);
+  b.passIndex = static_cast<int>(j->getInteger("index").value_or(-1));
+  b.passName = j->getString("name").value_or("").str();
+  b.verdict = parseVerdictName(j->getString("verdict").value_or("ok").str())
+                  .value_or(VerdictKind::Ok);
+  b.detail = j->getString("detail").value_or("").str();
+  b.miscompiledBy = j->getString("miscompiled_by").value_or("").str();
+  b.miscompiledByIndex = static_cast<int>(j->getInteger("miscompiled_index").value_or(-1));
+  return b;
+}
+
+OpBlame isolatedOpBlame(const Case &c, MlirJit &jit, const RunConfig &config) {
+  const auto j = jsonFromChild(
+      [&] {
+        // The probe is another case: a pto build of its own, removed here,
+        // since a child ends without running destructors.
+        RunConfig probeConfig = config;
+        if (probeConfig.backend == BackendKind::Pto)
+          probeConfig.pto.builds = newPtoBuilds();
+        const OpBlame b = blameOp(c, jit, probeConfig);
+        probeConfig.pto.builds.reset();
+        return llvm::json::Object{{"found", b.found},
+                                  {"index", static_cast<int64_t>(b.opIndex)},
+                                  {"op", b.op},
+                                  {"difference", b.difference},
+                                  {"detail", b.detail}};
+      },
+      config);
+  OpBlame b;
+  if (!j)
+    return b;
+  b.found = j->getBoolean("found").value_or(false);
+  b.opIndex = static_cast<size_t>(j->getInteger("index").value_or(0));
+  b.op = j->getString("op").value_or("").str();
+  b.difference = j->getString("difference").value_or("").str();
+  b.detail = j->getString("detail").value_or("").str();
+  return b;
+}
 } // namespace
 
 
@@ -122,8 +212,9 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
     if (failure->variantCase && config.blame && !runsExternally(config.backend)) {
       const Case &variant = *failure->variantCase;
       const RefRun ref = runReference(variant, failure->variantInputs);
-      const PassBlame blame =
-          blameCasePass(variant, ref, jit, pipeline, config.style, config.jit);
+      const PassBlame blame = isolatedPassBlame(
+          [&] { return blameCasePass(variant, ref, jit, pipeline, config.style, config.jit); },
+          config);
       if (blame.found && blame.miscompiledBy.empty()) {
         t.passName = blame.passName;
         t.passIndex = blame.passIndex;
@@ -159,12 +250,12 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
     t.verdict = VerdictKind::UninitializedRead;
     t.summary = "defined outputs change with the poison fill: " + t.summary;
   }
-  // A black-box toolchain (no passes to bisect): the op that first goes
-  // wrong names the finding, not the op of the wrong output. (After the
-  // reruns above, which reuse the case's build.)
+  // The op that first goes wrong names the finding, not the op of the
+  // wrong output (the case again with every value an output). After the
+  // reruns above, which reuse a pto case's build.
   if (config.blame && byOutputs &&
       (t.verdict == VerdictKind::Mismatch || t.verdict == VerdictKind::UninitializedRead))
-    if (const OpBlame blame = blameOp(c, jit, config); blame.found) {
+    if (const OpBlame blame = isolatedOpBlame(c, jit, config); blame.found) {
       t.where = blame.op;
       t.difference = blame.difference;
       t.summary += "; first wrong: " + blame.detail;
@@ -173,7 +264,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // (in-process MLIR passes say nothing about an external toolchain).
   if (!config.blame || runsExternally(config.backend))
     return t;
-  const PassBlame blame = blameCasePass(c, jit, pipeline, config.style, config.jit);
+  const PassBlame blame = isolatedPassBlame(
+      [&] { return blameCasePass(c, jit, pipeline, config.style, config.jit); }, config);
   if (!blame.miscompiledBy.empty()) {
     // The finding is about the element that miscompiles; the pass that
     // exposed it, and the op whose output shows it, vary from case to case.
@@ -191,6 +283,13 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
       t.where = scalarFamily(t.where);
   }
   return t;
+}
+
+IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &config) {
+  config.blameSeconds = caseLimits.wallSeconds;
+  IsolationLimits limits = caseLimits;
+  limits.wallSeconds = 3 * caseLimits.wallSeconds;
+  return limits;
 }
 
 CaseReport reportOf(const ChildOutcome &o) {

@@ -42,6 +42,11 @@ struct TaskResult {
 /// and the pass blame.
 TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config);
 
+/// The limits of a child that runs a case task with blame, for a case
+/// limited by `caseLimits`: the case, then its pass blame and its op blame,
+/// each within the case's time (set in `config.blameSeconds`).
+IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &config);
+
 /// Everything the parent knows about one finished case.
 struct CaseReport {
   TaskResult result;

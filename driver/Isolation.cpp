@@ -82,8 +82,8 @@ void Child::kill() {
 
 void Child::finish(int status) {
   done_ = true;
-  // Whatever it started dies with it (a process that timed out is ended by
-  // SIGABRT alone, so its group is still there).
+  // Whatever it started dies with it (a process that timed out may have
+  // died of the SIGABRT alone, before its group got the SIGKILL).
   ::kill(-pid_, SIGKILL);
   outcome_.seconds = now() - watch_.startTime();
   // Collect what is still buffered in the pipes.

@@ -2,7 +2,7 @@
 #include "driver/Metamorphic.h"
 
 #include "oracles/Exactness.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include <cstring>
 

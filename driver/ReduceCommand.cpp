@@ -25,7 +25,10 @@ namespace fs = std::filesystem;
 
 namespace npufuzz {
 
-CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits) {
+CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
+                               const IsolationLimits &caseLimits) {
+  RunConfig base = caseConfig;
+  const IsolationLimits limits = limitsWithBlame(caseLimits, base);
   return [&jit, base, limits](const std::vector<Candidate> &batch) {
     std::vector<std::unique_ptr<Child>> children;
     for (const Candidate &cand : batch) {

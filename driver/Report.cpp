@@ -158,10 +158,17 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
           }
       f.known = known.count(f.id) != 0 || known.count(f.bucket) != 0;
       auto it = byId.find(f.id);
-      if (it == byId.end())
+      if (it == byId.end()) {
         byId.emplace(f.id, std::move(f));
-      else
+      } else {
+        // Another campaign's copy may be reduced where the first is not.
         it->second.count += f.count;
+        if (it->second.bucketKey.empty() && !f.bucketKey.empty()) {
+          it->second.bucket = f.bucket;
+          it->second.bucketKey = f.bucketKey;
+        }
+        it->second.known = it->second.known || f.known;
+      }
     }
   }
   for (auto &[id, f] : byId)

@@ -170,38 +170,37 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     // if that fails.
     IsolationLimits limits;
     limits.wallSeconds = options.toolTimeoutSeconds;
-    auto finishes = [&](const std::vector<std::vector<TensorData>> &sets) {
+    // The child answers "ok", or why not; a fault or a hang is its end.
+    auto tryInChild = [&](const std::vector<std::vector<TensorData>> &sets, std::string &why) {
       const ChildOutcome o = runIsolated(
           [&] {
             std::vector<std::vector<TensorData>> copy = sets;
-            return jit.executeEach(driver.text, withLowering.loweringAndTail(), driver.function,
-                                   copy, JitOptions())
-                           .ok()
-                       ? std::string("ok")
-                       : std::string("failed");
+            const BackendRun run = jit.executeEach(
+                driver.text, withLowering.loweringAndTail(), driver.function, copy, JitOptions());
+            return run.ok() ? std::string("ok")
+                            : run.message.substr(0, run.message.find('\n'));
           },
           limits);
-      return o.end == ChildOutcome::End::Returned && o.payload == "ok";
+      if (o.end == ChildOutcome::End::Returned && o.payload == "ok")
+        return true;
+      why = o.end == ChildOutcome::End::Returned   ? o.payload
+            : o.end == ChildOutcome::End::TimedOut ? std::string("it did not finish in time")
+                                                   : std::string("it crashed");
+      return false;
     };
     std::vector<std::vector<TensorData>> datasets =
         verificationDataSets(driver.buffers, options.dataSeed);
-    if (!finishes(datasets)) {
+    std::string why;
+    if (!tryInChild(datasets, why)) {
       std::vector<std::vector<TensorData>> kept;
       for (std::vector<TensorData> &set : datasets)
-        if (finishes({set}))
+        if (tryInChild({set}, why))
           kept.push_back(std::move(set));
       datasets = std::move(kept);
     }
     if (datasets.empty()) {
-      std::vector<std::vector<TensorData>> first = {
-          verificationDataSets(driver.buffers, options.dataSeed)[0]};
-      const BackendRun tailOnly = jit.executeEach(
-          driver.text, withLowering.loweringAndTail(), driver.function, first, JitOptions());
       reasons += (reasons.empty() ? "" : "; ") + ("@" + entry) +
-                 " does not run with the lowering tail alone" +
-                 (tailOnly.message.empty() ? std::string()
-                                           : ": " + tailOnly.message.substr(
-                                                        0, tailOnly.message.find('\n')));
+                 " does not run with the lowering tail alone" + (why.empty() ? "" : ": " + why);
       continue;
     }
     ModuleTransform transform = [&](const std::string &t, const std::vector<std::string> &e) {
@@ -223,6 +222,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       report.passIndex = blame.passIndex;
       report.passName = blame.passName;
       report.detail = blame.detail;
+      report.skipped = reasons;
       if (!blame.miscompiledBy.empty()) {
         report.miscompiledBy = blame.miscompiledBy;
         report.detail += "; miscompiled by " + blame.miscompiledBy + ", exposed by " +

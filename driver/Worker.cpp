@@ -132,7 +132,9 @@ bool Worker::poll() {
   if (stderrFd_ >= 0)
     drain(stderrFd_, outcome_.stderrText, limits_.maxStderrBytes);
   uint64_t size = 0;
-  if (response_.size() >= sizeof size) {
+  // Past the deadline the answer no longer counts: the process is being
+  // ended (SIGABRT, then SIGKILL), and its death is the outcome.
+  if (response_.size() >= sizeof size && killed_ == KillReason::None) {
     std::memcpy(&size, response_.data(), sizeof size);
     if (response_.size() - sizeof size >= size) {
       outcome_.payload = response_.substr(sizeof size, size);

@@ -2,7 +2,8 @@
 //
 // The shrinker's moves: each candidate is a valid case strictly smaller than
 // its parent by caseSize, so repeatedly taking any accepted candidate ends.
-// Used by the RapidCheck integration (RapidCheckGen.h) and by the reducer.
+// Used by the RapidCheck integration (tests/generators/RapidCheckGen.h) and
+// by the reducer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_GENERATORS_SHRINKS_H

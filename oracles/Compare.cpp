@@ -1,7 +1,7 @@
 //===- oracles/Compare.cpp - Compare backend outputs with the reference ---===//
 #include "oracles/Compare.h"
 
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include <cmath>
 #include <cstring>

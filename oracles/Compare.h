@@ -18,7 +18,7 @@
 
 #include "ir/TensorData.h"
 #include "oracles/Exactness.h"
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 #include <string>
 

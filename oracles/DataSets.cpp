@@ -3,7 +3,7 @@
 
 #include "ir/Prng.h"
 #include "reference/InputData.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,7 +3,7 @@
 
 #include "backend/mlir/MlirEmitter.h"
 #include "oracles/Differential.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 namespace npufuzz {
 
@@ -46,13 +46,21 @@ int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
     std::vector<std::string> tail(rest.begin(), rest.begin() + j);
     tail.insert(tail.end(), scalarizingWitness().begin(), scalarizingWitness().end());
     tail.insert(tail.end(), rest.begin() + j, rest.end());
-    return judge(passes, tail) == VerdictKind::Ok;
+    return judge(passes, tail);
   };
-  if (!witnessedAt(0))
+  if (witnessedAt(0) != VerdictKind::Ok)
     return -1;
   for (size_t j = 1; j <= rest.size(); ++j)
-    if (!witnessedAt(j))
+    switch (witnessedAt(j)) {
+    case VerdictKind::Ok:
+      continue;
+    case VerdictKind::Mismatch:
       return static_cast<int>(j - 1);
+    default:
+      // The witness did not fit there (a pass failed on what the tail had
+      // made of the IR): no evidence either way.
+      return -1;
+    }
   return -1; // right at every point: the failure did not repeat
 }
 } // namespace

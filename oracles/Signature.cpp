@@ -71,19 +71,38 @@ namespace {
 /// Frames every crash in a pass or a signal handler has, which name no
 /// culprit: LLVM's signal machinery, MLIR's walkers and pass adaptors, the
 /// standard library and callback thunks.
-bool isInfrastructureFrame(const std::string &name) {
+bool isInfrastructureFrame(const std::string &qualified) {
   static const char *const kInfrastructure[] = {
-      "llvm::sys::",         "SignalHandler",         "mlir::detail::walk",
-      "mlir::detail::OpToOpPassAdaptor", "mlir::detail::OpPassManager", "mlir::PassManager::",
-      "mlir::OpPassManager", "llvm::function_ref<",   "llvm::function_ref::",
-      "std::",               "mlir::Operation::walk", "mlir::Region::walk",
-      "mlir::Block::walk",   "__libc_",               "__restore_rt",
-      "abort",               "raise",                 "__pthread_kill",
-      "llvm::llvm_unreachable_internal", "__assert_fail"};
+      "llvm::sys::",           "mlir::detail::walk",  "mlir::detail::OpToOpPassAdaptor",
+      "mlir::detail::OpPassManager", "mlir::PassManager::", "mlir::OpPassManager",
+      "llvm::function_ref<",   "llvm::function_ref::", "std::",
+      "mlir::Operation::walk", "mlir::Region::walk",  "mlir::Block::walk",
+      "__libc_",               "__restore_rt",        "abort",
+      "raise",                 "__pthread_kill",      "llvm::llvm_unreachable_internal",
+      "__assert_fail"};
   for (const char *prefix : kInfrastructure)
-    if (name.find(prefix) != std::string::npos)
+    if (qualified.rfind(prefix, 0) == 0)
       return true;
-  return false;
+  return qualified.find("SignalHandler") != std::string::npos;
+}
+
+/// A frame's function name without its parameter list (and the return type
+/// a template's name may carry before it): what the infrastructure test and
+/// the stop at npufuzz's own frames look at, so that a culprit taking a
+/// `std::` or `llvm::function_ref` argument is still kept.
+std::string qualifiedName(const std::string &frame) {
+  std::string q = frame.substr(0, frame.find('('));
+  // "void mlir::detail::walk<...>": the last space before the name.
+  int depth = 0;
+  for (size_t i = 0; i < q.size(); ++i) {
+    if (q[i] == '<')
+      ++depth;
+    else if (q[i] == '>')
+      --depth;
+    else if (q[i] == ' ' && depth == 0)
+      return qualifiedName(q.substr(i + 1));
+  }
+  return q;
 }
 } // namespace
 
@@ -110,9 +129,10 @@ std::string crashLocation(const std::string &stderrText, int n) {
     const bool unnamed = name.empty() || (name[0] == '(' && name.find("::") == std::string::npos);
     // npufuzz's own frames are the callers of the compiler under test,
     // the same for every crash: the culprit is below them.
-    if (name.find("npufuzz::") != std::string::npos || name == "main")
+    const std::string qualified = qualifiedName(name);
+    if (qualified.rfind("npufuzz::", 0) == 0 || qualified == "main")
       break;
-    if (unnamed || isInfrastructureFrame(name))
+    if (unnamed || isInfrastructureFrame(qualified))
       continue;
     frames.push_back(name.substr(0, 120));
     if (static_cast<int>(frames.size()) == n)

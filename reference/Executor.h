@@ -10,7 +10,7 @@
 #define NPUFUZZ_REFERENCE_EXECUTOR_H
 
 #include "ir/Case.h"
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 #include <string>
 #include <vector>

@@ -9,7 +9,7 @@
 #define NPUFUZZ_REFERENCE_INPUTDATA_H
 
 #include "ir/Case.h"
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 #include <vector>
 

@@ -8,7 +8,7 @@
 #define NPUFUZZ_REFERENCE_OPEVAL_H
 
 #include "ir/Case.h"
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 #include <cmath>
 #include <cstdint>

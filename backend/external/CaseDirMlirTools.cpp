@@ -2,8 +2,8 @@
 #include "backend/external/CaseDirMlirTools.h"
 
 #include "backend/external/ExternalBackend.h"
-#include "reference/Npy.h"
-#include "reference/Storage.h"
+#include "ir/Npy.h"
+#include "ir/Storage.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -6,8 +6,8 @@
 #include "backend/external/CommandProcess.h"
 #include "backend/external/PersistentCommand.h"
 #include "ir/Text.h"
-#include "reference/Npy.h"
-#include "reference/Storage.h"
+#include "ir/Npy.h"
+#include "ir/Storage.h"
 
 #include <cerrno>
 #include <chrono>

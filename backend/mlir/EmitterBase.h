@@ -58,6 +58,14 @@ public:
   std::string unary(OpKind k, DType t, const std::string &x);
   std::string binary(OpKind k, DType t, const std::string &a, const std::string &b);
   std::string compare(OpKind k, DType t, const std::string &a, const std::string &b);
+
+  /// How every style reduces: the accumulator's type (floats accumulate in
+  /// f32 and round once), its initial value (a constant emitted here) and
+  /// the combining op.
+  struct ReduceRule {
+    std::string accType, init, combine;
+  };
+  ReduceRule reduceRule(OpKind k, DType t);
   /// The elementwise semantics of `op` applied to loaded operand elements
   /// `xs` (in operand order): unary, binary, compare, row/col expand,
   /// select, masked_fill and cast.

@@ -261,6 +261,7 @@ struct MlirJit::Impl {
   bool compileAndCallEach(mlir::ModuleOp module, const std::string &entry,
                           const std::vector<std::vector<CallArg> *> &argSets,
                           const std::string &cpu, BackendRun &r) {
+    const StageMarks marks; // no mark outlives a failed compilation
     auto t0 = Clock::now();
     DiagnosticCollector diags(ctx.get());
     // ExecutionEngineOptions holds the transformer by reference (function_ref).
@@ -396,8 +397,14 @@ BackendRun MlirJit::transform(const std::string &text, const std::vector<std::st
   BackendRun r;
   impl().context();
   auto module = impl().parse(text, r);
-  if (module && impl().runPipeline(module, text, elements, true, r))
+  if (module && impl().runPipeline(module, text, elements, true, r)) {
+    // Printing what the last pass left is still that pass's doing.
+    const StageMarks marks;
+    if (!elements.empty())
+      markRunningStage(RunningStage::Pass, static_cast<int>(elements.size() - 1),
+                       elements.back());
     r.mlir = printOp(*module);
+  }
   return r;
 }
 
@@ -590,13 +597,27 @@ bool MlirJit::entryDriver(const std::string &text, const std::string &entry, Ent
   }
   const std::string wrapper =
       "func.func @" + out.function + "(" + params + ") {\n" + body + "  return\n}\n";
-  const size_t close = text.rfind('}');
-  out.text = text.substr(0, close) + wrapper + text.substr(close);
-  std::string diagnostic;
-  if (!parses(out.text, diagnostic)) {
-    error = "cannot drive @" + entry + ": its wrapper does not verify:\n" + diagnostic;
-    return false;
+  // Parsed on its own (its call of @entry resolves only in the module) and
+  // moved into the module's body: text surgery would misplace it in a file
+  // with an implicit module or trailing resources.
+  {
+    DiagnosticCollector diags(impl().ctx.get());
+    mlir::ParserConfig config(impl().ctx.get(), /*verifyAfterParse=*/false);
+    auto parsed = mlir::parseSourceString<mlir::ModuleOp>(wrapper, config);
+    mlir::func::FuncOp fn =
+        parsed ? parsed->lookupSymbol<mlir::func::FuncOp>(out.function) : nullptr;
+    if (!fn) {
+      error = "cannot drive @" + entry + ": its wrapper does not parse:\n" + diags.take();
+      return false;
+    }
+    fn->remove();
+    module->push_back(fn);
+    if (mlir::failed(mlir::verify(*module))) {
+      error = "cannot drive @" + entry + ": its wrapper does not verify:\n" + diags.take();
+      return false;
+    }
   }
+  out.text = printOp(*module);
   return true;
 }
 

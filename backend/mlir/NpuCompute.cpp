@@ -157,18 +157,38 @@ bool NpuEmitter::vectorizable(const Op &op) const {
   const DType t = types[0];
   switch (opCategory(op.kind)) {
   case OpCategory::Unary:
-    if (op.kind == OpKind::Tanh || op.kind == OpKind::Erf)
+    switch (op.kind) {
+    case OpKind::Tanh:
+    case OpKind::Erf:
       return false; // libm calls, which the lowering tail only scalarises
-    return true;
+    case OpKind::Neg:
+    case OpKind::Abs:
+    case OpKind::Exp:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+    case OpKind::Sigmoid:
+    case OpKind::Silu:
+    case OpKind::Relu:
+    case OpKind::Not:
+      return true;
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
+      return false;
+    }
+    return false;
   case OpCategory::Binary:
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand: {
-    const OpKind base = opCategory(op.kind) == OpCategory::Binary ? op.kind : expandBaseOp(op.kind);
-    return isFloat(t) || base != OpKind::Div;
+  case OpCategory::ColExpand:
+    return isFloat(t) || expandBaseOp(op.kind) != OpKind::Div;
+  case OpCategory::Compare:
+    return true;
+  case OpCategory::Source:
+  case OpCategory::View:
+  case OpCategory::Other:
+    return op.kind == OpKind::Select || op.kind == OpKind::MaskedFill;
   }
-  case OpCategory::Compare: return true;
-  default: return op.kind == OpKind::Select || op.kind == OpKind::MaskedFill;
-  }
+  return false;
 }
 
 std::string NpuEmitter::vecUnary(OpKind k, DType t, const std::string &x) {
@@ -204,13 +224,22 @@ std::string NpuEmitter::vecUnary(OpKind k, DType t, const std::string &x) {
     case OpKind::Rsqrt: r = op1("math.rsqrt", w, DType::F32); break;
     case OpKind::Sigmoid: r = sigmoid(w); break;
     case OpKind::Silu: r = op2("arith.mulf", w, sigmoid(w), DType::F32); break;
-    default: { // Relu: ugt keeps NaN and maps -0 to +0, as the scalar form
+    case OpKind::Relu: { // ugt keeps NaN and maps -0 to +0, as the scalar form
       const std::string pos = fresh("v");
       line(pos + " = arith.cmpf ugt, " + w + ", " + zero + " : " + vecType(DType::F32));
       r = fresh("v");
       line(r + " = arith.select " + pos + ", " + w + ", " + zero + " : " + vecType(DType::I1) +
            ", " + vecType(DType::F32));
+      break;
     }
+    // Not vectorized (vectorizable() keeps them scalar), or not on floats.
+    case OpKind::Tanh:
+    case OpKind::Erf:
+    case OpKind::Not:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
+      unsupported = "npu: no vector form of " + std::string(opName(k)) + " on floats";
+      return x;
     }
     if (!isHalf(t))
       return r;
@@ -229,9 +258,23 @@ std::string NpuEmitter::vecUnary(OpKind k, DType t, const std::string &x) {
     return r;
   }
   case OpKind::Relu: return op2("arith.maxsi", x, zero, t);
-  default: // Not
+  case OpKind::Not:
     return op2("arith.xori", x, splat(intConst(t == DType::I1 ? 1 : -1, t), t), t);
+  // Float-only, or not an unary op.
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
+    unsupported = "npu: no vector form of " + std::string(opName(k)) + " on integers";
+    return x;
   }
+  return x; // unreachable: every OpKind is a case above
 }
 
 std::string NpuEmitter::vecBinary(OpKind k, DType t, const std::string &a, const std::string &b) {

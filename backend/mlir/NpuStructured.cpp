@@ -54,24 +54,8 @@ void NpuEmitter::planReduce(const Op &op) {
   p.tiles.push_back(resultTile(t, c_.typeOf(res).rank()));
   p.stores.push_back(rowMajor(1, res));
   p.compute = [this, &op, t, axis, n](const Block &b) {
-    const bool f = isFloat(t);
-    const std::string accTy = f ? "f32" : elemType(t);
-    std::string init, combine;
-    switch (op.kind) {
-    case OpKind::ReduceSum:
-      // -0 is the identity of IEEE addition (+0 is not: +0 + -0 == +0).
-      init = f ? floatConst(-0.0f, DType::F32) : intConst(0, t);
-      combine = f ? "arith.addf" : "arith.addi";
-      break;
-    case OpKind::ReduceMax:
-      init = f ? floatConst(-__builtin_inff(), DType::F32) : intConst(minIntValue(t), t);
-      combine = f ? "arith.maximumf" : "arith.maxsi";
-      break;
-    default:
-      init = f ? floatConst(__builtin_inff(), DType::F32) : intConst(maxIntValue(t), t);
-      combine = f ? "arith.minimumf" : "arith.minsi";
-      break;
-    }
+    const ReduceRule rule = reduceRule(op.kind, t);
+    const std::string &accTy = rule.accType, &init = rule.init, &combine = rule.combine;
     const std::vector<std::string> outer = openFor(except(b.extent, axis));
     const std::string k = fresh("k"), acc = fresh("acc"), result = fresh("red");
     line(result + " = scf.for " + k + " = " + indexConst(0) + " to " + indexConst(n) + " step " +

@@ -30,11 +30,18 @@ void reportMark(void *) {
 }
 
 void setMark(const std::string &text) {
-  gMarkLength.store(0, std::memory_order_release);
+  // The handler runs on this thread, between any two instructions: the
+  // length is 0 while the bytes change (signal fences keep the compiler
+  // from moving the copy across the stores).
+  gMarkLength.store(0, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   const size_t n = std::min(text.size(), kMarkBytes - 1);
+  if (n == 0)
+    return;
   std::memcpy(gMark, text.data(), n);
   gMark[n - 1] = '\n'; // text always ends in a newline; a cut one still does
-  gMarkLength.store(n, std::memory_order_release);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  gMarkLength.store(n, std::memory_order_relaxed);
 }
 } // namespace
 

@@ -22,7 +22,10 @@ enum class RunningStage : unsigned char {
   Kernel,  ///< executing the compiled kernel
 };
 
-/// Installs the signal handler (once per process).
+/// Installs the signal handler (once per process). LLVM runs signal
+/// handlers in the order they were added: installed before LLVM's stack
+/// printer (npufuzz's main does so first), the mark comes before the stack
+/// dump, so neither a stderr limit nor a kill during symbolization loses it.
 void installRunningStageReporter();
 
 /// Marks the current stage until the next mark or `clearRunningStage`. A

@@ -95,7 +95,9 @@ std::string EmitterBase::unary(OpKind k, DType t, const std::string &x) {
       line(r + " = arith.select " + pos + ", " + w + ", " + zero + " : f32");
       break;
     }
-    default:
+    case OpKind::Not: // integer-like only
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
       unsupported = std::string(opName(k)) + " on " + elemType(t);
       return x;
     }
@@ -117,10 +119,21 @@ std::string EmitterBase::unary(OpKind k, DType t, const std::string &x) {
     return op2("arith.maxsi", x, intConst(0, t), ty);
   case OpKind::Not:
     return op2("arith.xori", x, intConst(t == DType::I1 ? 1 : -1, t), ty);
-  default:
+  // Float-only.
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
     unsupported = std::string(opName(k)) + " on " + ty;
     return x;
   }
+  return x; // unreachable: every OpKind is a case above
 }
 
 std::string EmitterBase::binary(OpKind k, DType t, const std::string &a, const std::string &b) {
@@ -140,7 +153,11 @@ std::string EmitterBase::binary(OpKind k, DType t, const std::string &a, const s
     case OpKind::Div: name = "arith.divf"; break;
     case OpKind::Max: name = "arith.maximumf"; break;
     case OpKind::Min: name = "arith.minimumf"; break;
-    default:
+    case OpKind::And: // integer-like only
+    case OpKind::Or:
+    case OpKind::Xor:
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
       unsupported = std::string(opName(k)) + " on " + elemType(t);
       return a;
     }
@@ -186,10 +203,12 @@ std::string EmitterBase::binary(OpKind k, DType t, const std::string &a, const s
     line(r + " = arith.select " + isZero + ", " + zero + ", " + floored + " : " + ty);
     return r;
   }
-  default:
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
     unsupported = std::string(opName(k)) + " on " + ty;
     return a;
   }
+  return a; // unreachable: every OpKind is a case above
 }
 
 std::string EmitterBase::compare(OpKind k, DType t, const std::string &a, const std::string &b) {
@@ -201,7 +220,11 @@ std::string EmitterBase::compare(OpKind k, DType t, const std::string &a, const 
   case OpKind::CmpLt: pred = f ? "olt" : "slt"; break;
   case OpKind::CmpLe: pred = f ? "ole" : "sle"; break;
   case OpKind::CmpGt: pred = f ? "ogt" : "sgt"; break;
-  default: pred = f ? "oge" : "sge"; break;
+  case OpKind::CmpGe: pred = f ? "oge" : "sge"; break;
+#define NPF_HANDLED_CATEGORY Compare
+#include "ir/OpCasesOutside.def"
+    unsupported = std::string(opName(k)) + " is not a compare";
+    return a;
   }
   const std::string r = fresh();
   if (f)
@@ -209,6 +232,41 @@ std::string EmitterBase::compare(OpKind k, DType t, const std::string &a, const 
   else
     line(r + " = arith.cmpi " + pred + ", " + a + ", " + b + " : " + elemType(t));
   return r;
+}
+
+EmitterBase::ReduceRule EmitterBase::reduceRule(OpKind k, DType t) {
+  const bool f = isFloat(t);
+  ReduceRule r;
+  r.accType = f ? "f32" : elemType(t);
+  switch (k) {
+  case OpKind::ReduceSum:
+    // -0 is the identity of IEEE addition (+0 is not: +0 + -0 == +0).
+    r.init = f ? floatConst(-0.0f, DType::F32) : intConst(0, t);
+    r.combine = f ? "arith.addf" : "arith.addi";
+    return r;
+  case OpKind::ReduceMax:
+    r.init = f ? floatConst(-__builtin_inff(), DType::F32) : intConst(minIntValue(t), t);
+    r.combine = f ? "arith.maximumf" : "arith.maxsi";
+    return r;
+  case OpKind::ReduceMin:
+    r.init = f ? floatConst(__builtin_inff(), DType::F32) : intConst(maxIntValue(t), t);
+    r.combine = f ? "arith.minimumf" : "arith.minsi";
+    return r;
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::Cast:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Matmul:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    unsupported = std::string(opName(k)) + " is not a reduction";
+    return r;
+  }
+  return r; // unreachable: every OpKind is a case above
 }
 
 std::string EmitterBase::elementwise(const Op &op, const std::vector<std::string> &xs) {

@@ -47,23 +47,8 @@ void TensorEmitter::emitReduce(const Op &op) {
   const DType t = st.dtype;
   const int64_t axis = op.attrs.axis;
   const bool f = isFloat(t);
-  const std::string accTy = f ? "f32" : elemType(t);
-  std::string init, combine;
-  switch (op.kind) {
-  case OpKind::ReduceSum:
-    // -0 is the identity of IEEE addition (+0 is not: +0 + -0 == +0).
-    init = f ? floatConst(-0.0f, DType::F32) : intConst(0, t);
-    combine = f ? "arith.addf" : "arith.addi";
-    break;
-  case OpKind::ReduceMax:
-    init = f ? floatConst(-__builtin_inff(), DType::F32) : intConst(minIntValue(t), t);
-    combine = f ? "arith.maximumf" : "arith.maxsi";
-    break;
-  default:
-    init = f ? floatConst(__builtin_inff(), DType::F32) : intConst(maxIntValue(t), t);
-    combine = f ? "arith.minimumf" : "arith.minsi";
-    break;
-  }
+  const ReduceRule rule = reduceRule(op.kind, t);
+  const std::string &accTy = rule.accType, &init = rule.init, &combine = rule.combine;
   // Floats accumulate in f32 and round once to the element type.
   const TensorType accT = resized(st, axis, 1, f ? DType::F32 : t);
   const std::vector<GenericOperand> outs = {

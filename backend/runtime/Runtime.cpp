@@ -72,8 +72,9 @@ namespace npufuzz {
 void setScratchPoison(uint32_t pattern) { gScratchPoison = pattern; }
 
 __attribute__((noinline)) void paintStack(size_t bytes) {
-  // A variable-length array below this frame, written through a volatile
-  // pointer so the stores are not elided; the kernel's frame reuses it.
+  // An alloca below this frame, filled, and kept by an empty asm that
+  // claims to read it (so the stores are not elided); the kernel's frame,
+  // called next, reuses that stack.
   unsigned char *area = static_cast<unsigned char *>(__builtin_alloca(bytes));
   fillPattern(area, bytes);
   asm volatile("" : : "r"(area) : "memory");

@@ -8,7 +8,7 @@
 #include "driver/CaseRunner.h"
 #include "generators/CaseGenerator.h"
 #include "ir/Text.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>

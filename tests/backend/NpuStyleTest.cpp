@@ -7,7 +7,7 @@
 #include "ir/Text.h"
 #include "oracles/Differential.h"
 #include "reference/Executor.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include "tests/TestSupport.h"
 

@@ -98,16 +98,19 @@ TEST(PassPlugin, BrokenIrIsBlamedWithDiagnosticAndIrAroundThePass) {
   EXPECT_FALSE(r.irAfter.empty());
 }
 
-// A file with nothing verify-pipeline can drive (no @npf_kernel here) is
-// not-executed, with the reason, never ok: its passes kept the IR valid,
-// and nothing says they kept its meaning.
+// A file with nothing verify-pipeline can drive (a dynamically shaped
+// memref, an f64) is not-executed, with the reason, never ok: its passes
+// kept the IR valid, and nothing says they kept its meaning.
 TEST(PassPlugin, AFileWithNothingToRunIsNotExecutedNotOk) {
   const std::string file = ::testing::TempDir() + "/npufuzz-nothing-to-run.mlir";
   {
     std::ofstream out(file);
-    out << "func.func @helper(%a: f32) -> f32 {\n"
-           "  %0 = arith.addf %a, %a : f32\n"
-           "  return %0 : f32\n"
+    out << "func.func @helper(%a: f64) -> f64 {\n"
+           "  %0 = arith.addf %a, %a : f64\n"
+           "  return %0 : f64\n"
+           "}\n"
+           "func.func @dynamic(%m: memref<?xf32>) {\n"
+           "  return\n"
            "}\n";
   }
   const VerifyPipelineReport r = verify(file, "func.func(canonicalize)");
@@ -124,6 +127,22 @@ TEST(PassPlugin, AFileWithNothingToRunIsNotExecutedNotOk) {
 VerifyPipelineReport verifyModule(const std::string &pipeline) {
   return verify(npufuzz::testing::sourceDir() + "/tests/backend/mlir/tensor_max_scalar.mlir",
                 pipeline);
+}
+
+// A module without `module {}` around its functions is driven too.
+TEST(PassPlugin, AScalarFunctionOfAnImplicitModuleIsExecuted) {
+  const std::string file = ::testing::TempDir() + "/npufuzz-implicit-module.mlir";
+  {
+    std::ofstream out(file);
+    out << "func.func @twice(%a: f32) -> f32 {\n"
+           "  %0 = arith.addf %a, %a : f32\n"
+           "  return %0 : f32\n"
+           "}\n";
+  }
+  const VerifyPipelineReport r = verify(file, "func.func(canonicalize)");
+  EXPECT_EQ(r.verdict, "ok") << r.json();
+  EXPECT_EQ(r.entries, std::vector<std::string>{"twice"}) << r.json();
+  std::remove(file.c_str());
 }
 
 TEST(PassPlugin, EveryPublicFunctionOnTensorsAndScalarsIsExecuted) {

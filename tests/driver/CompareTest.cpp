@@ -2,7 +2,7 @@
 #include "oracles/Compare.h"
 #include "oracles/Exactness.h"
 #include "ir/Text.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include <gtest/gtest.h>
 

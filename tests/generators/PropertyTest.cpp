@@ -1,6 +1,6 @@
 //===- tests/generators/PropertyTest.cpp - RapidCheck properties of cases -===//
 #include "generators/Features.h"
-#include "generators/RapidCheckGen.h"
+#include "tests/generators/RapidCheckGen.h"
 #include "tests/generators/GeneratorChecks.h"
 
 #include "ir/Text.h"

@@ -16,7 +16,7 @@
 #include "ir/FileText.h"
 #include "ir/Text.h"
 #include "reference/Executor.h"
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 //===- tests/oracles/DataSetsTest.cpp - Input data for any MLIR -----------===//
 #include "oracles/DataSets.h"
 
-#include "reference/Storage.h"
+#include "ir/Storage.h"
 
 #include <gtest/gtest.h>
 

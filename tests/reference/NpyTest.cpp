@@ -1,6 +1,6 @@
 //===- tests/reference/NpyTest.cpp - .npy reading and writing -------------===//
 
-#include "reference/Npy.h"
+#include "ir/Npy.h"
 #include "RefTestUtil.h"
 
 #include <rapidcheck/gtest.h>

@@ -1,6 +1,6 @@
 //===- tests/shrink/RapidCheckShrinkTest.cpp - RapidCheck vs the reducer -===//
 //
-// The Arbitrary for cases (generators/RapidCheckGen.h) shrinks through
+// The Arbitrary for cases (tests/generators/RapidCheckGen.h) shrinks through
 // shrinkCandidates, and RapidCheck takes the first failing shrink and
 // descends, as the reducer does. So a property over the compiler's outcome
 // with a planted fault, once RapidCheck has minimised its counterexample,
@@ -13,10 +13,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/ReduceCommand.h"
-#include "generators/RapidCheckGen.h"
+#include "tests/generators/RapidCheckGen.h"
 #include "ir/Text.h"
 #include "shrink/Reducer.h"
-#include "tests/shrink/PlantedFaults.h"
+#include "bench/PlantedFaults.h"
 
 #include <gtest/gtest.h>
 

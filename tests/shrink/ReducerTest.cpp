@@ -13,7 +13,7 @@
 #include "driver/ReduceCommand.h"
 #include "ir/Text.h"
 #include "tests/TestSupport.h"
-#include "tests/shrink/PlantedFaults.h"
+#include "bench/PlantedFaults.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ir/DType.h"
-#include "reference/Npy.h"
+#include "ir/Npy.h"
 
 #include <cstdlib>
 #include <string>

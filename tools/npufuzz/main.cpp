@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/Pipelines.h"
+#include "backend/mlir/RunningStage.h"
 #include "backend/external/CaseDirMlirTools.h"
 #include "driver/Campaign.h"
 #include "driver/CaseRunner.h"
@@ -20,7 +21,7 @@
 #include "ir/FileText.h"
 #include "ir/Text.h"
 #include "reference/Executor.h"
-#include "reference/Npy.h"
+#include "ir/Npy.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -603,6 +604,7 @@ int runRun() {
   // printed is the one a campaign would record.
   IsolationLimits limits;
   limits.wallSeconds = topTimeout;
+  limits = limitsWithBlame(limits, config);
   const CaseReport report =
       reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
   const TaskResult &r = report.result;
@@ -742,6 +744,7 @@ int runSeed() {
   limits.wallSeconds = topTimeout;
   // The same isolated worker a campaign uses, so the verdict and signature
   // are those the campaign recorded.
+  limits = limitsWithBlame(limits, config);
   const CaseReport report =
       reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
   llvm::outs() << "seed " << topSeed << ": " << verdictName(report.result.verdict);
@@ -851,6 +854,8 @@ int runReplayCmd() {
 } // namespace
 
 int main(int argc, char **argv) {
+  // First, so that a dying worker's mark precedes LLVM's stack dump.
+  installRunningStageReporter();
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(

@@ -1,4 +1,4 @@
-//===- generators/RapidCheckGen.h - RapidCheck generator of cases -*- C++ -*-===//
+//===- tests/generators/RapidCheckGen.h - RapidCheck generator of cases -*- C++ -*-===//
 //
 // Header-only bridge to RapidCheck, included by tests and the shrinker's RC
 // integration only (the generator library does not depend on RapidCheck).
@@ -6,8 +6,8 @@
 // shrinkCandidates recursively, so every shrink is a valid, smaller case.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_GENERATORS_RAPIDCHECKGEN_H
-#define NPUFUZZ_GENERATORS_RAPIDCHECKGEN_H
+#ifndef NPUFUZZ_TESTS_GENERATORS_RAPIDCHECKGEN_H
+#define NPUFUZZ_TESTS_GENERATORS_RAPIDCHECKGEN_H
 
 #include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
@@ -46,4 +46,4 @@ template <> struct Arbitrary<npufuzz::Case> {
 };
 } // namespace rc
 
-#endif // NPUFUZZ_GENERATORS_RAPIDCHECKGEN_H
+#endif // NPUFUZZ_TESTS_GENERATORS_RAPIDCHECKGEN_H

@@ -1,4 +1,4 @@
-//===- tests/shrink/PlantedFaults.h - Inputs for the reducer -*- C++ -*-===//
+//===- bench/PlantedFaults.h - Inputs for the reducer -*- C++ -*-===//
 //
 // The test plugin's planted faults as the reducer's inputs: each pass sits
 // between real optimisation passes (so that pipeline shortening has work
@@ -6,8 +6,8 @@
 // fails with the fault's verdict. Shared by the reducer tests and the bench.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_TESTS_SHRINK_PLANTEDFAULTS_H
-#define NPUFUZZ_TESTS_SHRINK_PLANTEDFAULTS_H
+#ifndef NPUFUZZ_BENCH_PLANTEDFAULTS_H
+#define NPUFUZZ_BENCH_PLANTEDFAULTS_H
 
 #include "generators/CaseGenerator.h"
 #include "shrink/Interestingness.h"
@@ -65,4 +65,4 @@ inline std::optional<FailingInput> findFailingInput(const CandidateRunner &run,
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_TESTS_SHRINK_PLANTEDFAULTS_H
+#endif // NPUFUZZ_BENCH_PLANTEDFAULTS_H

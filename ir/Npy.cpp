@@ -1,4 +1,4 @@
-//===- reference/Npy.cpp - NumPy .npy files of reference tensors ----------===//
+//===- ir/Npy.cpp - NumPy .npy files of reference tensors ----------===//
 //
 // Bytes are assembled and parsed explicitly (shifts, no memcpy of integers)
 // so the files are little-endian on any host. The header parser accepts the
@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "reference/Npy.h"
+#include "ir/Npy.h"
 
 #include "ir/FileText.h"
 

@@ -1,5 +1,5 @@
-//===- reference/Storage.cpp - Reference tensors <-> memory layout --------===//
-#include "reference/Storage.h"
+//===- ir/Storage.cpp - Reference tensors <-> memory layout --------===//
+#include "ir/Storage.h"
 
 #include <cstring>
 

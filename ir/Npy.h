@@ -1,4 +1,4 @@
-//===- reference/Npy.h - NumPy .npy files of reference tensors --*- C++ -*-===//
+//===- ir/Npy.h - NumPy .npy files of reference tensors --*- C++ -*-===//
 //
 // Reads and writes the .npy format (version 1.0, little-endian, C order) so
 // reference values, inputs and definedness masks can be inspected with numpy.
@@ -9,10 +9,10 @@
 // bf16 checks that every value is representable in bf16.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_REFERENCE_NPY_H
-#define NPUFUZZ_REFERENCE_NPY_H
+#ifndef NPUFUZZ_IR_NPY_H
+#define NPUFUZZ_IR_NPY_H
 
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 #include <string>
 
@@ -38,4 +38,4 @@ bool readNpyMask(const std::string &path, RefTensor &t, std::string &error);
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_REFERENCE_NPY_H
+#endif // NPUFUZZ_IR_NPY_H

@@ -1,12 +1,13 @@
-//===- reference/RefTensor.h - A tensor value of the reference --*- C++ -*-===//
+//===- ir/RefTensor.h - A tensor value of the reference --*- C++ -*-===//
 //
-// The reference executor's value: a row-major element buffer plus a
-// per-element definedness mask. Kept free of xtensor so backends can include
-// it cheaply.
+// A tensor value with definedness: a row-major element buffer plus a
+// per-element mask. The reference executor computes in it; backends and
+// the .npy files of external toolchains exchange it (ir/Storage.h,
+// ir/Npy.h), which is why it lives below both. Free of xtensor.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_REFERENCE_REFTENSOR_H
-#define NPUFUZZ_REFERENCE_REFTENSOR_H
+#ifndef NPUFUZZ_IR_REFTENSOR_H
+#define NPUFUZZ_IR_REFTENSOR_H
 
 #include "ir/Case.h"
 
@@ -51,4 +52,4 @@ struct RefTensor {
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_REFERENCE_REFTENSOR_H
+#endif // NPUFUZZ_IR_REFTENSOR_H

@@ -1,6 +1,6 @@
-//===- reference/RefTensor.cpp - A tensor value of the reference ----------===//
+//===- ir/RefTensor.cpp - A tensor value of the reference ----------===//
 
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 namespace npufuzz {
 

@@ -1,14 +1,14 @@
-//===- reference/Storage.h - Reference tensors <-> memory layout -*- C++ -*-===//
+//===- ir/Storage.h - Reference tensors <-> memory layout -*- C++ -*-===//
 //
 // Converts between the reference's value form (floats, int64s, defined mask)
 // and the bytes compiled kernels read and write (ir/TensorData.h).
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_REFERENCE_STORAGE_H
-#define NPUFUZZ_REFERENCE_STORAGE_H
+#ifndef NPUFUZZ_IR_STORAGE_H
+#define NPUFUZZ_IR_STORAGE_H
 
 #include "ir/TensorData.h"
-#include "reference/RefTensor.h"
+#include "ir/RefTensor.h"
 
 namespace npufuzz {
 
@@ -21,4 +21,4 @@ RefTensor fromTensorData(const TensorData &d);
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_REFERENCE_STORAGE_H
+#endif // NPUFUZZ_IR_STORAGE_H
