@@ -64,9 +64,12 @@ bool isElementwise(OpKind k) {
   case OpCategory::RowExpand:
   case OpCategory::ColExpand:
     return true;
-  default:
+  case OpCategory::Source:
+  case OpCategory::View:
+  case OpCategory::Other:
     return k == OpKind::Select || k == OpKind::MaskedFill || k == OpKind::Cast;
   }
+  return false;
 }
 
 bool isView(OpKind k) { return opCategory(k) == OpCategory::View; }

@@ -52,9 +52,21 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
     const DType to = c.typeOf(op.results[0]).dtype, from = c.typeOf(op.operands[0]).dtype;
     return !isFloat(to) || byteSize(to) > byteSize(from);
   }
-  default:
-    return false;
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax: // Discontinuous in the table
+  case OpKind::Matmul:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    return false; // elementwise and view ops: by the table's trait alone
   }
+  return false;
 }
 } // namespace
 
