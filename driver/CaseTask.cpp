@@ -353,8 +353,10 @@ CaseReport reportOf(const ChildOutcome &o) {
   case VerdictKind::Crash: {
     // A worker that returned a crash verdict saw an external command die;
     // that command's stderr is in the message.
-    const std::string &text =
-        o.end == ChildOutcome::End::Returned ? r.result.message : o.stderrText;
+    // (Without npufuzz's own mark of the running stage: it names the pass,
+    // which the signature has apart.)
+    const std::string text = withoutStageMark(
+        o.end == ChildOutcome::End::Returned ? r.result.message : o.stderrText);
     // A crash in the compiled kernel has no symbols to name it by: its
     // stage does (a kernel that faults is a miscompile, found by pass).
     s.where = r.result.where == "kernel" ? r.result.where : crashLocation(text);

@@ -93,4 +93,17 @@ DiedIn diedIn(const std::string &stderrText) {
   return d;
 }
 
+std::string withoutStageMark(const std::string &stderrText) {
+  std::string out;
+  size_t begin = 0;
+  while (begin < stderrText.size()) {
+    size_t end = stderrText.find('\n', begin);
+    end = end == std::string::npos ? stderrText.size() : end + 1;
+    if (stderrText.compare(begin, sizeof(kPrefix) - 1, kPrefix) != 0)
+      out.append(stderrText, begin, end - begin);
+    begin = end;
+  }
+  return out;
+}
+
 } // namespace npufuzz

@@ -42,6 +42,9 @@ struct DiedIn {
 };
 DiedIn diedIn(const std::string &stderrText);
 
+/// `stderrText` without the lines the handler wrote.
+std::string withoutStageMark(const std::string &stderrText);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_BACKEND_MLIR_RUNNINGSTAGE_H

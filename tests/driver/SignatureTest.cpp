@@ -140,3 +140,25 @@ TEST(Signature, ANondeterministicOutputIsKeyedByItsOpNotItsValues) {
   EXPECT_EQ(reportOf(o).signature.id(), a.id());
   EXPECT_EQ(a.text(), "nondeterministic |  | ne | ");
 }
+
+// A worker that died in a pass left its mark on stderr, first: the crash is
+// named by that pass and the signal; the mark itself is not the message.
+TEST(Signature, ACrashIsNamedByTheStageItsMarkGives) {
+  ChildOutcome o;
+  o.end = ChildOutcome::End::Signalled;
+  o.signal = 11;
+  o.stderrText = "npufuzz: died while running pass 2: func.func(affine-loop-fusion)\n"
+                 "PLEASE submit a bug report to https://github.com/llvm/llvm-project/issues/\n"
+                 "Stack dump:\n"
+                 " #0 0x00007f mlir::Operation::print(llvm::raw_ostream&) (libMLIR.so+0x1)\n";
+  const CaseReport r = reportOf(o);
+  EXPECT_EQ(r.result.verdict, VerdictKind::Crash);
+  EXPECT_EQ(r.result.passIndex, 2);
+  EXPECT_EQ(r.signature.text(), "crash | func.func(affine-loop-fusion) | signal 11 | PLEASE "
+                                "submit a bug report to https://github.com/llvm/llvm-project/"
+                                "issues/");
+
+  // In the compiled kernel: no symbols, no pass; the stage names it.
+  o.stderrText = "npufuzz: died while executing the kernel\n";
+  EXPECT_EQ(reportOf(o).signature.where, "kernel");
+}
