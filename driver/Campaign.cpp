@@ -588,6 +588,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         record(r, std::move(report));
       } else if (!cutShort) {
         CaseReport report = reportOf(r.confirm->outcome());
+        // Rare, and run here while the workers go on: a kernel that
+        // crashed took the confirming child with it before it could blame.
+        blameKernelCrash(r.c, jit, config, options.limits, report);
         if (report.result.verdict != r.workerVerdict)
           ++(r.workerWasUsed ? result.historyDependent : result.unconfirmed);
         record(r, std::move(report));

@@ -285,6 +285,35 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   return t;
 }
 
+void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
+                      const IsolationLimits &caseLimits, CaseReport &report) {
+  if (report.result.verdict != VerdictKind::Crash || report.result.where != "kernel" ||
+      !report.result.passName.empty() || !config.blame || runsExternally(config.backend))
+    return;
+  Pipeline pipeline;
+  std::string error;
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error))
+    return;
+  for (size_t k = 0; k <= pipeline.passes.size(); ++k) {
+    RunConfig prefix = config;
+    prefix.pipeline = "O0";
+    for (size_t i = 0; i < k; ++i)
+      prefix.pipeline = (i ? prefix.pipeline + "," : std::string()) + pipeline.passes[i];
+    const ChildOutcome o = runIsolated(
+        [&] { return std::string(verdictName(runCase(c, jit, prefix).verdict)); }, caseLimits);
+    if (o.end != ChildOutcome::End::Signalled || diedIn(o.stderrText).stage != RunningStage::Kernel)
+      continue;
+    if (k == 0)
+      return; // the tail alone: no pass to blame
+    report.result.passName = pipeline.passes[k - 1];
+    report.result.passIndex = static_cast<int>(k - 1);
+    report.result.summary += "; the kernel first crashes after pass " + std::to_string(k - 1) +
+                             " (" + report.result.passName + ")";
+    report.signature.pass = report.result.passName;
+    return;
+  }
+}
+
 IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &config) {
   config.blameSeconds = caseLimits.wallSeconds;
   IsolationLimits limits = caseLimits;

@@ -47,6 +47,16 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config);
 /// each within the case's time (set in `config.blameSeconds`).
 IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &config);
 
+struct CaseReport;
+/// When `report` is a crash in the compiled kernel (no pass to name: the
+/// worker died before it could blame one), runs the case with each prefix
+/// of the pipeline's passes in a child of its own, each within
+/// `caseLimits`, and names the first pass after which the kernel crashes,
+/// in the report and its signature. Nothing for other reports, external
+/// backends, or when no prefix crashes.
+void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
+                      const IsolationLimits &caseLimits, CaseReport &report);
+
 /// Everything the parent knows about one finished case.
 struct CaseReport {
   TaskResult result;

@@ -91,6 +91,32 @@ return %2
   EXPECT_EQ(r.result.passIndex, 1);
 }
 
+TEST(Triage, AKernelThatCrashesIsBlamedOnThePassThatMadeIt) {
+  // The planted pass frees buffers twice: the passes and code generation
+  // go through, the compiled kernel aborts. Each prefix runs in a child.
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  RunConfig config;
+  config.pipeline = "func.func(cse),func.func(npufuzz-test-double-free),func.func(canonicalize)";
+  const Case c = caseOf(R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[2,3]
+%1 = transpose %0 {perm=[1,0]} : f32[3,2]
+%2 = exp %1 : f32[3,2]
+return %2
+)");
+  IsolationLimits limits;
+  limits.wallSeconds = 120; // generous: a loaded machine is not a hang
+  CaseReport r = confirm(c, jit, config);
+  ASSERT_EQ(r.result.verdict, VerdictKind::Crash) << r.result.summary << r.stderrText;
+  EXPECT_EQ(r.signature.where, "kernel");
+  blameKernelCrash(c, jit, config, limits, r);
+  EXPECT_EQ(r.signature.pass, "func.func(npufuzz-test-double-free)") << r.result.summary;
+  EXPECT_EQ(r.result.passIndex, 1);
+}
+
 TEST(Triage, APassThatOnlyExposesATailBugIsNotBlamedForIt) {
   MlirJit jit;
   RunConfig config;

@@ -17,6 +17,8 @@
 //                                 (wrong only when an operand is NaN)
 //   npufuzz-test-saturating-truncf clamps an f32 to +-65504 before each
 //                                 truncf to f16 (wrong only past f16's range)
+//   npufuzz-test-double-free      frees every deallocated buffer twice (the
+//                                 compiled kernel aborts, the passes do not)
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -85,6 +87,24 @@ struct SaturatingTruncfPass
           b, loc, arith::MaximumFOp::create(b, loc, op.getIn(), lo), hi);
       op.getInMutable().assign(clamped);
     });
+  }
+};
+
+struct DoubleFreePass : PassWrapper<DoubleFreePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DoubleFreePass)
+  StringRef getArgument() const final { return "npufuzz-test-double-free"; }
+  StringRef getDescription() const final { return "Free every deallocated buffer twice"; }
+  void runOnOperation() override {
+    std::vector<Operation *> deallocs;
+    getOperation().walk([&](Operation *op) {
+      if (op->getName().getStringRef() == "memref.dealloc")
+        deallocs.push_back(op);
+    });
+    for (Operation *op : deallocs) {
+      OpBuilder b(op);
+      b.setInsertionPointAfter(op);
+      b.clone(*op);
+    }
   }
 };
 
@@ -180,5 +200,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<SlowPass>();
             PassRegistration<MaxnumfPass>();
             PassRegistration<SaturatingTruncfPass>();
+            PassRegistration<DoubleFreePass>();
           }};
 }

@@ -604,9 +604,11 @@ int runRun() {
   // printed is the one a campaign would record.
   IsolationLimits limits;
   limits.wallSeconds = topTimeout;
+  const IsolationLimits caseLimits = limits;
   limits = limitsWithBlame(limits, config);
-  const CaseReport report =
+  CaseReport report =
       reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+  blameKernelCrash(c, jit, config, caseLimits, report);
   const TaskResult &r = report.result;
   llvm::outs() << verdictName(r.verdict);
   if (!r.summary.empty())
@@ -744,9 +746,11 @@ int runSeed() {
   limits.wallSeconds = topTimeout;
   // The same isolated worker a campaign uses, so the verdict and signature
   // are those the campaign recorded.
+  const IsolationLimits caseLimits = limits;
   limits = limitsWithBlame(limits, config);
-  const CaseReport report =
+  CaseReport report =
       reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+  blameKernelCrash(c, jit, config, caseLimits, report);
   llvm::outs() << "seed " << topSeed << ": " << verdictName(report.result.verdict);
   if (!report.result.summary.empty())
     llvm::outs() << ": " << report.result.summary;
