@@ -44,6 +44,8 @@ struct BackendRun {
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;
   int passIndex = -1;
+  /// Warnings and remarks of passes that succeeded, each under its pass.
+  std::string passWarnings;
   /// The emitted module, and (when asked for) the IR around a failing pass.
   std::string mlir, irBeforePass, irAfterPass;
   std::vector<TensorData> outputs;

@@ -26,6 +26,7 @@ std::string TaskResult::toJson() const {
                        {"exposed_by", exposedBy},
                        {"where", where},
                        {"difference", difference},
+                       {"pass_warnings", passWarnings},
                        {"reference_s", referenceSeconds},
                        {"emit_s", emitSeconds},
                        {"passes_s", passSeconds},
@@ -59,6 +60,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.exposedBy = str("exposed_by");
   out.where = str("where");
   out.difference = str("difference");
+  out.passWarnings = str("pass_warnings");
   out.referenceSeconds = num("reference_s");
   out.emitSeconds = num("emit_s");
   out.passSeconds = num("passes_s");
@@ -186,6 +188,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.message = out.run.message;
   t.passName = out.run.passName;
   t.passIndex = out.run.passIndex;
+  t.passWarnings = out.run.passWarnings;
   t.referenceSeconds = out.referenceSeconds;
   t.emitSeconds = out.run.emitSeconds;
   t.passSeconds = out.run.passSeconds;

@@ -29,6 +29,7 @@ struct TaskResult {
   std::string exposedBy;
   std::string where;    ///< op kind of the first wrong output
   std::string difference; ///< the kind of its first difference (differenceKind)
+  std::string passWarnings; ///< what passes said while succeeding (BackendRun)
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
 

@@ -96,6 +96,7 @@ std::string reportJson(const Finding &f) {
       {"pass", r.passName},
       {"pass_index", r.passIndex},
       {"exposed_by", r.exposedBy},
+      {"pass_warnings", r.passWarnings},
       {"where", f.report.signature.where},
       {"pipeline", f.pipeline},
       {"style", f.style},

@@ -78,7 +78,13 @@ public:
   explicit DiagnosticCollector(mlir::MLIRContext *ctx)
       : handler_(ctx, [this](mlir::Diagnostic &d) {
           llvm::raw_string_ostream os(text_);
-          os << d.getLocation() << ": " << d << "\n";
+          // Errors print as they always have (signatures hold them);
+          // warnings and remarks say what they are.
+          os << d.getLocation() << ": "
+             << (d.getSeverity() == mlir::DiagnosticSeverity::Warning  ? "warning: "
+                 : d.getSeverity() == mlir::DiagnosticSeverity::Remark ? "remark: "
+                                                                       : "")
+             << d << "\n";
           for (const mlir::Diagnostic &note : d.getNotes())
             os << note.getLocation() << ": note: " << note << "\n";
           return mlir::success();
@@ -230,8 +236,13 @@ struct MlirJit::Impl {
     for (size_t i = 0; i < managers.size(); ++i) {
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool ok = mlir::succeeded(managers[i]->run(*module));
-      if (ok)
+      if (ok) {
+        // What a pass said while succeeding is kept with the run.
+        const std::string said = diags.take();
+        if (!said.empty())
+          r.passWarnings += "after pass " + std::to_string(i) + " (" + elements[i] + "):\n" + said;
         continue;
+      }
       r.status = BackendRun::Status::PassFailure;
       r.message = diags.take();
       r.passName = elements[i];

@@ -117,6 +117,32 @@ return %2
   EXPECT_EQ(r.result.passIndex, 1);
 }
 
+TEST(Triage, WarningsOfPassesThatSucceedAreKeptWithTheFinding) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  RunConfig config;
+  config.pipeline = "func.func(npufuzz-test-warn),func.func(npufuzz-test-miscompile)";
+  const CaseReport r = confirm(caseOf(R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[2,3]
+%1 = input : f32[2,3]
+%2 = add %0, %1 : f32[2,3]
+return %2
+)"),
+                               jit, config);
+  EXPECT_EQ(r.result.verdict, VerdictKind::Mismatch);
+  EXPECT_NE(r.result.passWarnings.find("after pass 0 (func.func(npufuzz-test-warn))"),
+            std::string::npos)
+      << r.result.passWarnings;
+  EXPECT_NE(r.result.passWarnings.find("warning: npufuzz-test-warn saw this function"),
+            std::string::npos)
+      << r.result.passWarnings;
+  // Not part of the signature.
+  EXPECT_EQ(r.signature.message, "");
+}
+
 TEST(Triage, APassThatOnlyExposesATailBugIsNotBlamedForIt) {
   MlirJit jit;
   RunConfig config;

@@ -19,6 +19,8 @@
 //                                 truncf to f16 (wrong only past f16's range)
 //   npufuzz-test-double-free      frees every deallocated buffer twice (the
 //                                 compiled kernel aborts, the passes do not)
+//   npufuzz-test-warn             emits a warning on every function and
+//                                 succeeds
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -105,6 +107,15 @@ struct DoubleFreePass : PassWrapper<DoubleFreePass, OperationPass<func::FuncOp>>
       b.setInsertionPointAfter(op);
       b.clone(*op);
     }
+  }
+};
+
+struct WarnPass : PassWrapper<WarnPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(WarnPass)
+  StringRef getArgument() const final { return "npufuzz-test-warn"; }
+  StringRef getDescription() const final { return "Warn on every function"; }
+  void runOnOperation() override {
+    getOperation().emitWarning("npufuzz-test-warn saw this function");
   }
 };
 
@@ -201,5 +212,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<MaxnumfPass>();
             PassRegistration<SaturatingTruncfPass>();
             PassRegistration<DoubleFreePass>();
+            PassRegistration<WarnPass>();
           }};
 }
