@@ -4,7 +4,6 @@
 #include "driver/Backend.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
-#include "driver/JsonFile.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Worker.h"
 #include "ir/FileText.h"
@@ -252,13 +251,7 @@ std::vector<FindingSummary> scanFindings(const std::string &outDir) {
         llvm::consumeError(parsed.takeError());
       }
     }
-    f.bucket = f.id;
-    if (auto reduced = readJsonFile((e.path() / "reduced" / "report.json").string()))
-      if (const llvm::json::Object *o = reduced->getAsObject())
-        if (auto bucket = o->getString("bucket")) {
-          f.bucket = bucket->str();
-          f.bucketKey = o->getString("bucket_key").value_or("").str();
-        }
+    readFindingBucket(e.path().string(), f.bucket, f.bucketKey);
     out.push_back(f);
   }
   std::sort(out.begin(), out.end(),

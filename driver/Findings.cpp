@@ -248,6 +248,17 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   return true;
 }
 
+void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key) {
+  bucket = fs::path(findingDir).filename().string();
+  key.clear();
+  if (auto reduced = readJsonFile((fs::path(findingDir) / "reduced" / "report.json").string()))
+    if (const llvm::json::Object *o = reduced->getAsObject())
+      if (auto id = o->getString("bucket")) {
+        bucket = id->str();
+        key = o->getString("bucket_key").value_or("").str();
+      }
+}
+
 size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &inputs,
                      std::string &error) {
   const fs::path target = fs::path(outDir) / "findings";

@@ -88,6 +88,11 @@ struct FindingReport {
 /// signature, or names another signature than its directory.
 bool readFindingReport(const std::string &findingDir, FindingReport &out, std::string &error);
 
+/// The root-cause bucket of a finding (oracles/Bucket.h), read from its
+/// reduced/report.json: its id and key; the finding's own id (directory
+/// name) and an empty key while it is not reduced.
+void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key);
+
 /// Copies every finding of `inputs` into outDir/findings, combining seeds of
 /// the same signature. Returns the number of distinct signatures. Every
 /// input must be a campaign directory and every finding's report readable;

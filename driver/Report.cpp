@@ -149,13 +149,7 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.summary = rep.summary;
       f.repro = rep.repro;
       f.firstSeed = rep.firstSeed;
-      f.bucket = f.id;
-      if (auto reduced = readJson(p / "reduced" / "report.json"))
-        if (const llvm::json::Object *o = reduced->getAsObject())
-          if (auto bucket = o->getString("bucket")) {
-            f.bucket = bucket->str();
-            f.bucketKey = o->getString("bucket_key").value_or("").str();
-          }
+      readFindingBucket(p.string(), f.bucket, f.bucketKey);
       f.known = known.count(f.id) != 0 || known.count(f.bucket) != 0;
       auto it = byId.find(f.id);
       if (it == byId.end()) {

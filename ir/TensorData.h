@@ -11,10 +11,15 @@
 
 #include "ir/Case.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace npufuzz {
+
+/// Sets `n` bytes at `bytes` to the 32-bit `pattern` repeated, low byte
+/// first: the poison of output buffers and of a kernel's temporaries.
+void fillPattern(uint8_t *bytes, size_t n, uint32_t pattern);
 
 struct TensorData {
   TensorType type;

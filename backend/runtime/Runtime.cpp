@@ -4,6 +4,7 @@
 #include "backend/runtime/NpuSim.h"
 
 #include "ir/DType.h"
+#include "ir/TensorData.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -44,10 +45,8 @@ extern "C" __attribute__((weak)) __bf16 __truncsfbf2(float x) {
 namespace {
 thread_local uint32_t gScratchPoison = 0x99999999u;
 
-void fillPattern(void *p, size_t bytes) {
-  auto *b = static_cast<unsigned char *>(p);
-  for (size_t i = 0; i < bytes; ++i)
-    b[i] = static_cast<unsigned char>(gScratchPoison >> (8 * (i % 4)));
+void poison(void *p, size_t bytes) {
+  fillPattern(static_cast<uint8_t *>(p), bytes, gScratchPoison);
 }
 
 /// The kernel's malloc: the C library's, then the poison. The size of a
@@ -55,14 +54,14 @@ void fillPattern(void *p, size_t bytes) {
 void *poisonedMalloc(size_t bytes) {
   void *p = std::malloc(bytes);
   if (p)
-    fillPattern(p, bytes);
+    poison(p, bytes);
   return p;
 }
 
 void *poisonedAlignedAlloc(size_t alignment, size_t bytes) {
   void *p = std::aligned_alloc(alignment, bytes);
   if (p)
-    fillPattern(p, bytes);
+    poison(p, bytes);
   return p;
 }
 } // namespace
@@ -76,7 +75,7 @@ __attribute__((noinline)) void paintStack(size_t bytes) {
   // claims to read it (so the stores are not elided); the kernel's frame,
   // called next, reuses that stack.
   unsigned char *area = static_cast<unsigned char *>(__builtin_alloca(bytes));
-  fillPattern(area, bytes);
+  poison(area, bytes);
   asm volatile("" : : "r"(area) : "memory");
 }
 

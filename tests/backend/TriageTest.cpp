@@ -20,6 +20,11 @@ Case caseOf(const std::string &text) {
   return c;
 }
 
+void loadTestPlugin(MlirJit &jit) {
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+}
+
 /// The case task in a forked child, as a campaign's confirmation runs it.
 CaseReport confirm(const Case &c, MlirJit &jit, const RunConfig &config) {
   IsolationLimits limits;
@@ -44,8 +49,7 @@ const char *const kExposingPasses =
 
 TEST(Triage, AnInProcessCrashNamesThePassThatWasRunning) {
   MlirJit jit;
-  std::string error;
-  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
   RunConfig config;
   config.pipeline = "func.func(canonicalize),func.func(npufuzz-test-crash)";
   const CaseReport r = confirm(caseOf(R"(npufuzz-case 1
@@ -70,8 +74,7 @@ TEST(Triage, APassThatNeverEndsIsNamedToo) {
   // Past its deadline the worker gets SIGABRT before SIGKILL, so the same
   // handler says which pass it was in.
   MlirJit jit;
-  std::string error;
-  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
   RunConfig config;
   config.pipeline = "func.func(cse),func.func(npufuzz-test-hang)";
   IsolationLimits limits;
@@ -95,8 +98,7 @@ TEST(Triage, AKernelThatCrashesIsBlamedOnThePassThatMadeIt) {
   // The planted pass frees buffers twice: the passes and code generation
   // go through, the compiled kernel aborts. Each prefix runs in a child.
   MlirJit jit;
-  std::string error;
-  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
   RunConfig config;
   config.pipeline = "func.func(cse),func.func(npufuzz-test-double-free),func.func(canonicalize)";
   const Case c = caseOf(R"(npufuzz-case 1
@@ -119,8 +121,7 @@ return %2
 
 TEST(Triage, WarningsOfPassesThatSucceedAreKeptWithTheFinding) {
   MlirJit jit;
-  std::string error;
-  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
   RunConfig config;
   config.pipeline = "func.func(npufuzz-test-warn),func.func(npufuzz-test-miscompile)";
   const CaseReport r = confirm(caseOf(R"(npufuzz-case 1
