@@ -26,9 +26,13 @@ void loadTestPlugin(MlirJit &jit) {
 }
 
 /// The case task in a forked child, as a campaign's confirmation runs it.
-CaseReport confirm(const Case &c, MlirJit &jit, const RunConfig &config) {
+CaseReport confirm(const Case &c, MlirJit &jit, const RunConfig &caseConfig) {
+  // Generous limits for the case and for each blame (tens of JIT runs):
+  // a loaded or slow machine is not a hang.
   IsolationLimits limits;
-  limits.wallSeconds = 120; // generous: a loaded machine is not a hang
+  limits.wallSeconds = 120;
+  RunConfig config = caseConfig;
+  limits = limitsWithBlame(limits, config);
   return reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
 }
 
