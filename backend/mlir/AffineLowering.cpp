@@ -2,7 +2,7 @@
 //
 // Buffers, loop nests, and the lowering of elementwise ops, views, sources
 // and valid-shape ops. Reductions, topk, matmul and gather are in
-// StructuredLowering.cpp.
+// AffineStructured.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/AffineLowering.h"
@@ -72,23 +72,6 @@ void AffineEmitter::store(const std::string &x, ValueId v, const std::vector<std
 
 // --- Ops ------------------------------------------------------------------------
 
-namespace {
-/// min of two loop bounds, folding literals.
-std::string minBound(AffineEmitter &e, const std::string &a, const std::string &b) {
-  if (a.empty())
-    return b;
-  if (b.empty())
-    return a;
-  const bool litA = a[0] != '%', litB = b[0] != '%';
-  if (litA && litB)
-    return std::stoll(a) <= std::stoll(b) ? a : b;
-  const std::string x = e.fresh("vb");
-  e.line(x + " = arith.minsi " + (litA ? e.indexConst(std::stoll(a)) : a) + ", " +
-         (litB ? e.indexConst(std::stoll(b)) : b) + " : index");
-  return x;
-}
-} // namespace
-
 void AffineEmitter::emitElementwise(const Op &op) {
   const ValueId res = op.results[0];
   const TensorType &rt = c_.typeOf(res);
@@ -103,8 +86,8 @@ void AffineEmitter::emitElementwise(const Op &op) {
                          : op.operands.size();
     for (size_t i = 0; i < n; ++i) {
       const Buffer &ob = buf(op.operands[i]);
-      b.rows = minBound(*this, b.rows, ob.rows);
-      b.cols = minBound(*this, b.cols, ob.cols);
+      b.rows = minBound(b.rows, ob.rows);
+      b.cols = minBound(b.cols, ob.cols);
     }
   }
   const std::vector<std::string> ivs = openLoops(boundsOf(res, true));
@@ -152,14 +135,11 @@ void AffineEmitter::emitFillPad(const Op &op) {
   const std::vector<std::string> ivs = openLoops(boundsOf(res, false));
   std::string x = load(src, ivs);
   if (!sb.rows.empty()) {
-    auto bound = [&](const std::string &b) { return b[0] == '%' ? b : indexConst(std::stoll(b)); };
     const std::string inRow = fresh(), inCol = fresh(), inside = fresh(), r = fresh();
-    line(inRow + " = arith.cmpi slt, " + ivs[0] + ", " + bound(sb.rows) + " : index");
-    line(inCol + " = arith.cmpi slt, " + ivs[1] + ", " + bound(sb.cols) + " : index");
+    line(inRow + " = arith.cmpi slt, " + ivs[0] + ", " + indexValue(sb.rows) + " : index");
+    line(inCol + " = arith.cmpi slt, " + ivs[1] + ", " + indexValue(sb.cols) + " : index");
     line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
-    const std::string pad = op.attrs.pad == PadKind::Zero  ? zeroOf(t)
-                            : op.attrs.pad == PadKind::Min ? lowestOf(t)
-                                                           : highestOf(t);
+    const std::string pad = padValue(op.attrs.pad, t);
     line(r + " = arith.select " + inside + ", " + x + ", " + pad + " : " + elemType(t));
     x = r;
   }
@@ -167,42 +147,13 @@ void AffineEmitter::emitFillPad(const Op &op) {
   closeLoops(ivs.size());
 }
 
-void AffineEmitter::emitOp(size_t opIndex) {
-  const Op &op = c_.ops[opIndex];
-  line("// " + std::string(opName(op.kind)));
-  switch (op.kind) {
-  case OpKind::Input:
-    return; // bound to a kernel argument
-  case OpKind::Const:
-  case OpKind::Iota:
-    return emitSource(op);
-  case OpKind::SetValidShape: {
-    // No data moves: the result aliases its operand with a narrower region.
-    Buffer b = buf(op.operands[0]);
-    b.rows = op.attrs.dynamic ? validDimArg(opIndex, 0) : std::to_string(op.attrs.rows);
-    b.cols = op.attrs.dynamic ? validDimArg(opIndex, 1) : std::to_string(op.attrs.cols);
-    bufs_[op.results[0]] = b;
-    return;
-  }
-  case OpKind::FillPad:
-    return emitFillPad(op);
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
-    return emitReduce(op);
-  case OpKind::ArgMax:
-    return emitArgMax(op);
-  case OpKind::TopK:
-    return emitTopK(op);
-  case OpKind::Matmul:
-    return emitMatmul(op);
-  case OpKind::Gather:
-    return emitGather(op);
-  default:
-    if (isView(op.kind))
-      return emitView(op);
-    return emitElementwise(op);
-  }
+void AffineEmitter::emitSetValidShape(const Op &op, const std::string &rows,
+                                      const std::string &cols) {
+  // No data moves: the result aliases its operand with a narrower region.
+  Buffer b = buf(op.operands[0]);
+  b.rows = rows;
+  b.cols = cols;
+  bufs_[op.results[0]] = b;
 }
 
 bool AffineEmitter::run() {
@@ -216,10 +167,8 @@ bool AffineEmitter::run() {
     Buffer b;
     b.memref = inputArg(inputOrdinal++);
     b.type = memrefType(c_.typeOf(v));
-    if (const auto &valid = c_.typeOf(v).valid) {
-      b.rows = valid->dynamic ? validDimArg(i, 0) : std::to_string(valid->rows);
-      b.cols = valid->dynamic ? validDimArg(i, 1) : std::to_string(valid->cols);
-    }
+    if (const auto &valid = c_.typeOf(v).valid)
+      std::tie(b.rows, b.cols) = validBounds(i, *valid);
     bufs_[v] = b;
   }
   for (size_t i = 0; i < c_.ops.size(); ++i)

@@ -42,19 +42,18 @@ public:
   std::string load(ValueId v, const std::vector<std::string> &subscripts);
   void store(const std::string &x, ValueId v, const std::vector<std::string> &subscripts);
 
-  // --- Structured ops (StructuredLowering.cpp) ---------------------------------
-  void emitReduce(const Op &op);
-  void emitArgMax(const Op &op);
-  void emitTopK(const Op &op);
-  void emitMatmul(const Op &op);
-  void emitGather(const Op &op);
-
 private:
-  void emitOp(size_t opIndex);
-  void emitElementwise(const Op &op);
-  void emitView(const Op &op);
-  void emitSource(const Op &op);
-  void emitFillPad(const Op &op);
+  // --- emitOp's hooks (AffineStructured.cpp: reduce to gather) -----------------
+  void emitElementwise(const Op &op) override;
+  void emitView(const Op &op) override;
+  void emitSource(const Op &op) override;
+  void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;
+  void emitFillPad(const Op &op) override;
+  void emitReduce(const Op &op) override;
+  void emitArgMax(const Op &op) override;
+  void emitTopK(const Op &op) override;
+  void emitMatmul(const Op &op) override;
+  void emitGather(const Op &op) override;
 
   std::map<ValueId, Buffer> bufs_;
   std::vector<std::string> allocs_;

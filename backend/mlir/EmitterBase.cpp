@@ -15,6 +15,13 @@ std::string EmitterBase::fresh(const char *prefix) {
 
 std::string EmitterBase::elemType(DType t) { return std::string(dtypeName(t)); }
 
+std::string EmitterBase::joined(const std::vector<std::string> &v, const char *sep) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? sep : "") + v[i];
+  return s;
+}
+
 namespace {
 std::string shapedType(const char *kind, const TensorType &t) {
   std::string s = std::string(kind) + "<";
@@ -71,9 +78,15 @@ std::string EmitterBase::floatConst(float v, DType t) {
     return floatConstBits(floatToBF16Bits(v, RoundingMode::NearestEven), t);
   case DType::F16:
     return floatConstBits(floatToF16Bits(v, RoundingMode::NearestEven), t);
-  default:
-    return floatConstBits(floatBits(v), DType::F32);
+  case DType::F32:
+  case DType::I8: // not float: callers pass float types only
+  case DType::I32:
+  case DType::I64:
+  case DType::Index:
+  case DType::I1:
+    break;
   }
+  return floatConstBits(floatBits(v), DType::F32);
 }
 
 std::string EmitterBase::scalarConst(const Scalar &s, DType t) {
@@ -88,6 +101,81 @@ std::string EmitterBase::lowestOf(DType t) {
 
 std::string EmitterBase::highestOf(DType t) {
   return isFloat(t) ? floatConst(__builtin_inff(), t) : intConst(maxIntValue(t), t);
+}
+
+std::string EmitterBase::padValue(PadKind p, DType t) {
+  switch (p) {
+  case PadKind::Zero: return zeroOf(t);
+  case PadKind::Min: return lowestOf(t);
+  case PadKind::Max: return highestOf(t);
+  }
+  return zeroOf(t); // unreachable: every PadKind is a case above
+}
+
+std::string EmitterBase::indexValue(const std::string &v) {
+  return v[0] == '%' ? v : indexConst(std::stoll(v));
+}
+
+std::string EmitterBase::minBound(const std::string &a, const std::string &b) {
+  if (a.empty() || b.empty())
+    return a.empty() ? b : a;
+  if (a[0] != '%' && b[0] != '%')
+    return std::stoll(a) <= std::stoll(b) ? a : b;
+  const std::string x = fresh("vb");
+  line(x + " = arith.minsi " + indexValue(a) + ", " + indexValue(b) + " : index");
+  return x;
+}
+
+// --- The op dispatch ----------------------------------------------------------------
+
+void EmitterBase::emitOp(size_t opIndex) {
+  const Op &op = c_.ops[opIndex];
+  line("// " + std::string(opName(op.kind)));
+  switch (opCategory(op.kind)) {
+  case OpCategory::Source:
+    if (op.kind != OpKind::Input) // inputs are kernel arguments
+      emitSource(op);
+    return;
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    return emitElementwise(op);
+  case OpCategory::View:
+    return emitView(op);
+  case OpCategory::Other:
+    break;
+  }
+  switch (op.kind) {
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::Cast:
+    return emitElementwise(op);
+  case OpKind::SetValidShape: {
+    const auto [rows, cols] =
+        validBounds(opIndex, ValidShape{op.attrs.rows, op.attrs.cols, op.attrs.dynamic});
+    return emitSetValidShape(op, rows, cols);
+  }
+  case OpKind::FillPad: return emitFillPad(op);
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin: return emitReduce(op);
+  case OpKind::ArgMax: return emitArgMax(op);
+  case OpKind::TopK: return emitTopK(op);
+  case OpKind::Matmul: return emitMatmul(op);
+  case OpKind::Gather: return emitGather(op);
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    return; // dispatched by category above
+  }
+}
+
+std::pair<std::string, std::string> EmitterBase::validBounds(size_t opIndex,
+                                                             const ValidShape &v) {
+  if (v.dynamic)
+    return {validDimArg(opIndex, 0), validDimArg(opIndex, 1)};
+  return {std::to_string(v.rows), std::to_string(v.cols)};
 }
 
 // --- Kernel ABI -------------------------------------------------------------------

@@ -13,6 +13,8 @@
 
 #include <map>
 #include <set>
+#include <tuple>
+#include <utility>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,6 +30,12 @@ public:
   /// case cannot be lowered in this style.
   virtual bool run() = 0;
   std::string unsupported;
+
+  /// The one op dispatch of every style: a comment naming the op, then the
+  /// style's hook for its kind. Elementwise, view and source ops reach
+  /// their hook by category, so a new op of those categories needs no
+  /// dispatch of its own; every other op is named here.
+  void emitOp(size_t opIndex);
 
   // --- Text -------------------------------------------------------------------
   void line(const std::string &s);
@@ -49,15 +57,50 @@ public:
   std::string lowestOf(DType t);
   std::string highestOf(DType t);
 
+  // --- Typed arith (ScalarLowering.cpp) ---------------------------------------
+  // The semantics of every op is written once, over `arithType(t)`: an
+  // element of `t`, or a vector of `t` while a LaneScope is open. The npu
+  // style opens one for its lane-wise loops, so its vector code is the
+  // scalar code, op for op.
+
+  /// While alive, typed arith emits `vector<lanes x T>` values.
+  class LaneScope {
+  public:
+    LaneScope(EmitterBase &e, int64_t lanes) : e_(e), saved_(e.lanes_) { e.lanes_ = lanes; }
+    ~LaneScope() { e_.lanes_ = saved_; }
+    LaneScope(const LaneScope &) = delete;
+    LaneScope &operator=(const LaneScope &) = delete;
+
+  private:
+    EmitterBase &e_;
+    int64_t saved_;
+  };
+  /// `f32`, or `vector<16xf32>` inside a LaneScope of 16.
+  std::string arithType(DType t) const;
+  /// A hoisted constant, splatted inside a LaneScope.
+  std::string laneConst(const std::string &scalarConstant, DType t);
+  /// `r = name a : T`, `r = name a, b : T`, and `arith.select` (its
+  /// condition i1 or a vector of i1).
+  std::string op1(const std::string &name, const std::string &a, DType t);
+  std::string op2(const std::string &name, const std::string &a, const std::string &b, DType t);
+  std::string select(const std::string &cond, const std::string &a, const std::string &b,
+                     DType t);
+  /// `arith.cmpf`/`arith.cmpi` with `pred` over operands of type `t`.
+  std::string cmp(const std::string &pred, const std::string &a, const std::string &b, DType t);
+
   // --- Scalar semantics (ScalarLowering.cpp) -----------------------------------
   /// Widens f16/bf16 to f32 (identity otherwise): the compute type.
   std::string widen(const std::string &x, DType t);
   /// Rounds an f32 compute value back to `t` with rne (identity for f32).
   std::string narrow(const std::string &x, DType t);
-  /// Applies a unary/binary/compare op; operands and result in storage type.
-  std::string unary(OpKind k, DType t, const std::string &x);
+  /// Applies a unary/binary/compare op; operands and result in storage type
+  /// (vectors of it inside a LaneScope).
+  std::string unary(const Op &op, DType t, const std::string &x);
   std::string binary(OpKind k, DType t, const std::string &a, const std::string &b);
   std::string compare(OpKind k, DType t, const std::string &a, const std::string &b);
+  /// Whether the lowering's tail turns `unary` of `k` on vectors into code
+  /// (libm-only functions it scalarises for scalars only do not).
+  static bool unaryHasLaneForm(OpKind k);
 
   /// How every style reduces: the accumulator's type (floats accumulate in
   /// f32 and round once), its initial value (a constant emitted here) and
@@ -68,13 +111,34 @@ public:
   ReduceRule reduceRule(OpKind k, DType t);
   /// The elementwise semantics of `op` applied to loaded operand elements
   /// `xs` (in operand order): unary, binary, compare, row/col expand,
-  /// select, masked_fill and cast.
+  /// select, masked_fill and cast (lanes: all but cast).
   std::string elementwise(const Op &op, const std::vector<std::string> &xs);
   /// x > best under the topk/argmax order (NaN largest), in storage type.
   std::string greater(DType t, const std::string &x, const std::string &best);
+  /// One step of topk's scan for its next pick: element `x` at index `j`
+  /// against the previous pick (value, index, whether there is one) and the
+  /// best candidate so far (value, index, whether there is one). Returns the
+  /// new best's value, index and flag. Elements after the previous pick in
+  /// the order (greater, or equal at a later index) are candidates; among
+  /// them the scan keeps the first of the largest, so ties go to the lower
+  /// index.
+  struct TopKBest {
+    std::string value, index, has;
+  };
+  TopKBest topkStep(DType t, const std::string &x, const std::string &j, const TopKBest &prev,
+                    const TopKBest &best);
+  /// `a, b, c`.
+  static std::string joined(const std::vector<std::string> &v, const char *sep = ", ");
   std::string cast(const std::string &x, DType from, DType to, RoundingMode m);
   /// An `index` value as element type `t` (iota).
   std::string fromIndex(const std::string &i, DType t);
+  /// What fillpad writes outside the valid region.
+  std::string padValue(PadKind p, DType t);
+  /// min of two valid bounds, each an integer literal, an SSA `index` or
+  /// empty (unbounded), folding literals.
+  std::string minBound(const std::string &a, const std::string &b);
+  /// An SSA `index` for a literal or SSA bound.
+  std::string indexValue(const std::string &literalOrSsa);
 
   /// Declares a runtime helper once (a `func.func private` line).
   void declareRuntime(const std::string &decl) { runtimeDecls_.insert(decl); }
@@ -82,6 +146,29 @@ public:
   const Case &c() const { return c_; }
 
 protected:
+  // --- Per-style hooks of emitOp -------------------------------------------------
+  /// Unary, binary, compare, row/col expand, select, masked_fill, cast.
+  virtual void emitElementwise(const Op &op) = 0;
+  virtual void emitView(const Op &op) = 0;
+  /// const and iota (inputs are kernel arguments).
+  virtual void emitSource(const Op &op) = 0;
+  /// set_validshape: the result is the operand with valid region
+  /// rows x cols (literals or SSA `index` arguments); no data moves.
+  virtual void emitSetValidShape(const Op &op, const std::string &rows,
+                                 const std::string &cols) = 0;
+  virtual void emitFillPad(const Op &op) = 0;
+  /// reduce_sum, reduce_max, reduce_min.
+  virtual void emitReduce(const Op &op) = 0;
+  virtual void emitArgMax(const Op &op) = 0;
+  virtual void emitTopK(const Op &op) = 0;
+  virtual void emitMatmul(const Op &op) = 0;
+  virtual void emitGather(const Op &op) = 0;
+
+  /// The valid-region bounds of op `opIndex`'s result with valid shape `v`
+  /// (an input's type or set_validshape's attributes): literals, or the
+  /// runtime arguments when dynamic.
+  static std::pair<std::string, std::string> validBounds(size_t opIndex, const ValidShape &v);
+
   // --- Kernel ABI ---------------------------------------------------------------
   /// SSA names of the kernel arguments.
   static std::string inputArg(int ordinal) { return "%in" + std::to_string(ordinal); }
@@ -110,6 +197,7 @@ private:
   std::map<std::string, std::string> constants_;
   std::set<std::string> runtimeDecls_;
   int counter_ = 0;
+  int64_t lanes_ = 0; ///< 0: scalars; else the open LaneScope's lanes
 };
 
 } // namespace npufuzz

@@ -4,17 +4,13 @@
 // lanes with a scalar remainder loop for the tail (n mod lanes elements);
 // ops or dtypes without a lane-wise form here (index values, casts, integer
 // division, the libm-only tanh/erf) run the scalar loop over the whole dim.
-// The scalar loop always uses the shared scalar semantics (ScalarLowering),
-// and the lane-wise forms below are the same arith/math ops on vectors.
+// Both loops emit the one typed semantics of ScalarLowering.cpp; the
+// lane-wise loop opens a LaneScope, so its ops are the same on vectors.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/NpuLowering.h"
 
 namespace npufuzz {
-
-namespace {
-bool isHalf(DType t) { return t == DType::F16 || t == DType::BF16; }
-} // namespace
 
 // --- Loops and element access -----------------------------------------------------
 
@@ -35,15 +31,6 @@ void NpuEmitter::closeFor(size_t n) {
     line("}");
   }
 }
-
-namespace {
-std::string joined(const std::vector<std::string> &v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + v[i];
-  return s;
-}
-} // namespace
 
 std::string NpuEmitter::load(const SpadTile &t, const std::vector<std::string> &idx) {
   const std::string x = fresh();
@@ -93,12 +80,6 @@ void NpuEmitter::vstore(const std::string &x, const SpadTile &t,
        vecType(bit ? DType::I8 : t.dtype));
 }
 
-std::string NpuEmitter::splat(const std::string &scalar, DType t) {
-  const std::string v = fresh("v");
-  line(v + " = vector.broadcast " + scalar + " : " + elemType(t) + " to " + vecType(t));
-  return v;
-}
-
 void NpuEmitter::laneLoops(const std::vector<std::string> &bounds, bool vectorize,
                            const std::function<void(const std::vector<std::string> &)> &vec,
                            const std::function<void(const std::vector<std::string> &)> &scalar) {
@@ -128,10 +109,6 @@ void NpuEmitter::laneLoops(const std::vector<std::string> &bounds, bool vectoriz
   closeFor(ivs.size());
 }
 
-std::string NpuEmitter::indexValue(const std::string &v) {
-  return v[0] == '%' ? v : indexConst(std::stoll(v));
-}
-
 std::string NpuEmitter::clip(const Block &b, size_t d, const std::string &valid) {
   if (valid.empty())
     return b.extent[d];
@@ -157,26 +134,7 @@ bool NpuEmitter::vectorizable(const Op &op) const {
   const DType t = types[0];
   switch (opCategory(op.kind)) {
   case OpCategory::Unary:
-    switch (op.kind) {
-    case OpKind::Tanh:
-    case OpKind::Erf:
-      return false; // libm calls, which the lowering tail only scalarises
-    case OpKind::Neg:
-    case OpKind::Abs:
-    case OpKind::Exp:
-    case OpKind::Log:
-    case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-    case OpKind::Sigmoid:
-    case OpKind::Silu:
-    case OpKind::Relu:
-    case OpKind::Not:
-      return true;
-#define NPF_HANDLED_CATEGORY Unary
-#include "ir/OpCasesOutside.def"
-      return false;
-    }
-    return false;
+    return unaryHasLaneForm(op.kind);
   case OpCategory::Binary:
   case OpCategory::RowExpand:
   case OpCategory::ColExpand:
@@ -191,179 +149,9 @@ bool NpuEmitter::vectorizable(const Op &op) const {
   return false;
 }
 
-std::string NpuEmitter::vecUnary(OpKind k, DType t, const std::string &x) {
-  auto op1 = [&](const std::string &name, const std::string &a, DType ty) {
-    const std::string r = fresh("v");
-    line(r + " = " + name + " " + a + " : " + vecType(ty));
-    return r;
-  };
-  auto op2 = [&](const std::string &name, const std::string &a, const std::string &b, DType ty) {
-    const std::string r = fresh("v");
-    line(r + " = " + name + " " + a + ", " + b + " : " + vecType(ty));
-    return r;
-  };
-  if (isFloat(t)) {
-    std::string w = x;
-    if (isHalf(t)) {
-      w = fresh("v");
-      line(w + " = arith.extf " + x + " : " + vecType(t) + " to " + vecType(DType::F32));
-    }
-    const std::string one = splat(floatConst(1.0f, DType::F32), DType::F32);
-    const std::string zero = splat(floatConst(0.0f, DType::F32), DType::F32);
-    auto sigmoid = [&](const std::string &v) {
-      const std::string e = op1("math.exp", op1("arith.negf", v, DType::F32), DType::F32);
-      return op2("arith.divf", one, op2("arith.addf", one, e, DType::F32), DType::F32);
-    };
-    std::string r;
-    switch (k) {
-    case OpKind::Neg: r = op1("arith.negf", w, DType::F32); break;
-    case OpKind::Abs: r = op1("math.absf", w, DType::F32); break;
-    case OpKind::Exp: r = op1("math.exp", w, DType::F32); break;
-    case OpKind::Log: r = op1("math.log", w, DType::F32); break;
-    case OpKind::Sqrt: r = op1("math.sqrt", w, DType::F32); break;
-    case OpKind::Rsqrt: r = op1("math.rsqrt", w, DType::F32); break;
-    case OpKind::Sigmoid: r = sigmoid(w); break;
-    case OpKind::Silu: r = op2("arith.mulf", w, sigmoid(w), DType::F32); break;
-    case OpKind::Relu: { // ugt keeps NaN and maps -0 to +0, as the scalar form
-      const std::string pos = fresh("v");
-      line(pos + " = arith.cmpf ugt, " + w + ", " + zero + " : " + vecType(DType::F32));
-      r = fresh("v");
-      line(r + " = arith.select " + pos + ", " + w + ", " + zero + " : " + vecType(DType::I1) +
-           ", " + vecType(DType::F32));
-      break;
-    }
-    // Not vectorized (vectorizable() keeps them scalar), or not on floats.
-    case OpKind::Tanh:
-    case OpKind::Erf:
-    case OpKind::Not:
-#define NPF_HANDLED_CATEGORY Unary
-#include "ir/OpCasesOutside.def"
-      unsupported = "npu: no vector form of " + std::string(opName(k)) + " on floats";
-      return x;
-    }
-    if (!isHalf(t))
-      return r;
-    const std::string n = fresh("v");
-    line(n + " = arith.truncf " + r + " : " + vecType(DType::F32) + " to " + vecType(t));
-    return n;
-  }
-  const std::string zero = splat(intConst(0, t), t);
-  switch (k) {
-  case OpKind::Neg: return op2("arith.subi", zero, x, t);
-  case OpKind::Abs: {
-    const std::string neg = op2("arith.subi", zero, x, t), isNeg = fresh("v"), r = fresh("v");
-    line(isNeg + " = arith.cmpi slt, " + x + ", " + zero + " : " + vecType(t));
-    line(r + " = arith.select " + isNeg + ", " + neg + ", " + x + " : " + vecType(DType::I1) +
-         ", " + vecType(t));
-    return r;
-  }
-  case OpKind::Relu: return op2("arith.maxsi", x, zero, t);
-  case OpKind::Not:
-    return op2("arith.xori", x, splat(intConst(t == DType::I1 ? 1 : -1, t), t), t);
-  // Float-only, or not an unary op.
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-  case OpKind::Tanh:
-  case OpKind::Erf:
-  case OpKind::Sigmoid:
-  case OpKind::Silu:
-#define NPF_HANDLED_CATEGORY Unary
-#include "ir/OpCasesOutside.def"
-    unsupported = "npu: no vector form of " + std::string(opName(k)) + " on integers";
-    return x;
-  }
-  return x; // unreachable: every OpKind is a case above
-}
-
-std::string NpuEmitter::vecBinary(OpKind k, DType t, const std::string &a, const std::string &b) {
-  auto op2 = [&](const char *name, const std::string &x, const std::string &y, DType ty) {
-    const std::string r = fresh("v");
-    line(r + " = " + name + " " + x + ", " + y + " : " + vecType(ty));
-    return r;
-  };
-  if (isFloat(t)) {
-    auto widen = [&](const std::string &x) {
-      if (!isHalf(t))
-        return x;
-      const std::string w = fresh("v");
-      line(w + " = arith.extf " + x + " : " + vecType(t) + " to " + vecType(DType::F32));
-      return w;
-    };
-    const char *name = k == OpKind::Add   ? "arith.addf"
-                       : k == OpKind::Sub ? "arith.subf"
-                       : k == OpKind::Mul ? "arith.mulf"
-                       : k == OpKind::Div ? "arith.divf"
-                       : k == OpKind::Max ? "arith.maximumf"
-                                          : "arith.minimumf";
-    const std::string r = op2(name, widen(a), widen(b), DType::F32);
-    if (!isHalf(t))
-      return r;
-    const std::string n = fresh("v");
-    line(n + " = arith.truncf " + r + " : " + vecType(DType::F32) + " to " + vecType(t));
-    return n;
-  }
-  const char *name = k == OpKind::Add   ? "arith.addi"
-                     : k == OpKind::Sub ? "arith.subi"
-                     : k == OpKind::Mul ? "arith.muli"
-                     : k == OpKind::Max ? "arith.maxsi"
-                     : k == OpKind::Min ? "arith.minsi"
-                     : k == OpKind::And ? "arith.andi"
-                     : k == OpKind::Or  ? "arith.ori"
-                                        : "arith.xori";
-  return op2(name, a, b, t);
-}
-
-std::string NpuEmitter::vecCompare(OpKind k, DType t, const std::string &a, const std::string &b) {
-  const bool f = isFloat(t);
-  const char *pred = k == OpKind::CmpEq   ? (f ? "oeq" : "eq")
-                     : k == OpKind::CmpNe ? (f ? "une" : "ne")
-                     : k == OpKind::CmpLt ? (f ? "olt" : "slt")
-                     : k == OpKind::CmpLe ? (f ? "ole" : "sle")
-                     : k == OpKind::CmpGt ? (f ? "ogt" : "sgt")
-                                          : (f ? "oge" : "sge");
-  const std::string r = fresh("v");
-  if (!f) {
-    line(r + " = arith.cmpi " + pred + ", " + a + ", " + b + " : " + vecType(t));
-    return r;
-  }
-  std::string wa = a, wb = b;
-  if (isHalf(t)) {
-    wa = fresh("v");
-    wb = fresh("v");
-    line(wa + " = arith.extf " + a + " : " + vecType(t) + " to " + vecType(DType::F32));
-    line(wb + " = arith.extf " + b + " : " + vecType(t) + " to " + vecType(DType::F32));
-  }
-  line(r + " = arith.cmpf " + pred + ", " + wa + ", " + wb + " : " + vecType(DType::F32));
-  return r;
-}
-
-std::string NpuEmitter::vecElementwise(const Op &op, const std::vector<std::string> &xs) {
-  const DType t = c_.typeOf(op.operands[0]).dtype;
-  const DType rt = c_.typeOf(op.results[0]).dtype;
-  switch (opCategory(op.kind)) {
-  case OpCategory::Unary: return vecUnary(op.kind, t, xs[0]);
-  case OpCategory::Binary: return vecBinary(op.kind, t, xs[0], xs[1]);
-  case OpCategory::Compare: return vecCompare(op.kind, t, xs[0], xs[1]);
-  case OpCategory::RowExpand:
-  case OpCategory::ColExpand: return vecBinary(expandBaseOp(op.kind), t, xs[0], xs[1]);
-  default: {
-    const std::string r = fresh("v");
-    if (op.kind == OpKind::Select)
-      line(r + " = arith.select " + xs[0] + ", " + xs[1] + ", " + xs[2] + " : " +
-           vecType(DType::I1) + ", " + vecType(rt));
-    else // MaskedFill
-      line(r + " = arith.select " + xs[1] + ", " + splat(scalarConst(op.attrs.value, rt), rt) +
-           ", " + xs[0] + " : " + vecType(DType::I1) + ", " + vecType(rt));
-    return r;
-  }
-  }
-}
-
 // --- Elementwise ops, sources, fillpad ----------------------------------------------
 
-void NpuEmitter::planElementwise(const Op &op) {
+void NpuEmitter::emitElementwise(const Op &op) {
   const ValueId res = op.results[0];
   const TensorType &rt = c_.typeOf(res);
   const OpCategory cat = opCategory(op.kind);
@@ -371,15 +159,6 @@ void NpuEmitter::planElementwise(const Op &op) {
   alloc(res);
   DramBuf &rb = bufs_[res];
   // min of two valid bounds (literal or SSA), folding literals.
-  auto minBound = [this](const std::string &a, const std::string &b) {
-    if (a.empty() || b.empty())
-      return a.empty() ? b : a;
-    if (a[0] != '%' && b[0] != '%')
-      return std::stoll(a) <= std::stoll(b) ? a : b;
-    const std::string x = fresh("vb");
-    line(x + " = arith.minsi " + indexValue(a) + ", " + indexValue(b) + " : index");
-    return x;
-  };
   if (rt.valid) {
     // The valid region of an elementwise result is the intersection of its
     // operands'; the compute loops cover only that region.
@@ -416,10 +195,10 @@ void NpuEmitter::planElementwise(const Op &op) {
       std::vector<std::string> xs;
       for (int i = 0; i < out; ++i)
         xs.push_back(lanes ? vload(*b.tiles[i], ivs) : load(*b.tiles[i], ivs));
-      if (lanes)
-        vstore(vecElementwise(op, xs), *b.tiles[out], ivs);
-      else
-        store(elementwise(op, xs), *b.tiles[out], ivs);
+      if (!lanes)
+        return store(elementwise(op, xs), *b.tiles[out], ivs);
+      const LaneScope scope(*this, opt_.lanes);
+      vstore(elementwise(op, xs), *b.tiles[out], ivs);
     };
     laneLoops(
         loopBounds, vec, [&](const std::vector<std::string> &ivs) { body(true, ivs); },
@@ -428,7 +207,7 @@ void NpuEmitter::planElementwise(const Op &op) {
   emitPlan(p);
 }
 
-void NpuEmitter::planSource(const Op &op) {
+void NpuEmitter::emitSource(const Op &op) {
   const ValueId res = op.results[0];
   const TensorType &rt = c_.typeOf(res);
   const DType t = rt.dtype;
@@ -475,7 +254,10 @@ void NpuEmitter::planSource(const Op &op) {
     laneLoops(
         b.extent, vec,
         [&](const std::vector<std::string> &ivs) {
-          vstore(isConst ? splat(scalarConst(op.attrs.value, t), t) : lanes(ivs), *b.tiles[0], ivs);
+          if (!isConst)
+            return vstore(lanes(ivs), *b.tiles[0], ivs);
+          const LaneScope scope(*this, opt_.lanes);
+          vstore(laneConst(scalarConst(op.attrs.value, t), t), *b.tiles[0], ivs);
         },
         [&](const std::vector<std::string> &ivs) {
           store(isConst ? scalarConst(op.attrs.value, t) : fromIndex(global(ivs), t), *b.tiles[0],
@@ -485,7 +267,7 @@ void NpuEmitter::planSource(const Op &op) {
   emitPlan(p);
 }
 
-void NpuEmitter::planFillPad(const Op &op) {
+void NpuEmitter::emitFillPad(const Op &op) {
   const ValueId src = op.operands[0], res = op.results[0];
   const TensorType &rt = c_.typeOf(res);
   const DType t = rt.dtype;
@@ -499,9 +281,7 @@ void NpuEmitter::planFillPad(const Op &op) {
   p.loads.push_back(rowMajor(0, src));
   p.stores.push_back(rowMajor(1, res));
   p.compute = [this, &op, t, sb](const Block &b) {
-    const std::string pad = op.attrs.pad == PadKind::Zero  ? zeroOf(t)
-                            : op.attrs.pad == PadKind::Min ? lowestOf(t)
-                                                           : highestOf(t);
+    const std::string pad = padValue(op.attrs.pad, t);
     laneLoops(b.extent, false, nullptr, [&](const std::vector<std::string> &ivs) {
       std::string x = load(*b.tiles[0], ivs);
       if (!sb.rows.empty()) {

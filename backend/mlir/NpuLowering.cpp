@@ -160,7 +160,7 @@ void NpuEmitter::planCopy(ValueId from, const DramBuf &to) {
   emitPlan(p);
 }
 
-void NpuEmitter::planView(const Op &op) {
+void NpuEmitter::emitView(const Op &op) {
   const ValueId src = op.operands[0], res = op.results[0];
   const TensorType &st = c_.typeOf(src), &rt = c_.typeOf(res);
   const std::vector<IndexExpr> map = viewIndexMap(c_, op);
@@ -186,8 +186,10 @@ void NpuEmitter::planView(const Op &op) {
           return false;
       return true;
     case IndexExpr::Kind::Mul: return addTerms(e.lhs(), scale * e.value());
-    default: return false;
+    case IndexExpr::Kind::FloorDiv:
+    case IndexExpr::Kind::Mod: return false; // not linear: staged whole and gathered
     }
+    return false;
   };
   for (size_t j = 0; j < map.size() && linear; ++j)
     linear = addTerms(map[j], srcStrides[j]);
@@ -234,34 +236,13 @@ void NpuEmitter::planView(const Op &op) {
 
 // --- Ops --------------------------------------------------------------------------
 
-void NpuEmitter::emitOp(size_t opIndex) {
-  const Op &op = c_.ops[opIndex];
-  line("// " + std::string(opName(op.kind)));
-  switch (op.kind) {
-  case OpKind::Input: return; // bound to a kernel argument
-  case OpKind::Const:
-  case OpKind::Iota: return planSource(op);
-  case OpKind::SetValidShape: {
-    // No data moves: the result aliases its operand with a narrower region.
-    DramBuf b = bufs_.at(op.operands[0]);
-    b.rows = op.attrs.dynamic ? validDimArg(opIndex, 0) : std::to_string(op.attrs.rows);
-    b.cols = op.attrs.dynamic ? validDimArg(opIndex, 1) : std::to_string(op.attrs.cols);
-    bufs_[op.results[0]] = b;
-    return;
-  }
-  case OpKind::FillPad: return planFillPad(op);
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin: return planReduce(op);
-  case OpKind::ArgMax: return planArgMax(op);
-  case OpKind::TopK: return planTopK(op);
-  case OpKind::Matmul: return planMatmul(op);
-  case OpKind::Gather: return planGather(op);
-  default:
-    if (isView(op.kind))
-      return planView(op);
-    return planElementwise(op);
-  }
+void NpuEmitter::emitSetValidShape(const Op &op, const std::string &rows,
+                                   const std::string &cols) {
+  // No data moves: the result aliases its operand with a narrower region.
+  DramBuf b = bufs_.at(op.operands[0]);
+  b.rows = rows;
+  b.cols = cols;
+  bufs_[op.results[0]] = b;
 }
 
 bool NpuEmitter::run() {
@@ -286,10 +267,8 @@ bool NpuEmitter::run() {
     b.type = memrefType(c_.typeOf(v));
     b.extent = c_.typeOf(v).numElements();
     b.ptr = pointerOf(b.memref, b.type);
-    if (const auto &valid = c_.typeOf(v).valid) {
-      b.rows = valid->dynamic ? validDimArg(i, 0) : std::to_string(valid->rows);
-      b.cols = valid->dynamic ? validDimArg(i, 1) : std::to_string(valid->cols);
-    }
+    if (const auto &valid = c_.typeOf(v).valid)
+      std::tie(b.rows, b.cols) = validBounds(i, *valid);
     bufs_[v] = b;
   }
   for (size_t i = 0; i < c_.ops.size() && unsupported.empty(); ++i)

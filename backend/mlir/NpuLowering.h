@@ -104,7 +104,6 @@ public:
 
 private:
   // --- Plans (NpuLowering.cpp) -------------------------------------------------
-  void emitOp(size_t opIndex);
   /// Chooses the block, lays out the tiles (unsupported when they exceed the
   /// scratchpad) and emits the block loops with their DMA and compute.
   void emitPlan(const Plan &p);
@@ -139,8 +138,6 @@ private:
   std::string vecType(DType t) const;
   std::string vload(const SpadTile &t, const std::vector<std::string> &idx);
   void vstore(const std::string &x, const SpadTile &t, const std::vector<std::string> &idx);
-  /// `scalar` (of type `t`) in every lane.
-  std::string splat(const std::string &scalar, DType t);
   /// Loops over `bounds` with the innermost on lanes: `vec(j)` for full
   /// vectors, `scalar(j)` for the tail (and everything when !vectorize).
   void laneLoops(const std::vector<std::string> &bounds, bool vectorize,
@@ -149,24 +146,20 @@ private:
   /// Whether `op` has a lane-wise form; the lane-wise forms mirror the
   /// scalar semantics of EmitterBase op for op.
   bool vectorizable(const Op &op) const;
-  std::string vecElementwise(const Op &op, const std::vector<std::string> &xs);
-  std::string vecUnary(OpKind k, DType t, const std::string &x);
-  std::string vecBinary(OpKind k, DType t, const std::string &a, const std::string &b);
-  std::string vecCompare(OpKind k, DType t, const std::string &a, const std::string &b);
   /// Block-local bound of dim `d` clipped to a valid bound (empty: none).
   std::string clip(const Block &b, size_t d, const std::string &valid);
-  /// An `index` SSA value for a literal or SSA bound.
-  std::string indexValue(const std::string &literalOrSsa);
 
-  void planElementwise(const Op &op);
-  void planSource(const Op &op);
-  void planFillPad(const Op &op);
-  void planView(const Op &op);
-  void planReduce(const Op &op);
-  void planArgMax(const Op &op);
-  void planTopK(const Op &op);
-  void planMatmul(const Op &op);
-  void planGather(const Op &op);
+  // emitOp's hooks: each builds the op's Plan and emits it.
+  void emitElementwise(const Op &op) override;
+  void emitSource(const Op &op) override;
+  void emitFillPad(const Op &op) override;
+  void emitView(const Op &op) override;
+  void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;
+  void emitReduce(const Op &op) override;
+  void emitArgMax(const Op &op) override;
+  void emitTopK(const Op &op) override;
+  void emitMatmul(const Op &op) override;
+  void emitGather(const Op &op) override;
   /// Copies `from` to the output buffer `to` through the scratchpad.
   void planCopy(ValueId from, const DramBuf &to);
 

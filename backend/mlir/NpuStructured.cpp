@@ -42,7 +42,7 @@ static Plan axisPlan(const Case &c, ValueId src, ValueId res, int64_t axis) {
   return p;
 }
 
-void NpuEmitter::planReduce(const Op &op) {
+void NpuEmitter::emitReduce(const Op &op) {
   const ValueId src = op.operands[0], res = op.results[0];
   const DType t = c_.typeOf(src).dtype;
   const int64_t axis = op.attrs.axis, n = c_.typeOf(src).shape[axis];
@@ -72,7 +72,7 @@ void NpuEmitter::planReduce(const Op &op) {
   emitPlan(p);
 }
 
-void NpuEmitter::planArgMax(const Op &op) {
+void NpuEmitter::emitArgMax(const Op &op) {
   const ValueId src = op.operands[0], res = op.results[0];
   const DType t = c_.typeOf(src).dtype;
   const int64_t axis = op.attrs.axis, n = c_.typeOf(src).shape[axis];
@@ -108,7 +108,7 @@ void NpuEmitter::planArgMax(const Op &op) {
   emitPlan(p);
 }
 
-void NpuEmitter::planTopK(const Op &op) {
+void NpuEmitter::emitTopK(const Op &op) {
   const ValueId src = op.operands[0], values = op.results[0], indices = op.results[1];
   const DType t = c_.typeOf(src).dtype;
   const int64_t axis = op.attrs.axis, n = c_.typeOf(src).shape[axis], kk = op.attrs.k;
@@ -142,25 +142,8 @@ void NpuEmitter::planTopK(const Op &op) {
          indexConst(0) + ", " + has + " = " + no + ") -> (" + ty + ", index, i1) {");
     indent_ += 2;
     const std::string x = load(*b.tiles[0], withAxis(outer, axis, j));
-    const std::string prevWins = greater(t, prevV, x), xWins = greater(t, x, prevV);
-    const std::string tie = fresh(), later = fresh(), tieLater = fresh(), after = fresh(),
-                      noPrev = fresh(), eligible = fresh();
-    line(tie + " = arith.xori " + xWins + ", " + yes + " : i1");
-    line(later + " = arith.cmpi sgt, " + j + ", " + prevI + " : index");
-    line(tieLater + " = arith.andi " + tie + ", " + later + " : i1");
-    line(after + " = arith.ori " + prevWins + ", " + tieLater + " : i1");
-    line(noPrev + " = arith.xori " + havePrev + ", " + yes + " : i1");
-    line(eligible + " = arith.ori " + noPrev + ", " + after + " : i1");
-    const std::string wins = greater(t, x, bv);
-    const std::string firstPick = fresh(), better = fresh(), cand = fresh();
-    line(firstPick + " = arith.xori " + has + ", " + yes + " : i1");
-    line(better + " = arith.ori " + firstPick + ", " + wins + " : i1");
-    line(cand + " = arith.andi " + better + ", " + eligible + " : i1");
-    const std::string nv = fresh(), ni = fresh(), nh = fresh();
-    line(nv + " = arith.select " + cand + ", " + x + ", " + bv + " : " + ty);
-    line(ni + " = arith.select " + cand + ", " + j + ", " + bi + " : index");
-    line(nh + " = arith.ori " + has + ", " + cand + " : i1");
-    line("scf.yield " + nv + ", " + ni + ", " + nh + " : " + ty + ", index, i1");
+    const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
+    line("scf.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty + ", index, i1");
     closeFor(1);
     store(pick + "#0", *b.tiles[1], withAxis(outer, axis, r));
     const std::string idx = fresh();
@@ -173,7 +156,7 @@ void NpuEmitter::planTopK(const Op &op) {
   emitPlan(p);
 }
 
-void NpuEmitter::planMatmul(const Op &op) {
+void NpuEmitter::emitMatmul(const Op &op) {
   const ValueId a = op.operands[0], bv = op.operands[1], res = op.results[0];
   const TensorType &at = c_.typeOf(a), &bt = c_.typeOf(bv), &rt = c_.typeOf(res);
   const DType in = at.dtype, acc = rt.dtype;
@@ -234,7 +217,7 @@ void NpuEmitter::planMatmul(const Op &op) {
   emitPlan(p);
 }
 
-void NpuEmitter::planGather(const Op &op) {
+void NpuEmitter::emitGather(const Op &op) {
   const ValueId src = op.operands[0], idx = op.operands[1], res = op.results[0];
   const DType idxTy = c_.typeOf(idx).dtype;
   const int64_t axis = op.attrs.axis;

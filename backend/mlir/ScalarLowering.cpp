@@ -20,105 +20,135 @@ const char *kIntToBits = "func.func private @npf_rt_int_to_bits(i64, i32, i32) -
 bool isHalf(DType t) { return t == DType::F16 || t == DType::BF16; }
 } // namespace
 
+// --- Typed arith ----------------------------------------------------------------
+
+std::string EmitterBase::arithType(DType t) const {
+  if (lanes_ == 0)
+    return elemType(t);
+  return "vector<" + std::to_string(lanes_) + "x" + elemType(t) + ">";
+}
+
+std::string EmitterBase::laneConst(const std::string &scalarConstant, DType t) {
+  if (lanes_ == 0)
+    return scalarConstant;
+  const std::string v = fresh("v");
+  line(v + " = vector.broadcast " + scalarConstant + " : " + elemType(t) + " to " + arithType(t));
+  return v;
+}
+
+std::string EmitterBase::op1(const std::string &name, const std::string &a, DType t) {
+  const std::string r = fresh(lanes_ ? "v" : "t");
+  line(r + " = " + name + " " + a + " : " + arithType(t));
+  return r;
+}
+
+std::string EmitterBase::op2(const std::string &name, const std::string &a, const std::string &b,
+                             DType t) {
+  const std::string r = fresh(lanes_ ? "v" : "t");
+  line(r + " = " + name + " " + a + ", " + b + " : " + arithType(t));
+  return r;
+}
+
+std::string EmitterBase::select(const std::string &cond, const std::string &a,
+                                const std::string &b, DType t) {
+  const std::string r = fresh(lanes_ ? "v" : "t");
+  // A vector select names its condition's type; a scalar one does not.
+  line(r + " = arith.select " + cond + ", " + a + ", " + b + " : " +
+       (lanes_ ? arithType(DType::I1) + ", " : std::string()) + arithType(t));
+  return r;
+}
+
+std::string EmitterBase::cmp(const std::string &pred, const std::string &a, const std::string &b,
+                             DType t) {
+  return op2(std::string(isFloat(t) ? "arith.cmpf " : "arith.cmpi ") + pred + ",", a, b, t);
+}
+
+// --- Scalar semantics ------------------------------------------------------------
+
 std::string EmitterBase::widen(const std::string &x, DType t) {
   if (!isHalf(t))
     return x;
-  const std::string r = fresh();
-  line(r + " = arith.extf " + x + " : " + elemType(t) + " to f32");
+  const std::string r = fresh(lanes_ ? "v" : "t");
+  line(r + " = arith.extf " + x + " : " + arithType(t) + " to " + arithType(DType::F32));
   return r;
 }
 
 std::string EmitterBase::narrow(const std::string &x, DType t) {
   if (!isHalf(t))
     return x;
-  const std::string r = fresh();
-  line(r + " = arith.truncf " + x + " : f32 to " + elemType(t));
+  const std::string r = fresh(lanes_ ? "v" : "t");
+  line(r + " = arith.truncf " + x + " : " + arithType(DType::F32) + " to " + arithType(t));
   return r;
 }
 
-std::string EmitterBase::unary(OpKind k, DType t, const std::string &x) {
-  auto op1 = [&](const std::string &name, const std::string &a, const std::string &ty) {
-    const std::string r = fresh();
-    line(r + " = " + name + " " + a + " : " + ty);
-    return r;
-  };
-  auto op2 = [&](const std::string &name, const std::string &a, const std::string &b,
-                 const std::string &ty) {
-    const std::string r = fresh();
-    line(r + " = " + name + " " + a + ", " + b + " : " + ty);
-    return r;
-  };
+bool EmitterBase::unaryHasLaneForm(OpKind k) {
+  switch (k) {
+  case OpKind::Tanh:
+  case OpKind::Erf:
+    return false; // libm calls, which the lowering tail only scalarises
+  case OpKind::Neg:
+  case OpKind::Abs:
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+  case OpKind::Relu:
+  case OpKind::Not:
+    return true;
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
+    return false;
+  }
+  return false; // unreachable: every OpKind is a case above
+}
+
+std::string EmitterBase::unary(const Op &op, DType t, const std::string &x) {
+  const OpKind k = op.kind;
+  constexpr DType F32 = DType::F32;
   if (isFloat(t)) {
     const std::string w = widen(x, t);
-    const std::string one = floatConst(1.0f, DType::F32), zero = floatConst(0.0f, DType::F32);
+    const std::string one = laneConst(floatConst(1.0f, F32), F32);
+    const std::string zero = laneConst(floatConst(0.0f, F32), F32);
     std::string r;
     auto sigmoid = [&](const std::string &v) {
-      const std::string e = op1("math.exp", op1("arith.negf", v, "f32"), "f32");
-      return op2("arith.divf", one, op2("arith.addf", one, e, "f32"), "f32");
+      const std::string e = op1("math.exp", op1("arith.negf", v, F32), F32);
+      return op2("arith.divf", one, op2("arith.addf", one, e, F32), F32);
     };
     switch (k) {
-    case OpKind::Neg:
-      r = op1("arith.negf", w, "f32");
-      break;
-    case OpKind::Abs:
-      r = op1("math.absf", w, "f32");
-      break;
-    case OpKind::Exp:
-      r = op1("math.exp", w, "f32");
-      break;
-    case OpKind::Log:
-      r = op1("math.log", w, "f32");
-      break;
-    case OpKind::Sqrt:
-      r = op1("math.sqrt", w, "f32");
-      break;
-    case OpKind::Rsqrt:
-      r = op1("math.rsqrt", w, "f32");
-      break;
-    case OpKind::Tanh:
-      r = op1("math.tanh", w, "f32");
-      break;
-    case OpKind::Erf:
-      r = op1("math.erf", w, "f32");
-      break;
-    case OpKind::Sigmoid:
-      r = sigmoid(w);
-      break;
-    case OpKind::Silu:
-      r = op2("arith.mulf", w, sigmoid(w), "f32");
-      break;
-    case OpKind::Relu: {
+    case OpKind::Neg: r = op1("arith.negf", w, F32); break;
+    case OpKind::Abs: r = op1("math.absf", w, F32); break;
+    case OpKind::Exp: r = op1("math.exp", w, F32); break;
+    case OpKind::Log: r = op1("math.log", w, F32); break;
+    case OpKind::Sqrt: r = op1("math.sqrt", w, F32); break;
+    case OpKind::Rsqrt: r = op1("math.rsqrt", w, F32); break;
+    case OpKind::Tanh: r = op1("math.tanh", w, F32); break;
+    case OpKind::Erf: r = op1("math.erf", w, F32); break;
+    case OpKind::Sigmoid: r = sigmoid(w); break;
+    case OpKind::Silu: r = op2("arith.mulf", w, sigmoid(w), F32); break;
+    case OpKind::Relu:
       // ugt keeps NaN (unordered compares true) and maps -0 to +0.
-      const std::string pos = fresh();
-      line(pos + " = arith.cmpf ugt, " + w + ", " + zero + " : f32");
-      r = fresh();
-      line(r + " = arith.select " + pos + ", " + w + ", " + zero + " : f32");
+      r = select(cmp("ugt", w, zero, F32), w, zero, F32);
       break;
-    }
     case OpKind::Not: // integer-like only
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
-      unsupported = std::string(opName(k)) + " on " + elemType(t);
+      unsupported = std::string(opName(k)) + " on " + arithType(t);
       return x;
     }
     return narrow(r, t);
   }
-  const std::string ty = elemType(t);
+  const std::string zero = laneConst(intConst(0, t), t);
   switch (k) {
-  case OpKind::Neg:
-    return op2("arith.subi", intConst(0, t), x, ty);
+  case OpKind::Neg: return op2("arith.subi", zero, x, t);
   case OpKind::Abs: {
-    const std::string neg = op2("arith.subi", intConst(0, t), x, ty);
-    const std::string isNeg = fresh();
-    line(isNeg + " = arith.cmpi slt, " + x + ", " + intConst(0, t) + " : " + ty);
-    const std::string r = fresh();
-    line(r + " = arith.select " + isNeg + ", " + neg + ", " + x + " : " + ty);
-    return r;
+    const std::string neg = op2("arith.subi", zero, x, t);
+    return select(cmp("slt", x, zero, t), neg, x, t);
   }
-  case OpKind::Relu:
-    return op2("arith.maxsi", x, intConst(0, t), ty);
+  case OpKind::Relu: return op2("arith.maxsi", x, zero, t);
   case OpKind::Not:
-    return op2("arith.xori", x, intConst(t == DType::I1 ? 1 : -1, t), ty);
+    return op2("arith.xori", x, laneConst(intConst(t == DType::I1 ? 1 : -1, t), t), t);
   // Float-only.
   case OpKind::Exp:
   case OpKind::Log:
@@ -130,19 +160,13 @@ std::string EmitterBase::unary(OpKind k, DType t, const std::string &x) {
   case OpKind::Silu:
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
-    unsupported = std::string(opName(k)) + " on " + ty;
+    unsupported = std::string(opName(k)) + " on " + arithType(t);
     return x;
   }
   return x; // unreachable: every OpKind is a case above
 }
 
 std::string EmitterBase::binary(OpKind k, DType t, const std::string &a, const std::string &b) {
-  auto op2 = [&](const std::string &name, const std::string &x, const std::string &y,
-                 const std::string &ty) {
-    const std::string r = fresh();
-    line(r + " = " + name + " " + x + ", " + y + " : " + ty);
-    return r;
-  };
   if (isFloat(t)) {
     const std::string wa = widen(a, t), wb = widen(b, t);
     const char *name = nullptr;
@@ -158,54 +182,45 @@ std::string EmitterBase::binary(OpKind k, DType t, const std::string &a, const s
     case OpKind::Xor:
 #define NPF_HANDLED_CATEGORY Binary
 #include "ir/OpCasesOutside.def"
-      unsupported = std::string(opName(k)) + " on " + elemType(t);
+      unsupported = std::string(opName(k)) + " on " + arithType(t);
       return a;
     }
-    return narrow(op2(name, wa, wb, "f32"), t);
+    return narrow(op2(name, wa, wb, DType::F32), t);
   }
-  const std::string ty = elemType(t);
   switch (k) {
-  case OpKind::Add: return op2("arith.addi", a, b, ty);
-  case OpKind::Sub: return op2("arith.subi", a, b, ty);
-  case OpKind::Mul: return op2("arith.muli", a, b, ty);
-  case OpKind::Max: return op2("arith.maxsi", a, b, ty);
-  case OpKind::Min: return op2("arith.minsi", a, b, ty);
-  case OpKind::And: return op2("arith.andi", a, b, ty);
-  case OpKind::Or: return op2("arith.ori", a, b, ty);
-  case OpKind::Xor: return op2("arith.xori", a, b, ty);
+  case OpKind::Add: return op2("arith.addi", a, b, t);
+  case OpKind::Sub: return op2("arith.subi", a, b, t);
+  case OpKind::Mul: return op2("arith.muli", a, b, t);
+  case OpKind::Max: return op2("arith.maxsi", a, b, t);
+  case OpKind::Min: return op2("arith.minsi", a, b, t);
+  case OpKind::And: return op2("arith.andi", a, b, t);
+  case OpKind::Or: return op2("arith.ori", a, b, t);
+  case OpKind::Xor: return op2("arith.xori", a, b, t);
   case OpKind::Div: {
     // Floor division from truncating divsi/remsi, guarded: divsi is UB for
     // b == 0 and for MIN / -1, so divide by 1 in both cases (MIN / 1 == MIN
     // is the defined result of the overflow) and select 0 for b == 0.
-    const std::string zero = intConst(0, t);
-    const std::string isZero = fresh(), isMin = fresh(), isNegOne = fresh();
-    line(isZero + " = arith.cmpi eq, " + b + ", " + zero + " : " + ty);
-    line(isMin + " = arith.cmpi eq, " + a + ", " + intConst(minIntValue(t), t) + " : " + ty);
-    line(isNegOne + " = arith.cmpi eq, " + b + ", " + intConst(-1, t) + " : " + ty);
-    const std::string overflow = op2("arith.andi", isMin, isNegOne, "i1");
-    const std::string unsafe = op2("arith.ori", isZero, overflow, "i1");
-    const std::string safe = fresh();
-    line(safe + " = arith.select " + unsafe + ", " + intConst(1, t) + ", " + b + " : " + ty);
-    const std::string q = op2("arith.divsi", a, safe, ty);
-    const std::string rem = op2("arith.remsi", a, safe, ty);
+    const std::string zero = laneConst(intConst(0, t), t);
+    const std::string isZero = cmp("eq", b, zero, t);
+    const std::string isMin = cmp("eq", a, laneConst(intConst(minIntValue(t), t), t), t);
+    const std::string isNegOne = cmp("eq", b, laneConst(intConst(-1, t), t), t);
+    const std::string overflow = op2("arith.andi", isMin, isNegOne, DType::I1);
+    const std::string unsafe = op2("arith.ori", isZero, overflow, DType::I1);
+    const std::string safe = select(unsafe, laneConst(intConst(1, t), t), b, t);
+    const std::string q = op2("arith.divsi", a, safe, t);
+    const std::string rem = op2("arith.remsi", a, safe, t);
     // Round toward -inf: step down when the remainder is nonzero and its
     // sign differs from the divisor's.
-    const std::string inexact = fresh(), remNeg = fresh(), divNeg = fresh(), signsDiffer = fresh();
-    line(inexact + " = arith.cmpi ne, " + rem + ", " + zero + " : " + ty);
-    line(remNeg + " = arith.cmpi slt, " + rem + ", " + zero + " : " + ty);
-    line(divNeg + " = arith.cmpi slt, " + safe + ", " + zero + " : " + ty);
-    line(signsDiffer + " = arith.xori " + remNeg + ", " + divNeg + " : i1");
-    const std::string adjust = op2("arith.andi", inexact, signsDiffer, "i1");
-    const std::string down = op2("arith.subi", q, intConst(1, t), ty);
-    const std::string floored = fresh();
-    line(floored + " = arith.select " + adjust + ", " + down + ", " + q + " : " + ty);
-    const std::string r = fresh();
-    line(r + " = arith.select " + isZero + ", " + zero + ", " + floored + " : " + ty);
-    return r;
+    const std::string inexact = cmp("ne", rem, zero, t);
+    const std::string remNeg = cmp("slt", rem, zero, t), divNeg = cmp("slt", safe, zero, t);
+    const std::string signsDiffer = op2("arith.xori", remNeg, divNeg, DType::I1);
+    const std::string adjust = op2("arith.andi", inexact, signsDiffer, DType::I1);
+    const std::string down = op2("arith.subi", q, laneConst(intConst(1, t), t), t);
+    return select(isZero, zero, select(adjust, down, q, t), t);
   }
 #define NPF_HANDLED_CATEGORY Binary
 #include "ir/OpCasesOutside.def"
-    unsupported = std::string(opName(k)) + " on " + ty;
+    unsupported = std::string(opName(k)) + " on " + arithType(t);
     return a;
   }
   return a; // unreachable: every OpKind is a case above
@@ -226,12 +241,10 @@ std::string EmitterBase::compare(OpKind k, DType t, const std::string &a, const 
     unsupported = std::string(opName(k)) + " is not a compare";
     return a;
   }
-  const std::string r = fresh();
-  if (f)
-    line(r + " = arith.cmpf " + pred + ", " + widen(a, t) + ", " + widen(b, t) + " : f32");
-  else
-    line(r + " = arith.cmpi " + pred + ", " + a + ", " + b + " : " + elemType(t));
-  return r;
+  if (!f)
+    return cmp(pred, a, b, t);
+  const std::string wa = widen(a, t), wb = widen(b, t);
+  return cmp(pred, wa, wb, DType::F32);
 }
 
 EmitterBase::ReduceRule EmitterBase::reduceRule(OpKind k, DType t) {
@@ -271,36 +284,38 @@ EmitterBase::ReduceRule EmitterBase::reduceRule(OpKind k, DType t) {
 
 std::string EmitterBase::elementwise(const Op &op, const std::vector<std::string> &xs) {
   const DType t = c_.typeOf(op.operands[0]).dtype;
-  const TensorType &rt = c_.typeOf(op.results[0]);
-  std::string r;
+  const DType rt = c_.typeOf(op.results[0]).dtype;
   switch (opCategory(op.kind)) {
-  case OpCategory::Unary:
-    r = unary(op.kind, t, xs[0]);
-    break;
-  case OpCategory::Binary:
-    r = binary(op.kind, t, xs[0], xs[1]);
-    break;
-  case OpCategory::Compare:
-    r = compare(op.kind, t, xs[0], xs[1]);
-    break;
+  case OpCategory::Unary: return unary(op, t, xs[0]);
+  case OpCategory::Binary: return binary(op.kind, t, xs[0], xs[1]);
+  case OpCategory::Compare: return compare(op.kind, t, xs[0], xs[1]);
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    r = binary(expandBaseOp(op.kind), t, xs[0], xs[1]);
+  case OpCategory::ColExpand: return binary(expandBaseOp(op.kind), t, xs[0], xs[1]);
+  case OpCategory::Source:
+  case OpCategory::View:
+  case OpCategory::Other:
     break;
-  default:
-    if (op.kind == OpKind::Select) {
-      r = fresh();
-      line(r + " = arith.select " + xs[0] + ", " + xs[1] + ", " + xs[2] + " : " +
-           elemType(rt.dtype));
-    } else if (op.kind == OpKind::MaskedFill) {
-      r = fresh();
-      line(r + " = arith.select " + xs[1] + ", " + scalarConst(op.attrs.value, rt.dtype) +
-           ", " + xs[0] + " : " + elemType(rt.dtype));
-    } else { // Cast
-      r = cast(xs[0], t, rt.dtype, op.attrs.rounding);
-    }
   }
-  return r;
+  switch (op.kind) {
+  case OpKind::Select: return select(xs[0], xs[1], xs[2], rt);
+  case OpKind::MaskedFill:
+    return select(xs[1], laneConst(scalarConst(op.attrs.value, rt), rt), xs[0], rt);
+  case OpKind::Cast: return cast(xs[0], t, rt, op.attrs.rounding);
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Matmul:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    break;
+  }
+  unsupported = std::string(opName(op.kind)) + " is not elementwise";
+  return xs[0];
 }
 
 std::string EmitterBase::greater(DType t, const std::string &x, const std::string &best) {
@@ -319,6 +334,33 @@ std::string EmitterBase::greater(DType t, const std::string &x, const std::strin
   line(nanWins + " = arith.andi " + xNan + ", " + bOrd + " : i1");
   line(r + " = arith.ori " + gt + ", " + nanWins + " : i1");
   return r;
+}
+
+EmitterBase::TopKBest EmitterBase::topkStep(DType t, const std::string &x, const std::string &j,
+                                            const TopKBest &prev, const TopKBest &best) {
+  const std::string yes = intConst(1, DType::I1), ty = elemType(t);
+  // x comes after the previous pick: prev > x, or they tie and j > prev's.
+  const std::string prevWins = greater(t, prev.value, x), xWins = greater(t, x, prev.value);
+  const std::string tie = fresh(), later = fresh(), tieLater = fresh(), after = fresh(),
+                    noPrev = fresh(), eligible = fresh();
+  line(tie + " = arith.xori " + xWins + ", " + yes + " : i1");
+  line(later + " = arith.cmpi sgt, " + j + ", " + prev.index + " : index");
+  line(tieLater + " = arith.andi " + tie + ", " + later + " : i1");
+  line(after + " = arith.ori " + prevWins + ", " + tieLater + " : i1");
+  line(noPrev + " = arith.xori " + prev.has + ", " + yes + " : i1");
+  line(eligible + " = arith.ori " + noPrev + ", " + after + " : i1");
+  // Among eligible elements, scanning in index order and requiring strictly
+  // greater keeps the lower index on ties.
+  const std::string wins = greater(t, x, best.value);
+  const std::string first = fresh(), better = fresh(), cand = fresh();
+  line(first + " = arith.xori " + best.has + ", " + yes + " : i1");
+  line(better + " = arith.ori " + first + ", " + wins + " : i1");
+  line(cand + " = arith.andi " + better + ", " + eligible + " : i1");
+  const TopKBest next{fresh(), fresh(), fresh()};
+  line(next.value + " = arith.select " + cand + ", " + x + ", " + best.value + " : " + ty);
+  line(next.index + " = arith.select " + cand + ", " + j + ", " + best.index + " : index");
+  line(next.has + " = arith.ori " + best.has + ", " + cand + " : i1");
+  return next;
 }
 
 std::string EmitterBase::fromIndex(const std::string &i, DType t) {

@@ -14,12 +14,6 @@
 namespace npufuzz {
 
 namespace {
-std::string joined(const std::vector<std::string> &v, const char *sep = ", ") {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? sep : "") + v[i];
-  return s;
-}
 
 /// Whether `e` may equal loop dim `d` everywhere in `extents`: MLIR folds
 /// such an expression to the bare dim when it builds the map (e.g.
@@ -141,20 +135,6 @@ GenericOperand TensorEmitter::operand(ValueId v, const std::string &results) con
 GenericOperand TensorEmitter::operand(const std::string &name, const TensorType &t,
                                       const std::string &results) {
   return {name, tensorType(t), elemType(t.dtype), results};
-}
-
-std::string TensorEmitter::minBound(const std::string &a, const std::string &b) {
-  if (a.empty())
-    return b;
-  if (b.empty())
-    return a;
-  const bool litA = a[0] != '%', litB = b[0] != '%';
-  if (litA && litB)
-    return std::stoll(a) <= std::stoll(b) ? a : b;
-  const std::string x = fresh("vb");
-  line(x + " = arith.minsi " + (litA ? indexConst(std::stoll(a)) : a) + ", " +
-       (litB ? indexConst(std::stoll(b)) : b) + " : index");
-  return x;
 }
 
 // --- Ops ------------------------------------------------------------------------
@@ -307,8 +287,14 @@ void TensorEmitter::emitView(const Op &op) {
   case OpKind::Reshape:
   case OpKind::Unsqueeze:
     return emitReshape(op);
-  default: // broadcast, squeeze, index_map
+  case OpKind::Broadcast:
+  case OpKind::Squeeze:
+  case OpKind::IndexMap:
     return emitIndexMapView(op);
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+    unsupported = std::string(opName(op.kind)) + " is not a view";
+    return;
   }
 }
 
@@ -333,8 +319,7 @@ void TensorEmitter::emitFillPad(const Op &op) {
     vals_[res] = sv; // all valid: nothing to pad
     return;
   }
-  auto bound = [&](const std::string &b) { return b[0] == '%' ? b : indexConst(std::stoll(b)); };
-  const std::string rows = bound(sv.rows), cols = bound(sv.cols);
+  const std::string rows = indexValue(sv.rows), cols = indexValue(sv.cols);
   const std::vector<GenericOperand> outs = {operand(empty(t), t, "d0, d1")};
   const std::string r = fresh("pad");
   const std::vector<std::string> args =
@@ -344,50 +329,19 @@ void TensorEmitter::emitFillPad(const Op &op) {
   line(inRow + " = arith.cmpi slt, " + i + ", " + rows + " : index");
   line(inCol + " = arith.cmpi slt, " + j + ", " + cols + " : index");
   line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
-  const std::string pad = op.attrs.pad == PadKind::Zero  ? zeroOf(t.dtype)
-                          : op.attrs.pad == PadKind::Min ? lowestOf(t.dtype)
-                                                         : highestOf(t.dtype);
+  const std::string pad = padValue(op.attrs.pad, t.dtype);
   line(x + " = arith.select " + inside + ", " + args[0] + ", " + pad + " : " + elemType(t.dtype));
   closeGeneric({x}, outs);
   bind(res, r);
 }
 
-void TensorEmitter::emitOp(size_t opIndex) {
-  const Op &op = c_.ops[opIndex];
-  line("// " + std::string(opName(op.kind)));
-  switch (op.kind) {
-  case OpKind::Input:
-    return; // bound to a kernel argument
-  case OpKind::Const:
-  case OpKind::Iota:
-    return emitSource(op);
-  case OpKind::SetValidShape: {
-    // No data moves: the result is its operand with a narrower region.
-    TensorValue tv = val(op.operands[0]);
-    tv.rows = op.attrs.dynamic ? validDimArg(opIndex, 0) : std::to_string(op.attrs.rows);
-    tv.cols = op.attrs.dynamic ? validDimArg(opIndex, 1) : std::to_string(op.attrs.cols);
-    vals_[op.results[0]] = tv;
-    return;
-  }
-  case OpKind::FillPad:
-    return emitFillPad(op);
-  case OpKind::ReduceSum:
-  case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
-    return emitReduce(op);
-  case OpKind::ArgMax:
-    return emitArgMax(op);
-  case OpKind::TopK:
-    return emitTopK(op);
-  case OpKind::Matmul:
-    return emitMatmul(op);
-  case OpKind::Gather:
-    return emitGather(op);
-  default:
-    if (isView(op.kind))
-      return emitView(op);
-    return emitElementwise(op);
-  }
+void TensorEmitter::emitSetValidShape(const Op &op, const std::string &rows,
+                                      const std::string &cols) {
+  // No data moves: the result is its operand with a narrower region.
+  TensorValue tv = val(op.operands[0]);
+  tv.rows = rows;
+  tv.cols = cols;
+  vals_[op.results[0]] = tv;
 }
 
 bool TensorEmitter::run() {
@@ -404,10 +358,8 @@ bool TensorEmitter::run() {
     line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) + " restrict : " +
          memrefType(t) + " to " + tensorType(t));
     bind(v, x);
-    if (t.valid) {
-      vals_[v].rows = t.valid->dynamic ? validDimArg(i, 0) : std::to_string(t.valid->rows);
-      vals_[v].cols = t.valid->dynamic ? validDimArg(i, 1) : std::to_string(t.valid->cols);
-    }
+    if (t.valid)
+      std::tie(vals_[v].rows, vals_[v].cols) = validBounds(i, *t.valid);
   }
   for (size_t i = 0; i < c_.ops.size(); ++i)
     emitOp(i);

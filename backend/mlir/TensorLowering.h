@@ -67,23 +67,21 @@ public:
   static GenericOperand operand(const std::string &name, const TensorType &t,
                                 const std::string &results);
 
-  // --- Structured ops (TensorStructured.cpp) -------------------------------------
-  void emitReduce(const Op &op);
-  void emitArgMax(const Op &op);
-  void emitTopK(const Op &op);
-  void emitMatmul(const Op &op);
-  void emitGather(const Op &op);
-
 private:
-  void emitOp(size_t opIndex);
-  void emitElementwise(const Op &op);
-  void emitView(const Op &op);
+  // --- emitOp's hooks (TensorStructured.cpp: reduce to gather) -----------------
+  void emitElementwise(const Op &op) override;
+  void emitView(const Op &op) override;
+  void emitSource(const Op &op) override;
+  void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;
+  void emitFillPad(const Op &op) override;
+  void emitReduce(const Op &op) override;
+  void emitArgMax(const Op &op) override;
+  void emitTopK(const Op &op) override;
+  void emitMatmul(const Op &op) override;
+  void emitGather(const Op &op) override;
+
   void emitReshape(const Op &op);
   void emitIndexMapView(const Op &op);
-  void emitSource(const Op &op);
-  void emitFillPad(const Op &op);
-  /// min of two valid bounds (either may be empty: unbounded).
-  std::string minBound(const std::string &a, const std::string &b);
 
   std::map<ValueId, TensorValue> vals_;
 };

@@ -12,19 +12,13 @@
 namespace npufuzz {
 
 namespace {
-std::string joined(const std::vector<std::string> &v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + v[i];
-  return s;
-}
 /// Indexing-map results of a reduction's output: the loop dims with the
 /// reduced axis pinned to 0.
 std::string reducedResults(unsigned rank, int64_t axis) {
   std::vector<std::string> r;
   for (unsigned i = 0; i < rank; ++i)
     r.push_back(static_cast<int64_t>(i) == axis ? "0" : "d" + std::to_string(i));
-  return joined(r);
+  return EmitterBase::joined(r);
 }
 std::vector<std::string> reductionIterators(unsigned rank, int64_t axis) {
   std::vector<std::string> it(rank, "parallel");
@@ -147,28 +141,8 @@ void TensorEmitter::emitTopK(const Op &op) {
   indent_ += 2;
   const std::string x = fresh();
   line(x + " = tensor.extract " + val(src).name + "[" + at(j) + "] : " + val(src).type);
-  // x comes after the previous pick: prev > x, or they tie and j > prevI.
-  const std::string prevWins = greater(t, prevV, x), xWins = greater(t, x, prevV);
-  const std::string tie = fresh(), later = fresh(), tieLater = fresh(), after = fresh(),
-                    noPrev = fresh(), eligible = fresh();
-  line(tie + " = arith.xori " + xWins + ", " + yes + " : i1");
-  line(later + " = arith.cmpi sgt, " + j + ", " + prevI + " : index");
-  line(tieLater + " = arith.andi " + tie + ", " + later + " : i1");
-  line(after + " = arith.ori " + prevWins + ", " + tieLater + " : i1");
-  line(noPrev + " = arith.xori " + havePrev + ", " + yes + " : i1");
-  line(eligible + " = arith.ori " + noPrev + ", " + after + " : i1");
-  // Among eligible elements, scanning in index order and requiring strictly
-  // greater keeps the lower index on ties.
-  const std::string wins = greater(t, x, bv);
-  const std::string first = fresh(), better = fresh(), cand = fresh();
-  line(first + " = arith.xori " + has + ", " + yes + " : i1");
-  line(better + " = arith.ori " + first + ", " + wins + " : i1");
-  line(cand + " = arith.andi " + better + ", " + eligible + " : i1");
-  const std::string nv = fresh(), ni = fresh(), nh = fresh();
-  line(nv + " = arith.select " + cand + ", " + x + ", " + bv + " : " + ty);
-  line(ni + " = arith.select " + cand + ", " + j + ", " + bi + " : index");
-  line(nh + " = arith.ori " + has + ", " + cand + " : i1");
-  line("scf.yield " + nv + ", " + ni + ", " + nh + " : " + ty + ", index, i1");
+  const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
+  line("scf.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty + ", index, i1");
   indent_ -= 2;
   line("}");
   const std::string nextV = fresh(), idx = fresh(), nextI = fresh();

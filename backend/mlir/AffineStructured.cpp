@@ -1,4 +1,4 @@
-//===- backend/mlir/StructuredLowering.cpp - Reductions, topk, matmul, gather ===//
+//===- backend/mlir/AffineStructured.cpp - Affine reductions, topk, matmul, gather ===//
 //
 // Ops whose elements depend on many operand elements. Reductions and matmul
 // are affine loops with iter_args accumulators; topk is a k-pass selection
@@ -24,12 +24,6 @@ std::vector<std::string> withAxis(const std::vector<std::string> &outer, int64_t
                                   const std::string &at) {
   std::vector<std::string> s = outer;
   s.insert(s.begin() + axis, at);
-  return s;
-}
-std::string joined(const std::vector<std::string> &v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? ", " : "") + v[i];
   return s;
 }
 } // namespace
@@ -113,28 +107,8 @@ void AffineEmitter::emitTopK(const Op &op) {
        ") -> (" + ty + ", index, i1) {");
   indent_ += 2;
   const std::string x = load(src, withAxis(outer, axis, j));
-  // x comes after the previous pick: prev > x, or they tie and j > prevI.
-  const std::string prevWins = greater(t, prevV, x), xWins = greater(t, x, prevV);
-  const std::string tie = fresh(), later = fresh(), tieLater = fresh(), after = fresh(),
-                    noPrev = fresh(), eligible = fresh();
-  line(tie + " = arith.xori " + xWins + ", " + yes + " : i1");
-  line(later + " = arith.cmpi sgt, " + j + ", " + prevI + " : index");
-  line(tieLater + " = arith.andi " + tie + ", " + later + " : i1");
-  line(after + " = arith.ori " + prevWins + ", " + tieLater + " : i1");
-  line(noPrev + " = arith.xori " + havePrev + ", " + yes + " : i1");
-  line(eligible + " = arith.ori " + noPrev + ", " + after + " : i1");
-  // Among eligible elements, scanning in index order and requiring strictly
-  // greater keeps the lower index on ties.
-  const std::string wins = greater(t, x, bv);
-  const std::string first = fresh(), better = fresh(), cand = fresh();
-  line(first + " = arith.xori " + has + ", " + yes + " : i1");
-  line(better + " = arith.ori " + first + ", " + wins + " : i1");
-  line(cand + " = arith.andi " + better + ", " + eligible + " : i1");
-  const std::string nv = fresh(), ni = fresh(), nh = fresh();
-  line(nv + " = arith.select " + cand + ", " + x + ", " + bv + " : " + ty);
-  line(ni + " = arith.select " + cand + ", " + j + ", " + bi + " : index");
-  line(nh + " = arith.ori " + has + ", " + cand + " : i1");
-  line("affine.yield " + nv + ", " + ni + ", " + nh + " : " + ty + ", index, i1");
+  const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
+  line("affine.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty + ", index, i1");
   indent_ -= 2;
   line("}");
   store(pick + "#0", values, withAxis(outer, axis, r));
