@@ -7,7 +7,7 @@
 
 namespace npufuzz {
 
-bool AttrReader::intListAttr(const RawAttr &a, std::vector<int64_t> &out) {
+bool AttrReader::readIntList(const RawAttr &a, const TensorType &, std::vector<int64_t> &out) {
   const std::string &v = a.value;
   if (v.size() < 2 || v.front() != '[' || v.back() != ']')
     return fail(a.col, "attribute '" + a.key + "' must be a list like [1,2]");
@@ -26,13 +26,14 @@ bool AttrReader::intListAttr(const RawAttr &a, std::vector<int64_t> &out) {
   return true;
 }
 
-bool AttrReader::intAttr(const RawAttr &a, int64_t &out) {
+bool AttrReader::readInt(const RawAttr &a, const TensorType &, int64_t &out) {
   if (!textToInt(a.value, out))
     return fail(a.col, "attribute '" + a.key + "' must be an integer");
   return true;
 }
 
-bool AttrReader::scalarAttr(const RawAttr &a, DType t, Scalar &s) {
+bool AttrReader::readScalar(const RawAttr &a, const TensorType &result, Scalar &s) {
+  const DType t = result.dtype;
   if (isFloat(t)) {
     if (!textToFloat(a.value, s.f))
       return fail(a.col, "attribute '" + a.key + "' must be a float");
@@ -45,7 +46,24 @@ bool AttrReader::scalarAttr(const RawAttr &a, DType t, Scalar &s) {
   return true;
 }
 
-bool AttrReader::fillAttr(const RawAttr &a, InputFill &f) {
+bool AttrReader::readRounding(const RawAttr &a, const TensorType &, RoundingMode &m) {
+  const std::optional<RoundingMode> parsed = parseRounding(a.value);
+  if (!parsed)
+    return fail(a.col, a.key + " must be rne, rna, rtz, rdn or rup");
+  m = *parsed;
+  return true;
+}
+
+bool AttrReader::readPad(const RawAttr &a, const TensorType &, PadKind &p) {
+  for (PadKind k : {PadKind::Zero, PadKind::Min, PadKind::Max})
+    if (a.value == padName(k)) {
+      p = k;
+      return true;
+    }
+  return fail(a.col, a.key + " must be zero, min or max");
+}
+
+bool AttrReader::readFill(const RawAttr &a, const TensorType &, InputFill &f) {
   const std::string &v = a.value;
   for (FillKind k : {FillKind::Random, FillKind::Zeros, FillKind::Ones, FillKind::Iota})
     if (v == fillName(k)) {
@@ -61,10 +79,11 @@ bool AttrReader::fillAttr(const RawAttr &a, InputFill &f) {
       return true;
     }
   }
-  return fail(a.col, "fill must be rand, zeros, ones, iota or range(LO,HI)");
+  return fail(a.col, a.key + " must be rand, zeros, ones, iota or range(LO,HI)");
 }
 
-bool AttrReader::mapAttr(const RawAttr &a, size_t resultRank, std::vector<IndexExpr> &map) {
+bool AttrReader::readMap(const RawAttr &a, const TensorType &result, std::vector<IndexExpr> &map) {
+  const size_t resultRank = result.shape.size();
   const std::string &v = a.value;
   const size_t arrow = v.find("->");
   const size_t open = v.find('(', arrow == std::string::npos ? 0 : arrow);
@@ -111,90 +130,32 @@ bool AttrReader::mapAttr(const RawAttr &a, size_t resultRank, std::vector<IndexE
 }
 
 bool AttrReader::interpretAttrs(Op &op, const std::vector<RawAttr> &attrs,
-                    const std::vector<TensorType> &types) {
+                                const std::vector<TensorType> &types) {
   OpAttrs &a = op.attrs;
   const TensorType &result = types[0];
   for (const RawAttr &r : attrs) {
-    bool ok = true, known = true;
-    const std::string &k = r.key;
-    switch (op.kind) {
-    case OpKind::Input:
-      known = k == "fill";
-      ok = !known || fillAttr(r, a.fill);
-      break;
-    case OpKind::Const:
-    case OpKind::MaskedFill:
-      known = k == "value";
-      ok = !known || scalarAttr(r, result.dtype, a.value);
-      break;
-    case OpKind::Cast: {
-      known = k == "round";
-      std::optional<RoundingMode> m = parseRounding(r.value);
-      if (known && !m)
-        return fail(r.col, "round must be rne, rna, rtz, rdn or rup");
-      if (m)
-        a.rounding = *m;
-      break;
-    }
-    case OpKind::FillPad:
-      known = k == "pad";
-      if (known) {
-        if (r.value == "zero")
-          a.pad = PadKind::Zero;
-        else if (r.value == "min")
-          a.pad = PadKind::Min;
-        else if (r.value == "max")
-          a.pad = PadKind::Max;
-        else
-          return fail(r.col, "pad must be zero, min or max");
-      }
-      break;
-    case OpKind::Slice:
-      known = k == "offsets" || k == "sizes" || k == "strides";
-      if (known)
-        ok = intListAttr(r, k == "offsets" ? a.offsets : k == "sizes" ? a.sizes : a.strides);
-      break;
-    case OpKind::Transpose:
-      known = k == "perm";
-      ok = !known || intListAttr(r, a.perm);
-      break;
-    case OpKind::IndexMap:
-      known = k == "map";
-      ok = !known || mapAttr(r, result.shape.size(), a.map);
-      break;
-    default:
-      if (k == "axis")
-        ok = intAttr(r, a.axis);
-      else if (k == "k" && op.kind == OpKind::TopK)
-        ok = intAttr(r, a.k);
-      else if ((k == "count" || k == "index") && op.kind == OpKind::Chunk)
-        ok = intAttr(r, k == "count" ? a.count : a.index);
-      else
-        known = false;
-      if (k == "axis" &&
-          !(op.kind == OpKind::Iota || op.kind == OpKind::ReduceSum ||
-            op.kind == OpKind::ReduceMax || op.kind == OpKind::ReduceMin ||
-            op.kind == OpKind::ArgMax || op.kind == OpKind::Gather ||
-            op.kind == OpKind::Squeeze || op.kind == OpKind::Unsqueeze ||
-            op.kind == OpKind::TopK || op.kind == OpKind::Chunk))
-        known = false;
-      break;
-    }
-    if (!known)
+    enum { NoRow, Failed, Read } state = NoRow;
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
+  if (state == NoRow && op.kind == OpKind::OpEnum && r.key == Key)                             \
+    state = read##Kind(r, result, a.Field) ? Read : Failed;
+#include "ir/OpAttrs.def"
+    if (state == NoRow)
       return fail(r.col,
-                  "op '" + std::string(opName(op.kind)) + "' takes no attribute '" + k + "'");
-    if (!ok)
+                  "op '" + std::string(opName(op.kind)) + "' takes no attribute '" + r.key + "'");
+    if (state == Failed)
       return false;
   }
   // Attributes carried by the result type.
-  if (op.kind == OpKind::Cast || op.kind == OpKind::Matmul)
+  bool fromDType = false, fromShape = false, fromValid = false;
+#define NPF_RESULT_ATTR(OpEnum, What) from##What |= op.kind == OpKind::OpEnum;
+#include "ir/OpAttrs.def"
+  if (fromDType)
     a.dtype = result.dtype;
-  if (op.kind == OpKind::Reshape || op.kind == OpKind::Broadcast ||
-      op.kind == OpKind::IndexMap)
+  if (fromShape)
     a.shape = result.shape;
-  if (op.kind == OpKind::SetValidShape) {
+  if (fromValid) {
     if (!result.valid)
-      return fail(1, "set_validshape's result type needs {valid=ROWSxCOLS}");
+      return fail(1, std::string(opName(op.kind)) + "'s result type needs {valid=ROWSxCOLS}");
     a.rows = result.valid->rows;
     a.cols = result.valid->cols;
     a.dynamic = result.valid->dynamic;
@@ -202,5 +163,55 @@ bool AttrReader::interpretAttrs(Op &op, const std::vector<RawAttr> &attrs,
   return true;
 }
 
+// --- Printing -------------------------------------------------------------------
+
+namespace {
+// One writer per attribute kind of ir/OpAttrs.def.
+std::string writeInt(int64_t v, const TensorType &) { return std::to_string(v); }
+
+std::string writeIntList(const std::vector<int64_t> &v, const TensorType &) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i)
+    s += (i ? "," : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+std::string writeScalar(const Scalar &s, const TensorType &result) {
+  return isFloat(result.dtype) ? floatToText(s.f) : std::to_string(s.i);
+}
+
+std::string writeRounding(RoundingMode m, const TensorType &) {
+  return std::string(roundingName(m));
+}
+
+std::string writePad(PadKind p, const TensorType &) { return std::string(padName(p)); }
+
+std::string writeFill(const InputFill &f, const TensorType &) {
+  std::string s(fillName(f.kind));
+  if (f.kind == FillKind::Range)
+    s += "(" + std::to_string(f.lo) + "," + std::to_string(f.hi) + ")";
+  return s;
+}
+
+std::string writeMap(const std::vector<IndexExpr> &map, const TensorType &result) {
+  std::string m = "(";
+  for (size_t i = 0; i < result.shape.size(); ++i)
+    m += (i ? ", d" : "d") + std::to_string(i);
+  m += ") -> (";
+  for (size_t i = 0; i < map.size(); ++i)
+    m += (i ? ", " : "") + map[i].str();
+  return m + ")";
+}
+} // namespace
+
+std::vector<std::string> attributeTexts(const Op &op, const TensorType &result) {
+  std::vector<std::string> texts;
+  const OpAttrs &a = op.attrs;
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
+  if (op.kind == OpKind::OpEnum)                                                               \
+    texts.push_back(std::string(Key) + "=" + write##Kind(a.Field, result));
+#include "ir/OpAttrs.def"
+  return texts;
+}
 
 } // namespace npufuzz

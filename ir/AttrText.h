@@ -1,7 +1,8 @@
 //===- ir/AttrText.h - Attribute text of .npf ops --------------*- C++ -*-===//
 //
 // Internal to ir/: turns an op's raw `key=value` attributes into OpAttrs once
-// the op's result types are known (a scalar's meaning depends on its dtype).
+// the op's result types are known (a scalar's meaning depends on its dtype),
+// and back into text. Which op takes which attribute is ir/OpAttrs.def.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_IR_ATTRTEXT_H
@@ -38,12 +39,19 @@ private:
     error = msg;
     return false;
   }
-  bool intListAttr(const RawAttr &a, std::vector<int64_t> &out);
-  bool intAttr(const RawAttr &a, int64_t &out);
-  bool scalarAttr(const RawAttr &a, DType t, Scalar &s);
-  bool fillAttr(const RawAttr &a, InputFill &f);
-  bool mapAttr(const RawAttr &a, size_t resultRank, std::vector<IndexExpr> &map);
+  // One reader per attribute kind of ir/OpAttrs.def.
+  bool readIntList(const RawAttr &a, const TensorType &result, std::vector<int64_t> &out);
+  bool readInt(const RawAttr &a, const TensorType &result, int64_t &out);
+  bool readScalar(const RawAttr &a, const TensorType &result, Scalar &s);
+  bool readRounding(const RawAttr &a, const TensorType &result, RoundingMode &m);
+  bool readPad(const RawAttr &a, const TensorType &result, PadKind &p);
+  bool readFill(const RawAttr &a, const TensorType &result, InputFill &f);
+  bool readMap(const RawAttr &a, const TensorType &result, std::vector<IndexExpr> &map);
 };
+
+/// `key=value` of each attribute op `op` takes, in the schema's order
+/// (ir/OpAttrs.def); `result` is its first result's type.
+std::vector<std::string> attributeTexts(const Op &op, const TensorType &result);
 
 } // namespace npufuzz
 

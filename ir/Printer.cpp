@@ -5,19 +5,13 @@
 // shortest text that reads back to the same bits.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/AttrText.h"
 #include "ir/NumberText.h"
 #include "ir/Text.h"
 
 namespace npufuzz {
 
 namespace {
-
-std::string intList(const std::vector<int64_t> &v) {
-  std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? "," : "") + std::to_string(v[i]);
-  return s + "]";
-}
 
 class Printer {
 public:
@@ -45,10 +39,6 @@ private:
     return "%" + (val.name.empty() ? std::to_string(v) : val.name);
   }
 
-  std::string scalar(const Scalar &s, DType t) const {
-    return isFloat(t) ? floatToText(s.f) : std::to_string(s.i);
-  }
-
   void printOp(const Op &op) {
     for (size_t i = 0; i < op.results.size(); ++i)
       out_ += (i ? ", " : "") + name(op.results[i]);
@@ -69,57 +59,11 @@ private:
     out_ += "\n";
   }
 
-  /// Only the attributes an op's kind reads; everything derivable from the
-  /// result type (cast target, reshape shape, valid shape, ...) is not
-  /// repeated.
+  /// Only the attributes an op's kind reads (ir/OpAttrs.def); everything
+  /// derivable from the result type (cast target, reshape shape, valid
+  /// shape, ...) is not repeated.
   std::vector<std::string> attributes(const Op &op) const {
-    const OpAttrs &a = op.attrs;
-    const DType resultType = c_.values[op.results[0]].type.dtype;
-    switch (op.kind) {
-    case OpKind::Input: {
-      std::string fill(fillName(a.fill.kind));
-      if (a.fill.kind == FillKind::Range)
-        fill += "(" + std::to_string(a.fill.lo) + "," + std::to_string(a.fill.hi) + ")";
-      return {"fill=" + fill};
-    }
-    case OpKind::Const:
-    case OpKind::MaskedFill:
-      return {"value=" + scalar(a.value, resultType)};
-    case OpKind::Cast:
-      return {"round=" + std::string(roundingName(a.rounding))};
-    case OpKind::Iota:
-    case OpKind::ReduceSum:
-    case OpKind::ReduceMax:
-    case OpKind::ReduceMin:
-    case OpKind::ArgMax:
-    case OpKind::Gather:
-    case OpKind::Squeeze:
-    case OpKind::Unsqueeze:
-      return {"axis=" + std::to_string(a.axis)};
-    case OpKind::TopK:
-      return {"axis=" + std::to_string(a.axis), "k=" + std::to_string(a.k)};
-    case OpKind::FillPad:
-      return {"pad=" + std::string(padName(a.pad))};
-    case OpKind::Slice:
-      return {"offsets=" + intList(a.offsets), "sizes=" + intList(a.sizes),
-              "strides=" + intList(a.strides)};
-    case OpKind::Chunk:
-      return {"axis=" + std::to_string(a.axis), "count=" + std::to_string(a.count),
-              "index=" + std::to_string(a.index)};
-    case OpKind::Transpose:
-      return {"perm=" + intList(a.perm)};
-    case OpKind::IndexMap: {
-      std::string m = "map=(";
-      for (size_t i = 0; i < a.shape.size(); ++i)
-        m += (i ? ", d" : "d") + std::to_string(i);
-      m += ") -> (";
-      for (size_t i = 0; i < a.map.size(); ++i)
-        m += (i ? ", " : "") + a.map[i].str();
-      return {m + ")"};
-    }
-    default:
-      return {};
-    }
+    return attributeTexts(op, c_.values[op.results[0]].type);
   }
 
   const Case &c_;
