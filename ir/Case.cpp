@@ -66,10 +66,29 @@ bool isElementwise(OpKind k) {
     return true;
   case OpCategory::Source:
   case OpCategory::View:
+    return false;
   case OpCategory::Other:
-    return k == OpKind::Select || k == OpKind::MaskedFill || k == OpKind::Cast;
+    break;
   }
-  return false;
+  switch (k) {
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::Cast:
+    return true;
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Matmul:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    return false;
+  }
+  return false; // unreachable: every OpKind is a case above
 }
 
 bool isView(OpKind k) { return opCategory(k) == OpCategory::View; }

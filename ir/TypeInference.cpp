@@ -323,7 +323,8 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       r.dtype = in[0]->dtype;
       r.shape = in[0]->shape;
       break;
-    default:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
       error = "unhandled op";
       return false;
     }

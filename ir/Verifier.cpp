@@ -11,14 +11,10 @@
 
 namespace npufuzz {
 
-bool knownRange(const Case &c, ValueId v, Interval &range) {
-  if (v < 0 || static_cast<size_t>(v) >= c.values.size())
-    return false;
-  const Value &val = c.values[v];
-  // Data outside a valid shape can be anything a backend left there.
-  if (val.type.valid || !isIntLike(val.type.dtype) || val.defOp < 0)
-    return false;
-  const Op &op = c.ops[val.defOp];
+namespace {
+
+/// knownRange of `val`, the result of the source op `op`.
+bool sourceRange(const Value &val, const Op &op, Interval &range) {
   switch (op.kind) {
   case OpKind::Input:
     switch (op.attrs.fill.kind) {
@@ -44,6 +40,38 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
   case OpKind::Iota:
     range = {0, val.type.shape[op.attrs.axis] - 1};
     return true;
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
+    return false;
+  }
+  return false; // unreachable: every OpKind is a case above
+}
+
+} // namespace
+
+bool knownRange(const Case &c, ValueId v, Interval &range) {
+  if (v < 0 || static_cast<size_t>(v) >= c.values.size())
+    return false;
+  const Value &val = c.values[v];
+  // Data outside a valid shape can be anything a backend left there.
+  if (val.type.valid || !isIntLike(val.type.dtype) || val.defOp < 0)
+    return false;
+  const Op &op = c.ops[val.defOp];
+  switch (opCategory(op.kind)) {
+  case OpCategory::Source:
+    return sourceRange(val, op, range);
+  case OpCategory::View: // every element is one of the source's
+    return knownRange(c, op.operands[0], range);
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    return false; // no range is derived through arithmetic
+  case OpCategory::Other:
+    break;
+  }
+  switch (op.kind) {
   case OpKind::TopK:
     if (val.resultIndex != 1)
       return false;
@@ -58,11 +86,20 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
     if (!knownRange(c, op.operands[0], range))
       return false;
     return range.lo >= minIntValue(val.type.dtype) && range.hi <= maxIntValue(val.type.dtype);
-  default:
-    if (isView(op.kind))
-      return knownRange(c, op.operands[0], range);
+  // No range is derived through these (set_validshape's result has a valid
+  // shape, so it never gets here).
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::ReduceSum:
+  case OpKind::Matmul:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 std::string verifyCase(const Case &c, int *failingOp) {

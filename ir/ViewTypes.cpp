@@ -175,10 +175,12 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
     }
     return true;
   }
-  default:
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
     error = "not a view";
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 std::vector<IndexExpr> viewIndexMap(const Case &c, const Op &op) {
@@ -251,8 +253,9 @@ std::vector<IndexExpr> viewIndexMap(const Case &c, const Op &op) {
   case OpKind::IndexMap:
     map = a.map;
     break;
-  default:
-    break;
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+    break; // not a view: no map
   }
   return map;
 }
