@@ -57,20 +57,22 @@ bool usesFloorDivMod(const Op &op) {
                      [](const IndexExpr &e) { return e.countFloorDivMod() > 0; });
 }
 
-/// The seed patterns, recognized by their dataflow wherever they occur.
-void patternFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
-  auto tag = [&](PatternKind p) { out.push_back("pattern:" + std::string(patternName(p))); };
-  switch (op.kind) {
-  case OpKind::MaskedFill: {
+/// Whether `op` ends seed pattern `p`, recognized by its dataflow wherever it
+/// occurs.
+bool endsPattern(const Case &c, const Op &op, PatternKind p) {
+  switch (p) {
+  case PatternKind::MoeMask: {
+    if (op.kind != OpKind::MaskedFill)
+      return false;
     const Op &cmp = origin(c, op.operands[1]);
-    if ((cmp.kind == OpKind::CmpEq || cmp.kind == OpKind::CmpNe) &&
-        (origin(c, cmp.operands[0]).kind == OpKind::Iota ||
-         origin(c, cmp.operands[1]).kind == OpKind::Iota))
-      tag(PatternKind::MoeMask);
-    return;
+    return (cmp.kind == OpKind::CmpEq || cmp.kind == OpKind::CmpNe) &&
+           (origin(c, cmp.operands[0]).kind == OpKind::Iota ||
+            origin(c, cmp.operands[1]).kind == OpKind::Iota);
   }
-  case OpKind::Mul: {
+  case PatternKind::SwiGlu: {
     // silu(chunk(m)) * chunk(m) with m a matmul result.
+    if (op.kind != OpKind::Mul)
+      return false;
     auto chunkOfMatmul = [&](ValueId v) {
       const Op &chunk = defOf(c, v);
       return chunk.kind == OpKind::Chunk && isKind(c, chunk.operands[0], OpKind::Matmul);
@@ -79,27 +81,109 @@ void patternFeatures(const Case &c, const Op &op, std::vector<std::string> &out)
       const Op &act = defOf(c, op.operands[i]);
       if (act.kind == OpKind::Silu && chunkOfMatmul(act.operands[0]) &&
           chunkOfMatmul(op.operands[1 - i]))
-        tag(PatternKind::SwiGlu);
+        return true;
     }
-    return;
+    return false;
   }
-  case OpKind::FillPad: {
+  case PatternKind::ValidTail: {
+    if (op.kind != OpKind::FillPad)
+      return false;
     const Op &narrow = defOf(c, op.operands[0]);
-    if (narrow.kind == OpKind::SetValidShape &&
-        opCategory(defOf(c, narrow.operands[0]).kind) == OpCategory::RowExpand)
-      tag(PatternKind::ValidTail);
-    return;
+    return narrow.kind == OpKind::SetValidShape &&
+           opCategory(defOf(c, narrow.operands[0]).kind) == OpCategory::RowExpand;
   }
-  case OpKind::IndexMap: {
+  case PatternKind::RadixSplit: {
+    if (op.kind != OpKind::IndexMap)
+      return false;
     const Op &inner = defOf(c, op.operands[0]);
     const bool highRank = c.typeOf(op.results[0]).rank() > 4 ||
                           c.typeOf(inner.results[0]).rank() > 4;
-    if (inner.kind == OpKind::IndexMap && highRank &&
-        (usesFloorDivMod(op) || usesFloorDivMod(inner)))
-      tag(PatternKind::RadixSplit);
-    return;
+    return inner.kind == OpKind::IndexMap && highRank &&
+           (usesFloorDivMod(op) || usesFloorDivMod(inner));
   }
-  default:
+  }
+  return false; // unreachable: every PatternKind is a case above
+}
+
+/// The seed patterns that `op` ends.
+void patternFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
+  for (int i = 0; i < kNumPatterns; ++i) {
+    const PatternKind p = static_cast<PatternKind>(i);
+    if (endsPattern(c, op, p))
+      out.push_back("pattern:" + std::string(patternName(p)));
+  }
+}
+
+/// The op's own tags: how it fills, rounds, pads, multiplies, gathers,
+/// narrows or maps indices. Axes, sizes and values are not tagged.
+void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
+  const OpAttrs &a = op.attrs;
+  switch (opCategory(op.kind)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    return; // no attributes
+  case OpCategory::Source:
+    switch (op.kind) {
+    case OpKind::Input:
+      out.push_back("fill:" + std::string(fillName(a.fill.kind)));
+      return;
+    case OpKind::Const:
+    case OpKind::Iota:
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
+      return;
+    }
+    return;
+  case OpCategory::View:
+    switch (op.kind) {
+    case OpKind::IndexMap:
+      for (const IndexExpr &e : a.map)
+        indexFeatures(e, out);
+      return;
+    case OpKind::Slice:
+    case OpKind::Chunk:
+    case OpKind::Transpose:
+    case OpKind::Reshape:
+    case OpKind::Broadcast:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+      return;
+    }
+    return;
+  case OpCategory::Other:
+    break;
+  }
+  switch (op.kind) {
+  case OpKind::Cast:
+    out.push_back("round:" + std::string(roundingName(a.rounding)));
+    return;
+  case OpKind::FillPad:
+    out.push_back("pad:" + std::string(padName(a.pad)));
+    return;
+  case OpKind::Matmul:
+    out.push_back("matmul:" + std::string(dtypeName(c.typeOf(op.operands[0]).dtype)) + "->" +
+                  std::string(dtypeName(a.dtype)));
+    return;
+  case OpKind::Gather:
+    out.push_back("gather:" + std::string(opName(origin(c, op.operands[1]).kind)));
+    return;
+  case OpKind::SetValidShape:
+    out.push_back(a.dynamic ? "valid:dynamic" : "valid:static");
+    return;
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
     return;
   }
 }
@@ -126,34 +210,7 @@ std::vector<std::string> caseFeatures(const Case &c) {
     out.push_back("op:" + name);
     if (isView(op.kind))
       out.push_back("view:" + name);
-    const OpAttrs &a = op.attrs;
-    switch (op.kind) {
-    case OpKind::Input:
-      out.push_back("fill:" + std::string(fillName(a.fill.kind)));
-      break;
-    case OpKind::Cast:
-      out.push_back("round:" + std::string(roundingName(a.rounding)));
-      break;
-    case OpKind::FillPad:
-      out.push_back("pad:" + std::string(padName(a.pad)));
-      break;
-    case OpKind::Matmul:
-      out.push_back("matmul:" + std::string(dtypeName(c.typeOf(op.operands[0]).dtype)) +
-                    "->" + std::string(dtypeName(a.dtype)));
-      break;
-    case OpKind::Gather:
-      out.push_back("gather:" + std::string(opName(origin(c, op.operands[1]).kind)));
-      break;
-    case OpKind::SetValidShape:
-      out.push_back(a.dynamic ? "valid:dynamic" : "valid:static");
-      break;
-    case OpKind::IndexMap:
-      for (const IndexExpr &e : a.map)
-        indexFeatures(e, out);
-      break;
-    default:
-      break;
-    }
+    attrFeatures(c, op, out);
     patternFeatures(c, op, out);
   }
   std::sort(out.begin(), out.end());

@@ -253,19 +253,49 @@ unsigned minRankFor(OpKind k) {
   case OpCategory::RowExpand:
   case OpCategory::ColExpand:
     return 2;
-  default:
+  case OpCategory::Source:
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+    return 1;
+  case OpCategory::View:
+    switch (k) {
+    case OpKind::Transpose:
+    case OpKind::Squeeze:
+      return 2;
+    case OpKind::Slice:
+    case OpKind::Chunk:
+    case OpKind::Reshape:
+    case OpKind::Broadcast:
+    case OpKind::Unsqueeze:
+    case OpKind::IndexMap:
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+      return 1;
+    }
+    return 1;
+  case OpCategory::Other:
     break;
   }
   switch (k) {
   case OpKind::Matmul:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
-  case OpKind::Transpose:
-  case OpKind::Squeeze:
     return 2;
-  default:
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::Cast:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Gather:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
     return 1;
   }
+  return 1; // unreachable: every OpKind is a case above
 }
 
 } // namespace
@@ -283,14 +313,22 @@ bool buildOp(GenContext &g, OpKind k) {
     return buildExpand(g, k);
   case OpCategory::View:
     return buildView(g, k);
-  default:
+  case OpCategory::Source:
+    switch (k) {
+    case OpKind::Const:
+      return buildConst(g);
+    case OpKind::Iota:
+      return buildIota(g);
+    case OpKind::Input: // made on demand, never chosen
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
+      return false;
+    }
+    return false;
+  case OpCategory::Other:
     break;
   }
   switch (k) {
-  case OpKind::Const:
-    return buildConst(g);
-  case OpKind::Iota:
-    return buildIota(g);
   case OpKind::Select:
     return buildSelect(g);
   case OpKind::MaskedFill:
@@ -312,9 +350,11 @@ bool buildOp(GenContext &g, OpKind k) {
     return buildSetValidShape(g);
   case OpKind::FillPad:
     return buildFillPad(g);
-  default:
-    return false; // Input: made on demand, never chosen
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 } // namespace npufuzz::gen

@@ -369,9 +369,11 @@ bool buildView(GenContext &g, OpKind k) {
     return buildUnsqueeze(g);
   case OpKind::IndexMap:
     return buildIndexMap(g);
-  default:
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 } // namespace npufuzz::gen
