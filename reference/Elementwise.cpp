@@ -99,9 +99,14 @@ bool floatBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, co
   case OpKind::Min:
     run(minNaN);
     return true;
-  default:
+  case OpKind::And: // integer-like only
+  case OpKind::Or:
+  case OpKind::Xor:
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 bool intBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, const RefTensor &b,
@@ -137,9 +142,11 @@ bool intBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, cons
   case OpKind::Xor:
     run([&](int64_t x, int64_t y) { return w(U(x) ^ U(y)); });
     return true;
-  default:
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 /// Compares: ordered (false on NaN) except ne, which is unordered.
@@ -173,9 +180,11 @@ bool compare(OpKind k, const RefTensor &a, const RefTensor &b, RefTensor &out) {
   case OpKind::CmpGe:
     run([](auto x, auto y) { return x >= y; });
     return true;
-  default:
+#define NPF_HANDLED_CATEGORY Compare
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 template <class T, class F>
@@ -232,9 +241,12 @@ bool floatUnary(OpKind k, const RefTensor &x, RefTensor &out) {
   case OpKind::Relu:
     run([](float v) { return std::isnan(v) ? v : (v > 0.0f ? v : 0.0f); });
     return true;
-  default:
+  case OpKind::Not: // integer-like only
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 bool intUnary(OpKind k, const RefTensor &x, RefTensor &out) {
@@ -254,9 +266,19 @@ bool intUnary(OpKind k, const RefTensor &x, RefTensor &out) {
   case OpKind::Not:
     run([&](int64_t v) { return w(~U(v)); });
     return true;
-  default:
+  case OpKind::Exp: // float only
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Tanh:
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
     return false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 /// select %cond, %a, %b: defined only when all three elements are defined
@@ -372,7 +394,9 @@ bool evalElementwise(OpEval &e) {
       return true;
     return e.fail(name + " is not defined on " + std::string(dtypeName(a.type.dtype)));
   }
-  default:
+  case OpCategory::Source:
+  case OpCategory::View:
+  case OpCategory::Other:
     break;
   }
   switch (k) {
@@ -391,9 +415,20 @@ bool evalElementwise(OpEval &e) {
       return false;
     cast(e.operand(0), e.op.attrs.rounding, out);
     return true;
-  default:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Matmul:
+  case OpKind::Gather:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
     return e.fail("not an elementwise op: " + name);
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 } // namespace ref

@@ -108,13 +108,23 @@ bool input(OpEval &e, const RefTensor &given) {
   return true;
 }
 
-bool evalOther(OpEval &e) {
+bool evalSource(OpEval &e) {
   switch (e.op.kind) {
   case OpKind::Const:
     constant(e);
     return true;
   case OpKind::Iota:
     return iota(e);
+  case OpKind::Input: // evaluateCase gives it the next input
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
+    return e.fail(std::string(opName(e.op.kind)) + " is not a computed source");
+  }
+  return false; // unreachable: every OpKind is a case above
+}
+
+bool evalOther(OpEval &e) {
+  switch (e.op.kind) {
   case OpKind::SetValidShape:
     return copySameShape(e);
   case OpKind::FillPad:
@@ -123,9 +133,19 @@ bool evalOther(OpEval &e) {
   case OpKind::MaskedFill:
   case OpKind::Cast:
     return evalElementwise(e);
-  default:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Matmul:
+  case OpKind::Gather:
     return evalStructured(e);
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    return e.fail(std::string(opName(e.op.kind)) + " is not in the other category");
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 } // namespace
@@ -179,7 +199,10 @@ bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
       case OpCategory::View:
         ok = ref::evalView(e);
         break;
-      default:
+      case OpCategory::Source:
+        ok = ref::evalSource(e);
+        break;
+      case OpCategory::Other:
         ok = ref::evalOther(e);
         break;
       }

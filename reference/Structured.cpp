@@ -300,9 +300,16 @@ bool evalStructured(OpEval &e) {
     return matmul(e);
   case OpKind::Gather:
     return gather(e);
-  default:
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::Cast:
+  case OpKind::SetValidShape:
+  case OpKind::FillPad:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
     return e.fail("not a structured op: " + std::string(opName(e.op.kind)));
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 } // namespace ref
