@@ -196,15 +196,15 @@ private:
   void line(const std::string &s) { body_ += "    " + s + "\n"; }
   void assign(const Op &op, const std::string &expr) { line(v(op.results[0]) + " = " + expr); }
   bool elementwise(const Op &op, OpKind kind, std::string &unsupported);
-  std::string binary(OpKind kind, DType t, const std::string &x, const std::string &y) const;
+  bool view(const Op &op, std::string &unsupported);
+  bool other(const Op &op, std::string &unsupported);
   void cast(const Op &op);
 
   const Case &c_;
   std::string body_;
 };
 
-std::string Emitter::binary(OpKind kind, DType t, const std::string &x,
-                            const std::string &y) const {
+std::string arithmetic(OpKind kind, DType t, const std::string &x, const std::string &y) {
   switch (kind) {
   case OpKind::Add:
     return x + " + " + y;
@@ -224,6 +224,15 @@ std::string Emitter::binary(OpKind kind, DType t, const std::string &x,
     return x + " | " + y;
   case OpKind::Xor:
     return x + " ^ " + y;
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
+    return "";
+  }
+  return ""; // unreachable: every OpKind is a case above
+}
+
+std::string comparison(OpKind kind, const std::string &x, const std::string &y) {
+  switch (kind) {
   case OpKind::CmpEq:
     return x + " == " + y;
   case OpKind::CmpNe:
@@ -236,9 +245,30 @@ std::string Emitter::binary(OpKind kind, DType t, const std::string &x,
     return x + " > " + y;
   case OpKind::CmpGe:
     return x + " >= " + y;
-  default:
+#define NPF_HANDLED_CATEGORY Compare
+#include "ir/OpCasesOutside.def"
     return "";
   }
+  return ""; // unreachable: every OpKind is a case above
+}
+
+/// The Python expression of a two-operand elementwise op (an expand op's
+/// base op), empty when there is none.
+std::string binary(OpKind kind, DType t, const std::string &x, const std::string &y) {
+  switch (opCategory(kind)) {
+  case OpCategory::Binary:
+    return arithmetic(kind, t, x, y);
+  case OpCategory::Compare:
+    return comparison(kind, x, y);
+  case OpCategory::Source:
+  case OpCategory::Unary:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+  case OpCategory::View:
+  case OpCategory::Other:
+    return "";
+  }
+  return ""; // unreachable: every OpCategory is a case above
 }
 
 bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
@@ -293,9 +323,11 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
   case OpKind::Silu:
     assign(op, viaDouble(xd + " * torch.sigmoid(" + xd + ")"));
     return true;
-  default:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
     return unsupported = "pytorch: no form for " + std::string(opName(kind)), false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 void Emitter::cast(const Op &op) {
@@ -323,6 +355,126 @@ void Emitter::cast(const Op &op) {
   }
 }
 
+bool Emitter::view(const Op &op, std::string &unsupported) {
+  const std::string x = operand(op, 0), shape = pyInts(type(op).shape);
+  const OpAttrs &a = op.attrs;
+  switch (op.kind) {
+  case OpKind::Slice: {
+    std::string idx;
+    for (size_t i = 0; i < a.offsets.size(); ++i)
+      idx += (i ? ", " : "") + std::to_string(a.offsets[i]) + ":" +
+             std::to_string(a.offsets[i] + (a.sizes[i] - 1) * a.strides[i] + 1) + ":" +
+             std::to_string(a.strides[i]);
+    assign(op, x + "[" + idx + "]");
+    break;
+  }
+  case OpKind::Chunk:
+    assign(op, "torch.chunk(" + x + ", " + std::to_string(a.count) + ", dim=" +
+                   std::to_string(a.axis) + ")[" + std::to_string(a.index) + "]");
+    break;
+  case OpKind::Transpose:
+    assign(op, x + ".permute(" + pyInts(a.perm) + ")");
+    break;
+  case OpKind::Reshape:
+    assign(op, x + ".reshape(" + shape + ")");
+    break;
+  case OpKind::Broadcast:
+    assign(op, x + ".expand(" + shape + ")");
+    break;
+  case OpKind::Squeeze:
+    assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")");
+    break;
+  case OpKind::Unsqueeze:
+    assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")");
+    break;
+  case OpKind::IndexMap: {
+    // Index tensors: one broadcasting grid per result dim.
+    line("d = _grids(" + shape + ")");
+    std::string idx;
+    for (size_t i = 0; i < a.map.size(); ++i)
+      idx += (i ? ", " : "") + std::string("torch.as_tensor(") + pyIndex(a.map[i]) + ")";
+    assign(op, x + "[" + idx + (a.map.size() == 1 ? "," : "") + "].expand(" + shape + ")");
+    break;
+  }
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+    return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;
+  }
+  return true;
+}
+
+bool Emitter::other(const Op &op, std::string &unsupported) {
+  const TensorType &t = type(op);
+  const std::string x = operand(op, 0), tt = torchType(t.dtype);
+  const OpAttrs &a = op.attrs;
+  switch (op.kind) {
+  case OpKind::Select:
+    assign(op, "torch.where(" + x + ", " + operand(op, 1) + ", " + operand(op, 2) + ")");
+    break;
+  case OpKind::MaskedFill:
+    assign(op, x + ".masked_fill(" + operand(op, 1) + ", " +
+                   (isFloat(t.dtype) ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ")");
+    break;
+  case OpKind::Cast:
+    cast(op);
+    break;
+  case OpKind::ReduceSum:
+    // f32 accumulation for floats, the type's width for integers.
+    assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", lambda s, e: s + e, " +
+                   (isFloat(t.dtype) ? "torch.float32" : tt) + ").to(" + tt + ")");
+    break;
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin: {
+    const bool max = op.kind == OpKind::ReduceMax;
+    assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", " +
+                   (isFloat(t.dtype) ? (max ? "_fmax" : "_fmin")
+                                     : (max ? "torch.maximum" : "torch.minimum")) +
+                   ", " + tt + ")");
+    break;
+  }
+  case OpKind::ArgMax:
+    assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")");
+    break;
+  case OpKind::TopK:
+    line(v(op.results[0]) + ", " + v(op.results[1]) + " = _topk(" + x + ", " +
+         std::to_string(a.k) + ", " + std::to_string(a.axis) + ")");
+    break;
+  case OpKind::Matmul:
+    assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")");
+    break;
+  case OpKind::Gather: {
+    // Out-of-range indices give undefined elements: clamp so torch accepts them.
+    const int64_t n = c_.typeOf(op.operands[0]).shape[a.axis];
+    assign(op, "torch.gather(" + x + ", " + std::to_string(a.axis) + ", " + operand(op, 1) +
+                   ".to(torch.int64).clamp(0, " + std::to_string(n - 1) + "))");
+    break;
+  }
+  case OpKind::SetValidShape:
+    // Only metadata changes; the harness compares inside the valid shape.
+    assign(op, x);
+    break;
+  case OpKind::FillPad: {
+    const TensorType &src = c_.typeOf(op.operands[0]);
+    const ValidShape vs = src.valid.value_or(ValidShape{src.shape[0], src.shape[1], false});
+    std::string pad = "0";
+    if (op.attrs.pad != PadKind::Zero) {
+      const bool max = op.attrs.pad == PadKind::Max;
+      pad = isFloat(t.dtype)       ? (max ? "float(\"inf\")" : "float(\"-inf\")")
+            : t.dtype == DType::I1 ? (max ? "True" : "False")
+                                   : std::to_string(max ? maxIntValue(t.dtype)
+                                                        : minIntValue(t.dtype));
+    }
+    assign(op, "_fillpad(" + x + ", " + std::to_string(vs.rows) + ", " +
+                   std::to_string(vs.cols) + ", " + pad + ")");
+    break;
+  }
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+    return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;
+  }
+  return true;
+}
+
 bool Emitter::run(std::string &out, std::string &unsupported) {
   std::string params, loads, outs, saves;
   int input = 0;
@@ -344,10 +496,17 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       if (!elementwise(op, expandBaseOp(op.kind), unsupported))
         return false;
       continue;
-    default:
+    case OpCategory::View:
+      if (!view(op, unsupported))
+        return false;
+      continue;
+    case OpCategory::Other:
+      if (!other(op, unsupported))
+        return false;
+      continue;
+    case OpCategory::Source: // below: an input is a parameter of the kernel
       break;
     }
-    const std::string x = op.operands.empty() ? "" : operand(op, 0);
     const OpAttrs &a = op.attrs;
     switch (op.kind) {
     case OpKind::Input:
@@ -367,104 +526,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       assign(op, "_grids(" + shape + ")[" + std::to_string(a.axis) + "].expand(" + shape + ")" +
                      (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
       break;
-    case OpKind::Slice: {
-      std::string idx;
-      for (size_t i = 0; i < a.offsets.size(); ++i)
-        idx += (i ? ", " : "") + std::to_string(a.offsets[i]) + ":" +
-               std::to_string(a.offsets[i] + (a.sizes[i] - 1) * a.strides[i] + 1) + ":" +
-               std::to_string(a.strides[i]);
-      assign(op, x + "[" + idx + "]");
-      break;
-    }
-    case OpKind::Chunk:
-      assign(op, "torch.chunk(" + x + ", " + std::to_string(a.count) + ", dim=" +
-                     std::to_string(a.axis) + ")[" + std::to_string(a.index) + "]");
-      break;
-    case OpKind::Transpose:
-      assign(op, x + ".permute(" + pyInts(a.perm) + ")");
-      break;
-    case OpKind::Reshape:
-      assign(op, x + ".reshape(" + shape + ")");
-      break;
-    case OpKind::Broadcast:
-      assign(op, x + ".expand(" + shape + ")");
-      break;
-    case OpKind::Squeeze:
-      assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")");
-      break;
-    case OpKind::Unsqueeze:
-      assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")");
-      break;
-    case OpKind::IndexMap: {
-      // Index tensors: one broadcasting grid per result dim.
-      line("d = _grids(" + shape + ")");
-      std::string idx;
-      for (size_t i = 0; i < a.map.size(); ++i)
-        idx += (i ? ", " : "") + std::string("torch.as_tensor(") + pyIndex(a.map[i]) + ")";
-      assign(op, x + "[" + idx + (a.map.size() == 1 ? "," : "") + "].expand(" + shape + ")");
-      break;
-    }
-    case OpKind::Select:
-      assign(op, "torch.where(" + x + ", " + operand(op, 1) + ", " + operand(op, 2) + ")");
-      break;
-    case OpKind::MaskedFill:
-      assign(op, x + ".masked_fill(" + operand(op, 1) + ", " +
-                     (isFloat(t.dtype) ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ")");
-      break;
-    case OpKind::Cast:
-      cast(op);
-      break;
-    case OpKind::ReduceSum:
-      // f32 accumulation for floats, the type's width for integers.
-      assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", lambda s, e: s + e, " +
-                     (isFloat(t.dtype) ? "torch.float32" : tt) + ").to(" + tt + ")");
-      break;
-    case OpKind::ReduceMax:
-    case OpKind::ReduceMin: {
-      const bool max = op.kind == OpKind::ReduceMax;
-      assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", " +
-                     (isFloat(t.dtype) ? (max ? "_fmax" : "_fmin")
-                                       : (max ? "torch.maximum" : "torch.minimum")) +
-                     ", " + tt + ")");
-      break;
-    }
-    case OpKind::ArgMax:
-      assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")");
-      break;
-    case OpKind::TopK:
-      line(v(op.results[0]) + ", " + v(op.results[1]) + " = _topk(" + x + ", " +
-           std::to_string(a.k) + ", " + std::to_string(a.axis) + ")");
-      break;
-    case OpKind::Matmul:
-      assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")");
-      break;
-    case OpKind::Gather: {
-      // Out-of-range indices give undefined elements: clamp so torch accepts them.
-      const int64_t n = c_.typeOf(op.operands[0]).shape[a.axis];
-      assign(op, "torch.gather(" + x + ", " + std::to_string(a.axis) + ", " + operand(op, 1) +
-                     ".to(torch.int64).clamp(0, " + std::to_string(n - 1) + "))");
-      break;
-    }
-    case OpKind::SetValidShape:
-      // Only metadata changes; the harness compares inside the valid shape.
-      assign(op, x);
-      break;
-    case OpKind::FillPad: {
-      const TensorType &src = c_.typeOf(op.operands[0]);
-      const ValidShape vs = src.valid.value_or(ValidShape{src.shape[0], src.shape[1], false});
-      std::string pad = "0";
-      if (op.attrs.pad != PadKind::Zero) {
-        const bool max = op.attrs.pad == PadKind::Max;
-        pad = isFloat(t.dtype)       ? (max ? "float(\"inf\")" : "float(\"-inf\")")
-              : t.dtype == DType::I1 ? (max ? "True" : "False")
-                                     : std::to_string(max ? maxIntValue(t.dtype)
-                                                          : minIntValue(t.dtype));
-      }
-      assign(op, "_fillpad(" + x + ", " + std::to_string(vs.rows) + ", " +
-                     std::to_string(vs.cols) + ", " + pad + ")");
-      break;
-    }
-    default:
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
       return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;
     }
   }
