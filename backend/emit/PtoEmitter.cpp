@@ -30,9 +30,36 @@ std::string ptoType(DType t) {
   }
 }
 
-/// PTO t-op names of the ops with a direct equivalent. Float-only entries
-/// are checked by the caller.
-std::string tOpName(OpKind k) {
+std::string unaryTOpName(OpKind k) {
+  switch (k) {
+  case OpKind::Exp:
+    return "texp";
+  case OpKind::Log:
+    return "tlog";
+  case OpKind::Sqrt:
+    return "tsqrt";
+  case OpKind::Rsqrt:
+    return "trsqrt";
+  case OpKind::Abs:
+    return "tabs";
+  case OpKind::Neg:
+    return "tneg";
+  case OpKind::Relu:
+    return "trelu";
+  case OpKind::Not:
+    return "tnot";
+  case OpKind::Tanh: // no t-op
+  case OpKind::Erf:
+  case OpKind::Sigmoid:
+  case OpKind::Silu:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
+    return "";
+  }
+  return ""; // unreachable: every OpKind is a case above
+}
+
+std::string binaryTOpName(OpKind k) {
   switch (k) {
   case OpKind::Add:
     return "tadd";
@@ -52,25 +79,30 @@ std::string tOpName(OpKind k) {
     return "tor";
   case OpKind::Xor:
     return "txor";
-  case OpKind::Exp:
-    return "texp";
-  case OpKind::Log:
-    return "tlog";
-  case OpKind::Sqrt:
-    return "tsqrt";
-  case OpKind::Rsqrt:
-    return "trsqrt";
-  case OpKind::Abs:
-    return "tabs";
-  case OpKind::Neg:
-    return "tneg";
-  case OpKind::Relu:
-    return "trelu";
-  case OpKind::Not:
-    return "tnot";
-  default:
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
     return "";
   }
+  return ""; // unreachable: every OpKind is a case above
+}
+
+/// PTO t-op names of the ops with a direct equivalent. Float-only entries
+/// are checked by the caller.
+std::string tOpName(OpKind k) {
+  switch (opCategory(k)) {
+  case OpCategory::Unary:
+    return unaryTOpName(k);
+  case OpCategory::Binary:
+    return binaryTOpName(k);
+  case OpCategory::Source:
+  case OpCategory::Compare:
+  case OpCategory::RowExpand: // the caller names them by their base op
+  case OpCategory::ColExpand:
+  case OpCategory::View:
+  case OpCategory::Other:
+    return "";
+  }
+  return ""; // unreachable: every OpCategory is a case above
 }
 
 /// PTO round modes of tcvt.
@@ -99,32 +131,58 @@ constexpr int64_t kVecBufferBytes = 192 << 10;
 /// (tnot) are never expressible.
 std::string dtypeRule(OpKind k, DType t) {
   const bool f = t == DType::F32 || t == DType::F16;
-  switch (k) {
-  case OpKind::Add:
-  case OpKind::Sub:
-  case OpKind::Mul:
-  case OpKind::Max:
-  case OpKind::Min:
-    return f || t == DType::I32 ? "" : "i16/i32/f16/f32";
-  case OpKind::And:
-  case OpKind::Or:
-    return t == DType::I8 ? "" : "i8/i16";
-  case OpKind::Xor:
-    return "i8/i16 and a tmp tile (not emitted)";
-  case OpKind::Not:
-    return "i16";
-  case OpKind::Relu:
-    return f || t == DType::I32 ? "" : "i32/f16/f32";
-  case OpKind::Abs:
-  case OpKind::Div:
-  case OpKind::Exp:
-  case OpKind::Log:
-  case OpKind::Sqrt:
-  case OpKind::Rsqrt:
-    return f ? "" : "f16/f32";
-  default:
+  switch (opCategory(k)) {
+  case OpCategory::Binary:
+    switch (k) {
+    case OpKind::Add:
+    case OpKind::Sub:
+    case OpKind::Mul:
+    case OpKind::Max:
+    case OpKind::Min:
+      return f || t == DType::I32 ? "" : "i16/i32/f16/f32";
+    case OpKind::And:
+    case OpKind::Or:
+      return t == DType::I8 ? "" : "i8/i16";
+    case OpKind::Xor:
+      return "i8/i16 and a tmp tile (not emitted)";
+    case OpKind::Div:
+      return f ? "" : "f16/f32";
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
+      return "";
+    }
+    return "";
+  case OpCategory::Unary:
+    switch (k) {
+    case OpKind::Not:
+      return "i16";
+    case OpKind::Relu:
+      return f || t == DType::I32 ? "" : "i32/f16/f32";
+    case OpKind::Abs:
+    case OpKind::Exp:
+    case OpKind::Log:
+    case OpKind::Sqrt:
+    case OpKind::Rsqrt:
+      return f ? "" : "f16/f32";
+    case OpKind::Neg: // no rule recorded
+    case OpKind::Tanh: // no t-op
+    case OpKind::Erf:
+    case OpKind::Sigmoid:
+    case OpKind::Silu:
+#define NPF_HANDLED_CATEGORY Unary
+#include "ir/OpCasesOutside.def"
+      return "";
+    }
+    return "";
+  case OpCategory::Source: // no t-op of their own (tOpName)
+  case OpCategory::Compare:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+  case OpCategory::View:
+  case OpCategory::Other:
     return "";
   }
+  return ""; // unreachable: every OpCategory is a case above
 }
 
 class Emitter {
@@ -349,11 +407,24 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: no t-op for " + name, false;
     return true;
   }
-  default:
+  case OpCategory::Compare:
+  case OpCategory::View:
+    return unsupported = "pto: no tile op for " + name, false;
+  case OpCategory::Source:
+    switch (op.kind) {
+    case OpKind::Input:
+      return true;
+    case OpKind::Const:
+    case OpKind::Iota:
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
+      return unsupported = "pto: no tile op for " + name, false;
+    }
+    return false;
+  case OpCategory::Other:
     break;
   }
   switch (op.kind) {
-  case OpKind::Input:
   case OpKind::FillPad:
     return true;
   case OpKind::Cast:
@@ -363,9 +434,20 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
   case OpKind::SetValidShape:
     // In place on the tile, or on a copy when the source is read again.
     return true;
-  default:
+  case OpKind::Select:
+  case OpKind::MaskedFill:
+  case OpKind::ReduceSum:
+  case OpKind::ReduceMax:
+  case OpKind::ReduceMin:
+  case OpKind::ArgMax:
+  case OpKind::TopK:
+  case OpKind::Matmul:
+  case OpKind::Gather:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
     return unsupported = "pto: no tile op for " + name, false;
   }
+  return false; // unreachable: every OpKind is a case above
 }
 
 /// An R×1 value that is only ever the R×1 operand of row expands lives in
@@ -436,65 +518,95 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     const ValueId r = op.results[0];
     const std::string x = op.operands.empty() ? "" : tile(op.operands[0]);
     const std::string xt = op.operands.empty() ? "" : tileType(op.operands[0]);
-    switch (op.kind) {
-    case OpKind::Input: {
-      // TLOAD moves the view into the tile's valid shape, which must be the
-      // view's: load the whole input, then narrow the valid shape.
-      const std::string pv = view(inputPtrs[input++], r);
-      alloc(r, 0, true);
-      body_ += "    pto.tload ins(" + pv + " : " + viewType(r) + ") outs(" + tile(r) + " : " +
-               tileType(r) + ")\n";
-      if (const std::optional<ValidShape> &vs = c_.typeOf(r).valid)
-        body_ += "    pto.set_validshape " + tile(r) + ", " + idx(vs->rows) + ", " +
-                 idx(vs->cols) + " : " + tileType(r) + "\n";
-      if (columnCopies_.count(r)) {
-        const std::string copy = "%t" + std::to_string(nextTile_);
-        columnTiles_[r] = nextTile_++;
-        const TensorType &t = c_.typeOf(r);
-        const std::string pc = view(inputPtrs[input - 1], r);
-        body_ += "    " + copy + " = pto.alloc_tile valid_row = " + idx(t.shape[0]) +
-                 " valid_col = " + idx(t.shape[1]) + " : " + tileType(r, true) + "\n";
-        body_ += "    pto.tload ins(" + pc + " : " + viewType(r) + ") outs(" + copy + " : " +
-                 tileType(r, true) + ")\n";
-      }
-      continue;
-    }
-    case OpKind::SetValidShape: {
-      const ValueId src = op.operands[0];
-      const auto dyn = validArgs.find(i);
-      const std::string rows = dyn != validArgs.end() ? dyn->second.first : idx(op.attrs.rows);
-      const std::string cols = dyn != validArgs.end() ? dyn->second.second : idx(op.attrs.cols);
-      if (usedOnlyBy(src, op)) { // in place
-        tiles_[r] = tiles_.at(src);
-        pads_[r] = pads_.at(src);
-      } else {
-        // The source is read again: narrow a copy (TMOV, vec to vec, over
-        // the source's valid shape).
-        const TensorType &st = c_.typeOf(src);
-        alloc(r, pads_.at(src), false,
-              st.valid.value_or(ValidShape{st.shape[0], st.shape[1], false}));
-        body_ += "    pto.tmov ins(" + x + " : " + xt + ") outs(" + tile(r) + " : " +
+    switch (opCategory(op.kind)) {
+    case OpCategory::Unary:
+    case OpCategory::Binary:
+    case OpCategory::RowExpand:
+    case OpCategory::ColExpand:
+    case OpCategory::Compare: // check() lets no compare or view through
+    case OpCategory::View:
+      break;
+    case OpCategory::Source:
+      switch (op.kind) {
+      case OpKind::Input: {
+        // TLOAD moves the view into the tile's valid shape, which must be the
+        // view's: load the whole input, then narrow the valid shape.
+        const std::string pv = view(inputPtrs[input++], r);
+        alloc(r, 0, true);
+        body_ += "    pto.tload ins(" + pv + " : " + viewType(r) + ") outs(" + tile(r) + " : " +
                  tileType(r) + ")\n";
+        if (const std::optional<ValidShape> &vs = c_.typeOf(r).valid)
+          body_ += "    pto.set_validshape " + tile(r) + ", " + idx(vs->rows) + ", " +
+                   idx(vs->cols) + " : " + tileType(r) + "\n";
+        if (columnCopies_.count(r)) {
+          const std::string copy = "%t" + std::to_string(nextTile_);
+          columnTiles_[r] = nextTile_++;
+          const TensorType &t = c_.typeOf(r);
+          const std::string pc = view(inputPtrs[input - 1], r);
+          body_ += "    " + copy + " = pto.alloc_tile valid_row = " + idx(t.shape[0]) +
+                   " valid_col = " + idx(t.shape[1]) + " : " + tileType(r, true) + "\n";
+          body_ += "    pto.tload ins(" + pc + " : " + viewType(r) + ") outs(" + copy + " : " +
+                   tileType(r, true) + ")\n";
+        }
+        continue;
       }
-      body_ += "    pto.set_validshape " + tile(r) + ", " + rows + ", " + cols + " : " +
-               tileType(r) + "\n";
-      continue;
-    }
-    case OpKind::FillPad: {
-      // pad: 1 zero, 2 max, 3 min (0 is no padding).
-      const int pad = op.attrs.pad == PadKind::Zero ? 1 : op.attrs.pad == PadKind::Max ? 2 : 3;
-      alloc(r, pad);
-      body_ += "    pto.tfillpad ins(" + x + " : " + xt + ") outs(" + tile(r) + " : " +
-               tileType(r) + ")\n";
-      continue;
-    }
-    case OpKind::Cast:
-      alloc(r);
-      body_ += "    pto.tcvt ins(" + x + " {rmode = #pto<round_mode " +
-               roundMode(op.attrs.rounding) + ">} : " + xt + ") outs(" + tile(r) + " : " +
-               tileType(r) + ")\n";
-      continue;
-    default:
+      case OpKind::Const: // check() lets neither through
+      case OpKind::Iota:
+#define NPF_HANDLED_CATEGORY Source
+#include "ir/OpCasesOutside.def"
+        break;
+      }
+      break;
+    case OpCategory::Other:
+      switch (op.kind) {
+      case OpKind::SetValidShape: {
+        const ValueId src = op.operands[0];
+        const auto dyn = validArgs.find(i);
+        const std::string rows = dyn != validArgs.end() ? dyn->second.first : idx(op.attrs.rows);
+        const std::string cols = dyn != validArgs.end() ? dyn->second.second : idx(op.attrs.cols);
+        if (usedOnlyBy(src, op)) { // in place
+          tiles_[r] = tiles_.at(src);
+          pads_[r] = pads_.at(src);
+        } else {
+          // The source is read again: narrow a copy (TMOV, vec to vec, over
+          // the source's valid shape).
+          const TensorType &st = c_.typeOf(src);
+          alloc(r, pads_.at(src), false,
+                st.valid.value_or(ValidShape{st.shape[0], st.shape[1], false}));
+          body_ += "    pto.tmov ins(" + x + " : " + xt + ") outs(" + tile(r) + " : " +
+                   tileType(r) + ")\n";
+        }
+        body_ += "    pto.set_validshape " + tile(r) + ", " + rows + ", " + cols + " : " +
+                 tileType(r) + "\n";
+        continue;
+      }
+      case OpKind::FillPad: {
+        // pad: 1 zero, 2 max, 3 min (0 is no padding).
+        const int pad = op.attrs.pad == PadKind::Zero ? 1 : op.attrs.pad == PadKind::Max ? 2 : 3;
+        alloc(r, pad);
+        body_ += "    pto.tfillpad ins(" + x + " : " + xt + ") outs(" + tile(r) + " : " +
+                 tileType(r) + ")\n";
+        continue;
+      }
+      case OpKind::Cast:
+        alloc(r);
+        body_ += "    pto.tcvt ins(" + x + " {rmode = #pto<round_mode " +
+                 roundMode(op.attrs.rounding) + ">} : " + xt + ") outs(" + tile(r) + " : " +
+                 tileType(r) + ")\n";
+        continue;
+      case OpKind::Select: // check() lets none of these through
+      case OpKind::MaskedFill:
+      case OpKind::ReduceSum:
+      case OpKind::ReduceMax:
+      case OpKind::ReduceMin:
+      case OpKind::ArgMax:
+      case OpKind::TopK:
+      case OpKind::Matmul:
+      case OpKind::Gather:
+#define NPF_HANDLED_CATEGORY Other
+#include "ir/OpCasesOutside.def"
+        break;
+      }
       break;
     }
     const OpCategory cat = opCategory(op.kind);
