@@ -41,6 +41,29 @@ ValueId maskLike(GenContext &g, const std::vector<int64_t> &shape) {
   return g.operandLike(TensorType{DType::I1, shape, std::nullopt});
 }
 
+// Drawing one attribute of an elementwise op by its kind in ir/OpAttrs.def.
+// Kinds whose range depends on a shape (axes, lists, maps) or that only
+// inputs take have builders of their own; an elementwise op never has them.
+void drawAttr(GenContext &g, DType t, Scalar &s) { s = g.drawScalar(t); }
+void drawAttr(GenContext &g, DType, RoundingMode &m) {
+  m = static_cast<RoundingMode>(g.rng.below(kNumRoundingModes));
+}
+void drawAttr(GenContext &g, DType, PadKind &p) {
+  p = static_cast<PadKind>(g.rng.below(kNumPadKinds));
+}
+template <typename Field> void drawAttr(GenContext &, DType, Field &) {}
+
+/// The attributes ir/OpAttrs.def gives elementwise op `k` on operands of
+/// `t`, in the table's order (none for most: they draw nothing).
+OpAttrs drawElementwiseAttrs(GenContext &g, OpKind k, DType t) {
+  OpAttrs a;
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
+  if (k == OpKind::OpEnum)                                                                     \
+    drawAttr(g, t, a.Field);
+#include "ir/OpAttrs.def"
+  return a;
+}
+
 bool buildElementwise(GenContext &g, OpKind k) {
   const ValueId x = pickOperand(g, dtypesFor(k));
   if (x == kNoValue)
@@ -48,7 +71,7 @@ bool buildElementwise(GenContext &g, OpKind k) {
   std::vector<ValueId> operands = {x};
   if (opCategory(k) != OpCategory::Unary)
     operands.push_back(g.operandLike(g.c.typeOf(x)));
-  return g.emit(k, operands, {}) >= 0;
+  return g.emit(k, operands, drawElementwiseAttrs(g, k, g.c.typeOf(x).dtype)) >= 0;
 }
 
 bool buildExpand(GenContext &g, OpKind k) {

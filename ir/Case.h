@@ -158,27 +158,9 @@ enum class PadKind : uint8_t { Zero, Min, Max };
 constexpr int kNumPadKinds = 3;
 std::string_view padName(PadKind p);
 
-/// All attributes an op can carry. Each op uses only the fields listed for it:
-///   input        fill; result type
-///   const        value; result type (splat)
-///   iota         axis; result type (element = index along axis)
-///   cast         dtype (target), rounding
-///   masked_fill  value (written where mask is true): masked_fill %x, %mask
-///   reduce_*/argmax axis
-///   topk         axis, k
-///   matmul       dtype (accumulator and result type)
-///   gather       axis: out[..i..] = src[.. idx[..i..] (at axis) ..]; the
-///                index shape equals src's except along axis
-///   set_validshape rows, cols, dynamic
-///   fillpad      pad
-///   slice        offsets, sizes, strides (all ranks; strides >= 1)
-///   chunk        axis, count (pieces, must divide the dim), index (which)
-///   transpose    perm
-///   reshape      shape (same element count; row-major)
-///   broadcast    shape (same rank; size-1 dims may grow)
-///   squeeze      axis (a size-1 dim); unsqueeze: axis (new size-1 dim)
-///   index_map    shape (result shape), map (one expr per source dim over
-///                result dims d0..)
+/// All attributes an op can carry. Which op takes which field, under which
+/// key and with what meaning, is the schema ir/OpAttrs.def; each op uses only
+/// its rows' fields.
 struct OpAttrs {
   int64_t axis = 0;
   int64_t k = 0;

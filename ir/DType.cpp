@@ -335,35 +335,31 @@ float intToFloat(int64_t v, DType t, RoundingMode m) {
   }
 }
 
+double roundToIntegral(double d, RoundingMode m) {
+  // trunc/floor/ceil are exact, and so is the fraction below (d - trunc(d)
+  // loses no bits), so the rounding decision is exact. The sign of zero
+  // survives: trunc(-0.3) is -0.
+  const double tr = std::trunc(d);
+  if (!std::isfinite(d) || tr == d)
+    return d;
+  const double frac = std::fabs(d - tr);
+  const double away = tr + (d < 0 ? -1.0 : 1.0);
+  switch (m) {
+  case RoundingMode::NearestEven:
+    return frac > 0.5 || (frac == 0.5 && std::fmod(tr, 2.0) != 0.0) ? away : tr;
+  case RoundingMode::NearestAway: return frac >= 0.5 ? away : tr;
+  case RoundingMode::TowardZero: return tr;
+  case RoundingMode::Down: return std::floor(d);
+  case RoundingMode::Up: return std::ceil(d);
+  }
+  return tr; // unreachable: every RoundingMode is a case above
+}
+
 int64_t floatToInt(float v, DType t, RoundingMode m) {
   assert(isIntLike(t) && "floatToInt takes integer-like types");
   if (std::isnan(v))
     return 0;
-  // Every float is exact in double, and so are trunc/floor/ceil and the
-  // fraction below, so the rounding decision is exact.
-  const double d = v;
-  const double tr = std::trunc(d);
-  const double frac = std::fabs(d - tr);
-  const double away = tr + (d < 0 ? -1.0 : 1.0);
-  double r = tr;
-  switch (m) {
-  case RoundingMode::NearestEven:
-    if (frac > 0.5 || (frac == 0.5 && std::fmod(tr, 2.0) != 0.0))
-      r = away;
-    break;
-  case RoundingMode::NearestAway:
-    if (frac >= 0.5)
-      r = away;
-    break;
-  case RoundingMode::TowardZero:
-    break;
-  case RoundingMode::Down:
-    r = std::floor(d);
-    break;
-  case RoundingMode::Up:
-    r = std::ceil(d);
-    break;
-  }
+  const double r = roundToIntegral(v, m); // every float is exact in double
   const int64_t lo = minIntValue(t), hi = maxIntValue(t);
   // r is an integer: r >= (double)hi also covers hi = 2^63 - 1, whose double
   // is 2^63 (out of range).

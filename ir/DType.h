@@ -54,6 +54,10 @@ int64_t maxIntValue(DType t);
 uint32_t floatBits(float v);
 float bitsToFloat(uint32_t bits);
 
+/// `d` rounded to an integral value by mode `m`, exactly; infinities, NaN
+/// and the sign of zero are kept (round(-0.3) is -0).
+double roundToIntegral(double d, RoundingMode m);
+
 /// Exact IEEE conversions between f32 and the 16-bit formats.
 uint16_t floatToBF16Bits(float v, RoundingMode m);
 uint16_t floatToF16Bits(float v, RoundingMode m);

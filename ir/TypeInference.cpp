@@ -153,6 +153,31 @@ bool inferMatmul(const Op &op, const TensorType &a, const TensorType &b,
 
 } // namespace
 
+namespace {
+/// Whether scalar attribute `key` fits the integer-like type `t` (any
+/// float attribute does: it is rounded to the type where it is used).
+bool fits(const Scalar &s, DType t, const char *key, std::string &error) {
+  if (!isIntLike(t) || (s.i >= minIntValue(t) && s.i <= maxIntValue(t)))
+    return true;
+  error = std::string(key) + " " + std::to_string(s.i) + " does not fit " +
+          std::string(dtypeName(t));
+  return false;
+}
+template <typename Field> bool fits(const Field &, DType, const char *, std::string &) {
+  return true; // not a scalar of the op's type
+}
+
+/// Whether every attribute of elementwise op `op` on `t` (ir/OpAttrs.def)
+/// fits `t`.
+bool elementwiseAttrsFit(const Op &op, DType t, std::string &error) {
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
+  if (op.kind == OpKind::OpEnum && !fits(op.attrs.Field, t, Key, error))                       \
+    return false;
+#include "ir/OpAttrs.def"
+  return true;
+}
+} // namespace
+
 bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &types,
                       std::string &error) {
   types.clear();
@@ -177,7 +202,8 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
   case OpCategory::Source:
     return checkSourceType(c, op, types, error);
   case OpCategory::Unary:
-    if (!checkArithDType(op.kind, in[0]->dtype, error))
+    if (!checkArithDType(op.kind, in[0]->dtype, error) ||
+        !elementwiseAttrsFit(op, in[0]->dtype, error))
       return false;
     r = elementwiseResult(in[0]->dtype, in);
     break;
