@@ -201,7 +201,8 @@ void unaryLoop(const RefTensor &x, const std::vector<T> &xv, std::vector<T> &out
 inline float viaDouble(double v) { return static_cast<float>(v); }
 inline double sigmoidD(double d) { return 1.0 / (1.0 + std::exp(-d)); }
 
-bool floatUnary(OpKind k, const RefTensor &x, RefTensor &out) {
+bool floatUnary(const Op &op, const RefTensor &x, RefTensor &out) {
+  const OpKind k = op.kind;
   const DType t = out.type.dtype;
   auto run = [&](auto f) {
     unaryLoop(x, x.f, out.f, out.defined, [&](float v) { return roundRNE(f(v), t); });
@@ -241,6 +242,12 @@ bool floatUnary(OpKind k, const RefTensor &x, RefTensor &out) {
   case OpKind::Relu:
     run([](float v) { return std::isnan(v) ? v : (v > 0.0f ? v : 0.0f); });
     return true;
+  // An integral value of a float type is exact in that type.
+  case OpKind::Round: {
+    const RoundingMode m = op.attrs.rounding;
+    run([m](float v) { return static_cast<float>(roundToIntegral(v, m)); });
+    return true;
+  }
   case OpKind::Not: // integer-like only
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
@@ -274,6 +281,7 @@ bool intUnary(OpKind k, const RefTensor &x, RefTensor &out) {
   case OpKind::Erf:
   case OpKind::Sigmoid:
   case OpKind::Silu:
+  case OpKind::Round:
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     return false;
@@ -357,7 +365,7 @@ bool evalElementwise(OpEval &e) {
     if (!sameCounts(e, 1))
       return false;
     const RefTensor &x = e.operand(0);
-    if (x.isFloat() ? floatUnary(k, x, out) : intUnary(k, x, out))
+    if (x.isFloat() ? floatUnary(e.op, x, out) : intUnary(k, x, out))
       return true;
     return e.fail(name + " is not defined on " + std::string(dtypeName(x.type.dtype)));
   }

@@ -52,6 +52,7 @@ std::string unaryTOpName(OpKind k) {
   case OpKind::Erf:
   case OpKind::Sigmoid:
   case OpKind::Silu:
+  case OpKind::Round: // not emitted (tcvt rounds only across types)
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     return "";
@@ -169,6 +170,7 @@ std::string dtypeRule(OpKind k, DType t) {
     case OpKind::Erf:
     case OpKind::Sigmoid:
     case OpKind::Silu:
+    case OpKind::Round:
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
       return "";

@@ -27,6 +27,12 @@ def _save(d, name, t):
     np.save(os.path.join(d, name), t.contiguous().numpy())
 
 
+def _round_half_away(x):
+    # x - trunc(x) is exact, so ties are seen as ties; the sign of zero and
+    # infinities survive.
+    t = torch.trunc(x)
+    return torch.where(torch.abs(x - t) >= 0.5, t + torch.sign(x), t)
+
 def _fmax(x, y):
     # NaN propagates and -0 < +0 (torch.maximum leaves the zero's sign open).
     r = torch.where(x > y, x, torch.where(y > x, y, torch.where(torch.signbit(x), y, x)))
@@ -323,6 +329,19 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
   case OpKind::Silu:
     assign(op, viaDouble(xd + " * torch.sigmoid(" + xd + ")"));
     return true;
+  case OpKind::Round: {
+    // torch.round is half-even; rna is _round_half_away (the prelude).
+    const char *fn = "torch.round";
+    switch (op.attrs.rounding) {
+    case RoundingMode::NearestEven: break;
+    case RoundingMode::NearestAway: fn = "_round_half_away"; break;
+    case RoundingMode::TowardZero: fn = "torch.trunc"; break;
+    case RoundingMode::Down: fn = "torch.floor"; break;
+    case RoundingMode::Up: fn = "torch.ceil"; break;
+    }
+    assign(op, round(std::string(fn) + "(" + in(0) + ")"));
+    return true;
+  }
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     return unsupported = "pytorch: no form for " + std::string(opName(kind)), false;

@@ -18,6 +18,18 @@ const char *kFloatToBits = "func.func private @npf_rt_float_to_bits(f32, i32, i3
 const char *kIntToBits = "func.func private @npf_rt_int_to_bits(i64, i32, i32) -> i32";
 
 bool isHalf(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+/// The math op that rounds a float to an integral float by mode `m`.
+const char *roundingFunction(RoundingMode m) {
+  switch (m) {
+  case RoundingMode::NearestEven: return "math.roundeven";
+  case RoundingMode::NearestAway: return "math.round";
+  case RoundingMode::TowardZero: return "math.trunc";
+  case RoundingMode::Down: return "math.floor";
+  case RoundingMode::Up: return "math.ceil";
+  }
+  return "math.roundeven"; // unreachable: every RoundingMode is a case above
+}
 } // namespace
 
 // --- Typed arith ----------------------------------------------------------------
@@ -96,6 +108,7 @@ bool EmitterBase::unaryHasLaneForm(OpKind k) {
   case OpKind::Silu:
   case OpKind::Relu:
   case OpKind::Not:
+  case OpKind::Round:
     return true;
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
@@ -131,6 +144,7 @@ std::string EmitterBase::unary(const Op &op, DType t, const std::string &x) {
       // ugt keeps NaN (unordered compares true) and maps -0 to +0.
       r = select(cmp("ugt", w, zero, F32), w, zero, F32);
       break;
+    case OpKind::Round: r = op1(roundingFunction(op.attrs.rounding), w, F32); break;
     case OpKind::Not: // integer-like only
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
@@ -158,6 +172,7 @@ std::string EmitterBase::unary(const Op &op, DType t, const std::string &x) {
   case OpKind::Erf:
   case OpKind::Sigmoid:
   case OpKind::Silu:
+  case OpKind::Round:
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     unsupported = std::string(opName(k)) + " on " + arithType(t);
@@ -457,13 +472,8 @@ std::string EmitterBase::cast(const std::string &x, DType from, DType to, Roundi
   }
   // float -> int: round to an integral float, then saturate; NaN -> 0.
   const std::string w = widen(x, from);
-  const char *round = m == RoundingMode::NearestEven  ? "math.roundeven"
-                      : m == RoundingMode::NearestAway ? "math.round"
-                      : m == RoundingMode::TowardZero  ? "math.trunc"
-                      : m == RoundingMode::Down        ? "math.floor"
-                                                       : "math.ceil";
   const std::string rounded = fresh();
-  line(rounded + " = " + round + " " + w + " : f32");
+  line(rounded + " = " + roundingFunction(m) + " " + w + " : f32");
   const DType intTy = to == DType::Index ? DType::I64 : to;
   const unsigned bits = bitWidth(intTy);
   const float limit = static_cast<float>(1ull << (bits - 1)); // 2^(n-1), exact

@@ -250,3 +250,23 @@ TEST(Elementwise, Cast) {
 }
 
 } // namespace
+
+TEST(Elementwise, RoundByMode) {
+  // Ties, the sign of zero, infinities, NaN and an odd integer above 2^23.
+  const RefTensor x = f32v({2.5f, -2.5f, 0.5f, -0.3f, 1.7f, -1.7f, INFINITY, NAN, 8388609.0f});
+  auto round = [&](RoundingMode m) {
+    OpAttrs a;
+    a.rounding = m;
+    return evalOp(OpKind::Round, {x}, a, x.type);
+  };
+  expectFloats(round(RoundingMode::NearestEven),
+               {2.0f, -2.0f, 0.0f, -0.0f, 2.0f, -2.0f, INFINITY, NAN, 8388609.0f});
+  expectFloats(round(RoundingMode::NearestAway),
+               {3.0f, -3.0f, 1.0f, -0.0f, 2.0f, -2.0f, INFINITY, NAN, 8388609.0f});
+  expectFloats(round(RoundingMode::TowardZero),
+               {2.0f, -2.0f, 0.0f, -0.0f, 1.0f, -1.0f, INFINITY, NAN, 8388609.0f});
+  expectFloats(round(RoundingMode::Down),
+               {2.0f, -3.0f, 0.0f, -1.0f, 1.0f, -2.0f, INFINITY, NAN, 8388609.0f});
+  expectFloats(round(RoundingMode::Up),
+               {3.0f, -2.0f, 1.0f, -0.0f, 2.0f, -1.0f, INFINITY, NAN, 8388609.0f});
+}
