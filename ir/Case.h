@@ -171,6 +171,7 @@ struct OpAttrs {
   DType dtype = DType::F32;
   RoundingMode rounding = RoundingMode::NearestEven;
   Scalar value;
+  Scalar lo, hi;
   PadKind pad = PadKind::Zero;
   InputFill fill;
   std::vector<int64_t> offsets, sizes, strides, perm, shape;

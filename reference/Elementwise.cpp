@@ -248,6 +248,12 @@ bool floatUnary(const Op &op, const RefTensor &x, RefTensor &out) {
     run([m](float v) { return static_cast<float>(roundToIntegral(v, m)); });
     return true;
   }
+  // The bounds are of the op's type: rounded to it first.
+  case OpKind::Clamp: {
+    const float lo = roundRNE(op.attrs.lo.f, t), hi = roundRNE(op.attrs.hi.f, t);
+    run([lo, hi](float v) { return minNaN(maxNaN(v, lo), hi); });
+    return true;
+  }
   case OpKind::Not: // integer-like only
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
@@ -256,7 +262,8 @@ bool floatUnary(const Op &op, const RefTensor &x, RefTensor &out) {
   return false; // unreachable: every OpKind is a case above
 }
 
-bool intUnary(OpKind k, const RefTensor &x, RefTensor &out) {
+bool intUnary(const Op &op, const RefTensor &x, RefTensor &out) {
+  const OpKind k = op.kind;
   const Wrapper w(out.type.dtype);
   using U = uint64_t;
   auto run = [&](auto f) { unaryLoop(x, x.i, out.i, out.defined, f); };
@@ -273,6 +280,11 @@ bool intUnary(OpKind k, const RefTensor &x, RefTensor &out) {
   case OpKind::Not:
     run([&](int64_t v) { return w(~U(v)); });
     return true;
+  case OpKind::Clamp: {
+    const int64_t lo = op.attrs.lo.i, hi = op.attrs.hi.i; // they fit (type inference)
+    run([lo, hi](int64_t v) { return std::min(std::max(v, lo), hi); });
+    return true;
+  }
   case OpKind::Exp: // float only
   case OpKind::Log:
   case OpKind::Sqrt:
@@ -365,7 +377,7 @@ bool evalElementwise(OpEval &e) {
     if (!sameCounts(e, 1))
       return false;
     const RefTensor &x = e.operand(0);
-    if (x.isFloat() ? floatUnary(e.op, x, out) : intUnary(k, x, out))
+    if (x.isFloat() ? floatUnary(e.op, x, out) : intUnary(e.op, x, out))
       return true;
     return e.fail(name + " is not defined on " + std::string(dtypeName(x.type.dtype)));
   }

@@ -53,6 +53,7 @@ std::string unaryTOpName(OpKind k) {
   case OpKind::Sigmoid:
   case OpKind::Silu:
   case OpKind::Round: // not emitted (tcvt rounds only across types)
+  case OpKind::Clamp: // not emitted (a tmaxs, tmins pair would do)
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     return "";
@@ -171,6 +172,7 @@ std::string dtypeRule(OpKind k, DType t) {
     case OpKind::Sigmoid:
     case OpKind::Silu:
     case OpKind::Round:
+    case OpKind::Clamp:
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
       return "";

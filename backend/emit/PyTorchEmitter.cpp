@@ -342,6 +342,18 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
     assign(op, round(std::string(fn) + "(" + in(0) + ")"));
     return true;
   }
+  case OpKind::Clamp: {
+    // The bounds as tensors of x's type (rounded to it, as the case model
+    // has them), then the same max and min as the binary ops.
+    auto bound = [&](const Scalar &s) {
+      const std::string b = "torch.full_like(" + x + ", " +
+                            (isFloat(t) ? pyFloat(s.f) : std::to_string(s.i)) + ")";
+      return narrow ? b + ".float()" : b;
+    };
+    const std::string lo = bound(op.attrs.lo), hi = bound(op.attrs.hi);
+    assign(op, round(binary(OpKind::Min, t, binary(OpKind::Max, t, in(0), lo), hi)));
+    return true;
+  }
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     return unsupported = "pytorch: no form for " + std::string(opName(kind)), false;

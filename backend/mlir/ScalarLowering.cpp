@@ -109,6 +109,7 @@ bool EmitterBase::unaryHasLaneForm(OpKind k) {
   case OpKind::Relu:
   case OpKind::Not:
   case OpKind::Round:
+  case OpKind::Clamp:
     return true;
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
@@ -145,6 +146,13 @@ std::string EmitterBase::unary(const Op &op, DType t, const std::string &x) {
       r = select(cmp("ugt", w, zero, F32), w, zero, F32);
       break;
     case OpKind::Round: r = op1(roundingFunction(op.attrs.rounding), w, F32); break;
+    case OpKind::Clamp: {
+      // The bounds are constants of the op's type, widened like x.
+      const std::string lo = widen(laneConst(scalarConst(op.attrs.lo, t), t), t);
+      const std::string hi = widen(laneConst(scalarConst(op.attrs.hi, t), t), t);
+      r = op2("arith.minimumf", op2("arith.maximumf", w, lo, F32), hi, F32);
+      break;
+    }
     case OpKind::Not: // integer-like only
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
@@ -163,6 +171,11 @@ std::string EmitterBase::unary(const Op &op, DType t, const std::string &x) {
   case OpKind::Relu: return op2("arith.maxsi", x, zero, t);
   case OpKind::Not:
     return op2("arith.xori", x, laneConst(intConst(t == DType::I1 ? 1 : -1, t), t), t);
+  case OpKind::Clamp: {
+    const std::string lo = laneConst(scalarConst(op.attrs.lo, t), t);
+    const std::string hi = laneConst(scalarConst(op.attrs.hi, t), t);
+    return op2("arith.minsi", op2("arith.maxsi", x, lo, t), hi, t);
+  }
   // Float-only.
   case OpKind::Exp:
   case OpKind::Log:

@@ -270,3 +270,25 @@ TEST(Elementwise, RoundByMode) {
   expectFloats(round(RoundingMode::Up),
                {3.0f, -2.0f, 1.0f, -0.0f, 2.0f, -1.0f, INFINITY, NAN, 8388609.0f});
 }
+
+TEST(Elementwise, ClampByBoundsOfTheOpsType) {
+  OpAttrs a;
+  a.lo.f = 0.0f;
+  a.hi.f = 1.5f;
+  // NaN propagates, -0 < +0 (so -0 clamps to +0), infinities clamp.
+  const RefTensor x = f32v({-0.0f, NAN, -INFINITY, INFINITY, 0.75f, 2.0f});
+  expectFloats(evalOp(OpKind::Clamp, {x}, a, x.type), {0.0f, NAN, 0.0f, 1.5f, 0.75f, 1.5f});
+  // A bound is rounded to the type first: 1.003 is 1.0 in bf16.
+  const TensorType bf = ty(DType::BF16, {2});
+  a.lo.f = -1.0f;
+  a.hi.f = 1.003f;
+  expectFloats(evalOp(OpKind::Clamp, {floats(bf, {1.5f, -2.0f})}, a, bf), {1.0f, -1.0f});
+  // min > max gives max; integers.
+  a.lo.i = 10;
+  a.hi.i = -3;
+  const RefTensor i = typed(DType::I8, {-128, 0, 127});
+  expectInts(evalOp(OpKind::Clamp, {i}, a, i.type), {-3, -3, -3});
+  a.lo.i = -5;
+  a.hi.i = 100;
+  expectInts(evalOp(OpKind::Clamp, {i}, a, i.type), {-5, 0, 100});
+}
