@@ -5,10 +5,9 @@ namespace npufuzz {
 
 std::string_view verdictName(VerdictKind k) {
   static constexpr std::string_view kNames[kNumVerdictKinds] = {
-      "ok",   "mismatch", "crash",       "verifier-error",     "pass-failure",
-      "compile-error",    "hang",        "oom",                "unsupported",
-      "uninitialized-read", "nondeterministic", "reference-error", "sim-fault",
-      "contract-gap"};
+#define NPUFUZZ_VERDICT(Kind, name) name,
+#include "oracles/Verdict.def"
+  };
   return kNames[static_cast<int>(k)];
 }
 
