@@ -1,7 +1,6 @@
 //===- driver/Campaign.cpp - Fuzz campaigns --------------------------------===//
 #include "driver/Campaign.h"
 
-#include "driver/Backend.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
@@ -10,6 +9,7 @@
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
 #include "ir/Text.h"
+#include "oracles/Backend.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"

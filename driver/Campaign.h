@@ -15,9 +15,9 @@
 #ifndef NPUFUZZ_DRIVER_CAMPAIGN_H
 #define NPUFUZZ_DRIVER_CAMPAIGN_H
 
-#include "driver/CaseRunner.h"
 #include "driver/Isolation.h"
 #include "generators/Policy.h"
+#include "oracles/CaseRunner.h"
 
 #include <cstdint>
 #include <map>

@@ -3,8 +3,8 @@
 
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
-#include "driver/Metamorphic.h"
-#include "driver/OpBlame.h"
+#include "oracles/Metamorphic.h"
+#include "oracles/OpBlame.h"
 #include "oracles/PassBlame.h"
 #include "ir/Storage.h"
 

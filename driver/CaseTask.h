@@ -9,8 +9,8 @@
 #ifndef NPUFUZZ_DRIVER_CASETASK_H
 #define NPUFUZZ_DRIVER_CASETASK_H
 
-#include "driver/CaseRunner.h"
 #include "driver/Isolation.h"
+#include "oracles/CaseRunner.h"
 #include "oracles/Signature.h"
 
 #include <string>

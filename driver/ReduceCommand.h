@@ -19,8 +19,8 @@
 #ifndef NPUFUZZ_DRIVER_REDUCECOMMAND_H
 #define NPUFUZZ_DRIVER_REDUCECOMMAND_H
 
-#include "driver/CaseRunner.h"
 #include "driver/Isolation.h"
+#include "oracles/CaseRunner.h"
 #include "shrink/Interestingness.h"
 
 #include <ostream>

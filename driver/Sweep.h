@@ -8,8 +8,8 @@
 #ifndef NPUFUZZ_DRIVER_SWEEP_H
 #define NPUFUZZ_DRIVER_SWEEP_H
 
-#include "driver/CaseRunner.h"
 #include "generators/Policy.h"
+#include "oracles/CaseRunner.h"
 
 #include <cstdint>
 #include <map>

@@ -1,9 +1,9 @@
 //===- tests/backend/MlirBackendTest.cpp - The MLIR backend end to end ----===//
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/Pipelines.h"
-#include "driver/CaseRunner.h"
 #include "generators/CaseGenerator.h"
 #include "ir/Text.h"
+#include "oracles/CaseRunner.h"
 
 #include "tests/TestSupport.h"
 

@@ -5,10 +5,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/Pipelines.h"
-#include "driver/CaseRunner.h"
 #include "generators/CaseGenerator.h"
 #include "ir/Text.h"
 #include "ir/Storage.h"
+#include "oracles/CaseRunner.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>

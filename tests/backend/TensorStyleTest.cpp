@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/Pipelines.h"
-#include "driver/CaseRunner.h"
 #include "generators/CaseGenerator.h"
 #include "ir/Text.h"
+#include "oracles/CaseRunner.h"
 
 #include "tests/TestSupport.h"
 

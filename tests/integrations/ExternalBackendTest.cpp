@@ -6,9 +6,9 @@
 // end to end with the real mlir-opt/mlir-runner through the adapter script.
 //
 //===----------------------------------------------------------------------===//
-#include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
 #include "ir/Text.h"
+#include "oracles/CaseRunner.h"
 
 #include <gtest/gtest.h>
 

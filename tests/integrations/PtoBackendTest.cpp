@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
-#include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
-#include "driver/OpBlame.h"
 #include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
+#include "oracles/CaseRunner.h"
+#include "oracles/OpBlame.h"
 #include "reference/Executor.h"
 #include "ir/Storage.h"
 #include "tests/TestSupport.h"

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/external/PersistentCommand.h"
-#include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
 #include "ir/Text.h"
+#include "oracles/CaseRunner.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>

@@ -15,7 +15,7 @@
 #include "reference/Executor.h"
 
 #ifdef NPUFUZZ_FUZZ_COMPILER
-#include "driver/CaseRunner.h"
+#include "oracles/CaseRunner.h"
 #endif
 
 #include <cstdio>

@@ -8,7 +8,6 @@
 #include "backend/mlir/RunningStage.h"
 #include "backend/external/CaseDirMlirTools.h"
 #include "driver/Campaign.h"
-#include "driver/CaseRunner.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "driver/Report.h"
@@ -20,6 +19,7 @@
 #include "generators/Policy.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
+#include "oracles/CaseRunner.h"
 #include "reference/Executor.h"
 #include "ir/Npy.h"
 

@@ -1,5 +1,5 @@
-//===- driver/Metamorphic.cpp - Variants of a case that must agree --------===//
-#include "driver/Metamorphic.h"
+//===- oracles/Metamorphic.cpp - Variants of a case that must agree --------===//
+#include "oracles/Metamorphic.h"
 
 #include "oracles/Exactness.h"
 #include "ir/Storage.h"

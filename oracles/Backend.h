@@ -1,12 +1,12 @@
-//===- driver/Backend.h - One interface for every backend under test -*- C++ -*-===//
+//===- oracles/Backend.h - One interface for every backend under test -*- C++ -*-===//
 //
 // A backend runs a case's kernel and says what a finding on it keeps. Each
 // row of backend/Backends.def is one class here, made by makeBackend from a
 // RunConfig; nothing else asks which backend it is.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_DRIVER_BACKEND_H
-#define NPUFUZZ_DRIVER_BACKEND_H
+#ifndef NPUFUZZ_ORACLES_BACKEND_H
+#define NPUFUZZ_ORACLES_BACKEND_H
 
 #include "backend/BackendRun.h"
 #include "ir/Case.h"
@@ -55,4 +55,4 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config);
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_DRIVER_BACKEND_H
+#endif // NPUFUZZ_ORACLES_BACKEND_H

@@ -1,4 +1,4 @@
-//===- driver/OpBlame.h - The first op a black-box backend gets wrong -*- C++ -*-===//
+//===- oracles/OpBlame.h - The first op a black-box backend gets wrong -*- C++ -*-===//
 //
 // A wrong output names the op that computed it, which is often not the op
 // that went wrong: a cast that overflows shows up as a wrong relu, max or
@@ -12,10 +12,10 @@
 // right 0 explains nothing), and is the nearest the output among those.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_DRIVER_OPBLAME_H
-#define NPUFUZZ_DRIVER_OPBLAME_H
+#ifndef NPUFUZZ_ORACLES_OPBLAME_H
+#define NPUFUZZ_ORACLES_OPBLAME_H
 
-#include "driver/CaseRunner.h"
+#include "oracles/CaseRunner.h"
 
 #include <string>
 
@@ -37,4 +37,4 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config);
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_DRIVER_OPBLAME_H
+#endif // NPUFUZZ_ORACLES_OPBLAME_H

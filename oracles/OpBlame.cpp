@@ -1,5 +1,5 @@
-//===- driver/OpBlame.cpp - The first op a black-box backend gets wrong ---===//
-#include "driver/OpBlame.h"
+//===- oracles/OpBlame.cpp - The first op a black-box backend gets wrong ---===//
+#include "oracles/OpBlame.h"
 
 #include "ir/Text.h"
 

@@ -1,9 +1,9 @@
-//===- driver/Backend.cpp - One class per backend, one factory ------------===//
-#include "driver/Backend.h"
+//===- oracles/Backend.cpp - One class per backend, one factory ------------===//
+#include "oracles/Backend.h"
 
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
-#include "driver/CaseRunner.h"
+#include "oracles/RunConfig.h"
 
 namespace npufuzz {
 

@@ -1,4 +1,4 @@
-//===- driver/Metamorphic.h - Variants of a case that must agree -*- C++ -*-===//
+//===- oracles/Metamorphic.h - Variants of a case that must agree -*- C++ -*-===//
 //
 // Metamorphic relations: changes to a case or its compilation that must not
 // change any defined output of a correct compiler.
@@ -14,11 +14,11 @@
 // reference (by case hash), to bound the cost.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_DRIVER_METAMORPHIC_H
-#define NPUFUZZ_DRIVER_METAMORPHIC_H
+#ifndef NPUFUZZ_ORACLES_METAMORPHIC_H
+#define NPUFUZZ_ORACLES_METAMORPHIC_H
 
 #include "backend/mlir/Pipelines.h"
-#include "driver/CaseRunner.h"
+#include "oracles/CaseRunner.h"
 
 #include <optional>
 #include <string>
@@ -46,4 +46,4 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
 
 } // namespace npufuzz
 
-#endif // NPUFUZZ_DRIVER_METAMORPHIC_H
+#endif // NPUFUZZ_ORACLES_METAMORPHIC_H

@@ -1,26 +1,20 @@
-//===- driver/CaseRunner.h - Run one case against the reference -*- C++ -*-===//
+//===- oracles/RunConfig.h - What a case runs on and how it is judged -*- C++ -*-===//
 //
-// One case end to end in this process: reference run, codegen, passes, JIT
-// execution, comparison of every output, and a verdict.
+// The backend a case's kernel runs on, with its toolchain, the lowering
+// style and pipeline it is compiled with, and the oracles' knobs.
 //
 //===----------------------------------------------------------------------===//
-#ifndef NPUFUZZ_DRIVER_CASERUNNER_H
-#define NPUFUZZ_DRIVER_CASERUNNER_H
+#ifndef NPUFUZZ_ORACLES_RUNCONFIG_H
+#define NPUFUZZ_ORACLES_RUNCONFIG_H
 
 #include "backend/BackendKind.h"
-#include "backend/BackendRun.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/pto/PtoBackend.h"
-#include "oracles/Compare.h"
-#include "oracles/Verdict.h"
-#include "reference/Executor.h"
 
 #include <string>
-#include <string_view>
-#include <vector>
 
 namespace npufuzz {
 
@@ -33,7 +27,7 @@ struct RunConfig {
   ExternalToolchain external; ///< argv and limits for BackendKind::External
   PtoToolchain pto;           ///< ptoas and pto-isa for BackendKind::Pto
   /// Share of cases that also run the view and lane metamorphic variants
-  /// (driver/Metamorphic.h) in isolated workers.
+  /// (oracles/Metamorphic.h) in isolated workers.
   double metamorphicShare = 0.25;
   /// Whether a finding's task bisects for the pass or op to blame (its
   /// signature). A campaign's worker, whose failures are run again in a
@@ -58,26 +52,6 @@ bool configureTorchBackend(RunConfig &config, const std::string &python, std::st
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
 std::string defaultRuntimeLibrary();
 
-/// Runs case `c`'s emitted kernel on the configured backend (makeBackend).
-BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
-                         const std::vector<std::string> &elements,
-                         const std::vector<TensorData> &inputs,
-                         const std::vector<TensorType> &outputTypes, uint32_t poison,
-                         const Case &c);
-
-struct CaseOutcome {
-  VerdictKind verdict = VerdictKind::Ok;
-  /// One line: what happened (the first mismatch, the failing pass, ...).
-  std::string summary;
-  BackendRun run;
-  std::vector<Comparison> comparisons; ///< per output
-  RefRun reference;                    ///< inputs and expected outputs
-  MlirKernel kernel;                   ///< what was compiled
-  double referenceSeconds = 0;
-};
-
-CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config);
-
 } // namespace npufuzz
 
-#endif // NPUFUZZ_DRIVER_CASERUNNER_H
+#endif // NPUFUZZ_ORACLES_RUNCONFIG_H
