@@ -3,17 +3,15 @@
 
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
-#include "oracles/Metamorphic.h"
-#include "oracles/OpBlame.h"
-#include "oracles/PassBlame.h"
-#include "ir/Storage.h"
+#include "oracles/Oracle.h"
 
 #include "llvm/Support/JSON.h"
 
 #include <csignal>
-#include <functional>
-#include <optional>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <optional>
 
 namespace npufuzz {
 
@@ -70,20 +68,6 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
 }
 
 namespace {
-/// True when some element the reference defines differs between two runs'
-/// output bytes.
-bool definedOutputsDiffer(const RefRun &ref, const BackendRun &a, const BackendRun &b) {
-  for (size_t k = 0; k < ref.outputs.size() && k < a.outputs.size() && k < b.outputs.size();
-       ++k) {
-    const unsigned width = a.outputs[k].elementBytes();
-    for (int64_t e = 0; e < ref.outputs[k].numElements(); ++e)
-      if (ref.outputs[k].isDefined(e) &&
-          std::memcmp(a.outputs[k].data() + e * width, b.outputs[k].data() + e * width,
-                      width) != 0)
-        return true;
-  }
-  return false;
-}
 /// Blame runs the case again under other pipelines and probes, each of
 /// which can crash or hang where the case itself did not. Run in a child of
 /// the task, a failed blame is only no blame: the task still returns its
@@ -93,87 +77,7 @@ IsolationLimits blameLimits(const RunConfig &config) {
   limits.wallSeconds = config.blameSeconds;
   return limits;
 }
-
-/// Runs `work` in a child and reads back the JSON object it returns; none
-/// when the child does not return one (it crashed, hung or failed).
-std::optional<llvm::json::Object>
-jsonFromChild(const std::function<llvm::json::Object()> &work, const RunConfig &config) {
-  const ChildOutcome o = runIsolated(
-      [&] {
-        std::string text;
-        llvm::raw_string_ostream os(text);
-        os << llvm::json::Value(work());
-        return text;
-      },
-      blameLimits(config));
-  if (o.end != ChildOutcome::End::Returned)
-    return std::nullopt;
-  auto parsed = llvm::json::parse(o.payload);
-  if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    return std::nullopt;
-  }
-  if (llvm::json::Object *j = parsed->getAsObject())
-    return std::move(*j);
-  return std::nullopt;
-}
-
-PassBlame isolatedPassBlame(const std::function<PassBlame()> &blame, const RunConfig &config) {
-  const auto j = jsonFromChild(
-      [&] {
-        const PassBlame b = blame();
-        return llvm::json::Object{{"found", b.found},
-                                  {"index", b.passIndex},
-                                  {"name", b.passName},
-                                  {"verdict", std::string(verdictName(b.verdict))},
-                                  {"detail", b.detail},
-                                  {"miscompiled_by", b.miscompiledBy},
-                                  {"miscompiled_index", b.miscompiledByIndex}};
-      },
-      config);
-  PassBlame b;
-  if (!j)
-    return b;
-  b.found = j->getBoolean("found").value_or(false);
-  b.passIndex = static_cast<int>(j->getInteger("index").value_or(-1));
-  b.passName = j->getString("name").value_or("").str();
-  b.verdict = parseVerdictName(j->getString("verdict").value_or("ok").str())
-                  .value_or(VerdictKind::Ok);
-  b.detail = j->getString("detail").value_or("").str();
-  b.miscompiledBy = j->getString("miscompiled_by").value_or("").str();
-  b.miscompiledByIndex = static_cast<int>(j->getInteger("miscompiled_index").value_or(-1));
-  return b;
-}
-
-OpBlame isolatedOpBlame(const Case &c, MlirJit &jit, const RunConfig &config) {
-  const auto j = jsonFromChild(
-      [&] {
-        // The probe is another case: a pto build of its own, removed here,
-        // since a child ends without running destructors.
-        RunConfig probeConfig = config;
-        if (probeConfig.backend == BackendKind::Pto)
-          probeConfig.pto.builds = newPtoBuilds();
-        const OpBlame b = blameOp(c, jit, probeConfig);
-        probeConfig.pto.builds.reset();
-        return llvm::json::Object{{"found", b.found},
-                                  {"index", static_cast<int64_t>(b.opIndex)},
-                                  {"op", b.op},
-                                  {"difference", b.difference},
-                                  {"detail", b.detail}};
-      },
-      config);
-  OpBlame b;
-  if (!j)
-    return b;
-  b.found = j->getBoolean("found").value_or(false);
-  b.opIndex = static_cast<size_t>(j->getInteger("index").value_or(0));
-  b.op = j->getString("op").value_or("").str();
-  b.difference = j->getString("difference").value_or("").str();
-  b.detail = j->getString("detail").value_or("").str();
-  return b;
-}
 } // namespace
-
 
 TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig) {
   // The oracles below run the case again; a pto kernel built once serves
@@ -183,108 +87,37 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
     config.pto.builds = newPtoBuilds();
   TaskResult t;
   const CaseOutcome out = runCase(c, jit, config);
-  t.verdict = out.verdict;
-  t.summary = out.summary;
+  static_cast<CaseVerdict &>(t) = differentialVerdict(c, out);
   t.message = out.run.message;
-  t.passName = out.run.passName;
-  t.passIndex = out.run.passIndex;
   t.passWarnings = out.run.passWarnings;
   t.referenceSeconds = out.referenceSeconds;
   t.emitSeconds = out.run.emitSeconds;
   t.passSeconds = out.run.passSeconds;
   t.codegenSeconds = out.run.codegenSeconds;
   t.executeSeconds = out.run.executeSeconds;
+  // The other oracles judge a run that agrees or is wrong; any other
+  // verdict is final.
   if (out.verdict != VerdictKind::Ok && out.verdict != VerdictKind::Mismatch)
     return t;
 
   Pipeline pipeline;
   std::string error;
   resolvePipeline(config.pipeline, config.style, pipeline, error);
-  const std::vector<TensorType> outputTypes = c.outputTypes();
-  // Metamorphic variants must agree with this run on every defined output.
-  if (const auto failure =
-          checkMetamorphic(c, jit, config, pipeline, out, config.metamorphicShare)) {
-    t.verdict = failure->verdict;
-    t.where = failure->variant;
-    t.summary = failure->summary +
-                (out.verdict == VerdictKind::Mismatch ? "; " + t.summary : std::string());
-    // The view variant is a case of its own, wrong on the data it ran on:
-    // its blamed pass and its first wrong output's op name the finding, as
-    // they would had the generator drawn it (the same bug, not a second
-    // signature).
-    if (failure->variantCase && config.blame && !runsExternally(config.backend)) {
-      const Case &variant = *failure->variantCase;
-      const RefRun ref = runReference(variant, failure->variantInputs);
-      const PassBlame blame = isolatedPassBlame(
-          [&] { return blameCasePass(variant, ref, jit, pipeline, config.style, config.jit); },
-          config);
-      if (blame.found && blame.miscompiledBy.empty()) {
-        t.passName = blame.passName;
-        t.passIndex = blame.passIndex;
-        t.where = scalarFamily(failure->variantWhere);
-        t.summary += "; the variant alone fails after " + blame.passName;
-      }
-    }
-  }
-  if (out.verdict != VerdictKind::Mismatch)
-    return t;
-
-  const bool byOutputs = t.where.empty(); // not a metamorphic variant's
-  for (size_t k = 0; k < out.comparisons.size() && t.where.empty(); ++k)
-    if (!out.comparisons[k].match) {
-      t.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
-      t.difference = out.comparisons[k].difference;
-      break;
-    }
-  const std::vector<TensorData> inputs = toTensorData(out.reference.inputs);
-  // The same run again: outputs that change read something that is not a
-  // function of the inputs (nondeterministic). Then a poison differential:
-  // other output fill bytes; defined outputs that change read uninitialised
-  // memory.
-  const BackendRun again = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
-                                         outputTypes, config.jit.poison, c);
-  const BackendRun second = executeKernel(config, jit, out.kernel, pipeline.elements(), inputs,
-                                          outputTypes, ~config.jit.poison, c);
-  if (again.ok() && definedOutputsDiffer(out.reference, out.run, again)) {
-    t.verdict = VerdictKind::Nondeterministic;
-    t.summary = "two identical runs differ: " + t.summary;
-  } else if (t.verdict == VerdictKind::Mismatch && second.ok() &&
-             definedOutputsDiffer(out.reference, out.run, second)) {
-    t.verdict = VerdictKind::UninitializedRead;
-    t.summary = "defined outputs change with the poison fill: " + t.summary;
-  }
-  // The op that first goes wrong names the finding, not the op of the
-  // wrong output (the case again with every value an output). After the
-  // reruns above, which reuse a pto case's build.
-  if (config.blame && byOutputs &&
-      (t.verdict == VerdictKind::Mismatch || t.verdict == VerdictKind::UninitializedRead))
-    if (const OpBlame blame = isolatedOpBlame(c, jit, config); blame.found) {
-      t.where = blame.op;
-      t.difference = blame.difference;
-      t.summary += "; first wrong: " + blame.detail;
-    }
-  // Blame the first optimisation pass whose prefix gives the wrong result
-  // (in-process MLIR passes say nothing about an external toolchain).
-  if (!config.blame || runsExternally(config.backend))
-    return t;
-  const PassBlame blame = isolatedPassBlame(
-      [&] { return blameCasePass(c, jit, pipeline, config.style, config.jit); }, config);
-  if (!blame.miscompiledBy.empty()) {
-    // The finding is about the element that miscompiles; the pass that
-    // exposed it, and the op whose output shows it, vary from case to case.
-    t.where.clear();
-    t.passName = blame.miscompiledBy;
-    t.passIndex = static_cast<int>(pipeline.passes.size()) + blame.miscompiledByIndex;
-    t.exposedBy = blame.passName;
-    t.summary += "; miscompiled by " + blame.miscompiledBy +
-                 (blame.found ? ", exposed by " + blame.passName : std::string());
-  } else if (blame.found) {
-    t.passName = blame.passName;
-    t.passIndex = blame.passIndex;
-    // What a pass miscompiles is the arithmetic, whichever op shape uses it.
-    if (byOutputs)
-      t.where = scalarFamily(t.where);
-  }
+  OracleContext ctx{
+      c,
+      jit,
+      config,
+      pipeline,
+      out,
+      [&](uint32_t poison) { return rerunKernel(c, jit, config, pipeline, out, poison); },
+      [&](const std::function<std::string()> &work) -> std::optional<std::string> {
+        const ChildOutcome o = runIsolated(work, blameLimits(config));
+        if (o.end != ChildOutcome::End::Returned)
+          return std::nullopt;
+        return o.payload;
+      }};
+  for (const std::unique_ptr<Oracle> &oracle : defaultOracles())
+    oracle->check(ctx, t);
   return t;
 }
 

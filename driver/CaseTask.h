@@ -1,8 +1,8 @@
 //===- driver/CaseTask.h - One case in an isolated worker -----*- C++ -*-===//
 //
-// What a worker child does with one case (run it, and for a wrong result
-// tell an uninitialised read from a plain miscompile and blame a pass), the
-// payload it hands back, and how the parent turns a child's end into a
+// What a worker child does with one case (run it, and judge it with every
+// oracle of oracles/Oracle.h, blame in children of its own), the payload it
+// hands back, and how the parent turns a child's end into a
 // verdict and a signature, whether the child returned or died.
 //
 //===----------------------------------------------------------------------===//
@@ -11,24 +11,18 @@
 
 #include "driver/Isolation.h"
 #include "oracles/CaseRunner.h"
+#include "oracles/CaseVerdict.h"
 #include "oracles/Signature.h"
 
 #include <string>
 
 namespace npufuzz {
 
-/// The result a worker hands back.
-struct TaskResult {
-  VerdictKind verdict = VerdictKind::Ok;
-  std::string summary;  ///< one line
-  std::string message;  ///< full diagnostic
-  std::string passName; ///< blamed pass element (the one that miscompiles)
-  int passIndex = -1;   ///< its position in the pipeline's elements
-  /// When the blamed element is in the lowering or tail: the optimisation
-  /// pass after which the case first fails, which only exposed the bug.
-  std::string exposedBy;
-  std::string where;    ///< op kind of the first wrong output
-  std::string difference; ///< the kind of its first difference (differenceKind)
+/// The result a worker hands back: what the oracles decided (CaseVerdict,
+/// whose fields keep their names here), with the run's diagnostics and
+/// times.
+struct TaskResult : CaseVerdict {
+  std::string message;      ///< full diagnostic
   std::string passWarnings; ///< what passes said while succeeding (BackendRun)
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
@@ -37,10 +31,11 @@ struct TaskResult {
   static bool fromJson(const std::string &text, TaskResult &out);
 };
 
-/// Runs in the worker: the case end to end; a metamorphic run whose input
-/// padding (outside valid shapes) differs; for a mismatch, a repeat run
-/// (nondeterministic), a run with another poison fill (uninitialized-read)
-/// and the pass blame.
+/// Runs in the worker: the case end to end against the reference, then, for
+/// a run that agrees or gives a wrong result, every oracle of
+/// defaultOracles() in order (metamorphic variants; for a wrong result, a
+/// repeat run, a run with another poison fill, op and pass blame), each
+/// blame in a child of its own.
 TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &config);
 
 /// The limits of a child that runs a case task with blame, for a case

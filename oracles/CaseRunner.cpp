@@ -74,4 +74,25 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   return out;
 }
 
+BackendRun rerunKernel(const Case &c, MlirJit &jit, const RunConfig &config,
+                       const Pipeline &pipeline, const CaseOutcome &base, uint32_t poison) {
+  return executeKernel(config, jit, base.kernel, pipeline.elements(),
+                       toTensorData(base.reference.inputs), c.outputTypes(), poison, c);
+}
+
+CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
+  CaseVerdict v;
+  v.verdict = base.verdict;
+  v.summary = base.summary;
+  v.passName = base.run.passName;
+  v.passIndex = base.run.passIndex;
+  for (size_t k = 0; k < base.comparisons.size(); ++k)
+    if (!base.comparisons[k].match) {
+      v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
+      v.difference = base.comparisons[k].difference;
+      break;
+    }
+  return v;
+}
+
 } // namespace npufuzz

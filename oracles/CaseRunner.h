@@ -12,11 +12,14 @@
 #include "backend/BackendRun.h"
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
+#include "backend/mlir/Pipelines.h"
+#include "oracles/CaseVerdict.h"
 #include "oracles/Compare.h"
 #include "oracles/RunConfig.h"
 #include "oracles/Verdict.h"
 #include "reference/Executor.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,16 @@ struct CaseOutcome {
 };
 
 CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config);
+
+/// Runs `base`'s kernel (of case `c`, compiled with `pipeline`) again on
+/// its inputs, with the output buffers filled with `poison`.
+BackendRun rerunKernel(const Case &c, MlirJit &jit, const RunConfig &config,
+                       const Pipeline &pipeline, const CaseOutcome &base, uint32_t poison);
+
+/// The differential oracle's verdict on `base`, a run of `c`: its verdict
+/// and summary, the pass a failed run names, and for a wrong result the op
+/// of the first wrong output and the kind of its first difference.
+CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base);
 
 } // namespace npufuzz
 

@@ -93,6 +93,18 @@ int64_t ulpDistance(float a, float b, DType t) {
   return d < 0 ? -d : d;
 }
 
+bool definedOutputsDiffer(const std::vector<RefTensor> &reference,
+                          const std::vector<TensorData> &a, const std::vector<TensorData> &b) {
+  for (size_t k = 0; k < reference.size() && k < a.size() && k < b.size(); ++k) {
+    const unsigned width = a[k].elementBytes();
+    for (int64_t e = 0; e < reference[k].numElements(); ++e)
+      if (reference[k].isDefined(e) &&
+          std::memcmp(a[k].data() + e * width, b[k].data() + e * width, width) != 0)
+        return true;
+  }
+  return false;
+}
+
 Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e) {
   Comparison r;
   if (e == Exactness::Unstable)

@@ -21,6 +21,7 @@
 #include "ir/RefTensor.h"
 
 #include <string>
+#include <vector>
 
 namespace npufuzz {
 
@@ -37,6 +38,12 @@ struct Comparison {
 };
 
 Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e);
+
+/// True when some element that `reference` defines differs, byte for byte,
+/// between two runs' outputs `a` and `b` (one run's outputs against the
+/// same kernel's run again).
+bool definedOutputsDiffer(const std::vector<RefTensor> &reference,
+                          const std::vector<TensorData> &a, const std::vector<TensorData> &b);
 
 /// What kind of difference `got` is from `want` (both of dtype `t`):
 ///   signed-zero   +0 for -0 or the reverse

@@ -23,7 +23,7 @@ struct RunConfig {
   MlirStyle style = MlirStyle::Affine;
   std::string pipeline = "O0";
   JitOptions jit;
-  MlirTool tools; ///< binaries for BackendKind::MlirTools
+  MlirTool tools;             ///< binaries for BackendKind::MlirTools
   ExternalToolchain external; ///< argv and limits for BackendKind::External
   PtoToolchain pto;           ///< ptoas and pto-isa for BackendKind::Pto
   /// Share of cases that also run the view and lane metamorphic variants

@@ -1,0 +1,29 @@
+//===- oracles/CaseVerdict.h - What the oracles decide about a case -*- C++ -*-===//
+#ifndef NPUFUZZ_ORACLES_CASEVERDICT_H
+#define NPUFUZZ_ORACLES_CASEVERDICT_H
+
+#include "oracles/Verdict.h"
+
+#include <string>
+
+namespace npufuzz {
+
+/// What the oracles decide about one case: its verdict and what names its
+/// finding (the signature is made of these). All an oracle may change.
+struct CaseVerdict {
+  VerdictKind verdict = VerdictKind::Ok;
+  std::string summary;  ///< one line
+  std::string passName; ///< blamed pass element (the one that miscompiles)
+  int passIndex = -1;   ///< its position in the pipeline's elements
+  /// When the blamed element is in the lowering or tail: the optimisation
+  /// pass after which the case first fails, which only exposed the bug.
+  std::string exposedBy;
+  /// What the finding is about: the op kind of the first wrong output, or
+  /// of the first op that goes wrong (op blame), or the metamorphic variant.
+  std::string where;
+  std::string difference; ///< the kind of its first difference (differenceKind)
+};
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_ORACLES_CASEVERDICT_H

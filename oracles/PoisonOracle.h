@@ -1,0 +1,24 @@
+//===- oracles/PoisonOracle.h - Defined outputs do not read the fill -*- C++ -*-===//
+//
+// A wrong result's kernel is run again with output buffers filled with
+// other bytes (the poison differential): a defined output that changes
+// read memory nobody wrote (uninitialized-read), the seed-002 class for
+// outputs and temporaries.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_ORACLES_POISONORACLE_H
+#define NPUFUZZ_ORACLES_POISONORACLE_H
+
+#include "oracles/Oracle.h"
+
+namespace npufuzz {
+
+class PoisonOracle : public Oracle {
+public:
+  const char *name() const override { return "poison"; }
+  void check(OracleContext &ctx, CaseVerdict &verdict) const override;
+};
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_ORACLES_POISONORACLE_H
