@@ -39,6 +39,22 @@ inline Case parseOrFail(const std::string &text) {
   return c;
 }
 
+/// Reduced from 30 signatures of one root cause: convert-vector-to-llvm
+/// stores a vector<16xi1> bit-packed (2 bytes) into a byte-per-element
+/// memref<17xi1>, whose other bytes keep a temporary's fill.
+/// kExposingPasses (super-vectorize and unroll) only make the store
+/// in-bounds.
+inline const char *const kI1Store = R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input {fill=zeros} : f32[1,17]
+%1 = ne %0, %0 : i1[1,17]
+return %1
+)";
+inline const char *const kExposingPasses =
+    "func.func(affine-super-vectorize{virtual-vector-size=16}),"
+    "func.func(affine-loop-unroll{unroll-factor=2})";
+
 } // namespace npufuzz::testing
 
 #endif // NPUFUZZ_TESTS_TESTSUPPORT_H

@@ -7,10 +7,13 @@
 //===----------------------------------------------------------------------===//
 #include "driver/CaseTask.h"
 #include "ir/Text.h"
+#include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
 
 using namespace npufuzz;
+using npufuzz::testing::kExposingPasses;
+using npufuzz::testing::kI1Store;
 
 namespace {
 Case caseOf(const std::string &text) {
@@ -35,20 +38,6 @@ CaseReport confirm(const Case &c, MlirJit &jit, const RunConfig &caseConfig) {
   limits = limitsWithBlame(limits, config);
   return reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
 }
-
-// Reduced from 30 signatures of one root cause: convert-vector-to-llvm
-// stores a vector<16xi1> bit-packed (2 bytes) into a byte-per-element
-// memref<17xi1>. super-vectorize and unroll only make the store in-bounds.
-const char *const kI1Store = R"(npufuzz-case 1
-generator seed=1 policy="default"
-data seed=1 edge_rate=0
-%0 = input {fill=zeros} : f32[1,17]
-%1 = ne %0, %0 : i1[1,17]
-return %1
-)";
-const char *const kExposingPasses =
-    "func.func(affine-super-vectorize{virtual-vector-size=16}),"
-    "func.func(affine-loop-unroll{unroll-factor=2})";
 } // namespace
 
 TEST(Triage, AnInProcessCrashNamesThePassThatWasRunning) {

@@ -1,0 +1,20 @@
+//===- tests/oracles/OracleListTest.cpp - The oracles after the differential one ===//
+#include "oracles/Oracle.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+using namespace npufuzz;
+
+TEST(OracleList, EachOracleJudgesAfterTheOnesItBuildsOn) {
+  std::vector<std::string> names;
+  for (const auto &oracle : defaultOracles())
+    names.push_back(oracle->name());
+  // Nondeterminism before poison (a run that differs from itself differs
+  // with any fill); op blame before pass blame (which turns the op into its
+  // scalar family once a pass is blamed).
+  EXPECT_EQ(names, (std::vector<std::string>{"metamorphic", "nondeterminism", "poison", "op-blame",
+                                             "pass-blame"}));
+}
