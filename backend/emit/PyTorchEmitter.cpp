@@ -33,6 +33,7 @@ def _round_half_away(x):
     t = torch.trunc(x)
     return torch.where(torch.abs(x - t) >= 0.5, t + torch.sign(x), t)
 
+
 def _fmax(x, y):
     # NaN propagates and -0 < +0 (torch.maximum leaves the zero's sign open).
     r = torch.where(x > y, x, torch.where(y > x, y, torch.where(torch.signbit(x), y, x)))

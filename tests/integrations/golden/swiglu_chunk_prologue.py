@@ -22,6 +22,13 @@ def _save(d, name, t):
     np.save(os.path.join(d, name), t.contiguous().numpy())
 
 
+def _round_half_away(x):
+    # x - trunc(x) is exact, so ties are seen as ties; the sign of zero and
+    # infinities survive.
+    t = torch.trunc(x)
+    return torch.where(torch.abs(x - t) >= 0.5, t + torch.sign(x), t)
+
+
 def _fmax(x, y):
     # NaN propagates and -0 < +0 (torch.maximum leaves the zero's sign open).
     r = torch.where(x > y, x, torch.where(y > x, y, torch.where(torch.signbit(x), y, x)))
