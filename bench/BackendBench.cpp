@@ -31,14 +31,14 @@ int main(int argc, char **argv) {
     o.config.pipeline = pipeline;
     const SweepResult r = runSweep(o);
     // Text round-trips are a check of the sweep, not part of a fuzzing case.
-    const double total = r.generateSeconds + r.referenceSeconds + r.emitSeconds +
-                         r.passSeconds + r.codegenSeconds + r.executeSeconds;
+    const double total = r.generateSeconds + r.referenceSeconds + r.emitSeconds + r.passSeconds +
+                         r.codegenSeconds + r.executeSeconds;
     const double harness = r.generateSeconds + r.referenceSeconds + r.emitSeconds;
     auto ms = [&](double s) { return 1000.0 * s / r.cases; };
-    std::printf("%-4s %9.1f %7.2fms %7.2fms %7.2fms %7.2fms %7.2fms %7.2fms %7.1f%%\n",
-                pipeline, r.cases / total, ms(r.generateSeconds), ms(r.referenceSeconds),
-                ms(r.emitSeconds), ms(r.passSeconds), ms(r.codegenSeconds),
-                ms(r.executeSeconds), 100.0 * harness / total);
+    std::printf("%-4s %9.1f %7.2fms %7.2fms %7.2fms %7.2fms %7.2fms %7.2fms %7.1f%%\n", pipeline,
+                r.cases / total, ms(r.generateSeconds), ms(r.referenceSeconds), ms(r.emitSeconds),
+                ms(r.passSeconds), ms(r.codegenSeconds), ms(r.executeSeconds),
+                100.0 * harness / total);
   }
   return 0;
 }

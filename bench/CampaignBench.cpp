@@ -20,10 +20,10 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <filesystem>
 #include <vector>
 
@@ -59,14 +59,13 @@ int main(int argc, char **argv) {
           uint64_t notOk = 0;
           const auto t = std::chrono::steady_clock::now();
           for (uint64_t seed = 0; seed < count; ++seed)
-            notOk += runCaseTask(generateCase(seed, policy), jit, config).verdict !=
-                     VerdictKind::Ok;
+            notOk +=
+                runCaseTask(generateCase(seed, policy), jit, config).verdict != VerdictKind::Ok;
           return std::to_string(count / seconds(t)) + " " + std::to_string(notOk);
         },
         limits);
     if (o.end != ChildOutcome::End::Returned) {
-      std::fprintf(stderr, "bench_campaign: the in-process loop died:\n%s\n",
-                   o.stderrText.c_str());
+      std::fprintf(stderr, "bench_campaign: the in-process loop died:\n%s\n", o.stderrText.c_str());
       std::exit(1);
     }
     double rate = 0;

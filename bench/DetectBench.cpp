@@ -44,8 +44,7 @@ cl::opt<uint64_t> seedBase("seed-base", cl::desc("--seed-start of the first run"
                            cl::init(1000000));
 cl::opt<std::string> only("only", cl::desc("Run only faults whose name contains this"));
 cl::opt<bool> noBaseline("no-baseline", cl::desc("Skip the unmodified pipelines"));
-cl::opt<double> reduceBudget("reduce-seconds", cl::desc("npufuzz reduce --max-time"),
-                             cl::init(60));
+cl::opt<double> reduceBudget("reduce-seconds", cl::desc("npufuzz reduce --max-time"), cl::init(60));
 cl::opt<std::string> jsonOut("json", cl::desc("Results file"), cl::init("bench-detect.json"));
 cl::opt<std::string> workDir("work", cl::desc("Campaign directories"),
                              cl::init("/tmp/npufuzz-bench-detect"));
@@ -72,15 +71,18 @@ const char *const kPeelPolicy = "rank.5=6 rank.6=6 dim.small=12";
 std::vector<Fault> faults() {
   const std::string fuse = "func.func(linalg-fuse-elementwise-ops)";
   return {
-      {"index-i64-compare", "000", "tensor", fuse + ",func.func(npufuzz-bug-index-i64-compare)", false, ""},
+      {"index-i64-compare", "000", "tensor", fuse + ",func.func(npufuzz-bug-index-i64-compare)",
+       false, ""},
       {"uninit-validshape", "002", "npu", "func.func(npufuzz-bug-uninit-validshape)", false, ""},
-      {"slice-fusion-assert", "001", "tensor", "func.func(npufuzz-bug-slice-fusion-assert)", false, ""},
+      {"slice-fusion-assert", "001", "tensor", "func.func(npufuzz-bug-slice-fusion-assert)", false,
+       ""},
       {"floormod-stride", "003", "npu", "func.func(npufuzz-bug-floormod-stride)", false, ""},
       {"unit-dim-collapse", "003", "npu", "func.func(npufuzz-bug-unit-dim-collapse)", false, ""},
       {"peel-alias", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, ""},
       {"peel-alias+policy", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, kPeelPolicy},
       {"drop-tail", "003", "npu", "func.func(npufuzz-bug-drop-tail)", false, ""},
-      {"bf16-round-half-away", "004", "affine", "func.func(npufuzz-bug-bf16-round-half-away)", false, ""},
+      {"bf16-round-half-away", "004", "affine", "func.func(npufuzz-bug-bf16-round-half-away)",
+       false, ""},
       {"unmodified", "-", "affine", "O0", true, ""},
       {"unmodified", "-", "tensor", fuse, true, ""},
       {"unmodified", "-", "npu", "O0", true, ""},
@@ -262,10 +264,21 @@ void measureCase(StringRef text, Reduced &r) {
 Reduced reduce(const Fault &f, const Run &run, const std::string &out) {
   Reduced r;
   sys::fs::remove_directories(out);
-  std::vector<std::string> argv = {npufuzzPath, "reduce", run.caseDir + "/case.npf", "-o", out,
-                                   "--style", f.style, "--pipeline", f.pipeline,
-                                   "--load-pass-plugin", pluginPath, "--max-time",
-                                   std::to_string(reduceBudget), "--jobs", std::to_string(jobs),
+  std::vector<std::string> argv = {npufuzzPath,
+                                   "reduce",
+                                   run.caseDir + "/case.npf",
+                                   "-o",
+                                   out,
+                                   "--style",
+                                   f.style,
+                                   "--pipeline",
+                                   f.pipeline,
+                                   "--load-pass-plugin",
+                                   pluginPath,
+                                   "--max-time",
+                                   std::to_string(reduceBudget),
+                                   "--jobs",
+                                   std::to_string(jobs),
                                    "--quiet"};
   std::vector<StringRef> args(argv.begin(), argv.end());
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""), StringRef("")};
@@ -373,9 +386,12 @@ int main(int argc, char **argv) {
                                       {"verdict", r.verdict},
                                       {"signature_id", r.signatureId},
                                       {"blamed_pass", r.blamedPass}});
-    json::Object row{{"fault", f.name},   {"seed_report", f.seed},
-                     {"style", f.style},  {"pipeline", f.pipeline},
-                     {"baseline", f.baseline}, {"policy", f.policy.empty() ? "default" : f.policy},
+    json::Object row{{"fault", f.name},
+                     {"seed_report", f.seed},
+                     {"style", f.style},
+                     {"pipeline", f.pipeline},
+                     {"baseline", f.baseline},
+                     {"policy", f.policy.empty() ? "default" : f.policy},
                      {"runs", std::move(runArray)},
                      {"detected", static_cast<int64_t>(detected)}};
     if (!f.baseline && detected) {

@@ -49,8 +49,8 @@ int main(int argc, char **argv) {
     RefRun run = runReference(c);
     auto t2 = Clock::now();
     if (!run.ok()) {
-      std::fprintf(stderr, "seed %llu: reference failed: %s\n",
-                   static_cast<unsigned long long>(s), run.error.c_str());
+      std::fprintf(stderr, "seed %llu: reference failed: %s\n", static_cast<unsigned long long>(s),
+                   run.error.c_str());
       return 1;
     }
     gen.push_back(micros(t0, t1));

@@ -18,8 +18,8 @@
 #include "backend/pto/PtoBackend.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
-#include "reference/Executor.h"
 #include "ir/Storage.h"
+#include "reference/Executor.h"
 
 #include "backend/emit/PtoEmitter.h"
 #include "oracles/Signature.h"
@@ -30,8 +30,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <unistd.h>
 #include <map>
+#include <unistd.h>
 
 using namespace npufuzz;
 
@@ -95,8 +95,8 @@ int main(int argc, char **argv) {
     const char *per_ = std::getenv("NPF_BATCH");
     const size_t per = per_ ? std::max<size_t>(1, std::strtoul(per_, nullptr, 10)) : 16;
     for (size_t k = 0; k < cases.size(); k += per)
-      prebuildPto(t, std::vector<Case>(cases.begin() + k,
-                                       cases.begin() + std::min(cases.size(), k + per)));
+      prebuildPto(
+          t, std::vector<Case>(cases.begin() + k, cases.begin() + std::min(cases.size(), k + per)));
     const double building = seconds(t0);
     size_t alsoAlone = 0;
     for (size_t k = 0; k < cases.size(); ++k)

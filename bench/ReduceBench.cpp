@@ -8,9 +8,9 @@
 //   build/bin/bench_reduce [runs] [jobs] [plugin.so]
 //
 //===----------------------------------------------------------------------===//
+#include "bench/PlantedFaults.h"
 #include "driver/ReduceCommand.h"
 #include "shrink/Reducer.h"
-#include "bench/PlantedFaults.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -11,6 +11,8 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ pkg-config python3
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22
+  # The format check (tests/CMakeLists.txt: format_test) pins clang-format.
+  clang-format-22
   libfuzzer-22-dev libclang-rt-22-dev
   libxtensor-dev librapidcheck-dev libgtest-dev
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev

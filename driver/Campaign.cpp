@@ -5,9 +5,9 @@
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Worker.h"
-#include "ir/FileText.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
+#include "ir/FileText.h"
 #include "ir/Text.h"
 #include "oracles/Backend.h"
 
@@ -211,19 +211,19 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
     if (old)
       wo << *old;
     no << value;
-    differences += "\n  " + key.str() + ": " + (old ? wo.str() : "(none)") + " in " +
-                   o.outDir + ", " + no.str() + " asked";
+    differences += "\n  " + key.str() + ": " + (old ? wo.str() : "(none)") + " in " + o.outDir +
+                   ", " + no.str() + " asked";
   }
   if (differences.empty())
     return true;
-  error = o.outDir + " holds another campaign; resume it as it was, or give another -o "
-                     "directory:" + differences;
+  error = o.outDir +
+          " holds another campaign; resume it as it was, or give another -o "
+          "directory:" +
+          differences;
   return false;
 }
 
-bool isFinding(VerdictKind v) {
-  return v != VerdictKind::Ok && v != VerdictKind::Unsupported;
-}
+bool isFinding(VerdictKind v) { return v != VerdictKind::Ok && v != VerdictKind::Unsupported; }
 
 } // namespace
 
@@ -259,9 +259,7 @@ std::vector<FindingSummary> scanFindings(const std::string &outDir) {
   return out;
 }
 
-namespace {
-
-} // namespace
+namespace {} // namespace
 
 std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings) {
   std::map<std::string, BucketSummary> byId;
@@ -418,9 +416,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   IsolationLimits batchLimits = options.limits;
   batchLimits.wallSeconds *= static_cast<double>(batch);
   // No case at or past this index runs in this run (--max-cases).
-  const uint64_t endIndex = options.maxCases
-                                ? state.next + options.maxCases + state.ahead.size()
-                                : std::numeric_limits<uint64_t>::max();
+  const uint64_t endIndex = options.maxCases ? state.next + options.maxCases + state.ahead.size()
+                                             : std::numeric_limits<uint64_t>::max();
   auto startBuilds = [&](uint64_t from) {
     if (from >= endIndex)
       return;
@@ -444,8 +441,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   };
   std::vector<std::unique_ptr<Worker>> workers;
   for (unsigned k = 0; k < jobs; ++k)
-    workers.push_back(std::make_unique<Worker>(handler, options.limits,
-                                               options.casesPerWorker));
+    workers.push_back(std::make_unique<Worker>(handler, options.limits, options.casesPerWorker));
   auto freeWorker = [&]() -> Worker * {
     for (auto &w : workers)
       if (std::none_of(running.begin(), running.end(),
@@ -473,8 +469,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       // The programs are written with a signature's first case only; for
       // the others (pto: a ptoas run in this loop) the seed is enough.
       std::error_code missing;
-      const bool firstOfItsSignature = !fs::exists(
-          fs::path(options.outDir) / "findings" / report.signature.id(), missing);
+      const bool firstOfItsSignature =
+          !fs::exists(fs::path(options.outDir) / "findings" / report.signature.id(), missing);
       MlirKernel kernel;
       std::string unsupported;
       MlirEmitOptions emitOptions;
@@ -649,8 +645,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
 }
 
 void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
-  os << "cases: " << r.cases << " in " << std::fixed << std::setprecision(1) << r.seconds
-     << " s (" << (r.seconds > 0 ? r.cases / r.seconds : 0.0) << " cases/s)";
+  os << "cases: " << r.cases << " in " << std::fixed << std::setprecision(1) << r.seconds << " s ("
+     << (r.seconds > 0 ? r.cases / r.seconds : 0.0) << " cases/s)";
   if (r.totalCases != r.cases)
     os << ", " << r.totalCases << " in this directory";
   os << (r.interrupted ? "  [interrupted]" : "") << "\nverdicts:";
@@ -671,8 +667,8 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
     os << "  " << std::left << std::setw(34) << "signature" << std::setw(8) << "count"
        << std::setw(12) << "first seed" << "summary\n";
     for (const FindingSummary &f : r.findings)
-      os << "  " << std::setw(34) << f.id << std::setw(8) << f.count << std::setw(12)
-         << f.firstSeed << f.summary.substr(0, 100) << "\n";
+      os << "  " << std::setw(34) << f.id << std::setw(8) << f.count << std::setw(12) << f.firstSeed
+         << f.summary.substr(0, 100) << "\n";
     os << "  " << std::setw(34) << "bucket" << "signatures  key\n";
     for (const BucketSummary &b : bucketsOf(r.findings))
       os << "  " << std::setw(34) << b.id << std::setw(12) << b.signatures.size()

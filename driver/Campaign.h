@@ -30,18 +30,18 @@ namespace npufuzz {
 struct CampaignOptions {
   std::string outDir;
   uint64_t seedStart = 0;
-  uint64_t maxCases = 0;    ///< 0: no limit
-  double maxSeconds = 0;    ///< 0: no limit
+  uint64_t maxCases = 0; ///< 0: no limit
+  double maxSeconds = 0; ///< 0: no limit
   unsigned jobs = 1;
   unsigned shardIndex = 0, shardCount = 1;
   RunConfig config;
   Policy policy = Policy::defaults();
-  std::string policyPath;   ///< recorded in repro lines
+  std::string policyPath; ///< recorded in repro lines
   IsolationLimits limits;
   /// Cases one worker process serves before a fresh fork replaces it; 1
   /// forks per case.
   unsigned casesPerWorker = 500;
-  bool progress = true;     ///< live progress line on stderr
+  bool progress = true; ///< live progress line on stderr
   /// Reduce every signature that is new in this run, after the campaign,
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
   bool reduce = true;
@@ -76,16 +76,16 @@ std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings
 std::vector<FindingSummary> scanFindings(const std::string &outDir);
 
 struct CampaignResult {
-  uint64_t cases = 0;       ///< in this run (not counting resumed ones)
-  uint64_t totalCases = 0;  ///< including earlier runs of the same directory
+  uint64_t cases = 0;      ///< in this run (not counting resumed ones)
+  uint64_t totalCases = 0; ///< including earlier runs of the same directory
   double seconds = 0;
-  double totalSeconds = 0;  ///< including earlier runs of the same directory
+  double totalSeconds = 0;                     ///< including earlier runs of the same directory
   std::map<std::string, uint64_t> runVerdicts; ///< this run's
   std::map<std::string, uint64_t> verdicts;    ///< the directory's, every run
   std::map<std::string, uint64_t> features;
   std::vector<FindingSummary> findings; ///< ordered by id
   uint64_t newFindings = 0;
-  uint64_t reduced = 0;     ///< new signatures reduced in this run
+  uint64_t reduced = 0; ///< new signatures reduced in this run
   /// Failures of a used worker whose fresh re-run gave another verdict.
   uint64_t historyDependent = 0;
   /// Failures of a fresh worker that its fresh re-run did not repeat (an

@@ -196,8 +196,7 @@ CaseReport reportOf(const ChildOutcome &o) {
     case RunningStage::Pass:
       r.result.passName = died.passName;
       r.result.passIndex = died.passIndex;
-      r.result.summary += " in pass " + std::to_string(died.passIndex) + " (" +
-                          died.passName + ")";
+      r.result.summary += " in pass " + std::to_string(died.passIndex) + " (" + died.passName + ")";
       break;
     case RunningStage::Codegen:
       r.result.where = "codegen";
@@ -207,8 +206,7 @@ CaseReport reportOf(const ChildOutcome &o) {
       r.result.where = "kernel";
       r.result.summary += " in the compiled kernel";
       break;
-    case RunningStage::None:
-      break;
+    case RunningStage::None: break;
     }
   }
   Signature &s = r.signature;
@@ -220,8 +218,8 @@ CaseReport reportOf(const ChildOutcome &o) {
     // that command's stderr is in the message.
     // (Without npufuzz's own mark of the running stage: it names the pass,
     // which the signature has apart.)
-    const std::string text = withoutStageMark(
-        o.end == ChildOutcome::End::Returned ? r.result.message : o.stderrText);
+    const std::string text =
+        withoutStageMark(o.end == ChildOutcome::End::Returned ? r.result.message : o.stderrText);
     // A crash in the compiled kernel has no symbols to name it by: its
     // stage does (a kernel that faults is a miscompile, found by pass).
     s.where = r.result.where == "kernel" ? r.result.where : crashLocation(text);
@@ -263,8 +261,7 @@ CaseReport reportOf(const ChildOutcome &o) {
       s.message = normalizeMessage(r.result.message.substr(0, r.result.message.find('\n')));
     break;
   case VerdictKind::Hang:
-  case VerdictKind::Oom:
-    break;
+  case VerdictKind::Oom: break;
   default:
     s.message = normalizeMessage(r.result.message.empty() ? r.result.summary : r.result.message);
     break;

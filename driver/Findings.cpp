@@ -12,8 +12,8 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
-#include <optional>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <unistd.h>
@@ -159,8 +159,8 @@ bool readFindingReport(const std::string &findingDir, FindingReport &out, std::s
   }
   out.signatureId = o->getString("signature_id")->str();
   if (out.signatureId != fs::path(findingDir).filename().string()) {
-    error = path.string() + ": its signature_id " + out.signatureId +
-            " is not the directory's name";
+    error =
+        path.string() + ": its signature_id " + out.signatureId + " is not the directory's name";
     return false;
   }
   out.signature = o->getString("signature")->str();
@@ -207,8 +207,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     appendSeed(final, f.seed, ledger);
     return false;
   }
-  const fs::path tmp = findings / (".tmp-" + f.report.signature.id() + "-" +
-                                   std::to_string(::getpid()));
+  const fs::path tmp =
+      findings / (".tmp-" + f.report.signature.id() + "-" + std::to_string(::getpid()));
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (ec) {

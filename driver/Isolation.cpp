@@ -118,8 +118,7 @@ bool Child::poll() {
   return false;
 }
 
-ChildOutcome runIsolated(const std::function<std::string()> &work,
-                         const IsolationLimits &limits) {
+ChildOutcome runIsolated(const std::function<std::string()> &work, const IsolationLimits &limits) {
   Child child(work, limits);
   while (!child.poll()) {
     struct pollfd fds[2];

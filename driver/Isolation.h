@@ -24,7 +24,7 @@ struct IsolationLimits {
   double wallSeconds = 30;
   /// RLIMIT_AS of the child; 0: none.
   uint64_t addressSpaceBytes = 8ull << 30;
-  size_t maxStderrBytes = 64 << 10;      ///< stderr kept (the tail beyond is dropped)
+  size_t maxStderrBytes = 64 << 10; ///< stderr kept (the tail beyond is dropped)
 };
 
 namespace isolation {
@@ -118,8 +118,7 @@ private:
 };
 
 /// Runs `work` in a child and waits for it.
-ChildOutcome runIsolated(const std::function<std::string()> &work,
-                         const IsolationLimits &limits);
+ChildOutcome runIsolated(const std::function<std::string()> &work, const IsolationLimits &limits);
 
 } // namespace npufuzz
 

@@ -19,7 +19,6 @@ namespace npufuzz::isolation {
 /// Monotonic seconds.
 double now();
 
-
 /// Writes all of `data` to `fd`, retrying on EINTR and short writes. False
 /// when the other end is gone.
 bool writeAll(int fd, const char *data, size_t size);
@@ -45,7 +44,6 @@ void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd);
 /// far plus twice the wall limit: a worker whose parent was SIGKILLed cannot
 /// be timed out, and must still end.
 void armCpuBackstop(const IsolationLimits &limits);
-
 
 /// What a waitpid status means, for an outcome whose payload is settled.
 void classifyExit(int status, KillReason killed, ChildOutcome &outcome);

@@ -34,8 +34,9 @@ bool isSignatureId(const std::string &text) {
     return false;
   for (size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
-    const bool ok = i > dash ? std::isdigit(static_cast<unsigned char>(ch)) || (ch >= 'a' && ch <= 'f')
-                             : (ch >= 'a' && ch <= 'z') || ch == '-';
+    const bool ok = i > dash
+                        ? std::isdigit(static_cast<unsigned char>(ch)) || (ch >= 'a' && ch <= 'f')
+                        : (ch >= 'a' && ch <= 'z') || ch == '-';
     if (!ok)
       return false;
   }
@@ -114,8 +115,7 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       if (const llvm::json::Object *o = summary->getAsObject()) {
         // The directory's totals over every run that resumed it.
         c.cases = o->getInteger("total_cases").value_or(o->getInteger("cases").value_or(0));
-        c.seconds =
-            o->getNumber("total_seconds").value_or(o->getNumber("seconds").value_or(0));
+        c.seconds = o->getNumber("total_seconds").value_or(o->getNumber("seconds").value_or(0));
         if (const llvm::json::Object *v = o->getObject("verdicts"))
           for (const auto &kv : *v)
             c.verdicts[kv.first.str()] = kv.second.getAsInteger().value_or(0);
@@ -212,28 +212,27 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
     llvm::json::Array sigs;
     for (const ReportFinding *f : members)
       sigs.push_back(f->id);
-    buckets.push_back(llvm::json::Object{{"id", id},
-                                         {"key", members.front()->bucketKey},
-                                         {"signatures", std::move(sigs)}});
+    buckets.push_back(llvm::json::Object{
+        {"id", id}, {"key", members.front()->bucketKey}, {"signatures", std::move(sigs)}});
   }
   llvm::json::Object features;
   for (const auto &[k, n] : r.features)
     features[k] = static_cast<int64_t>(n);
-  bool ok = writeFileAtomic((fs::path(outDir) / "report.json").string(),
-                            jsonText(llvm::json::Object{
-                                {"cases", static_cast<int64_t>(r.cases)},
-                                {"seconds", r.seconds},
-                                {"new_signatures", static_cast<int64_t>(r.newSignatures())},
-                                {"campaigns", std::move(campaigns)},
-                                {"findings", std::move(findings)},
-                                {"buckets", std::move(buckets)},
-                                {"features", std::move(features)}}));
+  bool ok = writeFileAtomic(
+      (fs::path(outDir) / "report.json").string(),
+      jsonText(llvm::json::Object{{"cases", static_cast<int64_t>(r.cases)},
+                                  {"seconds", r.seconds},
+                                  {"new_signatures", static_cast<int64_t>(r.newSignatures())},
+                                  {"campaigns", std::move(campaigns)},
+                                  {"findings", std::move(findings)},
+                                  {"buckets", std::move(buckets)},
+                                  {"features", std::move(features)}}));
 
   // junit.xml: a test per campaign (it ran) and per signature (fails if new).
   std::ostringstream x;
   const size_t tests = r.campaigns.size() + r.findings.size();
-  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"npufuzz\" tests=\""
-    << tests << "\" failures=\"" << r.newSignatures() << "\">\n  <testsuite name=\"nightly\" tests=\""
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"npufuzz\" tests=\"" << tests
+    << "\" failures=\"" << r.newSignatures() << "\">\n  <testsuite name=\"nightly\" tests=\""
     << tests << "\" failures=\"" << r.newSignatures() << "\" time=\"" << r.seconds << "\">\n";
   for (const ReportCampaign &c : r.campaigns)
     x << "    <testcase classname=\"campaign\" name=\"" << escapeHtml(c.name) << "\" time=\""
@@ -258,11 +257,11 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
        "text-align:left;vertical-align:top}th{background:#f0f0f0}.new{color:#b00;font-weight:"
        "bold}.known{color:#666}pre{background:#f7f7f7;padding:8px;overflow-x:auto;"
        "font-size:12px}</style></head><body>\n";
-  h << "<h1>npufuzz nightly</h1>\n<p>" << r.cases << " cases in " << llvm::formatv("{0:f1}", r.seconds).str()
-    << " s across " << r.campaigns.size() << " campaigns; <span class=\""
-    << (r.newSignatures() ? "new" : "known") << "\">" << r.newSignatures()
-    << " new signatures</span>, " << r.findings.size() << " in all, in " << byBucket.size()
-    << " root-cause buckets.</p>\n";
+  h << "<h1>npufuzz nightly</h1>\n<p>" << r.cases << " cases in "
+    << llvm::formatv("{0:f1}", r.seconds).str() << " s across " << r.campaigns.size()
+    << " campaigns; <span class=\"" << (r.newSignatures() ? "new" : "known") << "\">"
+    << r.newSignatures() << " new signatures</span>, " << r.findings.size() << " in all, in "
+    << byBucket.size() << " root-cause buckets.</p>\n";
   h << "<h2>Throughput</h2>\n<table id=\"throughput\"><tr><th>campaign</th><th>cases</th>"
        "<th>seconds</th><th>cases/s</th><th>verdicts</th></tr>\n";
   for (const ReportCampaign &c : r.campaigns) {

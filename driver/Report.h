@@ -48,8 +48,7 @@ bool isSignatureId(const std::string &text);
 /// Signature or bucket ids listed one per line (`#` comments) in `path`;
 /// false with FILE:LINE and the reason when a line is neither or the file
 /// cannot be read.
-bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
-                         std::string &error);
+bool readKnownSignatures(const std::string &path, std::set<std::string> &known, std::string &error);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed
 /// run); a finding is known when its id or its bucket is in `known`. Sets `error` and

@@ -8,8 +8,8 @@
 #include "reference/Executor.h"
 
 #include <chrono>
-#include <memory>
 #include <iomanip>
+#include <memory>
 
 namespace npufuzz {
 
@@ -78,8 +78,7 @@ void printSweepReport(const SweepResult &r, std::ostream &os) {
   const double total = r.generateSeconds + r.textSeconds + r.referenceSeconds;
   os << "cases: " << r.cases << "  failures: " << r.failures.size() << "\n";
   os << std::fixed << std::setprecision(3) << "time: generate " << r.generateSeconds
-     << " s, text round-trip " << r.textSeconds << " s, reference " << r.referenceSeconds
-     << " s";
+     << " s, text round-trip " << r.textSeconds << " s, reference " << r.referenceSeconds << " s";
   if (total > 0)
     os << "  (" << std::setprecision(0) << r.cases / total << " cases/s)";
   os << "\n";
@@ -97,8 +96,7 @@ void printSweepReport(const SweepResult &r, std::ostream &os) {
   }
   os << "features (cases with each tag):\n";
   for (const auto &[tag, n] : r.features)
-    os << "  " << std::left << std::setw(28) << tag << std::right << std::setw(8) << n
-       << "\n";
+    os << "  " << std::left << std::setw(28) << tag << std::right << std::setw(8) << n << "\n";
   for (const auto &[seed, why] : r.failures)
     os << "FAIL seed " << seed << ": " << why << "\n";
 }

@@ -130,9 +130,8 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   }
 
   // 1. The IR after every pass must verify.
-  const BackendRun verified = options.mlirOpt.empty()
-                                  ? jit.verifyPipeline(text, pipeline.passes)
-                                  : tool.verifyPipeline(text, pipeline.passes);
+  const BackendRun verified = options.mlirOpt.empty() ? jit.verifyPipeline(text, pipeline.passes)
+                                                      : tool.verifyPipeline(text, pipeline.passes);
   if (!verified.ok()) {
     report.verdict = std::string(statusName(verified.status));
     report.passIndex = verified.passIndex;
@@ -175,10 +174,9 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       const ChildOutcome o = runIsolated(
           [&] {
             std::vector<std::vector<TensorData>> copy = sets;
-            const BackendRun run = jit.executeEach(
-                driver.text, withLowering.loweringAndTail(), driver.function, copy, JitOptions());
-            return run.ok() ? std::string("ok")
-                            : run.message.substr(0, run.message.find('\n'));
+            const BackendRun run = jit.executeEach(driver.text, withLowering.loweringAndTail(),
+                                                   driver.function, copy, JitOptions());
+            return run.ok() ? std::string("ok") : run.message.substr(0, run.message.find('\n'));
           },
           limits);
       if (o.end == ChildOutcome::End::Returned && o.payload == "ok")
@@ -207,8 +205,8 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       return options.mlirOpt.empty() ? jit.transform(t, e) : tool.transform(t, e);
     };
     error.clear();
-    const PassBlame blame = blameModulePass(driver, jit, withLowering, transform, datasets,
-                                            JitOptions(), error);
+    const PassBlame blame =
+        blameModulePass(driver, jit, withLowering, transform, datasets, JitOptions(), error);
     if (!error.empty()) {
       reasons += (reasons.empty() ? "" : "; ") + ("@" + entry + ": ") + error;
       continue;
@@ -226,7 +224,8 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       if (!blame.miscompiledBy.empty()) {
         report.miscompiledBy = blame.miscompiledBy;
         report.detail += "; miscompiled by " + blame.miscompiledBy + ", exposed by " +
-                         blame.passName + " (the IR after it runs right when vector "
+                         blame.passName +
+                         " (the IR after it runs right when vector "
                          "transfers are scalarized before the tail)";
       }
       return report;
@@ -234,8 +233,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   }
   if (!report.executed) {
     report.verdict = "not-executed";
-    report.notExecutedReason =
-        entries.empty() ? "no public function with a body" : reasons;
+    report.notExecutedReason = entries.empty() ? "no public function with a body" : reasons;
   } else {
     report.skipped = reasons;
   }

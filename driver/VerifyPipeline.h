@@ -19,13 +19,13 @@ namespace npufuzz {
 
 struct VerifyPipelineOptions {
   std::string file;
-  std::string pipeline;           ///< pass elements, comma-separated
-  std::string mlirOpt;            ///< empty: in process
+  std::string pipeline;             ///< pass elements, comma-separated
+  std::string mlirOpt;              ///< empty: in process
   unsigned toolTimeoutSeconds = 60; ///< per mlir-opt run; past it, timed-out
   std::vector<std::string> passPlugins;
   /// The function to execute; empty: every public function with a body.
   std::string entry;
-  bool execute = true;            ///< run the differential by pass
+  bool execute = true; ///< run the differential by pass
   uint64_t dataSeed = 0;
 };
 
@@ -35,14 +35,14 @@ struct VerifyPipelineReport {
   std::string verdict = "ok";
   int passIndex = -1;
   std::string passName, diagnostic, irBefore, irAfter, detail;
-  bool executed = false;          ///< the differential ran
-  std::string entry;              ///< the function the finding is in
+  bool executed = false; ///< the differential ran
+  std::string entry;     ///< the function the finding is in
   /// The lowering or tail element that miscompiles what the blamed pass
   /// only exposed (blame through the tail), if any.
   std::string miscompiledBy;
   std::vector<std::string> entries; ///< the functions executed
-  std::string skipped;            ///< why the others were not (when some were)
-  size_t datasets = 0;            ///< data sets run, over all functions
+  std::string skipped;              ///< why the others were not (when some were)
+  size_t datasets = 0;              ///< data sets run, over all functions
   std::string notExecutedReason;
   std::vector<std::string> passes;
 

@@ -25,8 +25,7 @@ namespace npufuzz {
 using namespace isolation;
 
 Worker::Worker(Handler handler, const IsolationLimits &limits, unsigned maxRequests)
-    : handler_(std::move(handler)), limits_(limits),
-      maxRequests_(maxRequests ? maxRequests : 1) {}
+    : handler_(std::move(handler)), limits_(limits), maxRequests_(maxRequests ? maxRequests : 1) {}
 
 Worker::~Worker() { endProcess(); }
 

@@ -57,10 +57,10 @@ public:
 
 private:
   bool spawn();
-  void serve(int socket); // the worker process's loop; never returns
-  void endProcess();              // kills and reaps the process, if any
-  void endRequest(int status);    // the process died during a request
-  void forgetProcess();           // closes its descriptors; it has been reaped
+  void serve(int socket);      // the worker process's loop; never returns
+  void endProcess();           // kills and reaps the process, if any
+  void endRequest(int status); // the process died during a request
+  void forgetProcess();        // closes its descriptors; it has been reaped
 
   Handler handler_;
   IsolationLimits limits_;

@@ -28,8 +28,7 @@ bool isKind(const Case &c, ValueId v, OpKind k) { return defOf(c, v).kind == k; 
 
 void indexFeatures(const IndexExpr &e, std::vector<std::string> &out) {
   switch (e.kind()) {
-  case IndexExpr::Kind::Dim:
-    return;
+  case IndexExpr::Kind::Dim: return;
   case IndexExpr::Kind::Const:
     if (e.value() < 0)
       out.push_back("index:negative");
@@ -42,12 +41,8 @@ void indexFeatures(const IndexExpr &e, std::vector<std::string> &out) {
     if (e.value() < 0)
       out.push_back("index:negative");
     break;
-  case IndexExpr::Kind::FloorDiv:
-    out.push_back("index:floordiv");
-    break;
-  case IndexExpr::Kind::Mod:
-    out.push_back("index:mod");
-    break;
+  case IndexExpr::Kind::FloorDiv: out.push_back("index:floordiv"); break;
+  case IndexExpr::Kind::Mod: out.push_back("index:mod"); break;
   }
   indexFeatures(e.lhs(), out);
 }
@@ -96,8 +91,8 @@ bool endsPattern(const Case &c, const Op &op, PatternKind p) {
     if (op.kind != OpKind::IndexMap)
       return false;
     const Op &inner = defOf(c, op.operands[0]);
-    const bool highRank = c.typeOf(op.results[0]).rank() > 4 ||
-                          c.typeOf(inner.results[0]).rank() > 4;
+    const bool highRank =
+        c.typeOf(op.results[0]).rank() > 4 || c.typeOf(inner.results[0]).rank() > 4;
     return inner.kind == OpKind::IndexMap && highRank &&
            (usesFloorDivMod(op) || usesFloorDivMod(inner));
   }
@@ -123,13 +118,10 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
   case OpCategory::Binary:
   case OpCategory::Compare:
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return; // no attributes
+  case OpCategory::ColExpand: return; // no attributes
   case OpCategory::Source:
     switch (op.kind) {
-    case OpKind::Input:
-      out.push_back("fill:" + std::string(fillName(a.fill.kind)));
-      return;
+    case OpKind::Input: out.push_back("fill:" + std::string(fillName(a.fill.kind))); return;
     case OpKind::Const:
     case OpKind::Iota:
 #define NPF_HANDLED_CATEGORY Source
@@ -155,16 +147,11 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
       return;
     }
     return;
-  case OpCategory::Other:
-    break;
+  case OpCategory::Other: break;
   }
   switch (op.kind) {
-  case OpKind::Cast:
-    out.push_back("round:" + std::string(roundingName(a.rounding)));
-    return;
-  case OpKind::FillPad:
-    out.push_back("pad:" + std::string(padName(a.pad)));
-    return;
+  case OpKind::Cast: out.push_back("round:" + std::string(roundingName(a.rounding))); return;
+  case OpKind::FillPad: out.push_back("pad:" + std::string(padName(a.pad))); return;
   case OpKind::Matmul:
     out.push_back("matmul:" + std::string(dtypeName(c.typeOf(op.operands[0]).dtype)) + "->" +
                   std::string(dtypeName(a.dtype)));
@@ -172,9 +159,7 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
   case OpKind::Gather:
     out.push_back("gather:" + std::string(opName(origin(c, op.operands[1]).kind)));
     return;
-  case OpKind::SetValidShape:
-    out.push_back(a.dynamic ? "valid:dynamic" : "valid:static");
-    return;
+  case OpKind::SetValidShape: out.push_back(a.dynamic ? "valid:dynamic" : "valid:static"); return;
   case OpKind::Select:
   case OpKind::MaskedFill:
   case OpKind::ReduceSum:

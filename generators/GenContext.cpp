@@ -61,12 +61,8 @@ int64_t GenContext::drawDim(int64_t maxDim) {
   const int64_t lane = policy.laneWidth;
   int64_t d = 1;
   switch (static_cast<DimClass>(rng.weighted(policy.dimWeights))) {
-  case DimClass::Small:
-    d = rng.range(1, 4);
-    break;
-  case DimClass::Lane:
-    d = lane * rng.range(1, std::max<int64_t>(1, maxDim / lane));
-    break;
+  case DimClass::Small: d = rng.range(1, 4); break;
+  case DimClass::Lane: d = lane * rng.range(1, std::max<int64_t>(1, maxDim / lane)); break;
   case DimClass::Tail: {
     // Just off a multiple of the lane width: the vector loop's tail.
     const int64_t base = lane * rng.range(1, std::max<int64_t>(1, maxDim / lane));
@@ -74,9 +70,7 @@ int64_t GenContext::drawDim(int64_t maxDim) {
     d = rng.chance(0.5) ? base + offset : base - offset;
     break;
   }
-  case DimClass::Any:
-    d = rng.range(1, maxDim);
-    break;
+  case DimClass::Any: d = rng.range(1, maxDim); break;
   }
   return std::clamp<int64_t>(d, 1, maxDim);
 }
@@ -114,8 +108,8 @@ std::optional<ValidShape> GenContext::drawValidShape(int64_t rows, int64_t cols)
   return v;
 }
 
-TensorType GenContext::drawType(const DTypePred &allowed, unsigned minRank,
-                                unsigned maxRank, bool allowValid) {
+TensorType GenContext::drawType(const DTypePred &allowed, unsigned minRank, unsigned maxRank,
+                                bool allowValid) {
   TensorType t;
   t.dtype = drawDType(allowed);
   t.shape = drawShape(drawRank(minRank, maxRank), elementsLeft());
@@ -151,15 +145,9 @@ Scalar GenContext::drawScalar(DType t) {
     return s;
   }
   switch (rng.below(4)) {
-  case 0:
-    s.i = minIntValue(t);
-    break;
-  case 1:
-    s.i = maxIntValue(t);
-    break;
-  default:
-    s.i = rng.range(-8, 8);
-    break;
+  case 0: s.i = minIntValue(t); break;
+  case 1: s.i = maxIntValue(t); break;
+  default: s.i = rng.range(-8, 8); break;
   }
   return s;
 }
@@ -213,8 +201,7 @@ std::optional<ValueId> GenContext::pickExisting(const TypePred &pred) {
   return rng.pick(all);
 }
 
-ValueId GenContext::operand(const TypePred &pred,
-                            const std::function<TensorType()> &fresh) {
+ValueId GenContext::operand(const TypePred &pred, const std::function<TensorType()> &fresh) {
   std::optional<ValueId> existing = pickExisting(pred);
   if (existing && (rng.chance(policy.reuseRate) || numInputs_ >= policy.maxInputs))
     return *existing;
@@ -250,7 +237,8 @@ ValueId GenContext::addChecked(OpKind kind, std::vector<ValueId> operands, OpAtt
                                const std::vector<TensorType> &types) {
   int64_t total = 0;
   for (const TensorType &t : types) {
-    if (t.shape.empty() || t.numElements() > policy.maxTensorElements || t.rank() > policy.maxRank ||
+    if (t.shape.empty() || t.numElements() > policy.maxTensorElements ||
+        t.rank() > policy.maxRank ||
         *std::max_element(t.shape.begin(), t.shape.end()) > policy.maxDim)
       return kNoValue;
     total += t.numElements();

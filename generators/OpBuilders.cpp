@@ -57,8 +57,8 @@ template <typename Field> void drawAttr(GenContext &, DType, Field &) {}
 /// `t`, in the table's order (none for most: they draw nothing).
 OpAttrs drawElementwiseAttrs(GenContext &g, OpKind k, DType t) {
   OpAttrs a;
-#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
-  if (k == OpKind::OpEnum)                                                                     \
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                         \
+  if (k == OpKind::OpEnum)                                                                         \
     drawAttr(g, t, a.Field);
 #include "ir/OpAttrs.def"
   return a;
@@ -141,9 +141,7 @@ bool buildMatmul(GenContext &g) {
   });
   const DType acc = isFloat(operandType) ? DType::F32 : DType::I32;
   const unsigned rank = g.policy.maxRank >= 3 && g.rng.chance(0.25) ? 3 : 2;
-  auto fits = [&](const TensorType &t) {
-    return t.dtype == operandType && t.rank() == rank;
-  };
+  auto fits = [&](const TensorType &t) { return t.dtype == operandType && t.rank() == rank; };
   // Each product is a multiply-add in the reference: M*N*K*B counts against
   // the case budget so matmuls stay cheap.
   const int64_t macBudget = std::max<int64_t>(1, g.elementsLeft());
@@ -173,8 +171,7 @@ bool buildMatmul(GenContext &g) {
   bs[rank - 1] = n;
   OpAttrs attrs;
   attrs.dtype = acc;
-  return g.emit(OpKind::Matmul, {a, g.operandLike({operandType, bs, std::nullopt})},
-                attrs) >= 0;
+  return g.emit(OpKind::Matmul, {a, g.operandLike({operandType, bs, std::nullopt})}, attrs) >= 0;
 }
 
 /// An index tensor of `shape` whose values knownRange proves lie in
@@ -192,10 +189,9 @@ ValueId gatherIndices(GenContext &g, const std::vector<int64_t> &shape, int64_t 
       candidates.push_back(static_cast<ValueId>(v));
   if (!candidates.empty() && g.rng.chance(g.policy.reuseRate))
     return g.rng.pick(candidates);
-  TensorType t{g.drawDType([limit](DType d) {
-                 return isInteger(d) && (d != DType::I8 || limit <= 128);
-               }),
-               shape, std::nullopt};
+  TensorType t{
+      g.drawDType([limit](DType d) { return isInteger(d) && (d != DType::I8 || limit <= 128); }),
+      shape, std::nullopt};
   std::vector<unsigned> iotaAxes;
   for (unsigned i = 0; i < shape.size(); ++i)
     if (shape[i] <= limit)
@@ -222,8 +218,8 @@ bool buildGather(GenContext &g) {
   std::vector<int64_t> idxShape = srcShape;
   const int64_t rest = g.c.typeOf(src).numElements() / srcShape[attrs.axis];
   idxShape[attrs.axis] = g.drawDim(std::max<int64_t>(1, g.elementsLeft() / 2 / rest));
-  return g.emit(OpKind::Gather,
-                {src, gatherIndices(g, idxShape, srcShape[attrs.axis])}, attrs) >= 0;
+  return g.emit(OpKind::Gather, {src, gatherIndices(g, idxShape, srcShape[attrs.axis])}, attrs) >=
+         0;
 }
 
 bool buildSetValidShape(GenContext &g) {
@@ -242,7 +238,8 @@ bool buildSetValidShape(GenContext &g) {
 bool buildFillPad(GenContext &g) {
   // Padding only matters outside a valid shape: prefer tiles that have one,
   // and narrow a full tile first otherwise.
-  std::optional<ValueId> x = g.pickExisting([](const TensorType &t) { return t.valid.has_value(); });
+  std::optional<ValueId> x =
+      g.pickExisting([](const TensorType &t) { return t.valid.has_value(); });
   if (!x || !g.rng.chance(g.policy.reuseRate)) {
     if (!buildSetValidShape(g))
       return false;
@@ -274,18 +271,15 @@ bool buildIota(GenContext &g) {
 unsigned minRankFor(OpKind k) {
   switch (opCategory(k)) {
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return 2;
+  case OpCategory::ColExpand: return 2;
   case OpCategory::Source:
   case OpCategory::Unary:
   case OpCategory::Binary:
-  case OpCategory::Compare:
-    return 1;
+  case OpCategory::Compare: return 1;
   case OpCategory::View:
     switch (k) {
     case OpKind::Transpose:
-    case OpKind::Squeeze:
-      return 2;
+    case OpKind::Squeeze: return 2;
     case OpKind::Slice:
     case OpKind::Chunk:
     case OpKind::Reshape:
@@ -297,14 +291,12 @@ unsigned minRankFor(OpKind k) {
       return 1;
     }
     return 1;
-  case OpCategory::Other:
-    break;
+  case OpCategory::Other: break;
   }
   switch (k) {
   case OpKind::Matmul:
   case OpKind::SetValidShape:
-  case OpKind::FillPad:
-    return 2;
+  case OpKind::FillPad: return 2;
   case OpKind::Select:
   case OpKind::MaskedFill:
   case OpKind::Cast:
@@ -329,50 +321,35 @@ bool buildOp(GenContext &g, OpKind k) {
   switch (opCategory(k)) {
   case OpCategory::Unary:
   case OpCategory::Binary:
-  case OpCategory::Compare:
-    return buildElementwise(g, k);
+  case OpCategory::Compare: return buildElementwise(g, k);
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return buildExpand(g, k);
-  case OpCategory::View:
-    return buildView(g, k);
+  case OpCategory::ColExpand: return buildExpand(g, k);
+  case OpCategory::View: return buildView(g, k);
   case OpCategory::Source:
     switch (k) {
-    case OpKind::Const:
-      return buildConst(g);
-    case OpKind::Iota:
-      return buildIota(g);
+    case OpKind::Const: return buildConst(g);
+    case OpKind::Iota: return buildIota(g);
     case OpKind::Input: // made on demand, never chosen
 #define NPF_HANDLED_CATEGORY Source
 #include "ir/OpCasesOutside.def"
       return false;
     }
     return false;
-  case OpCategory::Other:
-    break;
+  case OpCategory::Other: break;
   }
   switch (k) {
-  case OpKind::Select:
-    return buildSelect(g);
-  case OpKind::MaskedFill:
-    return buildMaskedFill(g);
-  case OpKind::Cast:
-    return buildCast(g);
+  case OpKind::Select: return buildSelect(g);
+  case OpKind::MaskedFill: return buildMaskedFill(g);
+  case OpKind::Cast: return buildCast(g);
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
-  case OpKind::ArgMax:
-    return buildReduce(g, k);
-  case OpKind::TopK:
-    return buildTopK(g);
-  case OpKind::Matmul:
-    return buildMatmul(g);
-  case OpKind::Gather:
-    return buildGather(g);
-  case OpKind::SetValidShape:
-    return buildSetValidShape(g);
-  case OpKind::FillPad:
-    return buildFillPad(g);
+  case OpKind::ArgMax: return buildReduce(g, k);
+  case OpKind::TopK: return buildTopK(g);
+  case OpKind::Matmul: return buildMatmul(g);
+  case OpKind::Gather: return buildGather(g);
+  case OpKind::SetValidShape: return buildSetValidShape(g);
+  case OpKind::FillPad: return buildFillPad(g);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false;

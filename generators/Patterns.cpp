@@ -56,8 +56,8 @@ bool buildMoeMask(GenContext &g) {
   iota.axis = last;
   ValueId lanes;
   if (perToken && g.rng.chance(0.5))
-    lanes = broadcastTo(
-        g, g.emitSource(OpKind::Iota, {laneType, {1, experts}, std::nullopt}, iota), shape);
+    lanes = broadcastTo(g, g.emitSource(OpKind::Iota, {laneType, {1, experts}, std::nullopt}, iota),
+                        shape);
   else
     lanes = g.emitSource(OpKind::Iota, {laneType, shape, std::nullopt}, iota);
   OpAttrs cast;
@@ -113,11 +113,10 @@ bool buildSwiGlu(GenContext &g) {
 
   OpAttrs mm;
   mm.dtype = DType::F32;
-  const ValueId gateUp =
-      g.emitValue(OpKind::Matmul,
-                  {g.newInput({dt, shape(m, k), std::nullopt}),
-                   g.newInput({dt, shape(k, 2 * e), std::nullopt})},
-                  mm);
+  const ValueId gateUp = g.emitValue(OpKind::Matmul,
+                                     {g.newInput({dt, shape(m, k), std::nullopt}),
+                                      g.newInput({dt, shape(k, 2 * e), std::nullopt})},
+                                     mm);
   OpAttrs chunk;
   chunk.axis = last;
   chunk.count = 2;
@@ -190,14 +189,10 @@ bool buildRadixSplit(GenContext &g) {
 
 bool buildPattern(GenContext &g, PatternKind p) {
   switch (p) {
-  case PatternKind::MoeMask:
-    return buildMoeMask(g);
-  case PatternKind::SwiGlu:
-    return buildSwiGlu(g);
-  case PatternKind::ValidTail:
-    return buildValidTail(g);
-  case PatternKind::RadixSplit:
-    return buildRadixSplit(g);
+  case PatternKind::MoeMask: return buildMoeMask(g);
+  case PatternKind::SwiGlu: return buildSwiGlu(g);
+  case PatternKind::ValidTail: return buildValidTail(g);
+  case PatternKind::RadixSplit: return buildRadixSplit(g);
   }
   return false;
 }

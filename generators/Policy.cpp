@@ -14,14 +14,10 @@ namespace npufuzz {
 
 std::string_view patternName(PatternKind p) {
   switch (p) {
-  case PatternKind::MoeMask:
-    return "moe_mask";
-  case PatternKind::SwiGlu:
-    return "swiglu";
-  case PatternKind::ValidTail:
-    return "valid_tail";
-  case PatternKind::RadixSplit:
-    return "radix_split";
+  case PatternKind::MoeMask: return "moe_mask";
+  case PatternKind::SwiGlu: return "swiglu";
+  case PatternKind::ValidTail: return "valid_tail";
+  case PatternKind::RadixSplit: return "radix_split";
   }
   return "?";
 }
@@ -29,11 +25,9 @@ std::string_view patternName(PatternKind p) {
 namespace {
 
 std::string_view dimClassName(int c) {
-  static constexpr std::string_view kNames[kNumDimClasses] = {"small", "lane", "tail",
-                                                               "any"};
+  static constexpr std::string_view kNames[kNumDimClasses] = {"small", "lane", "tail", "any"};
   return kNames[c];
 }
-
 
 /// A scalar key: a member of Policy of one of three types, with bounds.
 struct ScalarKey {
@@ -51,8 +45,7 @@ const std::vector<ScalarKey> &scalarKeys() {
       {"lane", &Policy::laneWidth, 1, 1024},
       {"max_tensor_elements", &Policy::maxTensorElements, 1,
        static_cast<double>(kMaxTensorElements)},
-      {"max_case_elements", &Policy::maxCaseElements, 1,
-       static_cast<double>(kMaxCaseElements)},
+      {"max_case_elements", &Policy::maxCaseElements, 1, static_cast<double>(kMaxCaseElements)},
       {"reuse_rate", &Policy::reuseRate, 0, 1},
       {"valid_rate", &Policy::validShapeRate, 0, 1},
       {"dynamic_valid_rate", &Policy::dynamicValidRate, 0, 1},
@@ -77,19 +70,19 @@ const std::vector<WeightKey> &weightKeys() {
     std::vector<WeightKey> k;
     for (int i = 0; i < numOpKinds(); ++i)
       if (static_cast<OpKind>(i) != OpKind::Input)
-        k.push_back({"op." + std::string(opName(static_cast<OpKind>(i))),
-                     &Policy::opWeights, static_cast<size_t>(i)});
+        k.push_back({"op." + std::string(opName(static_cast<OpKind>(i))), &Policy::opWeights,
+                     static_cast<size_t>(i)});
     for (int i = 0; i < kNumDTypes; ++i)
-      k.push_back({"dtype." + std::string(dtypeName(static_cast<DType>(i))),
-                   &Policy::dtypeWeights, static_cast<size_t>(i)});
+      k.push_back({"dtype." + std::string(dtypeName(static_cast<DType>(i))), &Policy::dtypeWeights,
+                   static_cast<size_t>(i)});
     for (unsigned r = 1; r <= kMaxRank; ++r)
       k.push_back({"rank." + std::to_string(r), &Policy::rankWeights, r - 1});
     for (int i = 0; i < kNumDimClasses; ++i)
-      k.push_back({"dim." + std::string(dimClassName(i)), &Policy::dimWeights,
-                   static_cast<size_t>(i)});
+      k.push_back(
+          {"dim." + std::string(dimClassName(i)), &Policy::dimWeights, static_cast<size_t>(i)});
     for (int i = 0; i < kNumFillKinds; ++i)
-      k.push_back({"fill." + std::string(fillName(static_cast<FillKind>(i))),
-                   &Policy::fillWeights, static_cast<size_t>(i)});
+      k.push_back({"fill." + std::string(fillName(static_cast<FillKind>(i))), &Policy::fillWeights,
+                   static_cast<size_t>(i)});
     for (int i = 0; i < kNumPatterns; ++i)
       k.push_back({"pattern." + std::string(patternName(static_cast<PatternKind>(i))),
                    &Policy::patternWeights, static_cast<size_t>(i)});
@@ -127,8 +120,7 @@ bool parseInteger(std::string_view text, int64_t &out) {
   return res.ec == std::errc() && res.ptr == text.data() + text.size();
 }
 
-bool setKey(Policy &p, std::string_view key, std::string_view value,
-            std::string &error) {
+bool setKey(Policy &p, std::string_view key, std::string_view value, std::string &error) {
   for (const ScalarKey &sk : scalarKeys()) {
     if (sk.name != key)
       continue;
@@ -139,9 +131,9 @@ bool setKey(Policy &p, std::string_view key, std::string_view value,
     if (!isReal)
       real = static_cast<double>(integer);
     if (!ok || !(real >= sk.lo && real <= sk.hi)) {
-      error = "policy key '" + std::string(key) + "': value '" + std::string(value) +
-              "' is not a" + (isReal ? " number" : "n integer") + " in [" +
-              formatDouble(sk.lo) + ", " + formatDouble(sk.hi) + "]";
+      error = "policy key '" + std::string(key) + "': value '" + std::string(value) + "' is not a" +
+              (isReal ? " number" : "n integer") + " in [" + formatDouble(sk.lo) + ", " +
+              formatDouble(sk.hi) + "]";
       return false;
     }
     if (auto m = std::get_if<unsigned Policy::*>(&sk.member))
@@ -164,9 +156,8 @@ bool setKey(Policy &p, std::string_view key, std::string_view value,
     (p.*wk.vector)[wk.index] = static_cast<uint32_t>(w);
     return true;
   }
-  error = key == "op.input"
-              ? "policy key 'op.input': inputs are made on demand; tune reuse_rate"
-              : "unknown policy key '" + std::string(key) + "'";
+  error = key == "op.input" ? "policy key 'op.input': inputs are made on demand; tune reuse_rate"
+                            : "unknown policy key '" + std::string(key) + "'";
   return false;
 }
 

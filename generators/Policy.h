@@ -22,10 +22,10 @@ namespace npufuzz {
 /// The seed patterns the generator can insert as a unit; each reproduces the
 /// dataflow of one bug report in shared/seeds.
 enum class PatternKind : uint8_t {
-  MoeMask,     ///< iota == expert_idx mask, index vs i64, masked_fill, topk
-  SwiGlu,      ///< matmul -> chunk x2 -> silu(gate) * up -> matmul
-  ValidTail,   ///< row_expand_mul -> set_validshape -> fillpad
-  RadixSplit,  ///< mixed-radix floordiv/mod index_map to >4-D, unit dims, tails
+  MoeMask,    ///< iota == expert_idx mask, index vs i64, masked_fill, topk
+  SwiGlu,     ///< matmul -> chunk x2 -> silu(gate) * up -> matmul
+  ValidTail,  ///< row_expand_mul -> set_validshape -> fillpad
+  RadixSplit, ///< mixed-radix floordiv/mod index_map to >4-D, unit dims, tails
 };
 constexpr int kNumPatterns = 4;
 std::string_view patternName(PatternKind p);

@@ -21,12 +21,9 @@ namespace {
 unsigned dtypeDistance(DType t) {
   switch (t) {
   case DType::F32:
-  case DType::I32:
-    return 0;
-  case DType::I1:
-    return 2;
-  default:
-    return 1;
+  case DType::I32: return 0;
+  case DType::I1: return 2;
+  default: return 1;
   }
 }
 
@@ -39,14 +36,10 @@ DType simplerDType(DType t) {
 unsigned fillComplexity(const InputFill &f) {
   switch (f.kind) {
   case FillKind::Zeros:
-  case FillKind::Ones:
-    return 0;
-  case FillKind::Range:
-    return f.lo == f.hi ? 1 : 2;
-  case FillKind::Iota:
-    return 2;
-  case FillKind::Random:
-    return 3;
+  case FillKind::Ones: return 0;
+  case FillKind::Range: return f.lo == f.hi ? 1 : 2;
+  case FillKind::Iota: return 2;
+  case FillKind::Random: return 3;
   }
   return 3;
 }
@@ -159,18 +152,10 @@ void exprVariants(const IndexExpr &e, std::vector<IndexExpr> &out) {
   exprVariants(e.lhs(), sub);
   for (const IndexExpr &l : sub) {
     switch (e.kind()) {
-    case E::Kind::Add:
-      out.push_back(E::add(l, e.rhs()));
-      break;
-    case E::Kind::Mul:
-      out.push_back(E::mul(l, e.value()));
-      break;
-    case E::Kind::FloorDiv:
-      out.push_back(E::floorDiv(l, e.value()));
-      break;
-    default:
-      out.push_back(E::mod(l, e.value()));
-      break;
+    case E::Kind::Add: out.push_back(E::add(l, e.rhs())); break;
+    case E::Kind::Mul: out.push_back(E::mul(l, e.value())); break;
+    case E::Kind::FloorDiv: out.push_back(E::floorDiv(l, e.value())); break;
+    default: out.push_back(E::mod(l, e.value())); break;
     }
   }
   if (e.kind() == E::Kind::Add) {
@@ -185,10 +170,8 @@ IndexExpr substituteConst(const IndexExpr &e, int64_t from, int64_t to) {
   using E = IndexExpr;
   auto v = [&](int64_t x) { return x == from ? to : x; };
   switch (e.kind()) {
-  case E::Kind::Dim:
-    return e;
-  case E::Kind::Const:
-    return E::constant(e.value());
+  case E::Kind::Dim: return e;
+  case E::Kind::Const: return E::constant(e.value());
   case E::Kind::Add: {
     const std::vector<const IndexExpr *> terms = sumTerms(e);
     IndexExpr sum = substituteConst(*terms[0], from, to);
@@ -196,12 +179,9 @@ IndexExpr substituteConst(const IndexExpr &e, int64_t from, int64_t to) {
       sum = E::add(sum, substituteConst(*terms[i], from, to));
     return sum;
   }
-  case E::Kind::Mul:
-    return E::mul(substituteConst(e.lhs(), from, to), e.value());
-  case E::Kind::FloorDiv:
-    return E::floorDiv(substituteConst(e.lhs(), from, to), v(e.value()));
-  case E::Kind::Mod:
-    return E::mod(substituteConst(e.lhs(), from, to), v(e.value()));
+  case E::Kind::Mul: return E::mul(substituteConst(e.lhs(), from, to), e.value());
+  case E::Kind::FloorDiv: return E::floorDiv(substituteConst(e.lhs(), from, to), v(e.value()));
+  case E::Kind::Mod: return E::mod(substituteConst(e.lhs(), from, to), v(e.value()));
   }
   return e;
 }
@@ -209,9 +189,7 @@ IndexExpr substituteConst(const IndexExpr &e, int64_t from, int64_t to) {
 /// Replaces dim size `from` by `to` in every declared shape and shape-like
 /// attribute (and in index-map divisors, which usually mirror a dim).
 void substituteDim(Case &c, int64_t from, int64_t to) {
-  auto sub = [&](std::vector<int64_t> &v) {
-    std::replace(v.begin(), v.end(), from, to);
-  };
+  auto sub = [&](std::vector<int64_t> &v) { std::replace(v.begin(), v.end(), from, to); };
   for (Op &op : c.ops) {
     if (opCategory(op.kind) == OpCategory::Source)
       sub(c.values[op.results[0]].type.shape);
@@ -268,9 +246,8 @@ void removalMoves(const Case &c, Collector &col) {
     col.tryEdit([&, i](Case &x) {
       for (ValueId r : x.ops[i].results) {
         const auto &ops = x.ops[i].operands;
-        auto same = std::find_if(ops.begin(), ops.end(), [&](ValueId o) {
-          return x.typeOf(o) == x.typeOf(r);
-        });
+        auto same = std::find_if(ops.begin(), ops.end(),
+                                 [&](ValueId o) { return x.typeOf(o) == x.typeOf(r); });
         if (same == ops.end())
           return false;
         replaceUses(x, r, *same);

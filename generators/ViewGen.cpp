@@ -39,9 +39,8 @@ TensorType refitValid(GenContext &g, TensorType t) {
 }
 
 ValueId anyOperand(GenContext &g, unsigned minRank, unsigned maxRank) {
-  return g.operand(
-      [=](const TensorType &t) { return t.rank() >= minRank && t.rank() <= maxRank; },
-      [&] { return g.drawType([](DType) { return true; }, minRank, maxRank); });
+  return g.operand([=](const TensorType &t) { return t.rank() >= minRank && t.rank() <= maxRank; },
+                   [&] { return g.drawType([](DType) { return true; }, minRank, maxRank); });
 }
 
 bool buildSlice(GenContext &g) {
@@ -54,17 +53,10 @@ bool buildSlice(GenContext &g) {
     const int64_t maxSize = (dim - 1) / stride + 1;
     int64_t size = maxSize;
     switch (g.rng.below(4)) {
-    case 0:
-      size = std::max<int64_t>(1, maxSize / 2);
-      break;
-    case 1:
-      size = std::max<int64_t>(1, maxSize - 1);
-      break;
-    case 2:
-      size = g.rng.range(1, maxSize);
-      break;
-    default:
-      break;
+    case 0: size = std::max<int64_t>(1, maxSize / 2); break;
+    case 1: size = std::max<int64_t>(1, maxSize - 1); break;
+    case 2: size = g.rng.range(1, maxSize); break;
+    default: break;
     }
     a.strides.push_back(stride);
     a.sizes.push_back(size);
@@ -214,8 +206,8 @@ E randomExpr(GenContext &g, unsigned rank, unsigned depth) {
                              : E::mod(lhs, std::max<int64_t>(1, divisor));
   }
   if (g.rng.chance(0.6)) {
-    E rhs = g.rng.chance(0.5) ? E::constant(g.rng.range(-lane, lane))
-                              : randomExpr(g, rank, depth - 1);
+    E rhs =
+        g.rng.chance(0.5) ? E::constant(g.rng.range(-lane, lane)) : randomExpr(g, rank, depth - 1);
     return E::add(randomExpr(g, rank, depth - 1), rhs);
   }
   static const int64_t kFactors[] = {-2, -1, 2, 3, 4};
@@ -288,8 +280,7 @@ bool buildIndexMap(GenContext &g) {
     return false;
   const TensorType src = g.c.typeOf(x);
   OpAttrs a;
-  const bool ok =
-      g.rng.chance(g.policy.radixMapRate) ? radixMap(g, src, a) : perDimMap(g, src, a);
+  const bool ok = g.rng.chance(g.policy.radixMapRate) ? radixMap(g, src, a) : perDimMap(g, src, a);
   return ok && g.emit(OpKind::IndexMap, {x}, a) >= 0;
 }
 
@@ -353,22 +344,14 @@ std::vector<int64_t> factorize(GenContext &g, int64_t n, unsigned rank) {
 
 bool buildView(GenContext &g, OpKind k) {
   switch (k) {
-  case OpKind::Slice:
-    return buildSlice(g);
-  case OpKind::Chunk:
-    return buildChunk(g);
-  case OpKind::Transpose:
-    return buildTranspose(g);
-  case OpKind::Reshape:
-    return buildReshape(g);
-  case OpKind::Broadcast:
-    return buildBroadcast(g);
-  case OpKind::Squeeze:
-    return buildSqueeze(g);
-  case OpKind::Unsqueeze:
-    return buildUnsqueeze(g);
-  case OpKind::IndexMap:
-    return buildIndexMap(g);
+  case OpKind::Slice: return buildSlice(g);
+  case OpKind::Chunk: return buildChunk(g);
+  case OpKind::Transpose: return buildTranspose(g);
+  case OpKind::Reshape: return buildReshape(g);
+  case OpKind::Broadcast: return buildBroadcast(g);
+  case OpKind::Squeeze: return buildSqueeze(g);
+  case OpKind::Unsqueeze: return buildUnsqueeze(g);
+  case OpKind::IndexMap: return buildIndexMap(g);
 #define NPF_HANDLED_CATEGORY View
 #include "ir/OpCasesOutside.def"
     return false;

@@ -135,8 +135,8 @@ bool AttrReader::interpretAttrs(Op &op, const std::vector<RawAttr> &attrs,
   const TensorType &result = types[0];
   for (const RawAttr &r : attrs) {
     enum { NoRow, Failed, Read } state = NoRow;
-#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
-  if (state == NoRow && op.kind == OpKind::OpEnum && r.key == Key)                             \
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                         \
+  if (state == NoRow && op.kind == OpKind::OpEnum && r.key == Key)                                 \
     state = read##Kind(r, result, a.Field) ? Read : Failed;
 #include "ir/OpAttrs.def"
     if (state == NoRow)
@@ -207,8 +207,8 @@ std::string writeMap(const std::vector<IndexExpr> &map, const TensorType &result
 std::vector<std::string> attributeTexts(const Op &op, const TensorType &result) {
   std::vector<std::string> texts;
   const OpAttrs &a = op.attrs;
-#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
-  if (op.kind == OpKind::OpEnum)                                                               \
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                         \
+  if (op.kind == OpKind::OpEnum)                                                                   \
     texts.push_back(std::string(Key) + "=" + write##Kind(a.Field, result));
 #include "ir/OpAttrs.def"
   return texts;

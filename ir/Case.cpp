@@ -22,7 +22,7 @@ struct OpInfo {
 
 using namespace op_trait;
 constexpr OpInfo kOpInfos[] = {
-#define NPF_OP(Enum, Name, Cat, Operands, Results, Base, Weight, Traits)                          \
+#define NPF_OP(Enum, Name, Cat, Operands, Results, Base, Weight, Traits)                           \
   {OpKind::Enum, Name, OpCategory::Cat, Operands, Results, OpKind::Base, Weight, Traits},
 #include "ir/Ops.def"
 };
@@ -62,19 +62,15 @@ bool isElementwise(OpKind k) {
   case OpCategory::Binary:
   case OpCategory::Compare:
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return true;
+  case OpCategory::ColExpand: return true;
   case OpCategory::Source:
-  case OpCategory::View:
-    return false;
-  case OpCategory::Other:
-    break;
+  case OpCategory::View: return false;
+  case OpCategory::Other: break;
   }
   switch (k) {
   case OpKind::Select:
   case OpKind::MaskedFill:
-  case OpKind::Cast:
-    return true;
+  case OpKind::Cast: return true;
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
@@ -139,28 +135,20 @@ bool Scalar::operator==(const Scalar &o) const {
 
 std::string_view fillName(FillKind f) {
   switch (f) {
-  case FillKind::Random:
-    return "rand";
-  case FillKind::Zeros:
-    return "zeros";
-  case FillKind::Ones:
-    return "ones";
-  case FillKind::Range:
-    return "range";
-  case FillKind::Iota:
-    return "iota";
+  case FillKind::Random: return "rand";
+  case FillKind::Zeros: return "zeros";
+  case FillKind::Ones: return "ones";
+  case FillKind::Range: return "range";
+  case FillKind::Iota: return "iota";
   }
   return "?";
 }
 
 std::string_view padName(PadKind p) {
   switch (p) {
-  case PadKind::Zero:
-    return "zero";
-  case PadKind::Min:
-    return "min";
-  case PadKind::Max:
-    return "max";
+  case PadKind::Zero: return "zero";
+  case PadKind::Min: return "min";
+  case PadKind::Max: return "max";
   }
   return "?";
 }
@@ -221,8 +209,8 @@ void Case::compact() {
   }
   std::vector<ValueId> newOutputs;
   for (ValueId v : outputs)
-    if (remap[v] >= 0 && std::find(newOutputs.begin(), newOutputs.end(), remap[v]) ==
-                             newOutputs.end())
+    if (remap[v] >= 0 &&
+        std::find(newOutputs.begin(), newOutputs.end(), remap[v]) == newOutputs.end())
       newOutputs.push_back(remap[v]);
   ops = std::move(newOps);
   values = std::move(newValues);
@@ -230,8 +218,8 @@ void Case::compact() {
 }
 
 size_t Case::numComputeOps() const {
-  return static_cast<size_t>(std::count_if(
-      ops.begin(), ops.end(), [](const Op &op) { return op.kind != OpKind::Input; }));
+  return static_cast<size_t>(
+      std::count_if(ops.begin(), ops.end(), [](const Op &op) { return op.kind != OpKind::Input; }));
 }
 
 std::vector<TensorType> Case::outputTypes() const {
@@ -241,8 +229,6 @@ std::vector<TensorType> Case::outputTypes() const {
   return types;
 }
 
-uint64_t caseHash(const Case &c) {
-  return fnv1a(printCase(c));
-}
+uint64_t caseHash(const Case &c) { return fnv1a(printCase(c)); }
 
 } // namespace npufuzz

@@ -64,13 +64,19 @@ enum class OpKind : uint8_t {
 
 /// The traits of ir/Ops.def, as bits of opTraits().
 namespace op_trait {
-inline constexpr unsigned None = 0, FloatOnly = 1u << 0, IntLikeOnly = 1u << 1,
-                          AnyDType = 1u << 2, Approximate = 1u << 3, SingularAtZero = 1u << 4,
-                          Discontinuous = 1u << 5;
+inline constexpr unsigned None = 0, FloatOnly = 1u << 0, IntLikeOnly = 1u << 1, AnyDType = 1u << 2,
+                          Approximate = 1u << 3, SingularAtZero = 1u << 4, Discontinuous = 1u << 5;
 } // namespace op_trait
 
 enum class OpCategory : uint8_t {
-  Source, Unary, Binary, Compare, RowExpand, ColExpand, View, Other
+  Source,
+  Unary,
+  Binary,
+  Compare,
+  RowExpand,
+  ColExpand,
+  View,
+  Other
 };
 
 int numOpKinds();
@@ -138,8 +144,8 @@ enum class FillKind : uint8_t {
   Random, ///< dtype-appropriate values, edge values at the case's edge rate
   Zeros,
   Ones,
-  Range,  ///< uniform integers in [lo, hi] (for index tensors, small ints)
-  Iota,   ///< row-major linear position, wrapped/rounded to the dtype
+  Range, ///< uniform integers in [lo, hi] (for index tensors, small ints)
+  Iota,  ///< row-major linear position, wrapped/rounded to the dtype
 };
 constexpr int kNumFillKinds = 5;
 std::string_view fillName(FillKind f);
@@ -147,9 +153,7 @@ std::string_view fillName(FillKind f);
 struct InputFill {
   FillKind kind = FillKind::Random;
   int64_t lo = 0, hi = 0; ///< Range only
-  bool operator==(const InputFill &o) const {
-    return kind == o.kind && lo == o.lo && hi == o.hi;
-  }
+  bool operator==(const InputFill &o) const { return kind == o.kind && lo == o.lo && hi == o.hi; }
 };
 
 /// Padding value of fillpad: zero, or the dtype's lowest/highest value
@@ -221,9 +225,7 @@ struct Case {
   int32_t addOp(OpKind kind, std::vector<ValueId> operands, OpAttrs attrs,
                 std::vector<TensorType> resultTypes);
   /// Id of result `i` of op `opIndex`.
-  ValueId result(int32_t opIndex, unsigned i = 0) const {
-    return ops[opIndex].results[i];
-  }
+  ValueId result(int32_t opIndex, unsigned i = 0) const { return ops[opIndex].results[i]; }
   /// Drops ops whose results are unused and not outputs, then renumbers
   /// values densely in definition order (keeping names).
   void compact();

@@ -18,22 +18,14 @@ namespace npufuzz {
 
 std::string_view dtypeName(DType t) {
   switch (t) {
-  case DType::F32:
-    return "f32";
-  case DType::F16:
-    return "f16";
-  case DType::BF16:
-    return "bf16";
-  case DType::I8:
-    return "i8";
-  case DType::I32:
-    return "i32";
-  case DType::I64:
-    return "i64";
-  case DType::Index:
-    return "index";
-  case DType::I1:
-    return "i1";
+  case DType::F32: return "f32";
+  case DType::F16: return "f16";
+  case DType::BF16: return "bf16";
+  case DType::I8: return "i8";
+  case DType::I32: return "i32";
+  case DType::I64: return "i64";
+  case DType::Index: return "index";
+  case DType::I1: return "i1";
   }
   return "?";
 }
@@ -50,19 +42,13 @@ std::optional<DType> parseDType(std::string_view s) {
 std::string_view npyDescr(DType t) {
   switch (t) {
   case DType::F32:
-  case DType::BF16:
-    return "<f4";
-  case DType::F16:
-    return "<f2";
-  case DType::I8:
-    return "|i1";
-  case DType::I32:
-    return "<i4";
+  case DType::BF16: return "<f4";
+  case DType::F16: return "<f2";
+  case DType::I8: return "|i1";
+  case DType::I32: return "<i4";
   case DType::I64:
-  case DType::Index:
-    return "<i8";
-  case DType::I1:
-    return "|b1";
+  case DType::Index: return "<i8";
+  case DType::I1: return "|b1";
   }
   return "";
 }
@@ -77,22 +63,14 @@ bool isIntLike(DType t) { return !isFloat(t); }
 
 unsigned bitWidth(DType t) {
   switch (t) {
-  case DType::F32:
-    return 32;
-  case DType::F16:
-    return 16;
-  case DType::BF16:
-    return 16;
-  case DType::I8:
-    return 8;
-  case DType::I32:
-    return 32;
-  case DType::I64:
-    return 64;
-  case DType::Index:
-    return 64;
-  case DType::I1:
-    return 1;
+  case DType::F32: return 32;
+  case DType::F16: return 16;
+  case DType::BF16: return 16;
+  case DType::I8: return 8;
+  case DType::I32: return 32;
+  case DType::I64: return 64;
+  case DType::Index: return 64;
+  case DType::I1: return 1;
   }
   return 0;
 }
@@ -101,16 +79,11 @@ unsigned byteSize(DType t) { return t == DType::I1 ? 1 : bitWidth(t) / 8; }
 
 std::string_view roundingName(RoundingMode m) {
   switch (m) {
-  case RoundingMode::NearestEven:
-    return "rne";
-  case RoundingMode::NearestAway:
-    return "rna";
-  case RoundingMode::TowardZero:
-    return "rtz";
-  case RoundingMode::Down:
-    return "rdn";
-  case RoundingMode::Up:
-    return "rup";
+  case RoundingMode::NearestEven: return "rne";
+  case RoundingMode::NearestAway: return "rna";
+  case RoundingMode::TowardZero: return "rtz";
+  case RoundingMode::Down: return "rdn";
+  case RoundingMode::Up: return "rup";
   }
   return "?";
 }
@@ -213,21 +186,11 @@ uint32_t roundToFormat(bool neg, uint64_t mant, int exp, Format f, RoundingMode 
     const bool gtHalf = remAboveHalfBits && rem > half;
     const bool eqHalf = remAboveHalfBits && rem == half;
     switch (m) {
-    case RoundingMode::NearestEven:
-      up = gtHalf || (eqHalf && (n & 1));
-      break;
-    case RoundingMode::NearestAway:
-      up = gtHalf || eqHalf;
-      break;
-    case RoundingMode::TowardZero:
-      up = false;
-      break;
-    case RoundingMode::Down:
-      up = neg && inexact;
-      break;
-    case RoundingMode::Up:
-      up = !neg && inexact;
-      break;
+    case RoundingMode::NearestEven: up = gtHalf || (eqHalf && (n & 1)); break;
+    case RoundingMode::NearestAway: up = gtHalf || eqHalf; break;
+    case RoundingMode::TowardZero: up = false; break;
+    case RoundingMode::Down: up = neg && inexact; break;
+    case RoundingMode::Up: up = !neg && inexact; break;
     }
   }
   n += up ? 1 : 0;
@@ -298,7 +261,6 @@ float bitsToFloat(uint32_t b) {
   return v;
 }
 
-
 uint16_t floatToBF16Bits(float v, RoundingMode m) { return floatTo16(v, kBF16, m); }
 
 uint16_t floatToF16Bits(float v, RoundingMode m) { return floatTo16(v, kF16, m); }
@@ -310,12 +272,9 @@ float f16BitsToFloat(uint16_t bits) { return decode16(bits, kF16); }
 float roundFloatTo(float v, DType t, RoundingMode m) {
   assert(isFloat(t) && "roundFloatTo takes float types");
   switch (t) {
-  case DType::BF16:
-    return bf16BitsToFloat(floatToBF16Bits(v, m));
-  case DType::F16:
-    return f16BitsToFloat(floatToF16Bits(v, m));
-  default:
-    return v;
+  case DType::BF16: return bf16BitsToFloat(floatToBF16Bits(v, m));
+  case DType::F16: return f16BitsToFloat(floatToF16Bits(v, m));
+  default: return v;
   }
 }
 
@@ -326,12 +285,9 @@ float intToFloat(int64_t v, DType t, RoundingMode m) {
   const bool neg = v < 0;
   const uint64_t mag = neg ? uint64_t(0) - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
   switch (t) {
-  case DType::BF16:
-    return bf16BitsToFloat(uint16_t(roundToFormat(neg, mag, 0, kBF16, m)));
-  case DType::F16:
-    return f16BitsToFloat(uint16_t(roundToFormat(neg, mag, 0, kF16, m)));
-  default:
-    return bitsToFloat(roundToFormat(neg, mag, 0, kF32, m));
+  case DType::BF16: return bf16BitsToFloat(uint16_t(roundToFormat(neg, mag, 0, kBF16, m)));
+  case DType::F16: return f16BitsToFloat(uint16_t(roundToFormat(neg, mag, 0, kF16, m)));
+  default: return bitsToFloat(roundToFormat(neg, mag, 0, kF32, m));
   }
 }
 

@@ -62,20 +62,17 @@ IndexExpr IndexExpr::constant(int64_t value) {
   return IndexExpr(std::make_shared<Node>(Kind::Const, value));
 }
 IndexExpr IndexExpr::add(IndexExpr lhs, IndexExpr rhs) {
-  return IndexExpr(
-      std::make_shared<Node>(Kind::Add, 0, std::move(lhs), std::move(rhs)));
+  return IndexExpr(std::make_shared<Node>(Kind::Add, 0, std::move(lhs), std::move(rhs)));
 }
 IndexExpr IndexExpr::mul(IndexExpr lhs, int64_t factor) {
-  return IndexExpr(
-      std::make_shared<Node>(Kind::Mul, factor, std::move(lhs), IndexExpr(nullptr)));
+  return IndexExpr(std::make_shared<Node>(Kind::Mul, factor, std::move(lhs), IndexExpr(nullptr)));
 }
 IndexExpr IndexExpr::floorDiv(IndexExpr lhs, int64_t divisor) {
-  return IndexExpr(std::make_shared<Node>(Kind::FloorDiv, divisor, std::move(lhs),
-                                          IndexExpr(nullptr)));
+  return IndexExpr(
+      std::make_shared<Node>(Kind::FloorDiv, divisor, std::move(lhs), IndexExpr(nullptr)));
 }
 IndexExpr IndexExpr::mod(IndexExpr lhs, int64_t divisor) {
-  return IndexExpr(
-      std::make_shared<Node>(Kind::Mod, divisor, std::move(lhs), IndexExpr(nullptr)));
+  return IndexExpr(std::make_shared<Node>(Kind::Mod, divisor, std::move(lhs), IndexExpr(nullptr)));
 }
 
 IndexExpr::Kind IndexExpr::kind() const { return node_->kind; }
@@ -85,22 +82,17 @@ const IndexExpr &IndexExpr::rhs() const { return node_->rhs; }
 
 int64_t IndexExpr::eval(const std::vector<int64_t> &dims) const {
   switch (kind()) {
-  case Kind::Dim:
-    return value() < static_cast<int64_t>(dims.size()) ? dims[value()] : 0;
-  case Kind::Const:
-    return value();
+  case Kind::Dim: return value() < static_cast<int64_t>(dims.size()) ? dims[value()] : 0;
+  case Kind::Const: return value();
   case Kind::Add: {
     int64_t sum = 0;
     for (const IndexExpr *t : sumTerms(*this))
       sum += t->eval(dims);
     return sum;
   }
-  case Kind::Mul:
-    return lhs().eval(dims) * value();
-  case Kind::FloorDiv:
-    return npufuzz::floorDiv(lhs().eval(dims), value());
-  case Kind::Mod:
-    return npufuzz::floorMod(lhs().eval(dims), value());
+  case Kind::Mul: return lhs().eval(dims) * value();
+  case Kind::FloorDiv: return npufuzz::floorDiv(lhs().eval(dims), value());
+  case Kind::Mod: return npufuzz::floorMod(lhs().eval(dims), value());
   }
   return 0;
 }
@@ -117,10 +109,8 @@ int64_t sat(__int128 v) {
 Interval IndexExpr::range(const std::vector<Interval> &dims) const {
   switch (kind()) {
   case Kind::Dim:
-    return value() < static_cast<int64_t>(dims.size()) ? dims[value()]
-                                                       : Interval{0, 0};
-  case Kind::Const:
-    return {value(), value()};
+    return value() < static_cast<int64_t>(dims.size()) ? dims[value()] : Interval{0, 0};
+  case Kind::Const: return {value(), value()};
   case Kind::Add: {
     const std::vector<const IndexExpr *> terms = sumTerms(*this);
     Interval sum = terms[0]->range(dims);
@@ -161,9 +151,7 @@ bool boundedRange(const IndexExpr &e, const std::vector<Interval> &dims, int64_t
   Interval a, b;
   switch (e.kind()) {
   case Kind::Dim:
-  case Kind::Const:
-    out = e.range(dims);
-    break;
+  case Kind::Const: out = e.range(dims); break;
   case Kind::Add: {
     // Every partial sum a + b, (a + b) + c, ... is a subexpression.
     const std::vector<const IndexExpr *> terms = sumTerms(e);
@@ -211,26 +199,22 @@ bool IndexExpr::boundedBy(const std::vector<Interval> &dims, int64_t limit) cons
 
 unsigned IndexExpr::numDims() const {
   switch (kind()) {
-  case Kind::Dim:
-    return static_cast<unsigned>(value()) + 1;
-  case Kind::Const:
-    return 0;
+  case Kind::Dim: return static_cast<unsigned>(value()) + 1;
+  case Kind::Const: return 0;
   case Kind::Add: {
     unsigned n = 0;
     for (const IndexExpr *t : sumTerms(*this))
       n = std::max(n, t->numDims());
     return n;
   }
-  default:
-    return lhs().numDims();
+  default: return lhs().numDims();
   }
 }
 
 size_t IndexExpr::size() const {
   switch (kind()) {
   case Kind::Dim:
-  case Kind::Const:
-    return 1;
+  case Kind::Const: return 1;
   case Kind::Add: {
     const std::vector<const IndexExpr *> terms = sumTerms(*this);
     size_t n = terms.size() - 1; // the additions
@@ -238,16 +222,14 @@ size_t IndexExpr::size() const {
       n += t->size();
     return n;
   }
-  default:
-    return 1 + lhs().size();
+  default: return 1 + lhs().size();
   }
 }
 
 unsigned IndexExpr::countFloorDivMod() const {
   switch (kind()) {
   case Kind::Dim:
-  case Kind::Const:
-    return 0;
+  case Kind::Const: return 0;
   case Kind::Add: {
     unsigned n = 0;
     for (const IndexExpr *t : sumTerms(*this))
@@ -255,10 +237,8 @@ unsigned IndexExpr::countFloorDivMod() const {
     return n;
   }
   case Kind::FloorDiv:
-  case Kind::Mod:
-    return 1 + lhs().countFloorDivMod();
-  case Kind::Mul:
-    return lhs().countFloorDivMod();
+  case Kind::Mod: return 1 + lhs().countFloorDivMod();
+  case Kind::Mul: return lhs().countFloorDivMod();
   }
   return 0;
 }
@@ -270,8 +250,7 @@ bool IndexExpr::operator==(const IndexExpr &o) const {
     return false;
   switch (kind()) {
   case Kind::Dim:
-  case Kind::Const:
-    return true;
+  case Kind::Const: return true;
   case Kind::Add: {
     const std::vector<const IndexExpr *> a = sumTerms(*this), b = sumTerms(o);
     if (a.size() != b.size())
@@ -281,8 +260,7 @@ bool IndexExpr::operator==(const IndexExpr &o) const {
         return false;
     return true;
   }
-  default:
-    return lhs() == o.lhs();
+  default: return lhs() == o.lhs();
   }
 }
 
@@ -293,14 +271,11 @@ enum Prec { kSum = 0, kProduct = 1, kAtom = 2 };
 
 Prec precOf(const IndexExpr &e) {
   switch (e.kind()) {
-  case IndexExpr::Kind::Add:
-    return kSum;
-  case IndexExpr::Kind::Dim:
-    return kAtom;
+  case IndexExpr::Kind::Add: return kSum;
+  case IndexExpr::Kind::Dim: return kAtom;
   case IndexExpr::Kind::Const:
     return e.value() < 0 ? kSum : kAtom; // "-3" must be parenthesised as an operand
-  default:
-    return kProduct;
+  default: return kProduct;
   }
 }
 
@@ -323,9 +298,7 @@ void print(const IndexExpr &e, const std::vector<std::string> &names, std::strin
       out += std::to_string(e.value());
     }
     return;
-  case IndexExpr::Kind::Const:
-    out += std::to_string(e.value());
-    return;
+  case IndexExpr::Kind::Const: out += std::to_string(e.value()); return;
   case IndexExpr::Kind::Add: {
     // Sums are left-associative: the first term bare, then each added one.
     const std::vector<const IndexExpr *> terms = sumTerms(e);
@@ -380,7 +353,8 @@ public:
   explicit ExprParser(const std::string &text) : s_(text) {}
 
   bool parse(IndexExpr &out, std::string &error, size_t &errorPos) {
-    bool ok = parseSum(out, 0) && (skipSpace(), pos_ == s_.size() || fail("unexpected text after expression"));
+    bool ok = parseSum(out, 0) &&
+              (skipSpace(), pos_ == s_.size() || fail("unexpected text after expression"));
     if (!ok) {
       error = error_;
       errorPos = errorPos_;
@@ -402,7 +376,8 @@ private:
   bool node() {
     if (++nodes_ <= kMaxNodes)
       return true;
-    return fail("index expression has more than " + std::to_string(kMaxNodes) + " terms and operators");
+    return fail("index expression has more than " + std::to_string(kMaxNodes) +
+                " terms and operators");
   }
 
   bool fail(const std::string &msg) {
@@ -552,8 +527,7 @@ private:
 };
 } // namespace
 
-bool parseIndexExpr(const std::string &text, IndexExpr &out, std::string &error,
-                    size_t &errorPos) {
+bool parseIndexExpr(const std::string &text, IndexExpr &out, std::string &error, size_t &errorPos) {
   return ExprParser(text).parse(out, error, errorPos);
 }
 

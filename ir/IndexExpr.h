@@ -111,8 +111,7 @@ std::vector<const IndexExpr *> sumTerms(const IndexExpr &e);
 /// `+`, `-` (as + x * -1), `*` by a constant, `floordiv c`, `mod c`, parens.
 /// On error returns false and sets `error` and the offset `errorPos` within
 /// `text`.
-bool parseIndexExpr(const std::string &text, IndexExpr &out, std::string &error,
-                    size_t &errorPos);
+bool parseIndexExpr(const std::string &text, IndexExpr &out, std::string &error, size_t &errorPos);
 
 } // namespace npufuzz
 

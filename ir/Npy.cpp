@@ -20,7 +20,6 @@ namespace {
 constexpr char kMagic[] = "\x93NUMPY";
 constexpr size_t kMagicLen = 6;
 
-
 unsigned itemSize(DType t) { return t == DType::BF16 ? 4 : byteSize(t); }
 
 void putLE(std::string &out, uint64_t v, unsigned bytes) {

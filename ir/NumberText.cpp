@@ -24,8 +24,7 @@ template <typename T> bool fromText(std::string_view s, T &v) {
     return true;
   }
   if (s == "inf" || s == "-inf") {
-    v = s[0] == '-' ? -std::numeric_limits<T>::infinity()
-                    : std::numeric_limits<T>::infinity();
+    v = s[0] == '-' ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
     return true;
   }
   if (s.empty())

@@ -31,7 +31,6 @@ namespace {
 constexpr size_t kMaxOps = 100000;
 constexpr size_t kMaxTextBytes = 64u << 20;
 
-
 class Parser {
 public:
   Parser(const std::string &text, Case &out, TextError &error)
@@ -419,8 +418,9 @@ private:
     if (!endOfLine())
       return false;
     if (types.size() != resultNames.size())
-      return fail(line, 1, std::to_string(resultNames.size()) + " result name(s) but " +
-                               std::to_string(types.size()) + " type(s)");
+      return fail(line, 1,
+                  std::to_string(resultNames.size()) + " result name(s) but " +
+                      std::to_string(types.size()) + " type(s)");
     if (c_.ops.size() >= kMaxOps)
       return fail(line, 1, "more than " + std::to_string(kMaxOps) + " ops");
     AttrReader reader;

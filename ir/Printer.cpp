@@ -22,8 +22,8 @@ public:
     if (c_.provenance)
       out_ += "generator seed=" + std::to_string(c_.provenance->seed) + " policy=\"" +
               c_.provenance->policy + "\"\n";
-    out_ += "data seed=" + std::to_string(c_.dataSeed) +
-            " edge_rate=" + doubleToText(c_.edgeRate) + "\n";
+    out_ += "data seed=" + std::to_string(c_.dataSeed) + " edge_rate=" + doubleToText(c_.edgeRate) +
+            "\n";
     for (const Op &op : c_.ops)
       printOp(op);
     out_ += "return";

@@ -90,9 +90,7 @@ public:
   }
 
   /// An element of a non-empty vector.
-  template <typename T> const T &pick(const std::vector<T> &v) {
-    return v[below(v.size())];
-  }
+  template <typename T> const T &pick(const std::vector<T> &v) { return v[below(v.size())]; }
 
 private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }

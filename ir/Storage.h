@@ -7,8 +7,8 @@
 #ifndef NPUFUZZ_IR_STORAGE_H
 #define NPUFUZZ_IR_STORAGE_H
 
-#include "ir/TensorData.h"
 #include "ir/RefTensor.h"
+#include "ir/TensorData.h"
 
 namespace npufuzz {
 

@@ -60,8 +60,8 @@ bool sameShape(const TensorType &a, const TensorType &b, std::string &error) {
 
 bool sameDType(const TensorType &a, const TensorType &b, std::string &error) {
   if (a.dtype != b.dtype) {
-    error = "operand element types differ: " + std::string(dtypeName(a.dtype)) +
-            " vs " + std::string(dtypeName(b.dtype));
+    error = "operand element types differ: " + std::string(dtypeName(a.dtype)) + " vs " +
+            std::string(dtypeName(b.dtype));
     return false;
   }
   return true;
@@ -84,8 +84,8 @@ bool checkSourceType(const Case &c, const Op &op, std::vector<TensorType> &types
     }
     if (t.valid->rows < 1 || t.valid->rows > t.shape[0] || t.valid->cols < 1 ||
         t.valid->cols > t.shape[1]) {
-      error = "valid shape " + std::to_string(t.valid->rows) + "x" +
-              std::to_string(t.valid->cols) + " exceeds " + shapeStr(t.shape);
+      error = "valid shape " + std::to_string(t.valid->rows) + "x" + std::to_string(t.valid->cols) +
+              " exceeds " + shapeStr(t.shape);
       return false;
     }
   }
@@ -94,8 +94,8 @@ bool checkSourceType(const Case &c, const Op &op, std::vector<TensorType> &types
       return false;
     if (t.dtype == DType::I1 ||
         (isIntLike(t.dtype) && t.shape[op.attrs.axis] - 1 > maxIntValue(t.dtype))) {
-      error = "iota along a dim of " + std::to_string(t.shape[op.attrs.axis]) +
-              " does not fit " + std::string(dtypeName(t.dtype));
+      error = "iota along a dim of " + std::to_string(t.shape[op.attrs.axis]) + " does not fit " +
+              std::string(dtypeName(t.dtype));
       return false;
     }
   }
@@ -107,8 +107,8 @@ bool checkSourceType(const Case &c, const Op &op, std::vector<TensorType> &types
   }
   if (op.kind == OpKind::Input && op.attrs.fill.kind == FillKind::Range) {
     const InputFill &f = op.attrs.fill;
-    if (f.lo > f.hi || (isIntLike(t.dtype) && (f.lo < minIntValue(t.dtype) ||
-                                               f.hi > maxIntValue(t.dtype))) ||
+    if (f.lo > f.hi ||
+        (isIntLike(t.dtype) && (f.lo < minIntValue(t.dtype) || f.hi > maxIntValue(t.dtype))) ||
         f.lo < -(1ll << 24) || f.hi > (1ll << 24)) {
       error = "fill range(" + std::to_string(f.lo) + "," + std::to_string(f.hi) +
               ") is empty or does not fit " + std::string(dtypeName(t.dtype));
@@ -119,17 +119,16 @@ bool checkSourceType(const Case &c, const Op &op, std::vector<TensorType> &types
   return true;
 }
 
-bool inferMatmul(const Op &op, const TensorType &a, const TensorType &b,
-                 TensorType &r, std::string &error) {
+bool inferMatmul(const Op &op, const TensorType &a, const TensorType &b, TensorType &r,
+                 std::string &error) {
   const DType acc = op.attrs.dtype;
   bool comboOk = a.dtype == b.dtype &&
-                 ((acc == DType::F32 && (a.dtype == DType::F32 || a.dtype == DType::BF16 ||
-                                         a.dtype == DType::F16)) ||
+                 ((acc == DType::F32 &&
+                   (a.dtype == DType::F32 || a.dtype == DType::BF16 || a.dtype == DType::F16)) ||
                   (acc == DType::I32 && (a.dtype == DType::I8 || a.dtype == DType::I32)));
   if (!comboOk) {
-    error = "matmul " + std::string(dtypeName(a.dtype)) + " x " +
-            std::string(dtypeName(b.dtype)) + " -> " + std::string(dtypeName(acc)) +
-            " is not a supported combination";
+    error = "matmul " + std::string(dtypeName(a.dtype)) + " x " + std::string(dtypeName(b.dtype)) +
+            " -> " + std::string(dtypeName(acc)) + " is not a supported combination";
     return false;
   }
   const unsigned rank = a.rank();
@@ -159,8 +158,8 @@ namespace {
 bool fits(const Scalar &s, DType t, const char *key, std::string &error) {
   if (!isIntLike(t) || (s.i >= minIntValue(t) && s.i <= maxIntValue(t)))
     return true;
-  error = std::string(key) + " " + std::to_string(s.i) + " does not fit " +
-          std::string(dtypeName(t));
+  error =
+      std::string(key) + " " + std::to_string(s.i) + " does not fit " + std::string(dtypeName(t));
   return false;
 }
 template <typename Field> bool fits(const Field &, DType, const char *, std::string &) {
@@ -170,8 +169,8 @@ template <typename Field> bool fits(const Field &, DType, const char *, std::str
 /// Whether every attribute of elementwise op `op` on `t` (ir/OpAttrs.def)
 /// fits `t`.
 bool elementwiseAttrsFit(const Op &op, DType t, std::string &error) {
-#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                     \
-  if (op.kind == OpKind::OpEnum && !fits(op.attrs.Field, t, Key, error))                       \
+#define NPF_ATTR(OpEnum, Key, Kind, Field)                                                         \
+  if (op.kind == OpKind::OpEnum && !fits(op.attrs.Field, t, Key, error))                           \
     return false;
 #include "ir/OpAttrs.def"
   return true;
@@ -184,8 +183,8 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
   const OpCategory cat = opCategory(op.kind);
   const size_t arity = opOperandCount(op.kind);
   if (op.operands.size() != arity) {
-    error = std::string(opName(op.kind)) + " takes " + std::to_string(arity) +
-            " operand(s), got " + std::to_string(op.operands.size());
+    error = std::string(opName(op.kind)) + " takes " + std::to_string(arity) + " operand(s), got " +
+            std::to_string(op.operands.size());
     return false;
   }
   std::vector<const TensorType *> in;
@@ -199,8 +198,7 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
   const OpAttrs &a = op.attrs;
   TensorType r;
   switch (cat) {
-  case OpCategory::Source:
-    return checkSourceType(c, op, types, error);
+  case OpCategory::Source: return checkSourceType(c, op, types, error);
   case OpCategory::Unary:
     if (!checkArithDType(op.kind, in[0]->dtype, error) ||
         !elementwiseAttrsFit(op, in[0]->dtype, error))
@@ -213,8 +211,8 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       return false;
     if (cat == OpCategory::Binary && !checkArithDType(op.kind, in[0]->dtype, error))
       return false;
-    if (cat == OpCategory::Compare && in[0]->dtype == DType::I1 &&
-        op.kind != OpKind::CmpEq && op.kind != OpKind::CmpNe) {
+    if (cat == OpCategory::Compare && in[0]->dtype == DType::I1 && op.kind != OpKind::CmpEq &&
+        op.kind != OpKind::CmpNe) {
       error = "only eq and ne compare i1 values";
       return false;
     }
@@ -229,9 +227,8 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
     if (in[0]->rank() != 2 || in[1]->rank() != 2 ||
         in[1]->shape[0] != (row ? in[0]->shape[0] : 1) ||
         in[1]->shape[1] != (row ? 1 : in[0]->shape[1])) {
-      error = std::string(opName(op.kind)) + " needs x[R,C] and s[" +
-              (row ? "R,1" : "1,C") + "], got " + shapeStr(in[0]->shape) + " and " +
-              shapeStr(in[1]->shape);
+      error = std::string(opName(op.kind)) + " needs x[R,C] and s[" + (row ? "R,1" : "1,C") +
+              "], got " + shapeStr(in[0]->shape) + " and " + shapeStr(in[1]->shape);
       return false;
     }
     r = elementwiseResult(in[0]->dtype, {in[0]});
@@ -260,17 +257,15 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       }
       if (!sameShape(*in[0], *in[1], error))
         return false;
-      if (isIntLike(in[0]->dtype) && (a.value.i < minIntValue(in[0]->dtype) ||
-                                      a.value.i > maxIntValue(in[0]->dtype))) {
+      if (isIntLike(in[0]->dtype) &&
+          (a.value.i < minIntValue(in[0]->dtype) || a.value.i > maxIntValue(in[0]->dtype))) {
         error = "value " + std::to_string(a.value.i) + " does not fit " +
                 std::string(dtypeName(in[0]->dtype));
         return false;
       }
       r = elementwiseResult(in[0]->dtype, in);
       break;
-    case OpKind::Cast:
-      r = elementwiseResult(a.dtype, in);
-      break;
+    case OpKind::Cast: r = elementwiseResult(a.dtype, in); break;
     case OpKind::ReduceSum:
     case OpKind::ReduceMax:
     case OpKind::ReduceMin:
@@ -289,8 +284,9 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       if (!checkAxis(a.axis, in[0]->rank(), error))
         return false;
       if (in[0]->dtype == DType::I1 || a.k < 1 || a.k > in[0]->shape[a.axis]) {
-        error = "topk k=" + std::to_string(a.k) + " needs 1 <= k <= " +
-                std::to_string(in[0]->shape[a.axis]) + " and a non-i1 operand";
+        error = "topk k=" + std::to_string(a.k) +
+                " needs 1 <= k <= " + std::to_string(in[0]->shape[a.axis]) +
+                " and a non-i1 operand";
         return false;
       }
       r.dtype = in[0]->dtype;
@@ -320,10 +316,9 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
           return false;
         }
       Interval range;
-      if (!knownRange(c, op.operands[1], range) || range.lo < 0 ||
-          range.hi >= src.shape[a.axis]) {
-        error = "gather indices are not provably within [0, " +
-                std::to_string(src.shape[a.axis]) + ")";
+      if (!knownRange(c, op.operands[1], range) || range.lo < 0 || range.hi >= src.shape[a.axis]) {
+        error =
+            "gather indices are not provably within [0, " + std::to_string(src.shape[a.axis]) + ")";
         return false;
       }
       r.dtype = src.dtype;

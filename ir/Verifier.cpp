@@ -18,28 +18,17 @@ bool sourceRange(const Value &val, const Op &op, Interval &range) {
   switch (op.kind) {
   case OpKind::Input:
     switch (op.attrs.fill.kind) {
-    case FillKind::Range:
-      range = {op.attrs.fill.lo, op.attrs.fill.hi};
-      return true;
-    case FillKind::Zeros:
-      range = {0, 0};
-      return true;
-    case FillKind::Ones:
-      range = {1, 1};
-      return true;
+    case FillKind::Range: range = {op.attrs.fill.lo, op.attrs.fill.hi}; return true;
+    case FillKind::Zeros: range = {0, 0}; return true;
+    case FillKind::Ones: range = {1, 1}; return true;
     case FillKind::Iota:
       range = {0, val.type.numElements() - 1};
       return range.hi <= maxIntValue(val.type.dtype);
-    case FillKind::Random:
-      return false;
+    case FillKind::Random: return false;
     }
     return false;
-  case OpKind::Const:
-    range = {op.attrs.value.i, op.attrs.value.i};
-    return true;
-  case OpKind::Iota:
-    range = {0, val.type.shape[op.attrs.axis] - 1};
-    return true;
+  case OpKind::Const: range = {op.attrs.value.i, op.attrs.value.i}; return true;
+  case OpKind::Iota: range = {0, val.type.shape[op.attrs.axis] - 1}; return true;
 #define NPF_HANDLED_CATEGORY Source
 #include "ir/OpCasesOutside.def"
     return false;
@@ -58,18 +47,15 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
     return false;
   const Op &op = c.ops[val.defOp];
   switch (opCategory(op.kind)) {
-  case OpCategory::Source:
-    return sourceRange(val, op, range);
+  case OpCategory::Source: return sourceRange(val, op, range);
   case OpCategory::View: // every element is one of the source's
     return knownRange(c, op.operands[0], range);
   case OpCategory::Unary:
   case OpCategory::Binary:
   case OpCategory::Compare:
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return false; // no range is derived through arithmetic
-  case OpCategory::Other:
-    break;
+  case OpCategory::ColExpand: return false; // no range is derived through arithmetic
+  case OpCategory::Other: break;
   }
   switch (op.kind) {
   case OpKind::TopK:
@@ -126,8 +112,8 @@ std::string verifyCase(const Case &c, int *failingOp) {
     if (static_cast<int>(op.kind) >= numOpKinds())
       return where(i) + "unknown op kind";
     for (ValueId v : op.operands)
-      if (v < 0 || static_cast<size_t>(v) >= c.values.size() ||
-          c.values[v].defOp < 0 || static_cast<size_t>(c.values[v].defOp) >= i)
+      if (v < 0 || static_cast<size_t>(v) >= c.values.size() || c.values[v].defOp < 0 ||
+          static_cast<size_t>(c.values[v].defOp) >= i)
         return where(i) + "uses %" + std::to_string(v) + " before it is defined";
     const size_t expected = opResultCount(op.kind);
     if (op.results.size() != expected)
@@ -153,8 +139,7 @@ std::string verifyCase(const Case &c, int *failingOp) {
       total += types[r].numElements();
     }
     if (total > kMaxCaseElements)
-      return where(i) + "the case has more than " + std::to_string(kMaxCaseElements) +
-             " elements";
+      return where(i) + "the case has more than " + std::to_string(kMaxCaseElements) + " elements";
   }
   for (size_t i = 0; i < c.values.size(); ++i)
     if (c.values[i].defOp < 0 || static_cast<size_t>(c.values[i].defOp) >= c.ops.size())

@@ -23,8 +23,8 @@ constexpr int64_t kMaxCaseElements = 1 << 24;
 
 /// Infers the result types of `op` from its operands' types in `c` and its
 /// attributes. On failure returns false with a message (no location).
-bool inferResultTypes(const Case &c, const Op &op,
-                      std::vector<TensorType> &types, std::string &error);
+bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &types,
+                      std::string &error);
 
 /// The integer range a value's elements are known to lie in, if known
 /// (inputs with a Range fill, iota, topk/argmax indices, casts and views of

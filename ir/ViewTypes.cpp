@@ -21,21 +21,20 @@ std::string shapeStr(const std::vector<int64_t> &s) {
 /// Checks rank and per-dim limits of a shape a result would get.
 bool checkShape(const std::vector<int64_t> &shape, std::string &error) {
   if (shape.empty() || shape.size() > kMaxRank) {
-    error = "rank " + std::to_string(shape.size()) + " is outside 1.." +
-            std::to_string(kMaxRank);
+    error = "rank " + std::to_string(shape.size()) + " is outside 1.." + std::to_string(kMaxRank);
     return false;
   }
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 1 || d > kMaxDim) {
-      error = "dimension " + std::to_string(d) + " in " + shapeStr(shape) +
-              " is outside 1.." + std::to_string(kMaxDim);
+      error = "dimension " + std::to_string(d) + " in " + shapeStr(shape) + " is outside 1.." +
+              std::to_string(kMaxDim);
       return false;
     }
     n *= d;
     if (n > kMaxTensorElements) {
-      error = "shape " + shapeStr(shape) + " has more than " +
-              std::to_string(kMaxTensorElements) + " elements";
+      error = "shape " + shapeStr(shape) + " has more than " + std::to_string(kMaxTensorElements) +
+              " elements";
       return false;
     }
   }
@@ -74,11 +73,9 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
   case OpKind::Chunk:
     if (!checkAxis(a.axis, rank, error))
       return false;
-    if (a.count < 1 || src.shape[a.axis] % a.count != 0 || a.index < 0 ||
-        a.index >= a.count) {
-      error = "chunk count " + std::to_string(a.count) + " index " +
-              std::to_string(a.index) + " does not split dim " +
-              std::to_string(src.shape[a.axis]);
+    if (a.count < 1 || src.shape[a.axis] % a.count != 0 || a.index < 0 || a.index >= a.count) {
+      error = "chunk count " + std::to_string(a.count) + " index " + std::to_string(a.index) +
+              " does not split dim " + std::to_string(src.shape[a.axis]);
       return false;
     }
     r.shape = src.shape;
@@ -147,8 +144,8 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
     if (!checkShape(r.shape, error))
       return false;
     if (a.map.size() != rank) {
-      error = "index_map has " + std::to_string(a.map.size()) +
-              " expressions for a rank-" + std::to_string(rank) + " source";
+      error = "index_map has " + std::to_string(a.map.size()) + " expressions for a rank-" +
+              std::to_string(rank) + " source";
       return false;
     }
     std::vector<Interval> dims;
@@ -161,15 +158,14 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
         return false;
       }
       if (!a.map[j].boundedBy(dims, int64_t(1) << 40)) {
-        error = "index_map expression '" + a.map[j].str() +
-                "' has intermediate values beyond 2^40";
+        error = "index_map expression '" + a.map[j].str() + "' has intermediate values beyond 2^40";
         return false;
       }
       Interval iv = a.map[j].range(dims);
       if (iv.lo < 0 || iv.hi >= src.shape[j]) {
         error = "index_map expression '" + a.map[j].str() + "' ranges over [" +
-                std::to_string(iv.lo) + ", " + std::to_string(iv.hi) +
-                "], outside source dim " + std::to_string(src.shape[j]);
+                std::to_string(iv.lo) + ", " + std::to_string(iv.hi) + "], outside source dim " +
+                std::to_string(src.shape[j]);
         return false;
       }
     }
@@ -200,8 +196,7 @@ std::vector<IndexExpr> viewIndexMap(const Case &c, const Op &op) {
   case OpKind::Chunk:
     for (unsigned j = 0; j < rank; ++j) {
       const int64_t offset = a.index * res.shape[j];
-      map.push_back(j == a.axis && offset ? E::add(E::dim(j), E::constant(offset))
-                                          : E::dim(j));
+      map.push_back(j == a.axis && offset ? E::add(E::dim(j), E::constant(offset)) : E::dim(j));
     }
     break;
   case OpKind::Transpose:
@@ -243,16 +238,13 @@ std::vector<IndexExpr> viewIndexMap(const Case &c, const Op &op) {
     break;
   case OpKind::Squeeze:
     for (unsigned j = 0; j < rank; ++j)
-      map.push_back(j == a.axis ? E::constant(0)
-                                : E::dim(j < a.axis ? j : j - 1));
+      map.push_back(j == a.axis ? E::constant(0) : E::dim(j < a.axis ? j : j - 1));
     break;
   case OpKind::Unsqueeze:
     for (unsigned j = 0; j < rank; ++j)
       map.push_back(E::dim(j < a.axis ? j : j + 1));
     break;
-  case OpKind::IndexMap:
-    map = a.map;
-    break;
+  case OpKind::IndexMap: map = a.map; break;
 #define NPF_HANDLED_CATEGORY View
 #include "ir/OpCasesOutside.def"
     break; // not a view: no map

@@ -65,9 +65,7 @@ private:
 class PtoToolchainBackend : public Backend {
 public:
   explicit PtoToolchainBackend(const PtoToolchain &t) : t(t) {}
-  BackendRun run(const KernelRun &k) const override {
-    return runPto(t, k.c, k.inputs, k.poison);
-  }
+  BackendRun run(const KernelRun &k) const override { return runPto(t, k.c, k.inputs, k.poison); }
   std::map<std::string, std::string> programs(const Case &c) const override {
     return ptoPrograms(t, c);
   }
@@ -85,15 +83,11 @@ private:
 
 std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   switch (config.backend) {
-  case BackendKind::MlirJit:
-    return std::make_unique<JitBackend>(config.jit);
-  case BackendKind::MlirTools:
-    return std::make_unique<ToolsBackend>(config.tools);
+  case BackendKind::MlirJit: return std::make_unique<JitBackend>(config.jit);
+  case BackendKind::MlirTools: return std::make_unique<ToolsBackend>(config.tools);
   case BackendKind::External:
-  case BackendKind::Torch:
-    return std::make_unique<CommandBackend>(config.external);
-  case BackendKind::Pto:
-    return std::make_unique<PtoToolchainBackend>(config.pto);
+  case BackendKind::Torch: return std::make_unique<CommandBackend>(config.external);
+  case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   }
   return nullptr; // unreachable: the switch covers Backends.def
 }

@@ -26,12 +26,12 @@ struct RunConfig;
 /// What one run of a case's kernel is given.
 struct KernelRun {
   const Case &c;
-  MlirJit &jit;              ///< for the in-process backend
-  const MlirKernel &kernel;  ///< the emitted MLIR (empty when it has none)
+  MlirJit &jit;                             ///< for the in-process backend
+  const MlirKernel &kernel;                 ///< the emitted MLIR (empty when it has none)
   const std::vector<std::string> &elements; ///< the pipeline's passes
   const std::vector<TensorData> &inputs;
   const std::vector<TensorType> &outputTypes;
-  uint32_t poison;           ///< the fill of output buffers
+  uint32_t poison; ///< the fill of output buffers
 };
 
 class Backend {

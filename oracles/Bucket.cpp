@@ -24,9 +24,7 @@ std::string joined(const std::set<std::string> &parts) {
 }
 } // namespace
 
-std::string Bucket::id() const {
-  return "bucket-" + hex16(fnv1a(key));
-}
+std::string Bucket::id() const { return "bucket-" + hex16(fnv1a(key)); }
 
 Bucket bucketOf(VerdictKind kind, const std::string &pass, const Case &reduced) {
   std::set<std::string> ops, classes;
@@ -38,8 +36,8 @@ Bucket bucketOf(VerdictKind kind, const std::string &pass, const Case &reduced) 
       classes.insert(dtypeClass(reduced.typeOf(v).dtype));
   }
   Bucket b;
-  b.key = std::string(verdictName(kind)) + " | " + pass + " | " + joined(ops) + " | " +
-          joined(classes);
+  b.key =
+      std::string(verdictName(kind)) + " | " + pass + " | " + joined(ops) + " | " + joined(classes);
   return b;
 }
 

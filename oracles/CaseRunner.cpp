@@ -2,10 +2,10 @@
 #include "oracles/CaseRunner.h"
 
 #include "backend/mlir/Pipelines.h"
+#include "ir/Storage.h"
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"
 #include "reference/Executor.h"
-#include "ir/Storage.h"
 
 #include <chrono>
 

@@ -44,12 +44,9 @@ struct Tolerance {
 };
 Tolerance toleranceFor(DType t) {
   switch (t) {
-  case DType::F16:
-    return {1.0 / 256, 1e-3};
-  case DType::BF16:
-    return {1.0 / 64, 1e-2};
-  default:
-    return {1e-5, 1e-6};
+  case DType::F16: return {1.0 / 256, 1e-3};
+  case DType::BF16: return {1.0 / 64, 1e-2};
+  default: return {1e-5, 1e-6};
   }
 }
 
@@ -93,8 +90,8 @@ int64_t ulpDistance(float a, float b, DType t) {
   return d < 0 ? -d : d;
 }
 
-bool definedOutputsDiffer(const std::vector<RefTensor> &reference,
-                          const std::vector<TensorData> &a, const std::vector<TensorData> &b) {
+bool definedOutputsDiffer(const std::vector<RefTensor> &reference, const std::vector<TensorData> &a,
+                          const std::vector<TensorData> &b) {
   for (size_t k = 0; k < reference.size() && k < a.size() && k < b.size(); ++k) {
     const unsigned width = a[k].elementBytes();
     for (int64_t e = 0; e < reference[k].numElements(); ++e)
@@ -111,8 +108,7 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
     return r;
   if (actual.type.shape != expected.type.shape || actual.type.dtype != expected.type.dtype) {
     r.match = false;
-    r.firstMismatch = "output has type " + actual.type.str() + ", expected " +
-                      expected.type.str();
+    r.firstMismatch = "output has type " + actual.type.str() + ", expected " + expected.type.str();
     return r;
   }
   const RefTensor got = fromTensorData(actual);

@@ -16,9 +16,9 @@
 #ifndef NPUFUZZ_ORACLES_COMPARE_H
 #define NPUFUZZ_ORACLES_COMPARE_H
 
+#include "ir/RefTensor.h"
 #include "ir/TensorData.h"
 #include "oracles/Exactness.h"
-#include "ir/RefTensor.h"
 
 #include <string>
 #include <vector>
@@ -42,8 +42,8 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
 /// True when some element that `reference` defines differs, byte for byte,
 /// between two runs' outputs `a` and `b` (one run's outputs against the
 /// same kernel's run again).
-bool definedOutputsDiffer(const std::vector<RefTensor> &reference,
-                          const std::vector<TensorData> &a, const std::vector<TensorData> &b);
+bool definedOutputsDiffer(const std::vector<RefTensor> &reference, const std::vector<TensorData> &a,
+                          const std::vector<TensorData> &b);
 
 /// What kind of difference `got` is from `want` (both of dtype `t`):
 ///   signed-zero   +0 for -0 or the reverse

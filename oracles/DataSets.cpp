@@ -2,8 +2,8 @@
 #include "oracles/DataSets.h"
 
 #include "ir/Prng.h"
-#include "reference/InputData.h"
 #include "ir/Storage.h"
+#include "reference/InputData.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,16 +15,16 @@ namespace {
 std::vector<float> floatEdges(DType t) {
   std::vector<float> v = floatEdgeValues(t); // +-0, subnormals, normals, max
   const float inf = std::numeric_limits<float>::infinity();
-  v.insert(v.end(), {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1.0f, -1.0f, 2.0f,
-                     -2.0f, 0.5f, -0.5f});
+  v.insert(v.end(), {inf, -inf, std::numeric_limits<float>::quiet_NaN(), 1.0f, -1.0f, 2.0f, -2.0f,
+                     0.5f, -0.5f});
   return v;
 }
 
 std::vector<int64_t> intEdges(DType t) {
   if (t == DType::I1)
     return {0, 1};
-  std::vector<int64_t> v = {0, 1, -1, minIntValue(t), maxIntValue(t), minIntValue(t) + 1,
-                            maxIntValue(t) - 1};
+  std::vector<int64_t> v = {
+      0, 1, -1, minIntValue(t), maxIntValue(t), minIntValue(t) + 1, maxIntValue(t) - 1};
   const int bits = static_cast<int>(byteSize(t)) * 8;
   for (int k = 1; k < bits - 1; k += 3) {
     v.push_back(int64_t{1} << k);

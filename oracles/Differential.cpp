@@ -7,29 +7,18 @@ namespace npufuzz {
 
 VerdictKind verdictOf(BackendRun::Status s) {
   switch (s) {
-  case BackendRun::Status::Ok:
-    return VerdictKind::Ok;
-  case BackendRun::Status::Unsupported:
-    return VerdictKind::Unsupported;
-  case BackendRun::Status::VerifierError:
-    return VerdictKind::VerifierError;
-  case BackendRun::Status::PassFailure:
-    return VerdictKind::PassFailure;
+  case BackendRun::Status::Ok: return VerdictKind::Ok;
+  case BackendRun::Status::Unsupported: return VerdictKind::Unsupported;
+  case BackendRun::Status::VerifierError: return VerdictKind::VerifierError;
+  case BackendRun::Status::PassFailure: return VerdictKind::PassFailure;
   case BackendRun::Status::CompileError:
-  case BackendRun::Status::RuntimeError:
-    return VerdictKind::CompileError;
-  case BackendRun::Status::SimulatorFault:
-    return VerdictKind::SimulatorFault;
-  case BackendRun::Status::Crashed:
-    return VerdictKind::Crash;
-  case BackendRun::Status::TimedOut:
-    return VerdictKind::Hang;
-  case BackendRun::Status::OutOfMemory:
-    return VerdictKind::Oom;
-  case BackendRun::Status::ContractGap:
-    return VerdictKind::ContractGap;
-  case BackendRun::Status::UninitializedRead:
-    return VerdictKind::UninitializedRead;
+  case BackendRun::Status::RuntimeError: return VerdictKind::CompileError;
+  case BackendRun::Status::SimulatorFault: return VerdictKind::SimulatorFault;
+  case BackendRun::Status::Crashed: return VerdictKind::Crash;
+  case BackendRun::Status::TimedOut: return VerdictKind::Hang;
+  case BackendRun::Status::OutOfMemory: return VerdictKind::Oom;
+  case BackendRun::Status::ContractGap: return VerdictKind::ContractGap;
+  case BackendRun::Status::UninitializedRead: return VerdictKind::UninitializedRead;
   }
   return VerdictKind::CompileError;
 }
@@ -38,9 +27,9 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   Judgement j;
   if (!run.ok()) {
     j.verdict = verdictOf(run.status);
-    j.summary = (run.passIndex >= 0 ? "after pass " + std::to_string(run.passIndex) + " (" +
-                                          run.passName + "): "
-                                    : std::string()) +
+    j.summary = (run.passIndex >= 0
+                     ? "after pass " + std::to_string(run.passIndex) + " (" + run.passName + "): "
+                     : std::string()) +
                 run.message.substr(0, run.message.find('\n'));
     return j;
   }
@@ -52,9 +41,8 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
     if (!cmp.match && j.verdict == VerdictKind::Ok) {
       j.verdict = VerdictKind::Mismatch;
       j.summary = "output " + std::to_string(k) + " (%" + std::to_string(c.outputs[k]) +
-                  "): " + std::to_string(cmp.mismatches) + " of " +
-                  std::to_string(cmp.compared) + " elements differ; first " +
-                  cmp.firstMismatch;
+                  "): " + std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.compared) +
+                  " elements differ; first " + cmp.firstMismatch;
     }
   }
   return j;

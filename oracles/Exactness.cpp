@@ -7,12 +7,9 @@ namespace npufuzz {
 
 std::string_view exactnessName(Exactness e) {
   switch (e) {
-  case Exactness::Exact:
-    return "exact";
-  case Exactness::Approx:
-    return "approx";
-  case Exactness::Unstable:
-    return "unstable";
+  case Exactness::Exact: return "exact";
+  case Exactness::Approx: return "approx";
+  case Exactness::Unstable: return "unstable";
   }
   return "?";
 }
@@ -44,8 +41,7 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
   if (hasTrait(op.kind, op_trait::Discontinuous))
     return true;
   switch (op.kind) {
-  case OpKind::TopK:
-    return resultIndex == 1;
+  case OpKind::TopK: return resultIndex == 1;
   case OpKind::Cast: {
     // To an integer it rounds; widening a 16-bit float keeps that format's
     // error but would be judged by the wider format's tolerance.
@@ -94,8 +90,8 @@ std::vector<Exactness> classifyValues(const Case &c) {
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).
       if ((e == Exactness::Approx && isDiscontinuous(c, op, r)) ||
-          (in == Exactness::Approx && (cancels(op.kind) || singularAtZero(op.kind) ||
-                                       (correlated && isTwoTermSum(op.kind)))))
+          (in == Exactness::Approx &&
+           (cancels(op.kind) || singularAtZero(op.kind) || (correlated && isTwoTermSum(op.kind)))))
         e = Exactness::Unstable;
       cls[op.results[r]] = e;
       ancestors[op.results[r]] = from;

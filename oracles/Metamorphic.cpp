@@ -1,8 +1,8 @@
 //===- oracles/Metamorphic.cpp - Variants of a case that must agree --------===//
 #include "oracles/Metamorphic.h"
 
-#include "oracles/Exactness.h"
 #include "ir/Storage.h"
+#include "oracles/Exactness.h"
 
 #include <cstring>
 
@@ -106,18 +106,21 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())
-        return MetamorphicFailure{VerdictKind::UninitializedRead, "metamorphic:padding",
+        return MetamorphicFailure{VerdictKind::UninitializedRead,
+                                  "metamorphic:padding",
                                   "defined outputs change with the padding outside inputs' "
-                                  "valid shapes: " + diff,
-                                  std::nullopt, {}, {}};
+                                  "valid shapes: " +
+                                      diff,
+                                  std::nullopt,
+                                  {},
+                                  {}};
     }
   }
   // A deterministic share of cases, so a seed always gets the same checks.
   // Only a run that agrees with the reference: a wrong one differs from its
   // variants for the reason it is wrong, and that reason names the finding
   // (its op and pass), not the variant that happened to be tried.
-  if (static_cast<double>(caseHash(c) % 1000) >= share * 1000 ||
-      base.verdict != VerdictKind::Ok)
+  if (static_cast<double>(caseHash(c) % 1000) >= share * 1000 || base.verdict != VerdictKind::Ok)
     return std::nullopt;
 
   MlirEmitOptions emit;
@@ -131,22 +134,29 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant, &op);
       if (!diff.empty())
-        return MetamorphicFailure{VerdictKind::Mismatch, "metamorphic:view",
+        return MetamorphicFailure{VerdictKind::Mismatch,
+                                  "metamorphic:view",
                                   "materialising the first view changes the result: " + diff,
-                                  viewless, viewInputs, op};
+                                  viewless,
+                                  viewInputs,
+                                  op};
     }
   }
   if (config.style == MlirStyle::Npu) {
     MlirEmitOptions narrow = emit;
     narrow.npuLanes = 4;
-    const BackendRun variant = runVariant(c, jit, config, pipeline, narrow, toTensorData(base.reference.inputs));
+    const BackendRun variant =
+        runVariant(c, jit, config, pipeline, narrow, toTensorData(base.reference.inputs));
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())
-        return MetamorphicFailure{VerdictKind::Mismatch, "metamorphic:lanes",
+        return MetamorphicFailure{VerdictKind::Mismatch,
+                                  "metamorphic:lanes",
                                   "4 vector lanes instead of " + std::to_string(emit.npuLanes) +
                                       " change the result: " + diff,
-                                      std::nullopt, {}, {}};
+                                  std::nullopt,
+                                  {},
+                                  {}};
     }
   }
   return std::nullopt;

@@ -18,8 +18,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
     for (const ValueId v : op.results)
       probe.outputs.push_back(v);
   const CaseOutcome out = runCase(probe, jit, config);
-  if (out.verdict != VerdictKind::Mismatch ||
-      out.comparisons.size() != probe.outputs.size())
+  if (out.verdict != VerdictKind::Mismatch || out.comparisons.size() != probe.outputs.size())
     return blame;
   std::map<ValueId, const Comparison *> byValue;
   for (size_t k = 0; k < probe.outputs.size(); ++k)
@@ -56,8 +55,8 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
     // that: one ulp of f16 is thousands of f32 ulps after a cast back.)
     if (!wrong || std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) {
           const Comparison &operand = *byValue.at(v);
-          return !operand.match && (operand.difference != "signed-zero" ||
-                                    wrong->difference == "signed-zero");
+          return !operand.match &&
+                 (operand.difference != "signed-zero" || wrong->difference == "signed-zero");
         }))
       continue;
     if (op.kind == OpKind::Input)
@@ -67,8 +66,8 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
       chosen = i;
       chosenSameKind = sameKind;
       blame.difference = wrong->difference;
-      blame.detail = "%" + std::to_string(op.results[0]) + " = " +
-                     std::string(opName(op.kind)) + ": " + wrong->firstMismatch;
+      blame.detail = "%" + std::to_string(op.results[0]) + " = " + std::string(opName(op.kind)) +
+                     ": " + wrong->firstMismatch;
     }
   }
   if (!chosen)

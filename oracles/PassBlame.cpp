@@ -2,15 +2,14 @@
 #include "oracles/PassBlame.h"
 
 #include "backend/mlir/MlirEmitter.h"
-#include "oracles/Differential.h"
 #include "ir/Storage.h"
+#include "oracles/Differential.h"
 
 namespace npufuzz {
 
 namespace {
 /// Blames pass k-1 when prefix k is the first to fail `judge`.
-template <typename Judge>
-PassBlame scanPrefixes(const Pipeline &pipeline, Judge judge) {
+template <typename Judge> PassBlame scanPrefixes(const Pipeline &pipeline, Judge judge) {
   PassBlame b;
   for (size_t k = 1; k <= pipeline.passes.size(); ++k) {
     std::string detail;
@@ -52,10 +51,8 @@ int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
     return -1;
   for (size_t j = 1; j <= rest.size(); ++j)
     switch (witnessedAt(j)) {
-    case VerdictKind::Ok:
-      continue;
-    case VerdictKind::Mismatch:
-      return static_cast<int>(j - 1);
+    case VerdictKind::Ok: continue;
+    case VerdictKind::Mismatch: return static_cast<int>(j - 1);
     default:
       // The witness did not fit there (a pass failed on what the tail had
       // made of the IR): no evidence either way.
@@ -65,13 +62,13 @@ int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
 }
 } // namespace
 
-PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
-                        MlirStyle style, const JitOptions &options) {
+PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline, MlirStyle style,
+                        const JitOptions &options) {
   return blameCasePass(c, runReference(c), jit, pipeline, style, options);
 }
 
-PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit,
-                        const Pipeline &pipeline, MlirStyle style, const JitOptions &options) {
+PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit, const Pipeline &pipeline,
+                        MlirStyle style, const JitOptions &options) {
   MlirKernel kernel;
   std::string unsupported;
   MlirEmitOptions emitOptions;
@@ -119,15 +116,15 @@ PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
                           const JitOptions &options, std::string &error) {
   const std::vector<std::string> rest = pipeline.loweringAndTail();
   std::vector<std::vector<TensorData>> expected = datasets;
-  const BackendRun tailOnly = jit.executeEach(driver.text, rest, driver.function, expected, options);
+  const BackendRun tailOnly =
+      jit.executeEach(driver.text, rest, driver.function, expected, options);
   if (!tailOnly.ok()) {
     error = "the module does not run with the lowering tail alone: " + tailOnly.message;
     return PassBlame();
   }
   // The first `passes` passes by `transform`, then `tail` in process, on
   // every data set.
-  auto judgeWith = [&](size_t passes, const std::vector<std::string> &tail,
-                       std::string &detail) {
+  auto judgeWith = [&](size_t passes, const std::vector<std::string> &tail, std::string &detail) {
     const std::vector<std::string> applied(pipeline.passes.begin(),
                                            pipeline.passes.begin() + passes);
     const BackendRun transformed = transform(driver.text, applied);
@@ -154,18 +151,17 @@ PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
       }
     return VerdictKind::Ok;
   };
-  PassBlame b = scanPrefixes(pipeline, [&](const std::vector<std::string> &elements,
-                                           std::string &detail) {
-    return judgeWith(elements.size() - rest.size(), rest, detail);
-  });
+  PassBlame b =
+      scanPrefixes(pipeline, [&](const std::vector<std::string> &elements, std::string &detail) {
+        return judgeWith(elements.size() - rest.size(), rest, detail);
+      });
   if (!b.found || b.verdict != VerdictKind::Mismatch)
     return b;
-  const int element = blameTailElement(
-      pipeline, static_cast<size_t>(b.passIndex) + 1,
-      [&](size_t passes, const std::vector<std::string> &tail) {
-        std::string detail;
-        return judgeWith(passes, tail, detail);
-      });
+  const int element = blameTailElement(pipeline, static_cast<size_t>(b.passIndex) + 1,
+                                       [&](size_t passes, const std::vector<std::string> &tail) {
+                                         std::string detail;
+                                         return judgeWith(passes, tail, detail);
+                                       });
   if (element >= 0) {
     b.miscompiledBy = rest[element];
     b.miscompiledByIndex = element;

@@ -21,7 +21,7 @@ namespace npufuzz {
 
 struct PassBlame {
   bool found = false;
-  int passIndex = -1;   ///< position in Pipeline::passes
+  int passIndex = -1; ///< position in Pipeline::passes
   std::string passName;
   VerdictKind verdict = VerdictKind::Ok; ///< what the first bad prefix gave
   std::string detail;
@@ -49,11 +49,11 @@ const std::vector<std::string> &scalarizingWitness();
 /// helps is the one that miscompiles ("exposed by the pass, miscompiled by
 /// the element"). The witness must help at the start, or the pass is
 /// blamed alone: no tail element is named without that evidence.
-PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
-                        MlirStyle style, const JitOptions &options);
+PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline, MlirStyle style,
+                        const JitOptions &options);
 /// The same on given data: `ref` is the reference run on it.
-PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit,
-                        const Pipeline &pipeline, MlirStyle style, const JitOptions &options);
+PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit, const Pipeline &pipeline,
+                        MlirStyle style, const JitOptions &options);
 
 /// Applies pass elements to module text; the result's `mlir` is the output
 /// (in process: MlirJit::transform; out of process: MlirTool::transform).

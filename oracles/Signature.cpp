@@ -72,14 +72,25 @@ namespace {
 /// culprit: LLVM's signal machinery, MLIR's walkers and pass adaptors, the
 /// standard library and callback thunks.
 bool isInfrastructureFrame(const std::string &qualified) {
-  static const char *const kInfrastructure[] = {
-      "llvm::sys::",           "mlir::detail::walk",  "mlir::detail::OpToOpPassAdaptor",
-      "mlir::detail::OpPassManager", "mlir::PassManager::", "mlir::OpPassManager",
-      "llvm::function_ref<",   "llvm::function_ref::", "std::",
-      "mlir::Operation::walk", "mlir::Region::walk",  "mlir::Block::walk",
-      "__libc_",               "__restore_rt",        "abort",
-      "raise",                 "__pthread_kill",      "llvm::llvm_unreachable_internal",
-      "__assert_fail"};
+  static const char *const kInfrastructure[] = {"llvm::sys::",
+                                                "mlir::detail::walk",
+                                                "mlir::detail::OpToOpPassAdaptor",
+                                                "mlir::detail::OpPassManager",
+                                                "mlir::PassManager::",
+                                                "mlir::OpPassManager",
+                                                "llvm::function_ref<",
+                                                "llvm::function_ref::",
+                                                "std::",
+                                                "mlir::Operation::walk",
+                                                "mlir::Region::walk",
+                                                "mlir::Block::walk",
+                                                "__libc_",
+                                                "__restore_rt",
+                                                "abort",
+                                                "raise",
+                                                "__pthread_kill",
+                                                "llvm::llvm_unreachable_internal",
+                                                "__assert_fail"};
   for (const char *prefix : kInfrastructure)
     if (qualified.rfind(prefix, 0) == 0)
       return true;

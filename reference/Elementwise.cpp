@@ -52,12 +52,9 @@ void binary(Bcast mode, const Geometry &g, const RefTensor &a, const RefTensor &
             const std::vector<T> &av, const std::vector<T> &bv, std::vector<U> &out,
             std::vector<uint8_t> &def, F f) {
   switch (mode) {
-  case Bcast::Same:
-    return binaryLoop<Bcast::Same>(a, b, av, bv, out, def, g, f);
-  case Bcast::Row:
-    return binaryLoop<Bcast::Row>(a, b, av, bv, out, def, g, f);
-  case Bcast::Col:
-    return binaryLoop<Bcast::Col>(a, b, av, bv, out, def, g, f);
+  case Bcast::Same: return binaryLoop<Bcast::Same>(a, b, av, bv, out, def, g, f);
+  case Bcast::Row: return binaryLoop<Bcast::Row>(a, b, av, bv, out, def, g, f);
+  case Bcast::Col: return binaryLoop<Bcast::Col>(a, b, av, bv, out, def, g, f);
   }
 }
 
@@ -81,24 +78,12 @@ bool floatBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, co
            [&](float x, float y) { return roundRNE(f(x, y), t); });
   };
   switch (k) {
-  case OpKind::Add:
-    run([](float x, float y) { return x + y; });
-    return true;
-  case OpKind::Sub:
-    run([](float x, float y) { return x - y; });
-    return true;
-  case OpKind::Mul:
-    run([](float x, float y) { return x * y; });
-    return true;
-  case OpKind::Div:
-    run([](float x, float y) { return x / y; });
-    return true;
-  case OpKind::Max:
-    run(maxNaN);
-    return true;
-  case OpKind::Min:
-    run(minNaN);
-    return true;
+  case OpKind::Add: run([](float x, float y) { return x + y; }); return true;
+  case OpKind::Sub: run([](float x, float y) { return x - y; }); return true;
+  case OpKind::Mul: run([](float x, float y) { return x * y; }); return true;
+  case OpKind::Div: run([](float x, float y) { return x / y; }); return true;
+  case OpKind::Max: run(maxNaN); return true;
+  case OpKind::Min: run(minNaN); return true;
   case OpKind::And: // integer-like only
   case OpKind::Or:
   case OpKind::Xor:
@@ -115,33 +100,15 @@ bool intBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, cons
   auto run = [&](auto f) { binary(mode, g, a, b, a.i, b.i, out.i, out.defined, f); };
   using U = uint64_t;
   switch (k) {
-  case OpKind::Add:
-    run([&](int64_t x, int64_t y) { return w(U(x) + U(y)); });
-    return true;
-  case OpKind::Sub:
-    run([&](int64_t x, int64_t y) { return w(U(x) - U(y)); });
-    return true;
-  case OpKind::Mul:
-    run([&](int64_t x, int64_t y) { return w(U(x) * U(y)); });
-    return true;
-  case OpKind::Div:
-    run([&](int64_t x, int64_t y) { return floorDivInt(x, y, w); });
-    return true;
-  case OpKind::Max:
-    run([](int64_t x, int64_t y) { return x > y ? x : y; });
-    return true;
-  case OpKind::Min:
-    run([](int64_t x, int64_t y) { return x < y ? x : y; });
-    return true;
-  case OpKind::And:
-    run([&](int64_t x, int64_t y) { return w(U(x) & U(y)); });
-    return true;
-  case OpKind::Or:
-    run([&](int64_t x, int64_t y) { return w(U(x) | U(y)); });
-    return true;
-  case OpKind::Xor:
-    run([&](int64_t x, int64_t y) { return w(U(x) ^ U(y)); });
-    return true;
+  case OpKind::Add: run([&](int64_t x, int64_t y) { return w(U(x) + U(y)); }); return true;
+  case OpKind::Sub: run([&](int64_t x, int64_t y) { return w(U(x) - U(y)); }); return true;
+  case OpKind::Mul: run([&](int64_t x, int64_t y) { return w(U(x) * U(y)); }); return true;
+  case OpKind::Div: run([&](int64_t x, int64_t y) { return floorDivInt(x, y, w); }); return true;
+  case OpKind::Max: run([](int64_t x, int64_t y) { return x > y ? x : y; }); return true;
+  case OpKind::Min: run([](int64_t x, int64_t y) { return x < y ? x : y; }); return true;
+  case OpKind::And: run([&](int64_t x, int64_t y) { return w(U(x) & U(y)); }); return true;
+  case OpKind::Or: run([&](int64_t x, int64_t y) { return w(U(x) | U(y)); }); return true;
+  case OpKind::Xor: run([&](int64_t x, int64_t y) { return w(U(x) ^ U(y)); }); return true;
 #define NPF_HANDLED_CATEGORY Binary
 #include "ir/OpCasesOutside.def"
     return false;
@@ -162,24 +129,12 @@ bool compare(OpKind k, const RefTensor &a, const RefTensor &b, RefTensor &out) {
              [&](int64_t x, int64_t y) { return int64_t(f(x, y)); });
   };
   switch (k) {
-  case OpKind::CmpEq:
-    run([](auto x, auto y) { return x == y; });
-    return true;
-  case OpKind::CmpNe:
-    run([](auto x, auto y) { return !(x == y); });
-    return true;
-  case OpKind::CmpLt:
-    run([](auto x, auto y) { return x < y; });
-    return true;
-  case OpKind::CmpLe:
-    run([](auto x, auto y) { return x <= y; });
-    return true;
-  case OpKind::CmpGt:
-    run([](auto x, auto y) { return x > y; });
-    return true;
-  case OpKind::CmpGe:
-    run([](auto x, auto y) { return x >= y; });
-    return true;
+  case OpKind::CmpEq: run([](auto x, auto y) { return x == y; }); return true;
+  case OpKind::CmpNe: run([](auto x, auto y) { return !(x == y); }); return true;
+  case OpKind::CmpLt: run([](auto x, auto y) { return x < y; }); return true;
+  case OpKind::CmpLe: run([](auto x, auto y) { return x <= y; }); return true;
+  case OpKind::CmpGt: run([](auto x, auto y) { return x > y; }); return true;
+  case OpKind::CmpGe: run([](auto x, auto y) { return x >= y; }); return true;
 #define NPF_HANDLED_CATEGORY Compare
 #include "ir/OpCasesOutside.def"
     return false;
@@ -208,36 +163,18 @@ bool floatUnary(const Op &op, const RefTensor &x, RefTensor &out) {
     unaryLoop(x, x.f, out.f, out.defined, [&](float v) { return roundRNE(f(v), t); });
   };
   switch (k) {
-  case OpKind::Neg:
-    run([](float v) { return -v; });
-    return true;
-  case OpKind::Abs:
-    run([](float v) { return std::fabs(v); });
-    return true;
-  case OpKind::Exp:
-    run([](float v) { return viaDouble(std::exp(double(v))); });
-    return true;
-  case OpKind::Log:
-    run([](float v) { return viaDouble(std::log(double(v))); });
-    return true;
-  case OpKind::Sqrt:
-    run([](float v) { return viaDouble(std::sqrt(double(v))); });
-    return true;
+  case OpKind::Neg: run([](float v) { return -v; }); return true;
+  case OpKind::Abs: run([](float v) { return std::fabs(v); }); return true;
+  case OpKind::Exp: run([](float v) { return viaDouble(std::exp(double(v))); }); return true;
+  case OpKind::Log: run([](float v) { return viaDouble(std::log(double(v))); }); return true;
+  case OpKind::Sqrt: run([](float v) { return viaDouble(std::sqrt(double(v))); }); return true;
   case OpKind::Rsqrt:
     run([](float v) { return viaDouble(1.0 / std::sqrt(double(v))); });
     return true;
-  case OpKind::Tanh:
-    run([](float v) { return viaDouble(std::tanh(double(v))); });
-    return true;
-  case OpKind::Erf:
-    run([](float v) { return viaDouble(std::erf(double(v))); });
-    return true;
-  case OpKind::Sigmoid:
-    run([](float v) { return viaDouble(sigmoidD(v)); });
-    return true;
-  case OpKind::Silu:
-    run([](float v) { return viaDouble(double(v) * sigmoidD(v)); });
-    return true;
+  case OpKind::Tanh: run([](float v) { return viaDouble(std::tanh(double(v))); }); return true;
+  case OpKind::Erf: run([](float v) { return viaDouble(std::erf(double(v))); }); return true;
+  case OpKind::Sigmoid: run([](float v) { return viaDouble(sigmoidD(v)); }); return true;
+  case OpKind::Silu: run([](float v) { return viaDouble(double(v) * sigmoidD(v)); }); return true;
   // relu(x) = x > 0 ? x : +0, and NaN stays NaN (so relu(-0) == +0).
   case OpKind::Relu:
     run([](float v) { return std::isnan(v) ? v : (v > 0.0f ? v : 0.0f); });
@@ -268,18 +205,10 @@ bool intUnary(const Op &op, const RefTensor &x, RefTensor &out) {
   using U = uint64_t;
   auto run = [&](auto f) { unaryLoop(x, x.i, out.i, out.defined, f); };
   switch (k) {
-  case OpKind::Neg:
-    run([&](int64_t v) { return w(U(0) - U(v)); });
-    return true;
-  case OpKind::Abs:
-    run([&](int64_t v) { return v < 0 ? w(U(0) - U(v)) : v; });
-    return true;
-  case OpKind::Relu:
-    run([](int64_t v) { return v > 0 ? v : int64_t(0); });
-    return true;
-  case OpKind::Not:
-    run([&](int64_t v) { return w(~U(v)); });
-    return true;
+  case OpKind::Neg: run([&](int64_t v) { return w(U(0) - U(v)); }); return true;
+  case OpKind::Abs: run([&](int64_t v) { return v < 0 ? w(U(0) - U(v)) : v; }); return true;
+  case OpKind::Relu: run([](int64_t v) { return v > 0 ? v : int64_t(0); }); return true;
+  case OpKind::Not: run([&](int64_t v) { return w(~U(v)); }); return true;
   case OpKind::Clamp: {
     const int64_t lo = op.attrs.lo.i, hi = op.attrs.hi.i; // they fit (type inference)
     run([lo, hi](int64_t v) { return std::min(std::max(v, lo), hi); });
@@ -416,8 +345,7 @@ bool evalElementwise(OpEval &e) {
   }
   case OpCategory::Source:
   case OpCategory::View:
-  case OpCategory::Other:
-    break;
+  case OpCategory::Other: break;
   }
   switch (k) {
   case OpKind::Select:

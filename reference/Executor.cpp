@@ -110,11 +110,8 @@ bool input(OpEval &e, const RefTensor &given) {
 
 bool evalSource(OpEval &e) {
   switch (e.op.kind) {
-  case OpKind::Const:
-    constant(e);
-    return true;
-  case OpKind::Iota:
-    return iota(e);
+  case OpKind::Const: constant(e); return true;
+  case OpKind::Iota: return iota(e);
   case OpKind::Input: // evaluateCase gives it the next input
 #define NPF_HANDLED_CATEGORY Source
 #include "ir/OpCasesOutside.def"
@@ -125,22 +122,18 @@ bool evalSource(OpEval &e) {
 
 bool evalOther(OpEval &e) {
   switch (e.op.kind) {
-  case OpKind::SetValidShape:
-    return copySameShape(e);
-  case OpKind::FillPad:
-    return fillpad(e);
+  case OpKind::SetValidShape: return copySameShape(e);
+  case OpKind::FillPad: return fillpad(e);
   case OpKind::Select:
   case OpKind::MaskedFill:
-  case OpKind::Cast:
-    return evalElementwise(e);
+  case OpKind::Cast: return evalElementwise(e);
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
   case OpKind::ArgMax:
   case OpKind::TopK:
   case OpKind::Matmul:
-  case OpKind::Gather:
-    return evalStructured(e);
+  case OpKind::Gather: return evalStructured(e);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return e.fail(std::string(opName(e.op.kind)) + " is not in the other category");
@@ -193,18 +186,10 @@ bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
       case OpCategory::Binary:
       case OpCategory::Compare:
       case OpCategory::RowExpand:
-      case OpCategory::ColExpand:
-        ok = ref::evalElementwise(e);
-        break;
-      case OpCategory::View:
-        ok = ref::evalView(e);
-        break;
-      case OpCategory::Source:
-        ok = ref::evalSource(e);
-        break;
-      case OpCategory::Other:
-        ok = ref::evalOther(e);
-        break;
+      case OpCategory::ColExpand: ok = ref::evalElementwise(e); break;
+      case OpCategory::View: ok = ref::evalView(e); break;
+      case OpCategory::Source: ok = ref::evalSource(e); break;
+      case OpCategory::Other: ok = ref::evalOther(e); break;
       }
     }
     if (!ok) {

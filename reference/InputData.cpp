@@ -24,8 +24,7 @@ FloatEdges floatEdges(DType t) {
   case DType::BF16:
     return {bf16BitsToFloat(0x0001), bf16BitsToFloat(0x007F), bf16BitsToFloat(0x0080),
             bf16BitsToFloat(0x7F7F)};
-  default:
-    return {0x1p-149f, 0x1.fffffcp-127f, 0x1p-126f, 0x1.fffffep127f};
+  default: return {0x1p-149f, 0x1.fffffcp-127f, 0x1p-126f, 0x1.fffffep127f};
   }
 }
 
@@ -71,11 +70,8 @@ RefTensor makeInput(const TensorType &type, const InputFill &fill, Prng &p, doub
   RefTensor t = RefTensor::zeros(type);
   const int64_t n = t.numElements();
   switch (fill.kind) {
-  case FillKind::Random:
-    fillRandom(t, p, edgeRate);
-    break;
-  case FillKind::Zeros:
-    break;
+  case FillKind::Random: fillRandom(t, p, edgeRate); break;
+  case FillKind::Zeros: break;
   case FillKind::Ones:
     for (int64_t k = 0; k < n; ++k)
       storeInt(t, k, 1);

@@ -291,15 +291,11 @@ bool evalStructured(OpEval &e) {
   switch (e.op.kind) {
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
-  case OpKind::ReduceMin:
-    return reduce(e);
+  case OpKind::ReduceMin: return reduce(e);
   case OpKind::ArgMax:
-  case OpKind::TopK:
-    return argmaxOrTopk(e);
-  case OpKind::Matmul:
-    return matmul(e);
-  case OpKind::Gather:
-    return gather(e);
+  case OpKind::TopK: return argmaxOrTopk(e);
+  case OpKind::Matmul: return matmul(e);
+  case OpKind::Gather: return gather(e);
   case OpKind::Select:
   case OpKind::MaskedFill:
   case OpKind::Cast:

@@ -34,12 +34,8 @@ bool toAffine(const IndexExpr &e, unsigned rank, Affine &out) {
   out.coef.assign(rank, 0);
   out.c = 0;
   switch (e.kind()) {
-  case IndexExpr::Kind::Dim:
-    out.coef[size_t(e.value())] = 1;
-    return true;
-  case IndexExpr::Kind::Const:
-    out.c = e.value();
-    return true;
+  case IndexExpr::Kind::Dim: out.coef[size_t(e.value())] = 1; return true;
+  case IndexExpr::Kind::Const: out.c = e.value(); return true;
   case IndexExpr::Kind::Add: {
     const std::vector<const IndexExpr *> terms = sumTerms(e);
     if (!toAffine(*terms[0], rank, out))
@@ -111,8 +107,7 @@ struct Instr {
 void compile(const IndexExpr &e, std::vector<Instr> &code) {
   switch (e.kind()) {
   case IndexExpr::Kind::Dim:
-  case IndexExpr::Kind::Const:
-    break;
+  case IndexExpr::Kind::Const: break;
   case IndexExpr::Kind::Add: {
     // Postfix for a left-deep sum: t0 t1 + t2 + ...
     const std::vector<const IndexExpr *> terms = sumTerms(e);
@@ -123,9 +118,7 @@ void compile(const IndexExpr &e, std::vector<Instr> &code) {
     }
     return;
   }
-  default:
-    compile(e.lhs(), code);
-    break;
+  default: compile(e.lhs(), code); break;
   }
   code.push_back({e.kind(), e.value()});
 }
@@ -135,25 +128,15 @@ inline int64_t run(const std::vector<Instr> &code, const int64_t *dims, int64_t 
   int64_t sp = 0;
   for (const Instr &in : code) {
     switch (in.kind) {
-    case IndexExpr::Kind::Dim:
-      stack[sp++] = dims[in.arg];
-      break;
-    case IndexExpr::Kind::Const:
-      stack[sp++] = in.arg;
-      break;
+    case IndexExpr::Kind::Dim: stack[sp++] = dims[in.arg]; break;
+    case IndexExpr::Kind::Const: stack[sp++] = in.arg; break;
     case IndexExpr::Kind::Add:
       --sp;
       stack[sp - 1] += stack[sp];
       break;
-    case IndexExpr::Kind::Mul:
-      stack[sp - 1] *= in.arg;
-      break;
-    case IndexExpr::Kind::FloorDiv:
-      stack[sp - 1] = floorDiv(stack[sp - 1], in.arg);
-      break;
-    case IndexExpr::Kind::Mod:
-      stack[sp - 1] = floorMod(stack[sp - 1], in.arg);
-      break;
+    case IndexExpr::Kind::Mul: stack[sp - 1] *= in.arg; break;
+    case IndexExpr::Kind::FloorDiv: stack[sp - 1] = floorDiv(stack[sp - 1], in.arg); break;
+    case IndexExpr::Kind::Mod: stack[sp - 1] = floorMod(stack[sp - 1], in.arg); break;
     }
   }
   return stack[0];

@@ -23,31 +23,21 @@ std::string ptoType(DType t) {
   case DType::F16:
   case DType::BF16:
   case DType::I8:
-  case DType::I32:
-    return std::string(dtypeName(t));
-  default:
-    return "";
+  case DType::I32: return std::string(dtypeName(t));
+  default: return "";
   }
 }
 
 std::string unaryTOpName(OpKind k) {
   switch (k) {
-  case OpKind::Exp:
-    return "texp";
-  case OpKind::Log:
-    return "tlog";
-  case OpKind::Sqrt:
-    return "tsqrt";
-  case OpKind::Rsqrt:
-    return "trsqrt";
-  case OpKind::Abs:
-    return "tabs";
-  case OpKind::Neg:
-    return "tneg";
-  case OpKind::Relu:
-    return "trelu";
-  case OpKind::Not:
-    return "tnot";
+  case OpKind::Exp: return "texp";
+  case OpKind::Log: return "tlog";
+  case OpKind::Sqrt: return "tsqrt";
+  case OpKind::Rsqrt: return "trsqrt";
+  case OpKind::Abs: return "tabs";
+  case OpKind::Neg: return "tneg";
+  case OpKind::Relu: return "trelu";
+  case OpKind::Not: return "tnot";
   case OpKind::Tanh: // no t-op
   case OpKind::Erf:
   case OpKind::Sigmoid:
@@ -63,24 +53,15 @@ std::string unaryTOpName(OpKind k) {
 
 std::string binaryTOpName(OpKind k) {
   switch (k) {
-  case OpKind::Add:
-    return "tadd";
-  case OpKind::Sub:
-    return "tsub";
-  case OpKind::Mul:
-    return "tmul";
-  case OpKind::Div:
-    return "tdiv";
-  case OpKind::Max:
-    return "tmax";
-  case OpKind::Min:
-    return "tmin";
-  case OpKind::And:
-    return "tand";
-  case OpKind::Or:
-    return "tor";
-  case OpKind::Xor:
-    return "txor";
+  case OpKind::Add: return "tadd";
+  case OpKind::Sub: return "tsub";
+  case OpKind::Mul: return "tmul";
+  case OpKind::Div: return "tdiv";
+  case OpKind::Max: return "tmax";
+  case OpKind::Min: return "tmin";
+  case OpKind::And: return "tand";
+  case OpKind::Or: return "tor";
+  case OpKind::Xor: return "txor";
 #define NPF_HANDLED_CATEGORY Binary
 #include "ir/OpCasesOutside.def"
     return "";
@@ -92,17 +73,14 @@ std::string binaryTOpName(OpKind k) {
 /// are checked by the caller.
 std::string tOpName(OpKind k) {
   switch (opCategory(k)) {
-  case OpCategory::Unary:
-    return unaryTOpName(k);
-  case OpCategory::Binary:
-    return binaryTOpName(k);
+  case OpCategory::Unary: return unaryTOpName(k);
+  case OpCategory::Binary: return binaryTOpName(k);
   case OpCategory::Source:
   case OpCategory::Compare:
   case OpCategory::RowExpand: // the caller names them by their base op
   case OpCategory::ColExpand:
   case OpCategory::View:
-  case OpCategory::Other:
-    return "";
+  case OpCategory::Other: return "";
   }
   return ""; // unreachable: every OpCategory is a case above
 }
@@ -110,16 +88,11 @@ std::string tOpName(OpKind k) {
 /// PTO round modes of tcvt.
 const char *roundMode(RoundingMode m) {
   switch (m) {
-  case RoundingMode::NearestEven:
-    return "RINT";
-  case RoundingMode::NearestAway:
-    return "ROUND";
-  case RoundingMode::TowardZero:
-    return "TRUNC";
-  case RoundingMode::Down:
-    return "FLOOR";
-  case RoundingMode::Up:
-    return "CEIL";
+  case RoundingMode::NearestEven: return "RINT";
+  case RoundingMode::NearestAway: return "ROUND";
+  case RoundingMode::TowardZero: return "TRUNC";
+  case RoundingMode::Down: return "FLOOR";
+  case RoundingMode::Up: return "CEIL";
   }
   return "RINT";
 }
@@ -140,15 +113,11 @@ std::string dtypeRule(OpKind k, DType t) {
     case OpKind::Sub:
     case OpKind::Mul:
     case OpKind::Max:
-    case OpKind::Min:
-      return f || t == DType::I32 ? "" : "i16/i32/f16/f32";
+    case OpKind::Min: return f || t == DType::I32 ? "" : "i16/i32/f16/f32";
     case OpKind::And:
-    case OpKind::Or:
-      return t == DType::I8 ? "" : "i8/i16";
-    case OpKind::Xor:
-      return "i8/i16 and a tmp tile (not emitted)";
-    case OpKind::Div:
-      return f ? "" : "f16/f32";
+    case OpKind::Or: return t == DType::I8 ? "" : "i8/i16";
+    case OpKind::Xor: return "i8/i16 and a tmp tile (not emitted)";
+    case OpKind::Div: return f ? "" : "f16/f32";
 #define NPF_HANDLED_CATEGORY Binary
 #include "ir/OpCasesOutside.def"
       return "";
@@ -156,17 +125,14 @@ std::string dtypeRule(OpKind k, DType t) {
     return "";
   case OpCategory::Unary:
     switch (k) {
-    case OpKind::Not:
-      return "i16";
-    case OpKind::Relu:
-      return f || t == DType::I32 ? "" : "i32/f16/f32";
+    case OpKind::Not: return "i16";
+    case OpKind::Relu: return f || t == DType::I32 ? "" : "i32/f16/f32";
     case OpKind::Abs:
     case OpKind::Exp:
     case OpKind::Log:
     case OpKind::Sqrt:
-    case OpKind::Rsqrt:
-      return f ? "" : "f16/f32";
-    case OpKind::Neg: // no rule recorded
+    case OpKind::Rsqrt: return f ? "" : "f16/f32";
+    case OpKind::Neg:  // no rule recorded
     case OpKind::Tanh: // no t-op
     case OpKind::Erf:
     case OpKind::Sigmoid:
@@ -183,8 +149,7 @@ std::string dtypeRule(OpKind k, DType t) {
   case OpCategory::RowExpand:
   case OpCategory::ColExpand:
   case OpCategory::View:
-  case OpCategory::Other:
-    return "";
+  case OpCategory::Other: return "";
   }
   return ""; // unreachable: every OpCategory is a case above
 }
@@ -207,8 +172,9 @@ private:
     const TensorType &t = c_.typeOf(v);
     const auto padded = pads_.find(v);
     const int pad = padded == pads_.end() ? 0 : padded->second;
-    return "!pto.tile_buf<loc=vec, dtype=" + ptoType(t.dtype) + ", rows=" +
-           std::to_string(tileRows(t, column)) + ", cols=" + std::to_string(tileCols(t, column)) +
+    return "!pto.tile_buf<loc=vec, dtype=" + ptoType(t.dtype) +
+           ", rows=" + std::to_string(tileRows(t, column)) +
+           ", cols=" + std::to_string(tileCols(t, column)) +
            ", v_row=?, v_col=?, blayout=" + (column ? "col_major" : "row_major") +
            ", slayout=none_box, fractal=512, pad=" + std::to_string(pad) + ">";
   }
@@ -233,8 +199,8 @@ private:
   /// whole tensor, or its valid part (`valid`).
   std::string viewType(ValueId v, bool valid = false) const {
     const auto [rows, cols] = viewSizes(v, valid);
-    return "!pto.partition_tensor_view<" + std::to_string(rows) + "x" + std::to_string(cols) +
-           "x" + ptoType(c_.typeOf(v).dtype) + ">";
+    return "!pto.partition_tensor_view<" + std::to_string(rows) + "x" + std::to_string(cols) + "x" +
+           ptoType(c_.typeOf(v).dtype) + ">";
   }
   std::pair<int64_t, int64_t> viewSizes(ValueId v, bool valid) const {
     const TensorType &t = c_.typeOf(v);
@@ -267,7 +233,8 @@ private:
   /// whole tensor, or its valid part (`valid`).
   std::string view(const std::string &ptr, ValueId v, bool valid = false) {
     const TensorType &t = c_.typeOf(v);
-    const std::string tv = "%tv" + std::to_string(nextView_), pv = "%pv" + std::to_string(nextView_);
+    const std::string tv = "%tv" + std::to_string(nextView_),
+                      pv = "%pv" + std::to_string(nextView_);
     ++nextView_;
     const std::string el = ptoType(t.dtype);
     body_ += "    " + tv + " = pto.make_tensor_view " + ptr + ", shape = [" + idx(t.shape[0]) +
@@ -275,8 +242,8 @@ private:
              "] : !pto.tensor_view<?x?x" + el + ">\n";
     const auto [rows, cols] = viewSizes(v, valid);
     body_ += "    " + pv + " = pto.partition_view " + tv + ", offsets = [" + idx(0) + ", " +
-             idx(0) + "], sizes = [" + idx(rows) + ", " + idx(cols) +
-             "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v, valid) + "\n";
+             idx(0) + "], sizes = [" + idx(rows) + ", " + idx(cols) + "] : !pto.tensor_view<?x?x" +
+             el + "> -> " + viewType(v, valid) + "\n";
     return pv;
   }
   bool check(const Op &op, std::string &unsupported) const;
@@ -292,8 +259,8 @@ private:
   std::string scratchTile(ValueId like, int64_t rows, int64_t cols) {
     const std::string name = "%t" + std::to_string(nextTile_++);
     extraTiles_.push_back({c_.typeOf(like), false});
-    body_ += "    " + name + " = pto.alloc_tile valid_row = " + idx(rows) + " valid_col = " +
-             idx(cols) + " : " + tileType(like) + "\n";
+    body_ += "    " + name + " = pto.alloc_tile valid_row = " + idx(rows) +
+             " valid_col = " + idx(cols) + " : " + tileType(like) + "\n";
     return name;
   }
   /// A new tile of `v`'s tile type holding `v` narrowed to `want`: a copy
@@ -301,8 +268,7 @@ private:
   std::pair<std::string, std::string> narrowed(ValueId v, ValidShape want) {
     const ValidShape have = validOf(v);
     const std::string type = tileType(v), copy = scratchTile(v, have.rows, have.cols);
-    body_ += "    pto.tmov ins(" + tile(v) + " : " + type + ") outs(" + copy + " : " + type +
-             ")\n";
+    body_ += "    pto.tmov ins(" + tile(v) + " : " + type + ") outs(" + copy + " : " + type + ")\n";
     body_ += "    pto.set_validshape " + copy + ", " + idx(want.rows) + ", " + idx(want.cols) +
              " : " + type + "\n";
     return {copy, type};
@@ -312,8 +278,8 @@ private:
   std::pair<std::string, std::string> blockOperand(ValueId v, int64_t rows) {
     const std::string type = tileType(v),
                       block = scratchTile(v, rows, 32 / byteSize(c_.typeOf(v).dtype));
-    body_ += "    pto.trowexpand ins(" + tile(v) + " : " + type + ") outs(" + block + " : " +
-             type + ")\n";
+    body_ += "    pto.trowexpand ins(" + tile(v) + " : " + type + ") outs(" + block + " : " + type +
+             ")\n";
     return {block, type};
   }
 
@@ -322,7 +288,7 @@ private:
   std::set<int64_t> constants_;
   std::map<ValueId, int> tiles_;
   std::map<ValueId, int> pads_; ///< pad kind of each tile (0: none)
-  std::set<ValueId> columnar_;   ///< values held in col_major tiles
+  std::set<ValueId> columnar_;  ///< values held in col_major tiles
   /// Inputs that row expands read col_major while other ops read them
   /// row_major: the same tensor loaded a second time (its tile number).
   std::set<ValueId> columnCopies_;
@@ -361,10 +327,10 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
   case OpCategory::Binary:
   case OpCategory::RowExpand:
   case OpCategory::ColExpand: {
-    const OpKind base = opCategory(op.kind) == OpCategory::RowExpand ||
-                                opCategory(op.kind) == OpCategory::ColExpand
-                            ? expandBaseOp(op.kind)
-                            : op.kind;
+    const OpKind base =
+        opCategory(op.kind) == OpCategory::RowExpand || opCategory(op.kind) == OpCategory::ColExpand
+            ? expandBaseOp(op.kind)
+            : op.kind;
     if (tOpName(base).empty())
       return unsupported = "pto: no t-op for " + name, false;
     if (base == OpKind::Div && !isFloat(in))
@@ -406,18 +372,16 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
                false;
     }
     if (opCategory(op.kind) == OpCategory::ColExpand && base != OpKind::Sub &&
-        base != OpKind::Add && base != OpKind::Mul && base != OpKind::Div &&
-        base != OpKind::Max && base != OpKind::Min)
+        base != OpKind::Add && base != OpKind::Mul && base != OpKind::Div && base != OpKind::Max &&
+        base != OpKind::Min)
       return unsupported = "pto: no t-op for " + name, false;
     return true;
   }
   case OpCategory::Compare:
-  case OpCategory::View:
-    return unsupported = "pto: no tile op for " + name, false;
+  case OpCategory::View: return unsupported = "pto: no tile op for " + name, false;
   case OpCategory::Source:
     switch (op.kind) {
-    case OpKind::Input:
-      return true;
+    case OpKind::Input: return true;
     case OpKind::Const:
     case OpKind::Iota:
 #define NPF_HANDLED_CATEGORY Source
@@ -425,12 +389,10 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: no tile op for " + name, false;
     }
     return false;
-  case OpCategory::Other:
-    break;
+  case OpCategory::Other: break;
   }
   switch (op.kind) {
-  case OpKind::FillPad:
-    return true;
+  case OpKind::FillPad: return true;
   case OpKind::Cast:
     if (isFloat(in) || isFloat(op.attrs.dtype))
       return true;
@@ -528,8 +490,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     case OpCategory::RowExpand:
     case OpCategory::ColExpand:
     case OpCategory::Compare: // check() lets no compare or view through
-    case OpCategory::View:
-      break;
+    case OpCategory::View: break;
     case OpCategory::Source:
       switch (op.kind) {
       case OpKind::Input: {
@@ -634,7 +595,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       const ValidShape have = validOf(v);
       if (cat == OpCategory::RowExpand && i == 1) {
         operand = columnar_.count(v) || columnTiles_.count(v) ? rowOperand(v)
-                                                               : blockOperand(v, want.rows);
+                                                              : blockOperand(v, want.rows);
       } else if (cat == OpCategory::ColExpand && i == 1) {
         if (have.cols != want.cols)
           operand = narrowed(v, {have.rows, want.cols, false});
@@ -684,11 +645,14 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
            false;
   std::string consts;
   for (int64_t n : constants_)
-    consts += "    %c" + std::to_string(n) + " = arith.constant " + std::to_string(n) + " : index\n";
+    consts +=
+        "    %c" + std::to_string(n) + " = arith.constant " + std::to_string(n) + " : index\n";
   out = "// Generated by npufuzz (backend/emit/PtoEmitter.h): PTO tile assembly.\n"
         "// Arguments: a !pto.ptr per input, then per output, then (rows, cols)\n"
         "// index pairs for each runtime set_validshape, in op order.\n"
-        "module {\n  func.func @npf_kernel(" + params + ")\n"
+        "module {\n  func.func @npf_kernel(" +
+        params +
+        ")\n"
         "      attributes {pto.entry, pto.kernel_kind = #pto.kernel_kind<vector>} {\n" +
         consts + body_ + "    return\n  }\n}\n";
   return true;

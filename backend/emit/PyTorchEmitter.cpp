@@ -124,21 +124,14 @@ def _topk(x, k, axis):
 
 const char *torchType(DType t) {
   switch (t) {
-  case DType::F32:
-    return "torch.float32";
-  case DType::F16:
-    return "torch.float16";
-  case DType::BF16:
-    return "torch.bfloat16";
-  case DType::I8:
-    return "torch.int8";
-  case DType::I32:
-    return "torch.int32";
+  case DType::F32: return "torch.float32";
+  case DType::F16: return "torch.float16";
+  case DType::BF16: return "torch.bfloat16";
+  case DType::I8: return "torch.int8";
+  case DType::I32: return "torch.int32";
   case DType::I64:
-  case DType::Index:
-    return "torch.int64";
-  case DType::I1:
-    return "torch.bool";
+  case DType::Index: return "torch.int64";
+  case DType::I1: return "torch.bool";
   }
   return "?";
 }
@@ -167,10 +160,8 @@ std::string pyInts(const std::vector<int64_t> &v) {
 /// floor division and floor modulo, as in IndexExpr.
 std::string pyIndex(const IndexExpr &e) {
   switch (e.kind()) {
-  case IndexExpr::Kind::Dim:
-    return "d[" + std::to_string(e.value()) + "]";
-  case IndexExpr::Kind::Const:
-    return std::to_string(e.value());
+  case IndexExpr::Kind::Dim: return "d[" + std::to_string(e.value()) + "]";
+  case IndexExpr::Kind::Const: return std::to_string(e.value());
   case IndexExpr::Kind::Add: {
     // "((a + b) + c)": every left-deep partial sum parenthesised, built in
     // one pass (nesting the strings would copy a long sum once per term).
@@ -213,24 +204,17 @@ private:
 
 std::string arithmetic(OpKind kind, DType t, const std::string &x, const std::string &y) {
   switch (kind) {
-  case OpKind::Add:
-    return x + " + " + y;
-  case OpKind::Sub:
-    return x + " - " + y;
-  case OpKind::Mul:
-    return x + " * " + y;
-  case OpKind::Div:
-    return isFloat(t) ? x + " / " + y : "_idiv(" + x + ", " + y + ")";
+  case OpKind::Add: return x + " + " + y;
+  case OpKind::Sub: return x + " - " + y;
+  case OpKind::Mul: return x + " * " + y;
+  case OpKind::Div: return isFloat(t) ? x + " / " + y : "_idiv(" + x + ", " + y + ")";
   case OpKind::Max:
     return isFloat(t) ? "_fmax(" + x + ", " + y + ")" : "torch.maximum(" + x + ", " + y + ")";
   case OpKind::Min:
     return isFloat(t) ? "_fmin(" + x + ", " + y + ")" : "torch.minimum(" + x + ", " + y + ")";
-  case OpKind::And:
-    return x + " & " + y;
-  case OpKind::Or:
-    return x + " | " + y;
-  case OpKind::Xor:
-    return x + " ^ " + y;
+  case OpKind::And: return x + " & " + y;
+  case OpKind::Or: return x + " | " + y;
+  case OpKind::Xor: return x + " ^ " + y;
 #define NPF_HANDLED_CATEGORY Binary
 #include "ir/OpCasesOutside.def"
     return "";
@@ -240,18 +224,12 @@ std::string arithmetic(OpKind kind, DType t, const std::string &x, const std::st
 
 std::string comparison(OpKind kind, const std::string &x, const std::string &y) {
   switch (kind) {
-  case OpKind::CmpEq:
-    return x + " == " + y;
-  case OpKind::CmpNe:
-    return x + " != " + y;
-  case OpKind::CmpLt:
-    return x + " < " + y;
-  case OpKind::CmpLe:
-    return x + " <= " + y;
-  case OpKind::CmpGt:
-    return x + " > " + y;
-  case OpKind::CmpGe:
-    return x + " >= " + y;
+  case OpKind::CmpEq: return x + " == " + y;
+  case OpKind::CmpNe: return x + " != " + y;
+  case OpKind::CmpLt: return x + " < " + y;
+  case OpKind::CmpLe: return x + " <= " + y;
+  case OpKind::CmpGt: return x + " > " + y;
+  case OpKind::CmpGe: return x + " >= " + y;
 #define NPF_HANDLED_CATEGORY Compare
 #include "ir/OpCasesOutside.def"
     return "";
@@ -263,17 +241,14 @@ std::string comparison(OpKind kind, const std::string &x, const std::string &y) 
 /// base op), empty when there is none.
 std::string binary(OpKind kind, DType t, const std::string &x, const std::string &y) {
   switch (opCategory(kind)) {
-  case OpCategory::Binary:
-    return arithmetic(kind, t, x, y);
-  case OpCategory::Compare:
-    return comparison(kind, x, y);
+  case OpCategory::Binary: return arithmetic(kind, t, x, y);
+  case OpCategory::Compare: return comparison(kind, x, y);
   case OpCategory::Source:
   case OpCategory::Unary:
   case OpCategory::RowExpand:
   case OpCategory::ColExpand:
   case OpCategory::View:
-  case OpCategory::Other:
-    return "";
+  case OpCategory::Other: return "";
   }
   return ""; // unreachable: every OpCategory is a case above
 }
@@ -290,9 +265,7 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
     return narrow && !compare ? "(" + expr + ").to(" + torchType(t) + ")" : expr;
   };
   // Transcendentals: in f64, rounded once to f32 (then to the element type).
-  auto viaDouble = [&](const std::string &fn) {
-    return round("(" + fn + ").float()");
-  };
+  auto viaDouble = [&](const std::string &fn) { return round("(" + fn + ").float()"); };
   const std::string x = operand(op, 0);
   const std::string xd = x + ".double()";
   if (op.operands.size() == 2) {
@@ -303,19 +276,13 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
     return true;
   }
   switch (kind) {
-  case OpKind::Neg:
-    assign(op, round("-" + in(0)));
-    return true;
-  case OpKind::Abs:
-    assign(op, round("torch.abs(" + in(0) + ")"));
-    return true;
-  case OpKind::Not:
-    assign(op, "~" + x);
-    return true;
+  case OpKind::Neg: assign(op, round("-" + in(0))); return true;
+  case OpKind::Abs: assign(op, round("torch.abs(" + in(0) + ")")); return true;
+  case OpKind::Not: assign(op, "~" + x); return true;
   case OpKind::Relu:
     // relu(-0) == +0 and NaN stays NaN.
-    assign(op, isFloat(t) ? round("torch.where(torch.isnan(" + in(0) + ") | (" + in(0) +
-                                  " > 0), " + in(0) + ", torch.zeros_like(" + in(0) + "))")
+    assign(op, isFloat(t) ? round("torch.where(torch.isnan(" + in(0) + ") | (" + in(0) + " > 0), " +
+                                  in(0) + ", torch.zeros_like(" + in(0) + "))")
                           : "torch.where(" + x + " > 0, " + x + ", torch.zeros_like(" + x + "))");
     return true;
   case OpKind::Exp:
@@ -327,9 +294,7 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
   case OpKind::Sigmoid:
     assign(op, viaDouble("torch." + std::string(opName(kind)) + "(" + xd + ")"));
     return true;
-  case OpKind::Silu:
-    assign(op, viaDouble(xd + " * torch.sigmoid(" + xd + ")"));
-    return true;
+  case OpKind::Silu: assign(op, viaDouble(xd + " * torch.sigmoid(" + xd + ")")); return true;
   case OpKind::Round: {
     // torch.round is half-even; rna is _round_half_away (the prelude).
     const char *fn = "torch.round";
@@ -347,8 +312,8 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
     // The bounds as tensors of x's type (rounded to it, as the case model
     // has them), then the same max and min as the binary ops.
     auto bound = [&](const Scalar &s) {
-      const std::string b = "torch.full_like(" + x + ", " +
-                            (isFloat(t) ? pyFloat(s.f) : std::to_string(s.i)) + ")";
+      const std::string b =
+          "torch.full_like(" + x + ", " + (isFloat(t) ? pyFloat(s.f) : std::to_string(s.i)) + ")";
       return narrow ? b + ".float()" : b;
     };
     const std::string lo = bound(op.attrs.lo), hi = bound(op.attrs.hi);
@@ -374,14 +339,14 @@ void Emitter::cast(const Op &op) {
                    std::to_string(maxIntValue(to)) + ", " + tt + ")");
   } else if (isFloat(to)) {
     // Exact casts round the same in every mode; rne is torch's own.
-    const bool exact = isFloat(from) ? (from == to || to == DType::F32)
-                                     : bitWidth(from) <= precision(to);
+    const bool exact =
+        isFloat(from) ? (from == to || to == DType::F32) : bitWidth(from) <= precision(to);
     if (m != RoundingMode::NearestEven && !exact)
       line("raise NotImplementedError(\"cast " + std::string(dtypeName(from)) + " -> " +
            std::string(dtypeName(to)) + " rounding " + mode + ": torch rounds to nearest even\")");
     // f16 <-> bf16 goes through f32, which is exact, so it rounds once.
-    assign(op, x + (from == DType::F16 || from == DType::BF16 ? ".float()" : "") + ".to(" + tt +
-                   ")");
+    assign(op,
+           x + (from == DType::F16 || from == DType::BF16 ? ".float()" : "") + ".to(" + tt + ")");
   } else {
     assign(op, x + ".to(" + tt + ")"); // int -> int wraps; i1 -> 0/1
   }
@@ -401,24 +366,14 @@ bool Emitter::view(const Op &op, std::string &unsupported) {
     break;
   }
   case OpKind::Chunk:
-    assign(op, "torch.chunk(" + x + ", " + std::to_string(a.count) + ", dim=" +
-                   std::to_string(a.axis) + ")[" + std::to_string(a.index) + "]");
+    assign(op, "torch.chunk(" + x + ", " + std::to_string(a.count) +
+                   ", dim=" + std::to_string(a.axis) + ")[" + std::to_string(a.index) + "]");
     break;
-  case OpKind::Transpose:
-    assign(op, x + ".permute(" + pyInts(a.perm) + ")");
-    break;
-  case OpKind::Reshape:
-    assign(op, x + ".reshape(" + shape + ")");
-    break;
-  case OpKind::Broadcast:
-    assign(op, x + ".expand(" + shape + ")");
-    break;
-  case OpKind::Squeeze:
-    assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")");
-    break;
-  case OpKind::Unsqueeze:
-    assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")");
-    break;
+  case OpKind::Transpose: assign(op, x + ".permute(" + pyInts(a.perm) + ")"); break;
+  case OpKind::Reshape: assign(op, x + ".reshape(" + shape + ")"); break;
+  case OpKind::Broadcast: assign(op, x + ".expand(" + shape + ")"); break;
+  case OpKind::Squeeze: assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")"); break;
+  case OpKind::Unsqueeze: assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")"); break;
   case OpKind::IndexMap: {
     // Index tensors: one broadcasting grid per result dim.
     line("d = _grids(" + shape + ")");
@@ -447,9 +402,7 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
     assign(op, x + ".masked_fill(" + operand(op, 1) + ", " +
                    (isFloat(t.dtype) ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ")");
     break;
-  case OpKind::Cast:
-    cast(op);
-    break;
+  case OpKind::Cast: cast(op); break;
   case OpKind::ReduceSum:
     // f32 accumulation for floats, the type's width for integers.
     assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", lambda s, e: s + e, " +
@@ -464,16 +417,12 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
                    ", " + tt + ")");
     break;
   }
-  case OpKind::ArgMax:
-    assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")");
-    break;
+  case OpKind::ArgMax: assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")"); break;
   case OpKind::TopK:
-    line(v(op.results[0]) + ", " + v(op.results[1]) + " = _topk(" + x + ", " +
-         std::to_string(a.k) + ", " + std::to_string(a.axis) + ")");
+    line(v(op.results[0]) + ", " + v(op.results[1]) + " = _topk(" + x + ", " + std::to_string(a.k) +
+         ", " + std::to_string(a.axis) + ")");
     break;
-  case OpKind::Matmul:
-    assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")");
-    break;
+  case OpKind::Matmul: assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")"); break;
   case OpKind::Gather: {
     // Out-of-range indices give undefined elements: clamp so torch accepts them.
     const int64_t n = c_.typeOf(op.operands[0]).shape[a.axis];
@@ -491,13 +440,13 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
     std::string pad = "0";
     if (op.attrs.pad != PadKind::Zero) {
       const bool max = op.attrs.pad == PadKind::Max;
-      pad = isFloat(t.dtype)       ? (max ? "float(\"inf\")" : "float(\"-inf\")")
-            : t.dtype == DType::I1 ? (max ? "True" : "False")
-                                   : std::to_string(max ? maxIntValue(t.dtype)
-                                                        : minIntValue(t.dtype));
+      pad = isFloat(t.dtype) ? (max ? "float(\"inf\")" : "float(\"-inf\")")
+            : t.dtype == DType::I1
+                ? (max ? "True" : "False")
+                : std::to_string(max ? maxIntValue(t.dtype) : minIntValue(t.dtype));
     }
-    assign(op, "_fillpad(" + x + ", " + std::to_string(vs.rows) + ", " +
-                   std::to_string(vs.cols) + ", " + pad + ")");
+    assign(op, "_fillpad(" + x + ", " + std::to_string(vs.rows) + ", " + std::to_string(vs.cols) +
+                   ", " + pad + ")");
     break;
   }
 #define NPF_HANDLED_CATEGORY Other
@@ -549,7 +498,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       break;
     case OpKind::Const:
       assign(op, "torch.full(" + shape + ", " +
-                     (isFloat(t.dtype) ? pyFloat(a.value.f)
+                     (isFloat(t.dtype)       ? pyFloat(a.value.f)
                       : t.dtype == DType::I1 ? std::string(a.value.i ? "True" : "False")
                                              : std::to_string(a.value.i)) +
                      ", dtype=" + tt + ")");
@@ -565,27 +514,29 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
   }
   for (size_t k = 0; k < c_.outputs.size(); ++k) {
     outs += v(c_.outputs[k]) + ", ";
-    saves += "    _save(d, \"out" + std::to_string(k) + ".npy\", outs[" + std::to_string(k) + "])\n";
+    saves +=
+        "    _save(d, \"out" + std::to_string(k) + ".npy\", outs[" + std::to_string(k) + "])\n";
   }
-  out = "#!/usr/bin/env python3\n"
-        "# Generated by npufuzz (backend/emit/PyTorchEmitter.h); semantics: ir/Case.h.\n"
-        "# Usage: python3 program.py [CASE_DIR]; reads inK.npy, writes outK.npy.\n"
-        "# NPUFUZZ_TORCH_COMPILE=<backend> runs kernel() under torch.compile.\n"
-        "# Valid shapes are not masked: ops compute on the full tile, and only\n"
-        "# elements inside valid shapes are compared.\n" +
-        std::string(kPrelude) + "\ndef kernel(" + params + "):\n" + body_ + "    return (" + outs +
-        ")\n\n\ndef main():\n"
-        "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
-        "    fn = kernel\n"
-        "    if os.environ.get(\"NPUFUZZ_TORCH_COMPILE\"):\n"
-        "        if not hasattr(torch, \"compile\"):\n"
-        "            # Exit 77: unsupported, with this line as the reason.\n"
-        "            sys.stderr.write(\"torch \" + torch.__version__ + \" has no torch.compile; \"\n"
-        "                             \"NPUFUZZ_TORCH_COMPILE needs torch 2 or later\\n\")\n"
-        "            sys.exit(77)\n"
-        "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"])\n"
-        "    outs = fn(" + loads + ")\n" + saves +
-        "\n\nif __name__ == \"__main__\":\n    main()\n";
+  out =
+      "#!/usr/bin/env python3\n"
+      "# Generated by npufuzz (backend/emit/PyTorchEmitter.h); semantics: ir/Case.h.\n"
+      "# Usage: python3 program.py [CASE_DIR]; reads inK.npy, writes outK.npy.\n"
+      "# NPUFUZZ_TORCH_COMPILE=<backend> runs kernel() under torch.compile.\n"
+      "# Valid shapes are not masked: ops compute on the full tile, and only\n"
+      "# elements inside valid shapes are compared.\n" +
+      std::string(kPrelude) + "\ndef kernel(" + params + "):\n" + body_ + "    return (" + outs +
+      ")\n\n\ndef main():\n"
+      "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
+      "    fn = kernel\n"
+      "    if os.environ.get(\"NPUFUZZ_TORCH_COMPILE\"):\n"
+      "        if not hasattr(torch, \"compile\"):\n"
+      "            # Exit 77: unsupported, with this line as the reason.\n"
+      "            sys.stderr.write(\"torch \" + torch.__version__ + \" has no torch.compile; \"\n"
+      "                             \"NPUFUZZ_TORCH_COMPILE needs torch 2 or later\\n\")\n"
+      "            sys.exit(77)\n"
+      "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"])\n"
+      "    outs = fn(" +
+      loads + ")\n" + saves + "\n\nif __name__ == \"__main__\":\n    main()\n";
   return true;
 }
 

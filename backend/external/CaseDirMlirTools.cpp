@@ -47,7 +47,8 @@ BackendRun runCaseDirectoryWithMlirTools(const std::string &dir, const MlirTool 
   const llvm::json::Object *files = m ? m->getObject("files") : nullptr;
   const llvm::json::Object *mlir = m ? m->getObject("mlir") : nullptr;
   if (!files || !mlir || !m->getArray("inputs") || !m->getArray("outputs"))
-    return failed(BackendRun::Status::RuntimeError, "manifest.json lacks files/mlir/inputs/outputs");
+    return failed(BackendRun::Status::RuntimeError,
+                  "manifest.json lacks files/mlir/inputs/outputs");
   if (!files->getString("mlir"))
     return failed(BackendRun::Status::Unsupported, "no kernel.mlir in the case directory");
   auto kernelText = llvm::MemoryBuffer::getFile(dir + "/kernel.mlir");
@@ -110,18 +111,13 @@ BackendRun runCaseDirectoryWithMlirTools(const std::string &dir, const MlirTool 
 
 int adapterExitCode(const BackendRun &run) {
   switch (run.status) {
-  case BackendRun::Status::Ok:
-    return 0;
-  case BackendRun::Status::Unsupported:
-    return kExternalExitUnsupported;
+  case BackendRun::Status::Ok: return 0;
+  case BackendRun::Status::Unsupported: return kExternalExitUnsupported;
   case BackendRun::Status::VerifierError:
   case BackendRun::Status::PassFailure:
-  case BackendRun::Status::CompileError:
-    return kExternalExitCompileError;
-  case BackendRun::Status::SimulatorFault:
-    return kExternalExitSimulatorFault;
-  default:
-    return 1;
+  case BackendRun::Status::CompileError: return kExternalExitCompileError;
+  case BackendRun::Status::SimulatorFault: return kExternalExitSimulatorFault;
+  default: return 1;
   }
 }
 

@@ -5,9 +5,9 @@
 #include "backend/emit/PyTorchEmitter.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/PersistentCommand.h"
-#include "ir/Text.h"
 #include "ir/Npy.h"
 #include "ir/Storage.h"
+#include "ir/Text.h"
 
 #include <cerrno>
 #include <chrono>
@@ -62,7 +62,6 @@ std::string jsonInts(const std::vector<int64_t> &v) {
   return out + "]";
 }
 
-
 std::string valueName(const Case &c, ValueId v) {
   return c.values[v].name.empty() ? std::to_string(v) : c.values[v].name;
 }
@@ -86,8 +85,7 @@ std::string kernelArgJson(const KernelArg &a) {
     return "{\"kind\": \"input\", \"index\": " + std::to_string(a.index) + "}";
   case KernelArg::Kind::Output:
     return "{\"kind\": \"output\", \"index\": " + std::to_string(a.index) + "}";
-  case KernelArg::Kind::ValidDim:
-    break;
+  case KernelArg::Kind::ValidDim: break;
   }
   return "{\"kind\": \"valid_dim\", \"op\": " + std::to_string(a.index) +
          ", \"dim\": " + std::to_string(a.dim) + ", \"value\": " + std::to_string(a.value) + "}";
@@ -276,7 +274,8 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
       ok &= writeText(file(name), text);
       files += std::string(", \"") + key + "\": \"" + name + "\"";
     } else {
-      refused += std::string(refused.empty() ? "" : ", ") + "\"" + key + "\": " + jsonString(reason);
+      refused +=
+          std::string(refused.empty() ? "" : ", ") + "\"" + key + "\": " + jsonString(reason);
     }
   };
   program("mlir", "kernel.mlir", !kernel.text.empty(), kernel.text,
@@ -308,15 +307,25 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
     passes += std::string(p ? ", " : "") + jsonString(pipeline[p]);
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(caseHash(c)));
-  const std::string manifest =
-      "{\n  \"protocol\": \"npufuzz-external\",\n  \"version\": 1,\n"
-      "  \"case_hash\": \"" + std::string(hash) + "\",\n"
-      "  \"files\": {" + files + "},\n"
-      "  \"unsupported\": {" + refused + "},\n"
-      "  \"inputs\": [\n    " + ins + "\n  ],\n"
-      "  \"outputs\": [\n    " + outs + "\n  ],\n"
-      "  \"mlir\": {\"entry\": " + jsonString(kernel.entry) + ", \"pipeline\": [" + passes +
-      "], \"args\": [" + args + "]}\n}\n";
+  const std::string manifest = "{\n  \"protocol\": \"npufuzz-external\",\n  \"version\": 1,\n"
+                               "  \"case_hash\": \"" +
+                               std::string(hash) +
+                               "\",\n"
+                               "  \"files\": {" +
+                               files +
+                               "},\n"
+                               "  \"unsupported\": {" +
+                               refused +
+                               "},\n"
+                               "  \"inputs\": [\n    " +
+                               ins +
+                               "\n  ],\n"
+                               "  \"outputs\": [\n    " +
+                               outs +
+                               "\n  ],\n"
+                               "  \"mlir\": {\"entry\": " +
+                               jsonString(kernel.entry) + ", \"pipeline\": [" + passes +
+                               "], \"args\": [" + args + "]}\n}\n";
   ok &= writeText(file("manifest.json"), manifest);
   if (!ok)
     error = "cannot write the case directory " + dir;
@@ -345,13 +354,14 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
   } else {
     std::vector<std::string> argv;
     for (std::string a : cmd.argv) {
-      for (size_t at = a.find("{dir}"); at != std::string::npos; at = a.find("{dir}", at + dir.size()))
+      for (size_t at = a.find("{dir}"); at != std::string::npos;
+           at = a.find("{dir}", at + dir.size()))
         a.replace(at, 5, dir);
       argv.push_back(std::move(a));
     }
-    const CommandEnd end =
-        cmd.persistent ? workerPersistentCommand().run(cmd, dir)
-                       : runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
+    const CommandEnd end = cmd.persistent
+                               ? workerPersistentCommand().run(cmd, dir)
+                               : runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);

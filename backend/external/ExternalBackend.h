@@ -30,8 +30,8 @@
 namespace npufuzz {
 
 /// Exit codes a command may use to say more than "failed".
-constexpr int kExternalExitUnsupported = 77; ///< cannot express the case
-constexpr int kExternalExitCompileError = 78; ///< the toolchain rejected the program
+constexpr int kExternalExitUnsupported = 77;    ///< cannot express the case
+constexpr int kExternalExitCompileError = 78;   ///< the toolchain rejected the program
 constexpr int kExternalExitSimulatorFault = 79; ///< the simulator rejected an operation
 
 struct ExternalToolchain {
@@ -39,7 +39,7 @@ struct ExternalToolchain {
   /// directory; nothing else from the case enters argv. argv[0] without a
   /// '/' is looked up on PATH.
   std::vector<std::string> argv;
-  unsigned timeoutSeconds = 20; ///< below a campaign worker's 30 s limit
+  unsigned timeoutSeconds = 20;            ///< below a campaign worker's 30 s limit
   uint64_t addressSpaceBytes = 8ull << 30; ///< RLIMIT_AS; 0: none
   size_t maxStderrBytes = 64 << 10;        ///< the tail kept in messages
   /// Parent of the case directories (the system temporary directory when

@@ -66,9 +66,9 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     return false;
   }
   std::error_code ec;
-  const std::filesystem::path parent =
-      cmd.workDir.empty() ? std::filesystem::temp_directory_path(ec)
-                          : std::filesystem::path(cmd.workDir);
+  const std::filesystem::path parent = cmd.workDir.empty()
+                                           ? std::filesystem::temp_directory_path(ec)
+                                           : std::filesystem::path(cmd.workDir);
   std::string pattern = (parent / "npufuzz-adapter-XXXXXX.log").string();
   const int errFd = ::mkstemps(pattern.data(), 4);
   if (errFd < 0) {

@@ -62,7 +62,8 @@ std::string AffineEmitter::load(ValueId v, const std::vector<std::string> &subsc
   return x;
 }
 
-void AffineEmitter::store(const std::string &x, ValueId v, const std::vector<std::string> &subscripts) {
+void AffineEmitter::store(const std::string &x, ValueId v,
+                          const std::vector<std::string> &subscripts) {
   const Buffer &b = buf(v);
   std::string s;
   for (size_t i = 0; i < subscripts.size(); ++i)
@@ -80,10 +81,10 @@ void AffineEmitter::emitElementwise(const Op &op) {
     // The valid region of an elementwise result is the intersection of its
     // operands'; the loops cover only that region.
     Buffer &b = bufs_[res];
-    const size_t n = opCategory(op.kind) == OpCategory::RowExpand ||
-                             opCategory(op.kind) == OpCategory::ColExpand
-                         ? 1
-                         : op.operands.size();
+    const size_t n =
+        opCategory(op.kind) == OpCategory::RowExpand || opCategory(op.kind) == OpCategory::ColExpand
+            ? 1
+            : op.operands.size();
     for (size_t i = 0; i < n; ++i) {
       const Buffer &ob = buf(op.operands[i]);
       b.rows = minBound(b.rows, ob.rows);

@@ -15,8 +15,8 @@ namespace npufuzz {
 
 /// The memref holding a value, and the loop bounds of its valid region.
 struct Buffer {
-  std::string memref;       ///< SSA name of the memref
-  std::string type;         ///< its MLIR type
+  std::string memref; ///< SSA name of the memref
+  std::string type;   ///< its MLIR type
   /// Valid-region bounds for rank-2 values: an integer literal or an SSA
   /// `index` symbol. Empty when the whole shape is valid.
   std::string rows, cols;

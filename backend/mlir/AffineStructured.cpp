@@ -38,8 +38,8 @@ void AffineEmitter::emitReduce(const Op &op) {
   const std::string &accTy = rule.accType, &init = rule.init, &combine = rule.combine;
   const std::vector<std::string> outer = openLoops(boundsExcept(st.shape, axis));
   const std::string k = fresh("k"), acc = fresh("acc"), result = fresh("red");
-  line(result + " = affine.for " + k + " = 0 to " + std::to_string(st.shape[axis]) +
-       " iter_args(" + acc + " = " + init + ") -> (" + accTy + ") {");
+  line(result + " = affine.for " + k + " = 0 to " + std::to_string(st.shape[axis]) + " iter_args(" +
+       acc + " = " + init + ") -> (" + accTy + ") {");
   indent_ += 2;
   const std::string x = widen(load(src, withAxis(outer, axis, k)), t);
   const std::string next = fresh();
@@ -63,8 +63,8 @@ void AffineEmitter::emitArgMax(const Op &op) {
   const std::string k = fresh("k"), best = fresh("best"), bestIdx = fresh("bi"),
                     result = fresh("am");
   line(result + ":2 = affine.for " + k + " = 1 to " + std::to_string(st.shape[axis]) +
-       " iter_args(" + best + " = " + first + ", " + bestIdx + " = " + indexConst(0) +
-       ") -> (" + ty + ", index) {");
+       " iter_args(" + best + " = " + first + ", " + bestIdx + " = " + indexConst(0) + ") -> (" +
+       ty + ", index) {");
   indent_ += 2;
   const std::string x = load(src, withAxis(outer, axis, k));
   const std::string wins = greater(t, x, best);
@@ -96,19 +96,20 @@ void AffineEmitter::emitTopK(const Op &op) {
   const std::vector<std::string> outer = openLoops(boundsExcept(st.shape, axis));
   const std::string r = fresh("r"), prevV = fresh("pv"), prevI = fresh("pi"),
                     havePrev = fresh("hp"), passes = fresh("sel");
-  line(passes + ":3 = affine.for " + r + " = 0 to " + std::to_string(op.attrs.k) +
-       " iter_args(" + prevV + " = " + zeroOf(t) + ", " + prevI + " = " + indexConst(0) + ", " +
-       havePrev + " = " + no + ") -> (" + ty + ", index, i1) {");
+  line(passes + ":3 = affine.for " + r + " = 0 to " + std::to_string(op.attrs.k) + " iter_args(" +
+       prevV + " = " + zeroOf(t) + ", " + prevI + " = " + indexConst(0) + ", " + havePrev + " = " +
+       no + ") -> (" + ty + ", index, i1) {");
   indent_ += 2;
   const std::string j = fresh("j"), bv = fresh("bv"), bi = fresh("bi"), has = fresh("has"),
                     pick = fresh("pick");
-  line(pick + ":3 = affine.for " + j + " = 0 to " + std::to_string(n) + " iter_args(" + bv +
-       " = " + zeroOf(t) + ", " + bi + " = " + indexConst(0) + ", " + has + " = " + no +
-       ") -> (" + ty + ", index, i1) {");
+  line(pick + ":3 = affine.for " + j + " = 0 to " + std::to_string(n) + " iter_args(" + bv + " = " +
+       zeroOf(t) + ", " + bi + " = " + indexConst(0) + ", " + has + " = " + no + ") -> (" + ty +
+       ", index, i1) {");
   indent_ += 2;
   const std::string x = load(src, withAxis(outer, axis, j));
   const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
-  line("affine.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty + ", index, i1");
+  line("affine.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty +
+       ", index, i1");
   indent_ -= 2;
   line("}");
   store(pick + "#0", values, withAxis(outer, axis, r));

@@ -5,9 +5,7 @@ namespace npufuzz {
 
 // --- Text ---------------------------------------------------------------------
 
-void EmitterBase::line(const std::string &s) {
-  body_ << std::string(indent_, ' ') << s << "\n";
-}
+void EmitterBase::line(const std::string &s) { body_ << std::string(indent_, ' ') << s << "\n"; }
 
 std::string EmitterBase::fresh(const char *prefix) {
   return "%" + std::string(prefix) + std::to_string(counter_++);
@@ -49,8 +47,8 @@ std::string hex(uint32_t v, int digits) {
 std::string EmitterBase::indexConst(int64_t v) { return intConst(v, DType::Index); }
 
 std::string EmitterBase::intConst(int64_t v, DType t) {
-  const std::string text = t == DType::I1 ? (v ? "true" : "false")
-                                          : std::to_string(v) + " : " + elemType(t);
+  const std::string text =
+      t == DType::I1 ? (v ? "true" : "false") : std::to_string(v) + " : " + elemType(t);
   const std::string key = text + "/" + elemType(t);
   auto it = constants_.find(key);
   if (it != constants_.end())
@@ -74,17 +72,14 @@ std::string EmitterBase::floatConstBits(uint32_t bits, DType t) {
 
 std::string EmitterBase::floatConst(float v, DType t) {
   switch (t) {
-  case DType::BF16:
-    return floatConstBits(floatToBF16Bits(v, RoundingMode::NearestEven), t);
-  case DType::F16:
-    return floatConstBits(floatToF16Bits(v, RoundingMode::NearestEven), t);
+  case DType::BF16: return floatConstBits(floatToBF16Bits(v, RoundingMode::NearestEven), t);
+  case DType::F16: return floatConstBits(floatToF16Bits(v, RoundingMode::NearestEven), t);
   case DType::F32:
   case DType::I8: // not float: callers pass float types only
   case DType::I32:
   case DType::I64:
   case DType::Index:
-  case DType::I1:
-    break;
+  case DType::I1: break;
   }
   return floatConstBits(floatBits(v), DType::F32);
 }
@@ -93,7 +88,9 @@ std::string EmitterBase::scalarConst(const Scalar &s, DType t) {
   return isFloat(t) ? floatConst(s.f, t) : intConst(wrapToWidth(s.i, t), t);
 }
 
-std::string EmitterBase::zeroOf(DType t) { return isFloat(t) ? floatConst(0.0f, t) : intConst(0, t); }
+std::string EmitterBase::zeroOf(DType t) {
+  return isFloat(t) ? floatConst(0.0f, t) : intConst(0, t);
+}
 
 std::string EmitterBase::lowestOf(DType t) {
   return isFloat(t) ? floatConst(-__builtin_inff(), t) : intConst(minIntValue(t), t);
@@ -140,18 +137,14 @@ void EmitterBase::emitOp(size_t opIndex) {
   case OpCategory::Binary:
   case OpCategory::Compare:
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return emitElementwise(op);
-  case OpCategory::View:
-    return emitView(op);
-  case OpCategory::Other:
-    break;
+  case OpCategory::ColExpand: return emitElementwise(op);
+  case OpCategory::View: return emitView(op);
+  case OpCategory::Other: break;
   }
   switch (op.kind) {
   case OpKind::Select:
   case OpKind::MaskedFill:
-  case OpKind::Cast:
-    return emitElementwise(op);
+  case OpKind::Cast: return emitElementwise(op);
   case OpKind::SetValidShape: {
     const auto [rows, cols] =
         validBounds(opIndex, ValidShape{op.attrs.rows, op.attrs.cols, op.attrs.dynamic});
@@ -171,8 +164,7 @@ void EmitterBase::emitOp(size_t opIndex) {
   }
 }
 
-std::pair<std::string, std::string> EmitterBase::validBounds(size_t opIndex,
-                                                             const ValidShape &v) {
+std::pair<std::string, std::string> EmitterBase::validBounds(size_t opIndex, const ValidShape &v) {
   if (v.dynamic)
     return {validDimArg(opIndex, 0), validDimArg(opIndex, 1)};
   return {std::to_string(v.rows), std::to_string(v.cols)};
@@ -180,8 +172,8 @@ std::pair<std::string, std::string> EmitterBase::validBounds(size_t opIndex,
 
 // --- Kernel ABI -------------------------------------------------------------------
 
-std::vector<std::string> EmitterBase::kernelParams(
-    std::string (*inputType)(const TensorType &), std::string (*outputType)(const TensorType &)) {
+std::vector<std::string> EmitterBase::kernelParams(std::string (*inputType)(const TensorType &),
+                                                   std::string (*outputType)(const TensorType &)) {
   std::vector<std::string> params;
   int inputOrdinal = 0;
   for (const Op &op : c_.ops) {
@@ -232,8 +224,7 @@ void EmitterBase::assemble(const std::vector<std::string> &params, const std::st
   std::istringstream body(body_.str());
   for (std::string l; std::getline(body, l);)
     m << "  " << l << "\n";
-  m << "    return" << (results.empty() ? "" : " " + results + " : " + resultTypes)
-    << "\n  }\n}\n";
+  m << "    return" << (results.empty() ? "" : " " + results + " : " + resultTypes) << "\n  }\n}\n";
   out_.text = m.str();
 }
 

@@ -13,10 +13,10 @@
 
 #include <map>
 #include <set>
-#include <tuple>
-#include <utility>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace npufuzz {
@@ -83,8 +83,7 @@ public:
   /// condition i1 or a vector of i1).
   std::string op1(const std::string &name, const std::string &a, DType t);
   std::string op2(const std::string &name, const std::string &a, const std::string &b, DType t);
-  std::string select(const std::string &cond, const std::string &a, const std::string &b,
-                     DType t);
+  std::string select(const std::string &cond, const std::string &a, const std::string &b, DType t);
   /// `arith.cmpf`/`arith.cmpi` with `pred` over operands of type `t`.
   std::string cmp(const std::string &pred, const std::string &a, const std::string &b, DType t);
 

@@ -9,12 +9,9 @@ namespace npufuzz {
 
 std::string_view mlirStyleName(MlirStyle s) {
   switch (s) {
-  case MlirStyle::Affine:
-    return "affine";
-  case MlirStyle::Tensor:
-    return "tensor";
-  case MlirStyle::Npu:
-    return "npu";
+  case MlirStyle::Affine: return "affine";
+  case MlirStyle::Tensor: return "tensor";
+  case MlirStyle::Npu: return "npu";
   }
   return "?";
 }
@@ -40,12 +37,8 @@ bool emitMlir(const Case &c, const MlirEmitOptions &options, MlirKernel &out,
   out = MlirKernel();
   std::unique_ptr<EmitterBase> e;
   switch (options.style) {
-  case MlirStyle::Affine:
-    e = std::make_unique<AffineEmitter>(c, out);
-    break;
-  case MlirStyle::Tensor:
-    e = std::make_unique<TensorEmitter>(c, out);
-    break;
+  case MlirStyle::Affine: e = std::make_unique<AffineEmitter>(c, out); break;
+  case MlirStyle::Tensor: e = std::make_unique<TensorEmitter>(c, out); break;
   case MlirStyle::Npu: {
     NpuOptions npu;
     npu.lanes = options.npuLanes;

@@ -58,8 +58,8 @@ struct KernelArg {
 };
 
 struct MlirKernel {
-  std::string text;                    ///< a complete module
-  std::string entry = "npf_kernel";    ///< the function to call
+  std::string text;                 ///< a complete module
+  std::string entry = "npf_kernel"; ///< the function to call
   std::vector<KernelArg> args;
 };
 

@@ -12,9 +12,9 @@
 #include "backend/runtime/NpuSim.h"
 #include "backend/runtime/Runtime.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -31,9 +31,9 @@
 
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
-#include "llvm/TargetParser/Host.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <functional>
@@ -156,8 +156,7 @@ struct MlirJit::Impl {
   }
 
   void resetContext() {
-    ctx = std::make_unique<mlir::MLIRContext>(registry,
-                                              mlir::MLIRContext::Threading::DISABLED);
+    ctx = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
     ctx->loadAllAvailableDialects();
     runs = 0;
   }
@@ -183,8 +182,7 @@ struct MlirJit::Impl {
 
   /// Runs elements one at a time with verification after each; stops at the
   /// first failure and records it in `r`.
-  bool runStepwise(mlir::ModuleOp module, const std::vector<std::string> &elements,
-                   BackendRun &r) {
+  bool runStepwise(mlir::ModuleOp module, const std::vector<std::string> &elements, BackendRun &r) {
     const StageMarks marks;
     for (size_t i = 0; i < elements.size(); ++i) {
       const std::string before = printOp(module);
@@ -262,8 +260,8 @@ struct MlirJit::Impl {
 
   /// JIT-compiles `module` for `cpu` and calls `entry` through its C
   /// interface with `args`; records timings and failures in `r`.
-  bool compileAndCall(mlir::ModuleOp module, const std::string &entry,
-                      std::vector<CallArg> &args, const std::string &cpu, BackendRun &r) {
+  bool compileAndCall(mlir::ModuleOp module, const std::string &entry, std::vector<CallArg> &args,
+                      const std::string &cpu, BackendRun &r) {
     std::vector<std::vector<CallArg> *> sets = {&args};
     return compileAndCallEach(module, entry, sets, cpu, r);
   }
@@ -412,8 +410,7 @@ BackendRun MlirJit::transform(const std::string &text, const std::vector<std::st
     // Printing what the last pass left is still that pass's doing.
     const StageMarks marks;
     if (!elements.empty())
-      markRunningStage(RunningStage::Pass, static_cast<int>(elements.size() - 1),
-                       elements.back());
+      markRunningStage(RunningStage::Pass, static_cast<int>(elements.size() - 1), elements.back());
     r.mlir = printOp(*module);
   }
   return r;
@@ -516,15 +513,15 @@ bool MlirJit::entryDriver(const std::string &text, const std::string &entry, Ent
       return false;
     }
     out.buffers.push_back(*b);
-    direct = direct && mlir::isa<mlir::MemRefType>(t) &&
-             mlir::cast<mlir::MemRefType>(t).getRank() > 0;
+    direct =
+        direct && mlir::isa<mlir::MemRefType>(t) && mlir::cast<mlir::MemRefType>(t).getRank() > 0;
     out.bufferize = out.bufferize || mlir::isa<mlir::RankedTensorType>(t);
   }
   // Every function of the module is lowered, so one on tensors anywhere
   // needs bufferization.
   for (auto other : module->getOps<mlir::func::FuncOp>())
     for (mlir::Type t : llvm::concat<const mlir::Type>(other.getFunctionType().getInputs(),
-                                                        other.getFunctionType().getResults()))
+                                                       other.getFunctionType().getResults()))
       out.bufferize = out.bufferize || mlir::isa<mlir::TensorType>(t);
   if (direct) {
     out.function = entry;
@@ -567,8 +564,8 @@ bool MlirJit::entryDriver(const std::string &text, const std::string &entry, Ent
       operandType = rank0Type;
     }
     if (mlir::isa<mlir::RankedTensorType>(t)) {
-      body += "  " + arg + "_t = bufferization.to_tensor " + operand + " restrict : " +
-              operandType + " to " + typeText(t) + "\n";
+      body += "  " + arg + "_t = bufferization.to_tensor " + operand +
+              " restrict : " + operandType + " to " + typeText(t) + "\n";
       operand = arg + "_t";
     }
     args += (args.empty() ? "" : ", ") + operand;
@@ -579,8 +576,7 @@ bool MlirJit::entryDriver(const std::string &text, const std::string &entry, Ent
     resultTypes += (resultTypes.empty() ? "" : ", ") + typeText(t);
   const unsigned numResults = type.getNumResults();
   body += "  " + (numResults ? std::string("%npf_r:") + std::to_string(numResults) + " = " : "") +
-          "func.call @" + entry + "(" + args + ") : (" + argTypes + ") -> (" + resultTypes +
-          ")\n";
+          "func.call @" + entry + "(" + args + ") : (" + argTypes + ") -> (" + resultTypes + ")\n";
   for (unsigned k = 0; k < numResults; ++k) {
     const mlir::Type t = type.getResult(k);
     const std::string result = "%npf_r#" + std::to_string(k);
@@ -603,8 +599,8 @@ bool MlirJit::entryDriver(const std::string &text, const std::string &entry, Ent
       body += "  bufferization.materialize_in_destination " + result + " in writable " + into +
               " : (" + typeText(t) + ", " + intoType + ") -> ()\n";
     else
-      body += "  memref.copy " + result + ", " + into + " : " + typeText(t) + " to " + intoType +
-              "\n";
+      body +=
+          "  memref.copy " + result + ", " + into + " : " + typeText(t) + " to " + intoType + "\n";
   }
   const std::string wrapper =
       "func.func @" + out.function + "(" + params + ") {\n" + body + "  return\n}\n";
@@ -641,8 +637,7 @@ BackendRun MlirJit::execute(const std::string &text, const std::vector<std::stri
   return r;
 }
 
-BackendRun MlirJit::executeEach(const std::string &text,
-                                const std::vector<std::string> &elements,
+BackendRun MlirJit::executeEach(const std::string &text, const std::vector<std::string> &elements,
                                 const std::string &entry,
                                 std::vector<std::vector<TensorData>> &bufferSets,
                                 const JitOptions &options) {
@@ -694,9 +689,9 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
     if (a.kind == KernelArg::Kind::ValidDim)
       args.push_back({nullptr, a.value});
     else
-      args.push_back({a.kind == KernelArg::Kind::Input ? &inputCopies.at(a.index)
-                                                       : &r.outputs.at(a.index),
-                      0});
+      args.push_back(
+          {a.kind == KernelArg::Kind::Input ? &inputCopies.at(a.index) : &r.outputs.at(a.index),
+           0});
   }
   // A kernel of the npu style talks to the simulated DMA engine, which
   // records a fault instead of touching memory; report it as the verdict.

@@ -51,8 +51,8 @@ public:
   /// module, compiles it and calls it with copies of `inputs` and outputs of
   /// `outputTypes` filled with the poison pattern.
   BackendRun run(const MlirKernel &kernel, const std::vector<std::string> &elements,
-                 const std::vector<TensorData> &inputs,
-                 const std::vector<TensorType> &outputTypes, const JitOptions &options);
+                 const std::vector<TensorData> &inputs, const std::vector<TensorType> &outputTypes,
+                 const JitOptions &options);
 
   /// The pass-level oracle on arbitrary MLIR text: runs `elements` one at a
   /// time, verifying after each, without executing. Ok, or the failing pass
@@ -106,8 +106,7 @@ public:
   /// execute() on several sets of buffers, with the passes run and the code
   /// generated once: each set is called in turn and written in place.
   BackendRun executeEach(const std::string &text, const std::vector<std::string> &elements,
-                         const std::string &entry,
-                         std::vector<std::vector<TensorData>> &bufferSets,
+                         const std::string &entry, std::vector<std::vector<TensorData>> &bufferSets,
                          const JitOptions &options);
 
 private:

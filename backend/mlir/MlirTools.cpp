@@ -10,8 +10,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <optional>
-#include <unistd.h>
 #include <set>
+#include <unistd.h>
 
 namespace npufuzz {
 
@@ -56,9 +56,8 @@ struct ToolResult {
     // "Child timed out"), -1 when the program could not run.
     if (exitCode != -2)
       return otherwise;
-    return llvm::StringRef(message).starts_with("Child timed out")
-               ? BackendRun::Status::TimedOut
-               : BackendRun::Status::Crashed;
+    return llvm::StringRef(message).starts_with("Child timed out") ? BackendRun::Status::TimedOut
+                                                                   : BackendRun::Status::Crashed;
   }
 };
 
@@ -73,8 +72,7 @@ ToolResult runTool(const std::string &program, const std::vector<std::string> &a
   std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(""),
                                                 llvm::StringRef(err.path)};
   std::string errMsg;
-  r.exitCode = llvm::sys::ExecuteAndWait(program, argv, env, redirects,
-                                         timeoutSeconds, 0, &errMsg);
+  r.exitCode = llvm::sys::ExecuteAndWait(program, argv, env, redirects, timeoutSeconds, 0, &errMsg);
   r.stderrText = readFile(err.path);
   r.message = errMsg;
   return r;
@@ -97,8 +95,8 @@ std::string wrapperMain(const MlirKernel &kernel, const std::vector<TensorData> 
     body += "    func.call @npf_rt_io_" + e + "(%k" + std::to_string(kind) + ", " + i + ", " + u +
             ") : (i64, i64, memref<*x" + e + ">) -> ()\n";
     if (kind == 1)
-      writes += "    func.call @npf_rt_io_" + e + "(%k2, " + i + ", " + u + ") : (i64, i64, memref<*x" +
-                e + ">) -> ()\n";
+      writes += "    func.call @npf_rt_io_" + e + "(%k2, " + i + ", " + u +
+                ") : (i64, i64, memref<*x" + e + ">) -> ()\n";
     frees += "    memref.dealloc " + a + " : " + mt + "\n";
     dtypes.insert(e);
     callArgs += (callArgs.empty() ? "" : ", ") + a;
@@ -119,8 +117,9 @@ std::string wrapperMain(const MlirKernel &kernel, const std::vector<TensorData> 
   for (const std::string &e : dtypes)
     decls += "  func.func private @npf_rt_io_" + e + "(i64, i64, memref<*x" + e +
              ">) attributes {llvm.emit_c_interface}\n";
-  return decls + "  func.func @main() {\n    %k0 = arith.constant 0 : i64\n"
-                 "    %k1 = arith.constant 1 : i64\n    %k2 = arith.constant 2 : i64\n" +
+  return decls +
+         "  func.func @main() {\n    %k0 = arith.constant 0 : i64\n"
+         "    %k1 = arith.constant 1 : i64\n    %k2 = arith.constant 2 : i64\n" +
          body + "    func.call @" + kernel.entry + "(" + callArgs + ") : (" + callTypes +
          ") -> ()\n" + writes + frees + "    return\n  }\n";
 }
@@ -188,8 +187,8 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
   {
     TempFile in(".mlir");
     writeFile(in.path, current);
-    const ToolResult t = runTool(program, {std::string(in.path), "-o", "/dev/null"},
-                                 timeoutSeconds);
+    const ToolResult t =
+        runTool(program, {std::string(in.path), "-o", "/dev/null"}, timeoutSeconds);
     if (t.exitCode != 0) {
       r.status = t.failure(BackendRun::Status::VerifierError);
       r.message = t.stderrText + t.message;
@@ -202,9 +201,9 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
     std::vector<std::string> args;
     for (const std::string &p : passPlugins)
       args.push_back("--load-pass-plugin=" + p);
-    args.insert(args.end(), {"--verify-each=false", "--pass-pipeline=builtin.module(" +
-                                                        elements[i] + ")",
-                             std::string(in.path), "-o", std::string(out.path)});
+    args.insert(args.end(),
+                {"--verify-each=false", "--pass-pipeline=builtin.module(" + elements[i] + ")",
+                 std::string(in.path), "-o", std::string(out.path)});
     const ToolResult pass = runTool(program, args, timeoutSeconds);
     const std::string after = readFile(out.path);
     ToolResult verify;
@@ -216,8 +215,8 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
     }
     r.status = pass.exitCode != 0 ? pass.failure(BackendRun::Status::PassFailure)
                                   : verify.failure(BackendRun::Status::VerifierError);
-    r.message = pass.exitCode != 0 ? pass.stderrText + pass.message
-                                   : verify.stderrText + verify.message;
+    r.message =
+        pass.exitCode != 0 ? pass.stderrText + pass.message : verify.stderrText + verify.message;
     r.passIndex = static_cast<int>(i);
     r.passName = elements[i];
     r.irBeforePass = current;
@@ -240,8 +239,8 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
   }
   // The kernel module with @main inserted before its closing brace.
   const size_t close = kernel.text.rfind('}');
-  const std::string text = kernel.text.substr(0, close) +
-                           wrapperMain(kernel, inputs, outputTypes) + kernel.text.substr(close);
+  const std::string text = kernel.text.substr(0, close) + wrapperMain(kernel, inputs, outputTypes) +
+                           kernel.text.substr(close);
   BackendRun lowered = transform(text, elements);
   if (!lowered.ok()) {
     lowered.mlir = kernel.text;
@@ -272,11 +271,11 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
     env.push_back(*e);
   env.push_back("NPUFUZZ_IO_DIR=" + std::string(io));
   std::vector<llvm::StringRef> envRefs(env.begin(), env.end());
-  const ToolResult t = runTool(runner,
-                               {std::string(module.path), "-e", "main",
-                                "-entry-point-result=void", "-shared-libs=" + libs, "-O0",
-                                "--mattr=-avx512bf16,-avxneconvert,-amx-bf16"},
-                               timeoutSeconds, llvm::ArrayRef<llvm::StringRef>(envRefs));
+  const ToolResult t =
+      runTool(runner,
+              {std::string(module.path), "-e", "main", "-entry-point-result=void",
+               "-shared-libs=" + libs, "-O0", "--mattr=-avx512bf16,-avxneconvert,-amx-bf16"},
+              timeoutSeconds, llvm::ArrayRef<llvm::StringRef>(envRefs));
   if (t.exitCode != 0) {
     r.status = t.failure(BackendRun::Status::RuntimeError);
     r.message = t.stderrText + t.message;
@@ -284,7 +283,8 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
     for (size_t k = 0; k < outputTypes.size(); ++k) {
       TensorData d;
       d.type = outputTypes[k];
-      const std::string bytes = readFile(llvm::SmallString<128>(file("out" + std::to_string(k) + ".bin")));
+      const std::string bytes =
+          readFile(llvm::SmallString<128>(file("out" + std::to_string(k) + ".bin")));
       d.bytes.assign(bytes.begin(), bytes.end());
       if (d.bytes.size() != static_cast<size_t>(d.numElements()) * d.elementBytes()) {
         r.status = BackendRun::Status::RuntimeError;

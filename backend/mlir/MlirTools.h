@@ -34,8 +34,8 @@ struct MlirTool {
   /// generated `@main` through mlir-runner, which reads `inputs` and the
   /// poison-filled outputs from files and writes the outputs back.
   BackendRun run(const MlirKernel &kernel, const std::vector<std::string> &elements,
-                 const std::vector<TensorData> &inputs,
-                 const std::vector<TensorType> &outputTypes, uint32_t poison) const;
+                 const std::vector<TensorData> &inputs, const std::vector<TensorType> &outputTypes,
+                 uint32_t poison) const;
 
   /// Runs `elements` in one mlir-opt invocation; the result's `mlir` is the
   /// output IR.

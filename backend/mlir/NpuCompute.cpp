@@ -133,18 +133,14 @@ bool NpuEmitter::vectorizable(const Op &op) const {
       return false;
   const DType t = types[0];
   switch (opCategory(op.kind)) {
-  case OpCategory::Unary:
-    return unaryHasLaneForm(op.kind);
+  case OpCategory::Unary: return unaryHasLaneForm(op.kind);
   case OpCategory::Binary:
   case OpCategory::RowExpand:
-  case OpCategory::ColExpand:
-    return isFloat(t) || expandBaseOp(op.kind) != OpKind::Div;
-  case OpCategory::Compare:
-    return true;
+  case OpCategory::ColExpand: return isFloat(t) || expandBaseOp(op.kind) != OpKind::Div;
+  case OpCategory::Compare: return true;
   case OpCategory::Source:
   case OpCategory::View:
-  case OpCategory::Other:
-    return op.kind == OpKind::Select || op.kind == OpKind::MaskedFill;
+  case OpCategory::Other: return op.kind == OpKind::Select || op.kind == OpKind::MaskedFill;
   }
   return false;
 }

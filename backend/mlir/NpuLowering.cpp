@@ -236,8 +236,7 @@ void NpuEmitter::emitView(const Op &op) {
 
 // --- Ops --------------------------------------------------------------------------
 
-void NpuEmitter::emitSetValidShape(const Op &op, const std::string &rows,
-                                   const std::string &cols) {
+void NpuEmitter::emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) {
   // No data moves: the result aliases its operand with a narrower region.
   DramBuf b = bufs_.at(op.operands[0]);
   b.rows = rows;

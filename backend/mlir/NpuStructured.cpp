@@ -143,7 +143,8 @@ void NpuEmitter::emitTopK(const Op &op) {
     indent_ += 2;
     const std::string x = load(*b.tiles[0], withAxis(outer, axis, j));
     const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
-    line("scf.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty + ", index, i1");
+    line("scf.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty +
+         ", index, i1");
     closeFor(1);
     store(pick + "#0", *b.tiles[1], withAxis(outer, axis, r));
     const std::string idx = fresh();

@@ -35,23 +35,13 @@ std::vector<std::string> loweringTail() {
   // math.rsqrt into a call to rsqrtf, which libm does not have).
   // lower-affine runs again after convert-vector-to-scf, which creates
   // affine.apply ops for its out-of-bounds masks.
-  return {"lower-affine",
-          "convert-vector-to-scf",
-          "lower-affine",
+  return {"lower-affine", "convert-vector-to-scf", "lower-affine",
           // Math first: convert-math-to-libm unrolls vector math into
           // vector.extract/insert, which convert-vector-to-llvm must see.
-          "convert-math-to-llvm",
-          "convert-math-to-libm",
-          "convert-scf-to-cf",
-          "expand-strided-metadata",
-          "convert-vector-to-llvm",
-          "finalize-memref-to-llvm",
-          "convert-arith-to-llvm",
-          "convert-index-to-llvm",
-          "convert-cf-to-llvm",
-          "convert-func-to-llvm",
-          "convert-ub-to-llvm",
-          "reconcile-unrealized-casts"};
+          "convert-math-to-llvm", "convert-math-to-libm", "convert-scf-to-cf",
+          "expand-strided-metadata", "convert-vector-to-llvm", "finalize-memref-to-llvm",
+          "convert-arith-to-llvm", "convert-index-to-llvm", "convert-cf-to-llvm",
+          "convert-func-to-llvm", "convert-ub-to-llvm", "reconcile-unrealized-casts"};
 }
 
 namespace {
@@ -99,10 +89,8 @@ std::vector<std::string> npuO2Passes() {
 /// function boundaries stay as they are), free every allocation, and turn the
 /// remaining linalg ops (on memrefs) into loops for the shared tail.
 std::vector<std::string> tensorLowering() {
-  return {"one-shot-bufferize",
-          "ownership-based-buffer-deallocation",
-          "buffer-deallocation-simplification",
-          "bufferization-lower-deallocations",
+  return {"one-shot-bufferize", "ownership-based-buffer-deallocation",
+          "buffer-deallocation-simplification", "bufferization-lower-deallocations",
           "func.func(convert-linalg-to-loops)"};
 }
 } // namespace
@@ -154,17 +142,12 @@ std::vector<std::string> splitPipeline(const std::string &body) {
   return out;
 }
 
-bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out,
-                     std::string &error) {
+bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out, std::string &error) {
   out = Pipeline();
   switch (style) {
-  case MlirStyle::Affine:
-    break;
-  case MlirStyle::Tensor:
-    out.lowering = tensorLowering();
-    break;
-  case MlirStyle::Npu:
-    break;
+  case MlirStyle::Affine: break;
+  case MlirStyle::Tensor: out.lowering = tensorLowering(); break;
+  case MlirStyle::Npu: break;
   }
   out.spec = spec;
   out.tail = loweringTail();

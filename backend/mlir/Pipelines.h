@@ -27,12 +27,12 @@
 namespace npufuzz {
 
 struct Pipeline {
-  std::string spec;                 ///< as given: O0, O2, random:7, or passes
-  std::vector<std::string> passes;  ///< optimisation elements (may be empty)
+  std::string spec;                ///< as given: O0, O2, random:7, or passes
+  std::vector<std::string> passes; ///< optimisation elements (may be empty)
   /// Elements a lowering style needs before the tail (e.g. bufferization of
   /// the tensor style); empty for the affine style.
   std::vector<std::string> lowering;
-  std::vector<std::string> tail;    ///< the lowering tail
+  std::vector<std::string> tail; ///< the lowering tail
 
   /// All elements in order: passes, lowering, tail.
   std::vector<std::string> elements() const;
@@ -54,8 +54,7 @@ std::vector<std::string> splitPipeline(const std::string &body);
 
 /// Resolves a pipeline spec for a lowering style (O2 and the random registry
 /// may differ by style; the style's own lowering is added).
-bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out,
-                     std::string &error);
+bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out, std::string &error);
 
 } // namespace npufuzz
 

@@ -52,19 +52,13 @@ void installRunningStageReporter() {
 
 void markRunningStage(RunningStage stage, int passIndex, const std::string &passName) {
   switch (stage) {
-  case RunningStage::None:
-    clearRunningStage();
-    return;
+  case RunningStage::None: clearRunningStage(); return;
   case RunningStage::Pass:
-    setMark(kPrefix + std::string("running pass ") + std::to_string(passIndex) + ": " +
-            passName + "\n");
+    setMark(kPrefix + std::string("running pass ") + std::to_string(passIndex) + ": " + passName +
+            "\n");
     return;
-  case RunningStage::Codegen:
-    setMark(kPrefix + std::string("generating code\n"));
-    return;
-  case RunningStage::Kernel:
-    setMark(kPrefix + std::string("executing the kernel\n"));
-    return;
+  case RunningStage::Codegen: setMark(kPrefix + std::string("generating code\n")); return;
+  case RunningStage::Kernel: setMark(kPrefix + std::string("executing the kernel\n")); return;
   }
 }
 

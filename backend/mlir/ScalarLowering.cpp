@@ -61,8 +61,8 @@ std::string EmitterBase::op2(const std::string &name, const std::string &a, cons
   return r;
 }
 
-std::string EmitterBase::select(const std::string &cond, const std::string &a,
-                                const std::string &b, DType t) {
+std::string EmitterBase::select(const std::string &cond, const std::string &a, const std::string &b,
+                                DType t) {
   const std::string r = fresh(lanes_ ? "v" : "t");
   // A vector select names its condition's type; a scalar one does not.
   line(r + " = arith.select " + cond + ", " + a + ", " + b + " : " +
@@ -96,8 +96,7 @@ std::string EmitterBase::narrow(const std::string &x, DType t) {
 bool EmitterBase::unaryHasLaneForm(OpKind k) {
   switch (k) {
   case OpKind::Tanh:
-  case OpKind::Erf:
-    return false; // libm calls, which the lowering tail only scalarises
+  case OpKind::Erf: return false; // libm calls, which the lowering tail only scalarises
   case OpKind::Neg:
   case OpKind::Abs:
   case OpKind::Exp:
@@ -109,8 +108,7 @@ bool EmitterBase::unaryHasLaneForm(OpKind k) {
   case OpKind::Relu:
   case OpKind::Not:
   case OpKind::Round:
-  case OpKind::Clamp:
-    return true;
+  case OpKind::Clamp: return true;
 #define NPF_HANDLED_CATEGORY Unary
 #include "ir/OpCasesOutside.def"
     return false;
@@ -321,8 +319,7 @@ std::string EmitterBase::elementwise(const Op &op, const std::vector<std::string
   case OpCategory::ColExpand: return binary(expandBaseOp(op.kind), t, xs[0], xs[1]);
   case OpCategory::Source:
   case OpCategory::View:
-  case OpCategory::Other:
-    break;
+  case OpCategory::Other: break;
   }
   switch (op.kind) {
   case OpKind::Select: return select(xs[0], xs[1], xs[2], rt);
@@ -470,8 +467,8 @@ std::string EmitterBase::cast(const std::string &x, DType from, DType to, Roundi
     std::string wide = x;
     if (from == DType::Index || bitWidth(from) < 64) {
       wide = fresh();
-      line(wide + (from == DType::Index ? " = arith.index_cast " : " = arith.extsi ") + x +
-           " : " + fromTy + " to i64");
+      line(wide + (from == DType::Index ? " = arith.index_cast " : " = arith.extsi ") + x + " : " +
+           fromTy + " to i64");
     }
     if (to == DType::F32 && m == RoundingMode::NearestEven) {
       line(r + " = arith.sitofp " + wide + " : i64 to f32");
@@ -499,15 +496,15 @@ std::string EmitterBase::cast(const std::string &x, DType from, DType to, Roundi
   line(special + " = arith.ori " + tooBig + ", " + tooSmall + " : i1");
   line(special2 + " = arith.ori " + special + ", " + isNan + " : i1");
   // Convert only in-range values so fptosi never sees an out-of-range input.
-  line(safe + " = arith.select " + special2 + ", " + floatConst(0.0f, DType::F32) + ", " +
-       rounded + " : f32");
+  line(safe + " = arith.select " + special2 + ", " + floatConst(0.0f, DType::F32) + ", " + rounded +
+       " : f32");
   const std::string intTyName = elemType(intTy);
   line(conv + " = arith.fptosi " + safe + " : f32 to " + intTyName);
   const std::string s1 = fresh(), s2 = fresh();
-  line(s1 + " = arith.select " + tooBig + ", " + intConst(maxIntValue(intTy), intTy) + ", " +
-       conv + " : " + intTyName);
-  line(s2 + " = arith.select " + tooSmall + ", " + intConst(minIntValue(intTy), intTy) + ", " +
-       s1 + " : " + intTyName);
+  line(s1 + " = arith.select " + tooBig + ", " + intConst(maxIntValue(intTy), intTy) + ", " + conv +
+       " : " + intTyName);
+  line(s2 + " = arith.select " + tooSmall + ", " + intConst(minIntValue(intTy), intTy) + ", " + s1 +
+       " : " + intTyName);
   std::string result = s2;
   if (to == DType::Index) {
     result = fresh();

@@ -74,9 +74,8 @@ std::vector<std::string> TensorEmitter::openGeneric(const std::string &results,
     }
     return std::string(" ") + kw + "(" + joined(names) + " : " + joined(types) + ")";
   };
-  line(results + " = linalg.generic {indexing_maps = [" + joined(maps) +
-       "], iterator_types = [" + joined(its) + "]}" + operands("ins", ins) +
-       operands("outs", outs) + " {");
+  line(results + " = linalg.generic {indexing_maps = [" + joined(maps) + "], iterator_types = [" +
+       joined(its) + "]}" + operands("ins", ins) + operands("outs", outs) + " {");
   std::vector<std::string> args, decls;
   for (const auto *group : {&ins, &outs})
     for (const GenericOperand &o : *group) {
@@ -108,8 +107,8 @@ std::string TensorEmitter::empty(const TensorType &t) {
 
 std::string TensorEmitter::fill(const std::string &scalar, const TensorType &t) {
   const std::string e = empty(t), f = fresh("f"), ty = tensorType(t);
-  line(f + " = linalg.fill ins(" + scalar + " : " + elemType(t.dtype) + ") outs(" + e + " : " +
-       ty + ") -> " + ty);
+  line(f + " = linalg.fill ins(" + scalar + " : " + elemType(t.dtype) + ") outs(" + e + " : " + ty +
+       ") -> " + ty);
   return f;
 }
 
@@ -264,8 +263,8 @@ void TensorEmitter::emitView(const Op &op) {
     for (unsigned j = 0; j < st.rank(); ++j) {
       const bool chunked = op.kind == OpKind::Chunk && j == a.axis;
       offsets.push_back(std::to_string(op.kind == OpKind::Slice ? a.offsets[j]
-                                       : chunked               ? a.index * rt.shape[j]
-                                                               : 0));
+                                       : chunked                ? a.index * rt.shape[j]
+                                                                : 0));
       sizes.push_back(std::to_string(rt.shape[j]));
       strides.push_back(std::to_string(op.kind == OpKind::Slice ? a.strides[j] : 1));
     }
@@ -285,12 +284,10 @@ void TensorEmitter::emitView(const Op &op) {
     return bind(res, r);
   }
   case OpKind::Reshape:
-  case OpKind::Unsqueeze:
-    return emitReshape(op);
+  case OpKind::Unsqueeze: return emitReshape(op);
   case OpKind::Broadcast:
   case OpKind::Squeeze:
-  case OpKind::IndexMap:
-    return emitIndexMapView(op);
+  case OpKind::IndexMap: return emitIndexMapView(op);
 #define NPF_HANDLED_CATEGORY View
 #include "ir/OpCasesOutside.def"
     unsupported = std::string(opName(op.kind)) + " is not a view";
@@ -355,8 +352,8 @@ bool TensorEmitter::run() {
     const ValueId v = op.results[0];
     const TensorType &t = c_.typeOf(v);
     const std::string x = fresh("arg");
-    line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) + " restrict : " +
-         memrefType(t) + " to " + tensorType(t));
+    line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) +
+         " restrict : " + memrefType(t) + " to " + tensorType(t));
     bind(v, x);
     if (t.valid)
       std::tie(vals_[v].rows, vals_[v].cols) = validBounds(i, *t.valid);
@@ -375,8 +372,8 @@ bool TensorEmitter::run() {
     std::string strided = "memref<";
     for (int64_t d : t.shape)
       strided += std::to_string(d) + "x";
-    strided += elemType(t.dtype) + ", strided<[" +
-               joined(std::vector<std::string>(t.rank(), "?")) + "], offset: ?>>";
+    strided += elemType(t.dtype) + ", strided<[" + joined(std::vector<std::string>(t.rank(), "?")) +
+               "], offset: ?>>";
     const std::string m = fresh("res");
     line(m + " = bufferization.to_buffer " + tv.name + " read_only : " + tv.type + " to " +
          strided);

@@ -47,7 +47,8 @@ public:
                                        const std::vector<GenericOperand> &ins,
                                        const std::vector<GenericOperand> &outs,
                                        const std::vector<std::string> &iterators);
-  void closeGeneric(const std::vector<std::string> &yields, const std::vector<GenericOperand> &outs);
+  void closeGeneric(const std::vector<std::string> &yields,
+                    const std::vector<GenericOperand> &outs);
   /// `tensor.empty` of `t`, and `t` filled with `scalar` (linalg.fill).
   std::string empty(const TensorType &t);
   std::string fill(const std::string &scalar, const TensorType &t);

@@ -48,8 +48,8 @@ void TensorEmitter::emitReduce(const Op &op) {
   const std::vector<GenericOperand> outs = {
       operand(fill(init, accT), accT, reducedResults(st.rank(), axis))};
   const std::string acc = fresh("red");
-  const std::vector<std::string> args = openGeneric(
-      acc, {operand(src, dims(st.rank()))}, outs, reductionIterators(st.rank(), axis));
+  const std::vector<std::string> args =
+      openGeneric(acc, {operand(src, dims(st.rank()))}, outs, reductionIterators(st.rank(), axis));
   const std::string next = fresh();
   line(next + " = " + combine + " " + args[1] + ", " + widen(args[0], t) + " : " + accTy);
   closeGeneric({next}, outs);
@@ -78,8 +78,8 @@ void TensorEmitter::emitArgMax(const Op &op) {
       operand(fill(lowestOf(t), bestT), bestT, outResults),
       operand(fill(intConst(0, DType::I64), idxT), idxT, outResults)};
   const std::string r = fresh("am");
-  const std::vector<std::string> args = openGeneric(
-      r + ":2", {operand(src, dims(st.rank()))}, outs, reductionIterators(st.rank(), axis));
+  const std::vector<std::string> args = openGeneric(r + ":2", {operand(src, dims(st.rank()))}, outs,
+                                                    reductionIterators(st.rank(), axis));
   const std::string &x = args[0], &best = args[1], &bestIdx = args[2];
   const std::string k = fresh();
   line(k + " = arith.index_cast " + loopIndex(static_cast<unsigned>(axis)) + " : index to i64");
@@ -128,10 +128,10 @@ void TensorEmitter::emitTopK(const Op &op) {
   const std::string r = fresh("r"), prevV = fresh("pv"), prevI = fresh("pi"),
                     havePrev = fresh("hp"), tv = fresh("tv"), ti = fresh("ti"),
                     passes = fresh("sel");
-  line(passes + ":5 = scf.for " + r + " = " + c0 + " to " + indexConst(op.attrs.k) + " step " +
-       c1 + " iter_args(" + prevV + " = " + zeroOf(t) + ", " + prevI + " = " + c0 + ", " +
-       havePrev + " = " + no + ", " + tv + " = " + curV + ", " + ti + " = " + curI + ") -> (" +
-       ty + ", index, i1, " + vty + ", " + ity + ") {");
+  line(passes + ":5 = scf.for " + r + " = " + c0 + " to " + indexConst(op.attrs.k) + " step " + c1 +
+       " iter_args(" + prevV + " = " + zeroOf(t) + ", " + prevI + " = " + c0 + ", " + havePrev +
+       " = " + no + ", " + tv + " = " + curV + ", " + ti + " = " + curI + ") -> (" + ty +
+       ", index, i1, " + vty + ", " + ity + ") {");
   indent_ += 2;
   const std::string j = fresh("j"), bv = fresh("bv"), bi = fresh("bi"), has = fresh("has"),
                     pick = fresh("pick");
@@ -142,7 +142,8 @@ void TensorEmitter::emitTopK(const Op &op) {
   const std::string x = fresh();
   line(x + " = tensor.extract " + val(src).name + "[" + at(j) + "] : " + val(src).type);
   const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
-  line("scf.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty + ", index, i1");
+  line("scf.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty +
+       ", index, i1");
   indent_ -= 2;
   line("}");
   const std::string nextV = fresh(), idx = fresh(), nextI = fresh();
@@ -185,8 +186,8 @@ void TensorEmitter::emitGather(const Op &op) {
   const std::string all = dims(rt.rank());
   const std::vector<GenericOperand> outs = {operand(empty(rt), rt, all)};
   const std::string r = fresh("gather");
-  const std::vector<std::string> args = openGeneric(
-      r, {operand(idx, all)}, outs, std::vector<std::string>(rt.rank(), "parallel"));
+  const std::vector<std::string> args =
+      openGeneric(r, {operand(idx, all)}, outs, std::vector<std::string>(rt.rank(), "parallel"));
   std::string i = args[0];
   if (idxTy != DType::Index) {
     const std::string cast = fresh();

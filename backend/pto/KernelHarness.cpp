@@ -46,8 +46,8 @@ std::string runner(const KernelBuffers &b) {
   std::ostringstream h;
   h << "constexpr size_t npfNumArgs = " << n << ";\n" << kCall;
   for (size_t k = 0; k < b.bytes.size(); ++k)
-    h << "alignas(64) static unsigned char npfBuf" << k << "["
-      << std::max<size_t>(1, b.bytes[k]) << "];\n";
+    h << "alignas(64) static unsigned char npfBuf" << k << "[" << std::max<size_t>(1, b.bytes[k])
+      << "];\n";
   h << "int npfMain(const char *dir) {\n";
   h << "  void *bufs[" << n << "] = {";
   for (size_t k = 0; k < n; ++k)

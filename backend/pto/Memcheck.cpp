@@ -70,7 +70,11 @@ std::string memcheckHeadline(const std::string &err) {
 }
 
 std::vector<std::string> memcheckCommand(const std::string &valgrind) {
-  return {valgrind, "--tool=memcheck", "-q", "--leak-check=no", "--exit-on-first-error=yes",
+  return {valgrind,
+          "--tool=memcheck",
+          "-q",
+          "--leak-check=no",
+          "--exit-on-first-error=yes",
           "--error-exitcode=" + std::to_string(kMemcheckErrorStatus)};
 }
 

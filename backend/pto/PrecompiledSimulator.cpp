@@ -28,8 +28,7 @@ bool writeText(const std::string &path, const char *text) {
 }
 
 /// Runs one build step; false with the compiler's output otherwise.
-bool build(const std::vector<std::string> &argv, const std::string &scratch,
-           std::string &error) {
+bool build(const std::vector<std::string> &argv, const std::string &scratch, std::string &error) {
   ExternalToolchain limits;
   limits.timeoutSeconds = 600;
   const CommandEnd end = runCommand(limits, argv, scratch + ".out", scratch + ".err");
@@ -43,8 +42,7 @@ bool build(const std::vector<std::string> &argv, const std::string &scratch,
 } // namespace
 
 std::vector<std::string> simulatorFlags(const PtoToolchain &t) {
-  return {"-std=c++20", "-D__CPU_SIM", "-D__DAV_VEC__", "-O0",
-          "-fPIC",      "-w",          "-I",            t.ptoIsa};
+  return {"-std=c++20", "-D__CPU_SIM", "-D__DAV_VEC__", "-O0", "-fPIC", "-w", "-I", t.ptoIsa};
 }
 
 bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
@@ -94,8 +92,8 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
   const std::vector<std::string> flags = simulatorFlags(t);
   argv.insert(argv.end(), flags.begin(), flags.end());
   std::vector<std::string> header_ = argv, object_ = argv;
-  header_.insert(header_.end(), {"-fpch-instantiate-templates", "-fpch-codegen", "-x",
-                                 "c++-header", header, "-o", pch});
+  header_.insert(header_.end(), {"-fpch-instantiate-templates", "-fpch-codegen", "-x", "c++-header",
+                                 header, "-o", pch});
   object_.insert(object_.end(), {"-c", pch, "-o", object});
   const bool built = build(header_, pch, error) && build(object_, object, error) &&
                      build({t.cxx, "-shared", object, "-o", library}, library, error);
@@ -122,8 +120,8 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
 std::vector<std::string> kernelCompileCommand(const PtoToolchain &t,
                                               const PrecompiledSimulator &sim,
                                               const std::string &kernelDir,
-                                              const std::string &harness,
-                                              const std::string &binary, bool lineTables) {
+                                              const std::string &harness, const std::string &binary,
+                                              bool lineTables) {
   std::vector<std::string> argv = {t.cxx};
   const std::vector<std::string> flags = simulatorFlags(t);
   argv.insert(argv.end(), flags.begin(), flags.end());
@@ -133,10 +131,10 @@ std::vector<std::string> kernelCompileCommand(const PtoToolchain &t,
   // of it (pto-isa's cost-model reporter) that reference libstdc++ symbols
   // this libstdc++ does not export; nothing in a simulated kernel calls
   // them, and a call would fail loudly at run time (a crash, not a result).
-  argv.insert(argv.end(), {"-include-pch", sim.header, "-I", kernelDir, harness, sim.library,
-                           "-Wl,--allow-shlib-undefined",
-                           "-Wl,-rpath," + fs::path(sim.library).parent_path().string(), "-o",
-                           binary});
+  argv.insert(argv.end(),
+              {"-include-pch", sim.header, "-I", kernelDir, harness, sim.library,
+               "-Wl,--allow-shlib-undefined",
+               "-Wl,-rpath," + fs::path(sim.library).parent_path().string(), "-o", binary});
   return argv;
 }
 

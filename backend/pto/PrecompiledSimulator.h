@@ -48,8 +48,8 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
 std::vector<std::string> kernelCompileCommand(const PtoToolchain &t,
                                               const PrecompiledSimulator &sim,
                                               const std::string &kernelDir,
-                                              const std::string &harness,
-                                              const std::string &binary, bool lineTables);
+                                              const std::string &harness, const std::string &binary,
+                                              bool lineTables);
 
 } // namespace npufuzz
 

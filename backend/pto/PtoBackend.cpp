@@ -34,8 +34,8 @@ double since(Clock::time_point t) {
 
 bool writeBytes(const std::string &path, const void *data, size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  return static_cast<bool>(out.write(static_cast<const char *>(data),
-                                     static_cast<std::streamsize>(size))) &&
+  return static_cast<bool>(
+             out.write(static_cast<const char *>(data), static_cast<std::streamsize>(size))) &&
          static_cast<bool>(out.flush());
 }
 
@@ -65,7 +65,8 @@ bool resolvePtoToolchain(PtoToolchain &t, std::string &error) {
                            "../shared/third_party and prints both paths";
   if (t.ptoas.empty() || t.ptoIsa.empty()) {
     error = "--backend pto needs --ptoas PATH and --pto-isa DIR (or NPUFUZZ_PTOAS and "
-            "NPUFUZZ_PTO_ISA)" + help;
+            "NPUFUZZ_PTO_ISA)" +
+            help;
     return false;
   }
   if (::access(resolveProgram(t.ptoas).c_str(), X_OK) != 0) {
@@ -193,8 +194,8 @@ fs::path batchEntry(const PtoToolchain &t, const std::string &key) {
 
 /// Compiles dir/kernel.cpp with a harness for `b` into dir/kernel; false
 /// with `r` saying why.
-bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffers &b,
-                   bool memcheck, BackendRun &r) {
+bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffers &b, bool memcheck,
+                   BackendRun &r) {
   const auto t0 = Clock::now();
   PrecompiledSimulator sim;
   std::string error;
@@ -205,19 +206,19 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
   }
   const std::string h = singleHarness(b);
   writeBytes(dir.file("harness.cpp"), h.data(), h.size());
-  const CommandEnd end = runCommand(
-      stageLimits(t),
-      kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"), dir.file("kernel"),
-                           memcheck),
-      dir.file("cxx.out"), dir.file("cxx.err"));
+  const CommandEnd end =
+      runCommand(stageLimits(t),
+                 kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"),
+                                      dir.file("kernel"), memcheck),
+                 dir.file("cxx.out"), dir.file("cxx.err"));
   r.codegenSeconds = since(t0);
   if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
     return true;
   if (end.kind == CommandEnd::Kind::Exited) {
     // ptoas accepted the kernel and pto-isa rejects what it made of it.
     r.status = BackendRun::Status::ContractGap;
-    r.message = "pto-isa rejects ptoas's C++: " + firstError(end.stderrText) + "\n" +
-                end.stderrText;
+    r.message =
+        "pto-isa rejects ptoas's C++: " + firstError(end.stderrText) + "\n" + end.stderrText;
   } else {
     r.status = classifyEnd(end, r.message);
     r.message = t.cxx + ": " + r.message;
@@ -289,8 +290,7 @@ bool ptoText(const Case &c, std::string &text, std::string &reason) {
 }
 
 /// ptoas: dir/kernel.pto to dir/kernel.cpp; false with `r` saying why.
-bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text,
-              BackendRun &r) {
+bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text, BackendRun &r) {
   const auto t0 = Clock::now();
   writeBytes(dir.file("kernel.pto"), text.data(), text.size());
   std::vector<std::string> argv = {t.ptoas, "--pto-arch=" + t.arch};
@@ -408,7 +408,8 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     Kernel k{kernelBuffers(c), "", ""};
     k.key = buildKey(text, k.buffers, false);
     std::error_code ec;
-    if (std::any_of(kernels.begin(), kernels.end(), [&](const Kernel &o) { return o.key == k.key; }) ||
+    if (std::any_of(kernels.begin(), kernels.end(),
+                    [&](const Kernel &o) { return o.key == k.key; }) ||
         fs::exists(batchEntry(t, k.key), ec))
       continue;
     // Scratch under the batch directory, which the campaign removes: a
@@ -446,11 +447,11 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
         fs::path(t.batchDir) / ("batch-" + fs::path(batch.path()).filename().string());
     ExternalToolchain limits = stageLimits(t);
     limits.timeoutSeconds *= static_cast<double>(kernels.size());
-    const CommandEnd end = runCommand(
-        limits,
-        kernelCompileCommand(t, sim, batch.path(), batch.file("harness.cpp"), binary.string(),
-                             false),
-        batch.file("cxx.out"), batch.file("cxx.err"));
+    const CommandEnd end =
+        runCommand(limits,
+                   kernelCompileCommand(t, sim, batch.path(), batch.file("harness.cpp"),
+                                        binary.string(), false),
+                   batch.file("cxx.out"), batch.file("cxx.err"));
     if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0) {
       for (size_t k = 0; k < kernels.size(); ++k) {
         const fs::path entry = batchEntry(t, kernels[k].key);

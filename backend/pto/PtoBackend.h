@@ -42,12 +42,12 @@ struct PtoBuilds;
 std::shared_ptr<PtoBuilds> newPtoBuilds();
 
 struct PtoToolchain {
-  std::string ptoas;  ///< the ptoas binary
-  std::string ptoIsa; ///< pto-isa's include directory (holds pto/pto-inst.hpp)
-  std::string arch = "a3";            ///< --pto-arch
+  std::string ptoas;                   ///< the ptoas binary
+  std::string ptoIsa;                  ///< pto-isa's include directory (holds pto/pto-inst.hpp)
+  std::string arch = "a3";             ///< --pto-arch
   std::vector<std::string> ptoasFlags; ///< more ptoas options
-  std::string cxx = "clang++-22";     ///< compiles the simulator
-  unsigned timeoutSeconds = 60;       ///< per stage
+  std::string cxx = "clang++-22";      ///< compiles the simulator
+  unsigned timeoutSeconds = 60;        ///< per stage
   uint64_t addressSpaceBytes = 8ull << 30;
   /// Parent of the case directories (the system temporary directory when
   /// empty) and of the precompiled simulator header.
@@ -79,8 +79,7 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
 BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
                         const std::vector<TensorData> &inputs,
                         const std::vector<TensorType> &outputTypes,
-                        const std::vector<int64_t> &validShapes, uint32_t poison,
-                        bool memcheck);
+                        const std::vector<int64_t> &validShapes, uint32_t poison, bool memcheck);
 
 /// Builds the kernels of `cases` (those PTO expresses and memcheck does not
 /// watch) in one compiler run into `t.batchDir`, where runPto finds them;

@@ -37,8 +37,7 @@ void transfer(int64_t kind, int64_t index, const UnrankedMemRef *m, size_t eleme
     count *= d[3 + i];
   const char *pattern = kind == 0 ? "in" : "out";
   const char *suffix = kind == 1 ? ".init.bin" : ".bin";
-  const std::string path =
-      std::string(dir) + "/" + pattern + std::to_string(index) + suffix;
+  const std::string path = std::string(dir) + "/" + pattern + std::to_string(index) + suffix;
   std::FILE *f = std::fopen(path.c_str(), kind == 2 ? "wb" : "rb");
   if (!f)
     fail("cannot open " + path);
@@ -51,10 +50,9 @@ void transfer(int64_t kind, int64_t index, const UnrankedMemRef *m, size_t eleme
 }
 } // namespace
 
-#define NPF_KERNEL_IO(NAME, BYTES)                                                           \
-  extern "C" void _mlir_ciface_npf_rt_io_##NAME(int64_t kind, int64_t index,                \
-                                                UnrankedMemRef *m) {                         \
-    transfer(kind, index, m, BYTES);                                                         \
+#define NPF_KERNEL_IO(NAME, BYTES)                                                                 \
+  extern "C" void _mlir_ciface_npf_rt_io_##NAME(int64_t kind, int64_t index, UnrankedMemRef *m) {  \
+    transfer(kind, index, m, BYTES);                                                               \
   }
 NPF_KERNEL_IO(f32, 4)
 NPF_KERNEL_IO(f16, 2)

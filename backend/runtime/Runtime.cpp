@@ -14,12 +14,9 @@ using namespace npufuzz;
 namespace {
 int32_t bitsOf(float v, DType t, RoundingMode m) {
   switch (t) {
-  case DType::BF16:
-    return floatToBF16Bits(v, m);
-  case DType::F16:
-    return floatToF16Bits(v, m);
-  default:
-    return static_cast<int32_t>(floatBits(v));
+  case DType::BF16: return floatToBF16Bits(v, m);
+  case DType::F16: return floatToF16Bits(v, m);
+  default: return static_cast<int32_t>(floatBits(v));
   }
 }
 } // namespace

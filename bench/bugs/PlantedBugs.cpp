@@ -106,8 +106,7 @@ std::optional<int64_t> spadBase(func::CallOp dma) {
 /// i64 expert id it is compared with. After elementwise fusion of the tensor
 /// style, the iota's `linalg.index`, its cast and the compare share one
 /// body, as they did in the fused kernel of the report.
-struct IndexI64ComparePass
-    : PassWrapper<IndexI64ComparePass, OperationPass<func::FuncOp>> {
+struct IndexI64ComparePass : PassWrapper<IndexI64ComparePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(IndexI64ComparePass)
   StringRef getArgument() const final { return "npufuzz-bug-index-i64-compare"; }
   StringRef getDescription() const final {
@@ -138,8 +137,7 @@ struct IndexI64ComparePass
 /// (the last 8 bytes). The simulator's scratchpad starts zeroed, so the
 /// bound is 0 and the valid region is never computed (fillpad pads all of
 /// it); on hardware it would be whatever the slot held.
-struct UninitValidShapePass
-    : PassWrapper<UninitValidShapePass, OperationPass<func::FuncOp>> {
+struct UninitValidShapePass : PassWrapper<UninitValidShapePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UninitValidShapePass)
   StringRef getArgument() const final { return "npufuzz-bug-uninit-validshape"; }
   StringRef getDescription() const final {
@@ -184,8 +182,7 @@ struct UninitValidShapePass
 /// buffer found no candidate and `assert(candidate_found)` fired. Views of
 /// kernel inputs are not fusion candidates, so only a view of a linalg
 /// result counts.
-struct SliceFusionAssertPass
-    : PassWrapper<SliceFusionAssertPass, OperationPass<func::FuncOp>> {
+struct SliceFusionAssertPass : PassWrapper<SliceFusionAssertPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SliceFusionAssertPass)
   StringRef getArgument() const final { return "npufuzz-bug-slice-fusion-assert"; }
   StringRef getDescription() const final {
@@ -263,8 +260,7 @@ AffineExpr wrongModStride(AffineExpr e, unsigned numDims, bool &changed) {
 
 /// Seed 003: a floor/mod index computed with a wrong stride. Targets the
 /// index maps of reshape, index_map and gather in the npu (and affine) style.
-struct FloorModStridePass
-    : PassWrapper<FloorModStridePass, OperationPass<func::FuncOp>> {
+struct FloorModStridePass : PassWrapper<FloorModStridePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FloorModStridePass)
   StringRef getArgument() const final { return "npufuzz-bug-floormod-stride"; }
   StringRef getDescription() const final {
@@ -283,8 +279,8 @@ struct FloorModStridePass
       for (AffineExpr r : map.getResults())
         results.push_back(wrongModStride(r, map.getNumDims(), changed));
       if (changed)
-        op->setAttr("map", AffineMapAttr::get(AffineMap::get(
-                               map.getNumDims(), map.getNumSymbols(), results, op->getContext())));
+        op->setAttr("map", AffineMapAttr::get(AffineMap::get(map.getNumDims(), map.getNumSymbols(),
+                                                             results, op->getContext())));
     });
   }
 };
@@ -294,8 +290,7 @@ struct FloorModStridePass
 /// dims from descriptors (NpuDma.cpp); the fault finds the tile of each DMA
 /// by its scratchpad offset and, for a non-unit dim followed by unit dims,
 /// transfers extent 1 instead.
-struct UnitDimCollapsePass
-    : PassWrapper<UnitDimCollapsePass, OperationPass<func::FuncOp>> {
+struct UnitDimCollapsePass : PassWrapper<UnitDimCollapsePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(UnitDimCollapsePass)
   StringRef getArgument() const final { return "npufuzz-bug-unit-dim-collapse"; }
   StringRef getDescription() const final {
@@ -384,8 +379,8 @@ struct DropTailPass : PassWrapper<DropTailPass, OperationPass<func::FuncOp>> {
         return;
       auto div = dyn_cast<AffineBinaryOpExpr>(mul.getLHS());
       auto lanes = dyn_cast<AffineConstantExpr>(mul.getRHS());
-      if (!div || div.getKind() != AffineExprKind::FloorDiv || !lanes ||
-          div.getRHS() != lanes || !isa<AffineDimExpr>(div.getLHS()))
+      if (!div || div.getKind() != AffineExprKind::FloorDiv || !lanes || div.getRHS() != lanes ||
+          !isa<AffineDimExpr>(div.getLHS()))
         return;
       std::optional<int64_t> n = getConstantIntValue(loop.getUpperBound());
       if (n && *n % lanes.getValue() == 0)
@@ -404,8 +399,7 @@ struct DropTailPass : PassWrapper<DropTailPass, OperationPass<func::FuncOp>> {
 /// Seed 004: fp32 -> bf16 rounded half away from zero instead of to nearest
 /// even. `(bits + 0x8000) >> 16` rounds the magnitude half up; NaNs keep
 /// their sign and become quiet so the carry cannot turn them into infinity.
-struct Bf16RoundHalfAwayPass
-    : PassWrapper<Bf16RoundHalfAwayPass, OperationPass<func::FuncOp>> {
+struct Bf16RoundHalfAwayPass : PassWrapper<Bf16RoundHalfAwayPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(Bf16RoundHalfAwayPass)
   StringRef getArgument() const final { return "npufuzz-bug-bf16-round-half-away"; }
   StringRef getDescription() const final {

@@ -15,7 +15,6 @@
 
 using namespace npufuzz;
 
-
 TEST(MlirBackend, SeedCorpusRunsCleanAtO0AndO2) {
   MlirJit jit;
   for (const std::string &pipeline : {"O0", "O2"}) {
@@ -47,7 +46,8 @@ TEST(MlirBackend, GeneratedCasesRunCleanAtO0) {
 // Seed 000: the same SSA value used as vector<16xindex> and vector<16xi64>.
 // The oracle must reject it and point at the offending op.
 TEST(MlirBackend, IndexI64MixRejectedWithOpAndLine) {
-  const std::string text = R"(func.func @kernel(%lane: vector<16xindex>, %ids: vector<16xi64>) -> vector<16xi1> {
+  const std::string text =
+      R"(func.func @kernel(%lane: vector<16xindex>, %ids: vector<16xi64>) -> vector<16xi1> {
   %c16 = arith.constant dense<16> : vector<16xindex>
   %tmp19 = arith.addi %lane, %c16 : vector<16xindex>
   %tmp20 = arith.cmpi eq, %ids, %tmp19 : vector<16xi64>

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/Pipelines.h"
 #include "generators/CaseGenerator.h"
-#include "ir/Text.h"
 #include "ir/Storage.h"
+#include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 #include "tests/TestSupport.h"
 
@@ -56,6 +56,5 @@ TEST(ModesAgree, SeedCorpusAtO0AndO2) {
 
 TEST(ModesAgree, GeneratedCases) {
   for (uint64_t seed = 0; seed < 24; ++seed)
-    expectModesAgree(generateCase(seed, Policy::defaults()), "O0",
-                     "seed " + std::to_string(seed));
+    expectModesAgree(generateCase(seed, Policy::defaults()), "O0", "seed " + std::to_string(seed));
 }

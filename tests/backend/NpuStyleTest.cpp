@@ -3,11 +3,11 @@
 #include "backend/mlir/Pipelines.h"
 #include "backend/runtime/NpuSim.h"
 #include "generators/CaseGenerator.h"
+#include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 #include "oracles/Differential.h"
 #include "reference/Executor.h"
-#include "ir/Storage.h"
 
 #include "tests/TestSupport.h"
 

@@ -7,8 +7,8 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 using namespace npufuzz;
@@ -18,8 +18,7 @@ namespace {
 std::string emittedKernelFile(const std::string &corpusCase) {
   Case c;
   TextError err;
-  EXPECT_TRUE(parseCaseFile(npufuzz::testing::sourceDir() + "/corpus/seeds/" + corpusCase, c,
-                            err))
+  EXPECT_TRUE(parseCaseFile(npufuzz::testing::sourceDir() + "/corpus/seeds/" + corpusCase, c, err))
       << err.format(corpusCase);
   MlirKernel kernel;
   std::string unsupported;
@@ -81,8 +80,8 @@ TEST(PassPlugin, AHangingPassInMlirOptIsAHangBlamedOnIt) {
 
 TEST(PassPlugin, PlantedFaultIsSilentWithoutItsPattern) {
   // The floor/mod view case has no arith.addf: the planted pass must not fire.
-  const VerifyPipelineReport r = verify(emittedKernelFile("floormod_views.npf"),
-                                        "func.func(npufuzz-test-miscompile)");
+  const VerifyPipelineReport r =
+      verify(emittedKernelFile("floormod_views.npf"), "func.func(npufuzz-test-miscompile)");
   EXPECT_EQ(r.verdict, "ok") << r.json();
   EXPECT_TRUE(r.executed);
 }

@@ -17,12 +17,12 @@
 
 #include <atomic>
 #include <chrono>
-#include <fcntl.h>
-#include <map>
-#include <set>
 #include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <sys/wait.h>
 #include <thread>
@@ -36,8 +36,8 @@ const char *kFaultyPipeline =
     "func.func(npufuzz-test-crash),func.func(npufuzz-test-hang),func.func(npufuzz-test-oom)";
 
 std::string freshDir(const std::string &name) {
-  const fs::path dir = fs::temp_directory_path() / ("npufuzz-test-" + name + "-" +
-                                                    std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("npufuzz-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   return dir.string();
 }
@@ -91,9 +91,8 @@ TEST(Campaign, CrashHangAndOomAreVerdictsAndTheCampaignGoesOn) {
   const Case c = generateCase(crash->firstSeed, Policy::defaults());
   RunConfig config;
   config.pipeline = kFaultyPipeline;
-  const CaseReport again =
-      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); },
-                           faultyCampaign(dir, 1).limits));
+  const CaseReport again = reportOf(runIsolated(
+      [&] { return runCaseTask(c, jit, config).toJson(); }, faultyCampaign(dir, 1).limits));
   EXPECT_EQ(again.signature.id(), crash->id) << again.signature.text();
   fs::remove_all(dir);
 }
@@ -183,9 +182,19 @@ uint64_t failingCounted(const std::string &dir) {
 
 TEST(Campaign, KilledAgainAndAgainItCountsAndListsEveryCaseOnce) {
   const std::string dir = freshDir("killed");
-  const std::vector<std::string> args = {
-      "fuzz", "-o", dir, "--jobs", "2", "--quiet", "--no-reduce", "--load-pass-plugin",
-      NPUFUZZ_TEST_PLUGIN, "--pipeline", "func.func(npufuzz-test-crash)", "--max-cases", "250"};
+  const std::vector<std::string> args = {"fuzz",
+                                         "-o",
+                                         dir,
+                                         "--jobs",
+                                         "2",
+                                         "--quiet",
+                                         "--no-reduce",
+                                         "--load-pass-plugin",
+                                         NPUFUZZ_TEST_PLUGIN,
+                                         "--pipeline",
+                                         "func.func(npufuzz-test-crash)",
+                                         "--max-cases",
+                                         "250"};
   // SIGKILL at moments spread over start-up, running cases and state writes.
   for (int k = 0; k < 6; ++k) {
     const pid_t pid = startNpufuzz(args, dir + ".log");
@@ -212,8 +221,8 @@ TEST(Campaign, KilledAgainAndAgainItCountsAndListsEveryCaseOnce) {
   EXPECT_GE(listed, 1u);
   EXPECT_EQ(failingCounted(dir), listed) << slurp(fs::path(dir) / "summary.json");
   const std::string state = slurp(fs::path(dir) / "state.json");
-  EXPECT_EQ(jsonCount(state, "total_cases"), jsonCount(state, "next") +
-                                                 (state.find("\"ahead\": []") == std::string::npos))
+  EXPECT_EQ(jsonCount(state, "total_cases"),
+            jsonCount(state, "next") + (state.find("\"ahead\": []") == std::string::npos))
       << state;
   fs::remove_all(dir);
   fs::remove(dir + ".log");
@@ -340,23 +349,22 @@ TEST(Campaign, MaxFindingsStopsAtTheFirstFailingCase) {
   EXPECT_NE(slurp(cli + ".log").find("--max-findings reached"), std::string::npos);
   // Its repro line carries the plugin the finding needs.
   for (const auto &e : fs::directory_iterator(fs::path(cli) / "findings"))
-    EXPECT_NE(slurp(e.path() / "repro.sh").find(std::string("--load-pass-plugin ") +
-                                                NPUFUZZ_TEST_PLUGIN),
-              std::string::npos);
+    EXPECT_NE(
+        slurp(e.path() / "repro.sh").find(std::string("--load-pass-plugin ") + NPUFUZZ_TEST_PLUGIN),
+        std::string::npos);
   // An external backend's finding keeps the program it was given, and its
   // repro line the backend and the command, quoted for the shell.
   const std::string ext = freshDir("max-findings-external");
   EXPECT_EQ(waitExit(startNpufuzz({"fuzz", "-o", ext, "--quiet", "--no-reduce", "--backend",
-                                   "external", "--cmd", "sh -c 'exit 3'", "--max-findings",
-                                   "1"},
+                                   "external", "--cmd", "sh -c 'exit 3'", "--max-findings", "1"},
                                   ext + ".log")),
             1)
       << slurp(ext + ".log");
   for (const auto &e : fs::directory_iterator(fs::path(ext) / "findings")) {
     EXPECT_TRUE(fs::exists(e.path() / "program.py") || fs::exists(e.path() / "kernel.pto"));
-    EXPECT_NE(slurp(e.path() / "repro.sh")
-                  .find(R"(--backend external --cmd 'sh -c '\''exit 3'\''')"),
-              std::string::npos)
+    EXPECT_NE(
+        slurp(e.path() / "repro.sh").find(R"(--backend external --cmd 'sh -c '\''exit 3'\''')"),
+        std::string::npos)
         << slurp(e.path() / "repro.sh");
   }
   for (const std::string &d : {dir, cli, ext}) {
@@ -367,12 +375,12 @@ TEST(Campaign, MaxFindingsStopsAtTheFirstFailingCase) {
 
 TEST(Campaign, AnInterruptedResumedRunReportsItsOwnCountsAndTheTotals) {
   const std::string dir = freshDir("interrupted");
-  const std::vector<std::string> first = {"fuzz", "-o", dir, "--jobs", "1", "--quiet",
-                                          "--max-cases", "5"};
+  const std::vector<std::string> first = {"fuzz", "-o",      dir,           "--jobs",
+                                          "1",    "--quiet", "--max-cases", "5"};
   ASSERT_EQ(waitExit(startNpufuzz(first, dir + ".log")), 0) << slurp(dir + ".log");
   // Resume with the progress line and interrupt it once it has run cases.
-  const pid_t pid = startNpufuzz({"fuzz", "-o", dir, "--jobs", "1", "--max-cases", "100000"},
-                                 dir + ".log");
+  const pid_t pid =
+      startNpufuzz({"fuzz", "-o", dir, "--jobs", "1", "--max-cases", "100000"}, dir + ".log");
   uint64_t seen = 0;
   for (int i = 0; i < 600 && seen < 3; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));

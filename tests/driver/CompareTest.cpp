@@ -1,8 +1,8 @@
 //===- tests/driver/CompareTest.cpp - The tolerance table -----------------===//
 #include "oracles/Compare.h"
-#include "oracles/Exactness.h"
-#include "ir/Text.h"
 #include "ir/Storage.h"
+#include "ir/Text.h"
+#include "oracles/Exactness.h"
 
 #include <gtest/gtest.h>
 
@@ -34,9 +34,8 @@ TEST(Tolerance, Bf16RoundHalfAwayIsAMismatchAgainstRne) {
   const float rne = roundFloatTo(x, DType::BF16, RoundingMode::NearestEven);
   const float rna = roundFloatTo(x, DType::BF16, RoundingMode::NearestAway);
   ASSERT_NE(rne, rna);
-  const Comparison c =
-      compareOutput(floats(DType::BF16, {rne}), dataOf(floats(DType::BF16, {rna})),
-                    Exactness::Exact);
+  const Comparison c = compareOutput(floats(DType::BF16, {rne}), dataOf(floats(DType::BF16, {rna})),
+                                     Exactness::Exact);
   EXPECT_FALSE(c.match);
   EXPECT_EQ(c.mismatches, 1);
   EXPECT_NE(c.firstMismatch.find("1 ulp"), std::string::npos) << c.firstMismatch;
@@ -59,9 +58,9 @@ TEST(Tolerance, ExpWithinTheBoundIsOk) {
 }
 
 TEST(Tolerance, NanMatchesNanAndSignedZerosDiffer) {
-  EXPECT_TRUE(compareOutput(floats(DType::F32, {NAN}), dataOf(floats(DType::F32, {-NAN})),
-                            Exactness::Exact)
-                  .match);
+  EXPECT_TRUE(
+      compareOutput(floats(DType::F32, {NAN}), dataOf(floats(DType::F32, {-NAN})), Exactness::Exact)
+          .match);
   EXPECT_FALSE(compareOutput(floats(DType::F32, {NAN}), dataOf(floats(DType::F32, {1.0f})),
                              Exactness::Approx)
                    .match);
@@ -106,17 +105,17 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
                         c, err))
       << err.format("t");
   const std::vector<Exactness> e = classifyValues(c);
-  EXPECT_EQ(e[1], Exactness::Approx);   // exp
-  EXPECT_EQ(e[2], Exactness::Unstable); // exp(x) + x cancels near x = -0.567
-  EXPECT_EQ(e[3], Exactness::Unstable); // a compare of an approximate value
-  EXPECT_EQ(e[4], Exactness::Exact);    // sqrt is correctly rounded
-  EXPECT_EQ(e[5], Exactness::Approx);   // products keep relative error
-  EXPECT_EQ(e[6], Exactness::Unstable); // sqrt of a value that may cross 0
-  EXPECT_EQ(e[7], Exactness::Approx);   // rsqrt of an exact value
-  EXPECT_EQ(e[8], Exactness::Unstable); // a sum of approximate terms can cancel
-  EXPECT_EQ(e[10], Exactness::Approx);  // a two-term add of independent terms
+  EXPECT_EQ(e[1], Exactness::Approx);    // exp
+  EXPECT_EQ(e[2], Exactness::Unstable);  // exp(x) + x cancels near x = -0.567
+  EXPECT_EQ(e[3], Exactness::Unstable);  // a compare of an approximate value
+  EXPECT_EQ(e[4], Exactness::Exact);     // sqrt is correctly rounded
+  EXPECT_EQ(e[5], Exactness::Approx);    // products keep relative error
+  EXPECT_EQ(e[6], Exactness::Unstable);  // sqrt of a value that may cross 0
+  EXPECT_EQ(e[7], Exactness::Approx);    // rsqrt of an exact value
+  EXPECT_EQ(e[8], Exactness::Unstable);  // a sum of approximate terms can cancel
+  EXPECT_EQ(e[10], Exactness::Approx);   // a two-term add of independent terms
   EXPECT_EQ(e[12], Exactness::Unstable); // x - silu(x) is a few ULP of x
-  EXPECT_EQ(e[13], Exactness::Exact);   // exact terms may share anything
+  EXPECT_EQ(e[13], Exactness::Exact);    // exact terms may share anything
 }
 
 // Two wrong results of one op are told apart by the kind of difference: the
@@ -143,9 +142,9 @@ TEST(Difference, EachKindIsNamed) {
 }
 
 TEST(Difference, TheFirstDifferingElementGivesTheKind) {
-  const Comparison c = compareOutput(floats(DType::F32, {1.0f, 0.0f, 2.0f}),
-                                     dataOf(floats(DType::F32, {1.0f, -0.0f, 3.0f})),
-                                     Exactness::Exact);
+  const Comparison c =
+      compareOutput(floats(DType::F32, {1.0f, 0.0f, 2.0f}),
+                    dataOf(floats(DType::F32, {1.0f, -0.0f, 3.0f})), Exactness::Exact);
   EXPECT_EQ(c.mismatches, 2);
   EXPECT_EQ(c.difference, "signed-zero");
 }

@@ -1,6 +1,6 @@
 //===- tests/driver/IsolationTest.cpp - Workers die alone -----------------===//
-#include "driver/CaseTask.h"
 #include "driver/Isolation.h"
+#include "driver/CaseTask.h"
 #include "tests/driver/QuickLimits.h"
 
 #include <gtest/gtest.h>
@@ -12,7 +12,6 @@
 #include <vector>
 
 using namespace npufuzz;
-
 
 TEST(Isolation, ReturnedPayloadArrives) {
   const ChildOutcome o = runIsolated([] { return std::string(100000, 'x'); }, quickLimits());

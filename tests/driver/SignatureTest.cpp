@@ -1,7 +1,7 @@
 //===- tests/driver/SignatureTest.cpp - Normalised failure identities -----===//
+#include "oracles/Signature.h"
 #include "backend/pto/Memcheck.h"
 #include "driver/CaseTask.h"
-#include "oracles/Signature.h"
 
 #include <gtest/gtest.h>
 
@@ -111,7 +111,9 @@ TEST(Signature, TheMemcheckHeadlineNamesTheInstructionAndTheKernelLine) {
         "(TAdd.hpp:74)\n"
         "==29100==    by 0x10DD48: TADD<pto::Tile<(pto::TileType)0, float, 2, 32> > "
         "(pto_instr.hpp:182)\n"
-        "==29100==    by 0x10DD48: npf_kernel(float*, float*) (" + file + ":24)\n"
+        "==29100==    by 0x10DD48: npf_kernel(float*, float*) (" +
+        file +
+        ":24)\n"
         "==29100==    by 0x10F8BF: main (harness.cpp:42)\n"
         "==29100== \n"
         "==29100== Exit program on first error (--exit-on-first-error=yes)\n";

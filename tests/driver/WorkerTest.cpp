@@ -5,8 +5,8 @@
 // blow-up answers the next request from a fresh process.
 //
 //===----------------------------------------------------------------------===//
-#include "driver/CaseTask.h"
 #include "driver/Worker.h"
+#include "driver/CaseTask.h"
 #include "tests/driver/QuickLimits.h"
 
 #include <gtest/gtest.h>

@@ -28,8 +28,7 @@ TEST(CaseGenerator, TunedPoliciesPassGeneratorChecks) {
     testing::GeneratorCheckOptions options;
     options.numSeeds = 100;
     options.shrinkSeeds = 3;
-    testing::checkGenerator([&](uint64_t seed) { return generateCase(seed, policy); },
-                            options);
+    testing::checkGenerator([&](uint64_t seed) { return generateCase(seed, policy); }, options);
   }
 }
 

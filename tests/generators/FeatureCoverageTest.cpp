@@ -57,8 +57,7 @@ TEST(FeatureCoverage, DefaultPolicyReachesEveryFeatureIn3000Seeds) {
   std::string table;
   for (const auto &[feature, count] : histogram)
     table += "  " + feature + " " + std::to_string(count) + "\n";
-  std::printf("feature histogram over 3000 seeds (cases with the feature):\n%s",
-              table.c_str());
+  std::printf("feature histogram over 3000 seeds (cases with the feature):\n%s", table.c_str());
   for (const std::string &f : requiredFeatures())
     EXPECT_GT(histogram[f], 0u) << "feature " << f << " never generated";
 }

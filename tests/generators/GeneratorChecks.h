@@ -49,11 +49,13 @@ inline ::testing::AssertionResult checkRoundTrip(const Case &c) {
   TextError error;
   if (!parseCase(text, parsed, error))
     return ::testing::AssertionFailure()
-           << "printed case does not parse: " << error.format("<case>") << "\n" << text;
+           << "printed case does not parse: " << error.format("<case>") << "\n"
+           << text;
   const std::string again = printCase(parsed);
   if (again != text)
     return ::testing::AssertionFailure() << "print(parse(text)) != text\n--- text\n"
-                                         << text << "--- again\n" << again;
+                                         << text << "--- again\n"
+                                         << again;
   // Structural equality through the text: ops, attrs and types all print.
   if (parsed.ops.size() != c.ops.size() || parsed.values.size() != c.values.size() ||
       parsed.outputs != c.outputs || parsed.dataSeed != c.dataSeed)
@@ -62,7 +64,8 @@ inline ::testing::AssertionResult checkRoundTrip(const Case &c) {
     if (parsed.values[v].type != c.values[v].type)
       return ::testing::AssertionFailure()
              << "value %" << v << " parses as " << parsed.values[v].type.str() << " not "
-             << c.values[v].type.str() << "\n" << text;
+             << c.values[v].type.str() << "\n"
+             << text;
   return ::testing::AssertionSuccess();
 }
 
@@ -75,20 +78,22 @@ inline ::testing::AssertionResult checkShrinkProgress(const Case &c, unsigned ma
     std::vector<Case> candidates = shrinkCandidates(current);
     for (const Case &cand : candidates) {
       if (::testing::AssertionResult valid = checkValid(cand); !valid)
-        return ::testing::AssertionFailure() << "shrink candidate at step " << step << ": "
-                                             << valid.message() << "parent:\n"
-                                             << printCase(current);
+        return ::testing::AssertionFailure()
+               << "shrink candidate at step " << step << ": " << valid.message() << "parent:\n"
+               << printCase(current);
       if (caseSize(cand) >= size)
         return ::testing::AssertionFailure()
-               << "shrink candidate is not smaller (" << caseSize(cand) << " >= " << size
-               << ")\n" << printCase(cand) << "parent:\n" << printCase(current);
+               << "shrink candidate is not smaller (" << caseSize(cand) << " >= " << size << ")\n"
+               << printCase(cand) << "parent:\n"
+               << printCase(current);
     }
     if (candidates.empty())
       return ::testing::AssertionSuccess();
     current = std::move(candidates.front());
   }
-  return ::testing::AssertionFailure() << "first-candidate shrinking did not end in "
-                                       << maxSteps << " steps\n" << printCase(c);
+  return ::testing::AssertionFailure()
+         << "first-candidate shrinking did not end in " << maxSteps << " steps\n"
+         << printCase(c);
 }
 
 /// Runs every check over the options' seeds; failures name the seed.

@@ -1,6 +1,6 @@
 //===- tests/generators/PolicyTest.cpp - Policy text ----------------------===//
-#include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
+#include "generators/CaseGenerator.h"
 
 #include <gtest/gtest.h>
 

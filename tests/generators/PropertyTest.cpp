@@ -1,7 +1,7 @@
 //===- tests/generators/PropertyTest.cpp - RapidCheck properties of cases -===//
 #include "generators/Features.h"
-#include "tests/generators/RapidCheckGen.h"
 #include "tests/generators/GeneratorChecks.h"
+#include "tests/generators/RapidCheckGen.h"
 
 #include "ir/Text.h"
 #include "ir/Verifier.h"

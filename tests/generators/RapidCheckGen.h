@@ -29,9 +29,9 @@ inline rc::Gen<Case> genCase(Policy policy) {
     Policy scaled = policy;
     const unsigned percent = static_cast<unsigned>(std::clamp(size, 0, 100));
     scaled.maxOps = 1 + (policy.maxOps - 1) * percent / 100;
-    return rc::shrinkable::shrinkRecur(
-        generateCase(r.next(), scaled),
-        [](const Case &c) { return rc::seq::fromContainer(shrinkCandidates(c)); });
+    return rc::shrinkable::shrinkRecur(generateCase(r.next(), scaled), [](const Case &c) {
+      return rc::seq::fromContainer(shrinkCandidates(c));
+    });
   });
 }
 

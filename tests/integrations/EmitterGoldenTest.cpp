@@ -40,7 +40,8 @@ void checkGolden(const std::string &path, const std::string &text) {
 Case loadSeed(const std::string &name) {
   Case c;
   TextError error;
-  const std::string path = std::string(NPUFUZZ_INTEGRATIONS_DIR) + "/../../corpus/seeds/" + name + ".npf";
+  const std::string path =
+      std::string(NPUFUZZ_INTEGRATIONS_DIR) + "/../../corpus/seeds/" + name + ".npf";
   EXPECT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
   return c;
 }
@@ -55,7 +56,9 @@ TEST(EmitterGolden, PyTorchProgramsMatchAndCompile) {
     EXPECT_EQ(text, again) << "not deterministic";
     const std::string golden = std::string(NPUFUZZ_INTEGRATIONS_DIR) + "/golden/" + name + ".py";
     checkGolden(golden, text);
-    const std::string cmd = "python3 -c \"import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')\" " + golden;
+    const std::string cmd =
+        "python3 -c \"import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')\" " +
+        golden;
     EXPECT_EQ(std::system(cmd.c_str()), 0) << golden << " does not parse";
   }
 }

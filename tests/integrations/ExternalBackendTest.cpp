@@ -67,8 +67,7 @@ TEST(ExternalBackend, CrashingCommandIsACrashWithItsAssertion) {
   const CaseReport report = reportOf(
       runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, IsolationLimits()));
   EXPECT_EQ(report.signature.kind, VerdictKind::Crash);
-  EXPECT_NE(report.signature.where.find("validRow"), std::string::npos)
-      << report.signature.text();
+  EXPECT_NE(report.signature.where.find("validRow"), std::string::npos) << report.signature.text();
 }
 
 TEST(ExternalBackend, HangingCommandIsAHang) {
@@ -135,8 +134,7 @@ TEST(ExternalBackend, StderrPatternsMapToStatuses) {
 
 TEST(ExternalBackend, MemoryLimitIsAnOom) {
   MlirJit jit;
-  RunConfig config = external(
-      {"python3", "-c", "x = bytearray(1 << 31)"});
+  RunConfig config = external({"python3", "-c", "x = bytearray(1 << 31)"});
   config.external.addressSpaceBytes = 512ull << 20;
   const CaseOutcome out = runCase(parse(kAddCase), jit, config);
   EXPECT_EQ(out.verdict, VerdictKind::Oom) << out.summary << "\n" << out.run.message;
@@ -156,6 +154,7 @@ TEST(ExternalBackend, MlirToolsAdapterRunsTheSeedCorpus) {
     RunConfig withTime = config;
     withTime.external.timeoutSeconds = 120;
     const CaseOutcome out = runCase(c, jit, withTime);
-    EXPECT_EQ(out.verdict, VerdictKind::Ok) << name << ": " << out.summary << "\n" << out.run.message;
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << name << ": " << out.summary << "\n"
+                                            << out.run.message;
   }
 }

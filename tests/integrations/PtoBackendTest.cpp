@@ -12,11 +12,11 @@
 #include "driver/CaseTask.h"
 #include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
+#include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 #include "oracles/OpBlame.h"
 #include "reference/Executor.h"
-#include "ir/Storage.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -49,7 +49,8 @@ CaseOutcome run(const std::string &text, const RunConfig &config = pto()) {
 TEST(PtoBackend, Seed002RunsExactThroughPtoasAndPtoIsa) {
   Case c;
   TextError error;
-  const std::string path = npufuzz::testing::sourceDir() + "/corpus/seeds/rowexpand_validshape_fillpad.npf";
+  const std::string path =
+      npufuzz::testing::sourceDir() + "/corpus/seeds/rowexpand_validshape_fillpad.npf";
   ASSERT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
   MlirJit jit;
   const CaseOutcome out = runCase(c, jit, pto());

@@ -68,14 +68,10 @@ E randomExpr(int depth, unsigned dims) {
     return *rc::gen::inRange(0, 2) ? E::dim(*rc::gen::inRange(0u, dims))
                                    : E::constant(*rc::gen::inRange(-20, 20));
   switch (*rc::gen::inRange(0, 4)) {
-  case 0:
-    return E::add(randomExpr(depth - 1, dims), randomExpr(depth - 1, dims));
-  case 1:
-    return E::mul(randomExpr(depth - 1, dims), *rc::gen::inRange(-5, 6));
-  case 2:
-    return E::floorDiv(randomExpr(depth - 1, dims), *rc::gen::inRange(1, 9));
-  default:
-    return E::mod(randomExpr(depth - 1, dims), *rc::gen::inRange(1, 9));
+  case 0: return E::add(randomExpr(depth - 1, dims), randomExpr(depth - 1, dims));
+  case 1: return E::mul(randomExpr(depth - 1, dims), *rc::gen::inRange(-5, 6));
+  case 2: return E::floorDiv(randomExpr(depth - 1, dims), *rc::gen::inRange(1, 9));
+  default: return E::mod(randomExpr(depth - 1, dims), *rc::gen::inRange(1, 9));
   }
 }
 } // namespace

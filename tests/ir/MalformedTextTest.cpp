@@ -20,10 +20,9 @@ struct Malformed {
 };
 
 const std::string kHead = "npufuzz-case 1\n";
-const std::string kGood = kHead +
-                          "%0 = input {fill=rand} : f32[4,8]\n"
-                          "%1 = exp %0 : f32[4,8]\n"
-                          "return %1\n";
+const std::string kGood = kHead + "%0 = input {fill=rand} : f32[4,8]\n"
+                                  "%1 = exp %0 : f32[4,8]\n"
+                                  "return %1\n";
 
 std::vector<Malformed> cases() {
   return {
@@ -42,12 +41,11 @@ std::vector<Malformed> cases() {
        "unknown element type 'f31'"},
       {"huge dim", kHead + "%0 = input {fill=rand} : f32[99999999999]\nreturn %0\n", 2, 30,
        "dimension 99999999999 is outside 1..65536"},
-      {"int overflow dim", kHead + "%0 = input : f32[999999999999999999999999]\nreturn %0\n", 2,
-       18, "expected an integer"},
+      {"int overflow dim", kHead + "%0 = input : f32[999999999999999999999999]\nreturn %0\n", 2, 18,
+       "expected an integer"},
       {"zero dim", kHead + "%0 = input {fill=rand} : f32[0]\nreturn %0\n", 2, 30,
        "dimension 0 is outside"},
-      {"rank 7", kHead + "%0 = input : f32[1,1,1,1,1,1,1]\nreturn %0\n", 2, 30,
-       "rank exceeds 6"},
+      {"rank 7", kHead + "%0 = input : f32[1,1,1,1,1,1,1]\nreturn %0\n", 2, 30, "rank exceeds 6"},
       {"too many elements", kHead + "%0 = input : f32[65536,65536]\nreturn %0\n", 2, 1,
        "more than 4194304 elements"},
       {"wrong operand type", kHead + "%0 = input : i1[4]\n%1 = exp %0 : i1[4]\nreturn %1\n", 3, 1,
@@ -66,13 +64,19 @@ std::vector<Malformed> cases() {
        "repeated attribute 'axis'"},
       {"unbalanced bracket", kHead + "%0 = input : f32[4]\n%1 = transpose %0 {perm=[0} : f32[4]\n",
        3, 25, "unbalanced bracket: this one is never closed"},
-      {"bad map", kHead + "%0 = input : f32[8]\n%1 = index_map %0 {map=(d0) -> (d0 mod 0)} : f32[8]\n",
-       3, 40, "in map: mod needs a positive constant"},
-      {"map out of bounds", kHead + "%0 = input : f32[8]\n%1 = index_map %0 {map=(d0) -> (d0 + 1)} : f32[8]\nreturn %1\n",
+      {"bad map",
+       kHead + "%0 = input : f32[8]\n%1 = index_map %0 {map=(d0) -> (d0 mod 0)} : f32[8]\n", 3, 40,
+       "in map: mod needs a positive constant"},
+      {"map out of bounds",
+       kHead +
+           "%0 = input : f32[8]\n%1 = index_map %0 {map=(d0) -> (d0 + 1)} : f32[8]\nreturn %1\n",
        3, 1, "ranges over [1, 8], outside source dim 8"},
-      {"gather unproven", kHead + "%0 = input : f32[8]\n%1 = input : i64[8]\n%2 = gather %0, %1 {axis=0} : f32[8]\nreturn %2\n",
+      {"gather unproven",
+       kHead + "%0 = input : f32[8]\n%1 = input : i64[8]\n%2 = gather %0, %1 {axis=0} : "
+               "f32[8]\nreturn %2\n",
        4, 1, "not provably within [0, 8)"},
-      {"text after return", kGood + "%2 = exp %1 : f32[4,8]\n", 5, 1, "nothing may follow 'return'"},
+      {"text after return", kGood + "%2 = exp %1 : f32[4,8]\n", 5, 1,
+       "nothing may follow 'return'"},
       {"return undefined", kHead + "%0 = input : f32[4]\nreturn %7\n", 3, 8,
        "use of undefined value %7"},
       {"bad utf-8", kHead + "%0 = input : f32[4]\n\xff\xfe\x80 = exp %0 : f32[4]\n", 3, 1,
@@ -82,9 +86,11 @@ std::vector<Malformed> cases() {
       {"bad generator seed", kHead + "generator seed=-4\n", 2, 11, "unsigned integer"},
       {"unterminated policy", kHead + "generator seed=1 policy=\"abc\n", 2, 25,
        "unterminated string"},
-      {"result count", kHead + "%0 = input : f32[4,4]\n%1 = topk %0 {axis=1, k=2} : f32[4,2]\nreturn %1\n",
-       3, 1, "must define 2 result(s)"},
-      {"set_validshape too big", kHead + "%0 = input : f32[4,4]\n%1 = set_validshape %0 : f32[4,4]{valid=5x4}\nreturn %1\n",
+      {"result count",
+       kHead + "%0 = input : f32[4,4]\n%1 = topk %0 {axis=1, k=2} : f32[4,2]\nreturn %1\n", 3, 1,
+       "must define 2 result(s)"},
+      {"set_validshape too big",
+       kHead + "%0 = input : f32[4,4]\n%1 = set_validshape %0 : f32[4,4]{valid=5x4}\nreturn %1\n",
        3, 1, "set_validshape 5x4 needs a rank-2 tile"},
       {"value does not fit", kHead + "%0 = const {value=300} : i8[4]\nreturn %0\n", 2, 13,
        "does not fit i8"},
@@ -121,15 +127,9 @@ RC_GTEST_PROP(MalformedText, RandomByteEditsNeverCrash, ()) {
   for (int i = 0; i < edits; ++i) {
     const size_t at = *rc::gen::inRange<size_t>(0, text.size());
     switch (*rc::gen::inRange(0, 3)) {
-    case 0:
-      text[at] = static_cast<char>(*rc::gen::arbitrary<uint8_t>());
-      break;
-    case 1:
-      text.erase(at, 1);
-      break;
-    default:
-      text.insert(at, 1, static_cast<char>(*rc::gen::arbitrary<uint8_t>()));
-      break;
+    case 0: text[at] = static_cast<char>(*rc::gen::arbitrary<uint8_t>()); break;
+    case 1: text.erase(at, 1); break;
+    default: text.insert(at, 1, static_cast<char>(*rc::gen::arbitrary<uint8_t>())); break;
     }
   }
   Case c;

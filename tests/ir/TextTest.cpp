@@ -124,7 +124,9 @@ std::string longSumCase(int terms) {
   for (int i = 0; i < terms; ++i)
     sum += i ? (i % 2 ? " + d0" : " + d1") : "d1";
   return "npufuzz-case 1\n%x = input {fill=rand} : f32[8,64]\n"
-         "%v = index_map %x {map=(d0, d1) -> (d0, (" + sum + ") mod 64)} : f32[8,64]\n"
+         "%v = index_map %x {map=(d0, d1) -> (d0, (" +
+         sum +
+         ") mod 64)} : f32[8,64]\n"
          "return %v\n";
 }
 } // namespace
@@ -154,7 +156,10 @@ TEST(Text, LongIndexSumsParseAndOverlongOnesAreRefused) {
   for (int i = 0; i < 65; ++i)
     product += " * 1";
   EXPECT_FALSE(parseCase("npufuzz-case 1\n%x = input {fill=rand} : f32[8,64]\n"
-                         "%v = index_map %x {map=(d0, d1) -> (d0, " + product + ")} : f32[8,64]\n"
-                         "return %v\n", c, error));
+                         "%v = index_map %x {map=(d0, d1) -> (d0, " +
+                             product +
+                             ")} : f32[8,64]\n"
+                             "return %v\n",
+                         c, error));
   EXPECT_NE(error.message.find("operators in one product"), std::string::npos) << error.message;
 }

@@ -1,6 +1,6 @@
 //===- tests/ir/VerifierTest.cpp - Typing rules and view index maps -------===//
-#include "ir/Text.h"
 #include "ir/Verifier.h"
+#include "ir/Text.h"
 
 #include <gtest/gtest.h>
 
@@ -24,8 +24,8 @@ using Strings = std::vector<std::string>;
 
 TEST(Verifier, ReshapeIsAMixedRadixSplit) {
   Case c = parseOrDie("%0 = input : f32[8,64]\n%1 = reshape %0 : f32[8,4,16]\nreturn %1\n");
-  EXPECT_EQ(mapOf(c, 1), (Strings{"(d0 * 64 + d1 * 16 + d2) floordiv 64",
-                                  "(d0 * 64 + d1 * 16 + d2) mod 64"}));
+  EXPECT_EQ(mapOf(c, 1),
+            (Strings{"(d0 * 64 + d1 * 16 + d2) floordiv 64", "(d0 * 64 + d1 * 16 + d2) mod 64"}));
   // Spot-check the map against row-major order.
   const auto map = viewIndexMap(c, c.ops[1]);
   EXPECT_EQ(map[0].eval({5, 3, 7}), 5);

@@ -12,7 +12,8 @@ Case caseOf(const std::string &body) {
   Case c;
   TextError err;
   EXPECT_TRUE(parseCase("npufuzz-case 1\ngenerator seed=1 policy=\"default\"\n"
-                        "data seed=1 edge_rate=0\n" + body,
+                        "data seed=1 edge_rate=0\n" +
+                            body,
                         c, err))
       << err.format("case");
   return c;

@@ -37,8 +37,7 @@ TEST(DataSets, AScalarTakesEveryEdgeValueOverTheSweeps) {
 }
 
 TEST(DataSets, IntegersReachTheirExtremesAndIndicesStaySmall) {
-  const auto sets =
-      verificationDataSets({typeOf(DType::I8, {4}), typeOf(DType::Index, {4})}, 0);
+  const auto sets = verificationDataSets({typeOf(DType::I8, {4}), typeOf(DType::Index, {4})}, 0);
   bool min = false, max = false;
   for (const auto &set : sets) {
     const RefTensor i8 = fromTensorData(set[0]);

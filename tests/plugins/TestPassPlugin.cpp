@@ -72,8 +72,7 @@ struct MaxnumfPass : PassWrapper<MaxnumfPass, OperationPass<func::FuncOp>> {
   }
 };
 
-struct SaturatingTruncfPass
-    : PassWrapper<SaturatingTruncfPass, OperationPass<func::FuncOp>> {
+struct SaturatingTruncfPass : PassWrapper<SaturatingTruncfPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SaturatingTruncfPass)
   StringRef getArgument() const final { return "npufuzz-test-saturating-truncf"; }
   StringRef getDescription() const final { return "Clamp before truncf f32 -> f16"; }
@@ -85,8 +84,8 @@ struct SaturatingTruncfPass
       const Location loc = op.getLoc();
       Value hi = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(65504.0f));
       Value lo = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(-65504.0f));
-      Value clamped = arith::MinimumFOp::create(
-          b, loc, arith::MaximumFOp::create(b, loc, op.getIn(), lo), hi);
+      Value clamped =
+          arith::MinimumFOp::create(b, loc, arith::MaximumFOp::create(b, loc, op.getIn(), lo), hi);
       op.getInMutable().assign(clamped);
     });
   }
@@ -124,9 +123,8 @@ struct BreakVerifierPass : PassWrapper<BreakVerifierPass, OperationPass<func::Fu
   StringRef getArgument() const final { return "npufuzz-test-break-verifier"; }
   StringRef getDescription() const final { return "Give arith.mulf an i32 result"; }
   void runOnOperation() override {
-    getOperation().walk([](arith::MulFOp mul) {
-      mul.getResult().setType(IntegerType::get(mul.getContext(), 32));
-    });
+    getOperation().walk(
+        [](arith::MulFOp mul) { mul.getResult().setType(IntegerType::get(mul.getContext(), 32)); });
   }
 };
 

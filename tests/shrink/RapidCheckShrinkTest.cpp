@@ -12,11 +12,11 @@
 // same question as same-signature interestingness.
 //
 //===----------------------------------------------------------------------===//
+#include "bench/PlantedFaults.h"
 #include "driver/ReduceCommand.h"
-#include "tests/generators/RapidCheckGen.h"
 #include "ir/Text.h"
 #include "shrink/Reducer.h"
-#include "bench/PlantedFaults.h"
+#include "tests/generators/RapidCheckGen.h"
 
 #include <gtest/gtest.h>
 

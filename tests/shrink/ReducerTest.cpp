@@ -10,10 +10,10 @@
 //===----------------------------------------------------------------------===//
 #include "shrink/Reducer.h"
 #include "backend/mlir/Pipelines.h"
+#include "bench/PlantedFaults.h"
 #include "driver/ReduceCommand.h"
 #include "ir/Text.h"
 #include "tests/TestSupport.h"
-#include "bench/PlantedFaults.h"
 
 #include <gtest/gtest.h>
 

@@ -23,8 +23,7 @@
 
 namespace {
 [[noreturn]] void violation(const npufuzz::Case &c, const std::string &what) {
-  std::fprintf(stderr, "npufuzz case fuzzer: %s\n%s", what.c_str(),
-               npufuzz::printCase(c).c_str());
+  std::fprintf(stderr, "npufuzz case fuzzer: %s\n%s", what.c_str(), npufuzz::printCase(c).c_str());
   std::abort();
 }
 } // namespace

@@ -26,8 +26,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   RefTensor again;
-  if (!decodeNpy(encodeNpy(t), dtype, again, error) || again.type != t.type ||
-      again.i != t.i || again.f.size() != t.f.size())
+  if (!decodeNpy(encodeNpy(t), dtype, again, error) || again.type != t.type || again.i != t.i ||
+      again.f.size() != t.f.size())
     std::abort();
   return 0;
 }

@@ -23,8 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   const std::string printed = printCase(c);
   Case again;
-  if (!verifyCase(c).empty() || !parseCase(printed, again, error) ||
-      printCase(again) != printed) {
+  if (!verifyCase(c).empty() || !parseCase(printed, again, error) || printCase(again) != printed) {
     std::fprintf(stderr, "round-trip failed for:\n%s", printed.c_str());
     std::abort();
   }

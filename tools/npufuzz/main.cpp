@@ -4,24 +4,24 @@
 // calls into the libraries.
 //
 //===----------------------------------------------------------------------===//
+#include "backend/external/CaseDirMlirTools.h"
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
-#include "backend/external/CaseDirMlirTools.h"
 #include "driver/Campaign.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
-#include "driver/Report.h"
 #include "driver/ReduceCommand.h"
+#include "driver/Report.h"
 #include "driver/Sweep.h"
 #include "driver/VerifyPipeline.h"
 #include "generators/CaseGenerator.h"
 #include "generators/FuzzInput.h"
 #include "generators/Policy.h"
 #include "ir/FileText.h"
+#include "ir/Npy.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 #include "reference/Executor.h"
-#include "ir/Npy.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -32,9 +32,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iostream>
 #include <set>
 #include <thread>
-#include <iostream>
 
 using namespace npufuzz;
 namespace cl = llvm::cl;
@@ -45,8 +45,8 @@ cl::OptionCategory category("npufuzz options");
 
 // --- gen -------------------------------------------------------------------
 cl::SubCommand genCmd("gen", "Print the case generated from a seed");
-cl::opt<uint64_t> genSeed("seed", cl::desc("Generator seed"), cl::init(0),
-                          cl::sub(genCmd), cl::cat(category));
+cl::opt<uint64_t> genSeed("seed", cl::desc("Generator seed"), cl::init(0), cl::sub(genCmd),
+                          cl::cat(category));
 cl::opt<std::string> genPolicy("policy", cl::desc("Policy file (key = value lines)"),
                                cl::value_desc("FILE"), cl::sub(genCmd), cl::cat(category));
 cl::opt<std::string> genOut("o", cl::desc("Write the case here instead of stdout"),
@@ -59,34 +59,35 @@ cl::list<std::string> checkFiles(cl::Positional, cl::desc("<case.npf>..."), cl::
 
 // --- ref -------------------------------------------------------------------
 cl::SubCommand refCmd("ref", "Run a case on the reference; write inputs and outputs as .npy");
-cl::opt<std::string> refFile(cl::Positional, cl::desc("<case.npf>"), cl::Required,
-                             cl::sub(refCmd), cl::cat(category));
-cl::opt<std::string> refOut("o", cl::desc("Output directory"), cl::value_desc("DIR"),
-                            cl::Required, cl::sub(refCmd), cl::cat(category));
+cl::opt<std::string> refFile(cl::Positional, cl::desc("<case.npf>"), cl::Required, cl::sub(refCmd),
+                             cl::cat(category));
+cl::opt<std::string> refOut("o", cl::desc("Output directory"), cl::value_desc("DIR"), cl::Required,
+                            cl::sub(refCmd), cl::cat(category));
 
 // --- sweep -----------------------------------------------------------------
-cl::SubCommand sweepCmd("sweep",
-                        "Generate, verify, round-trip and reference-run a range of seeds");
-cl::opt<uint64_t> sweepStart("seed-start", cl::desc("First seed"), cl::init(0),
-                             cl::sub(sweepCmd), cl::cat(category));
+cl::SubCommand sweepCmd("sweep", "Generate, verify, round-trip and reference-run a range of seeds");
+cl::opt<uint64_t> sweepStart("seed-start", cl::desc("First seed"), cl::init(0), cl::sub(sweepCmd),
+                             cl::cat(category));
 cl::opt<uint64_t> sweepCount("count", cl::desc("Number of seeds"), cl::init(1000),
                              cl::sub(sweepCmd), cl::cat(category));
 cl::opt<std::string> sweepPolicy("policy", cl::desc("Policy file"), cl::value_desc("FILE"),
                                  cl::sub(sweepCmd), cl::cat(category));
 
-cl::opt<bool> sweepBackend("backend", cl::desc("Also run every case on the in-process MLIR backend"),
-                            cl::sub(sweepCmd), cl::cat(category));
-cl::opt<std::string> sweepPipeline("pipeline", cl::desc("Pipeline for --backend (O0, O2, random:N, passes)"),
+cl::opt<bool> sweepBackend("backend",
+                           cl::desc("Also run every case on the in-process MLIR backend"),
+                           cl::sub(sweepCmd), cl::cat(category));
+cl::opt<std::string> sweepPipeline("pipeline",
+                                   cl::desc("Pipeline for --backend (O0, O2, random:N, passes)"),
                                    cl::init("O0"), cl::sub(sweepCmd), cl::cat(category));
 
 // --- run -------------------------------------------------------------------
 cl::SubCommand runCmd("run", "Run one case end to end and print the verdict");
-cl::opt<std::string> runFile(cl::Positional, cl::desc("<case.npf>"), cl::Required,
-                             cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runFile(cl::Positional, cl::desc("<case.npf>"), cl::Required, cl::sub(runCmd),
+                             cl::cat(category));
 cl::opt<std::string> runPipeline("pipeline", cl::desc("O0, O2, random:SEED or a pass list"),
                                  cl::init("O0"), cl::sub(runCmd), cl::cat(category));
-cl::opt<std::string> runStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
-                              cl::sub(runCmd), cl::cat(category));
+cl::opt<std::string> runStyle("style", cl::desc("Lowering style: affine, tensor or npu"),
+                              cl::init("affine"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runOpt("opt", cl::desc("mlir-opt for --backend mlir-tools"),
                             cl::init("mlir-opt-22"), cl::sub(runCmd), cl::cat(category));
 cl::opt<std::string> runRunner("runner", cl::desc("mlir-runner for --backend mlir-tools"),
@@ -108,10 +109,11 @@ cl::opt<std::string> verifyOpt("opt", cl::desc("Run passes through this mlir-opt
                                cl::value_desc("PATH"), cl::sub(verifyCmd), cl::cat(category));
 cl::list<std::string> verifyPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                     cl::sub(verifyCmd), cl::cat(category));
-cl::opt<std::string> verifyEntry("entry", cl::desc("Function to execute for the differential (default: every public function)"),
-                                 cl::sub(verifyCmd), cl::cat(category));
-cl::opt<bool> verifyNoExec("no-exec", cl::desc("Only verify; do not execute"),
-                           cl::sub(verifyCmd), cl::cat(category));
+cl::opt<std::string> verifyEntry(
+    "entry", cl::desc("Function to execute for the differential (default: every public function)"),
+    cl::sub(verifyCmd), cl::cat(category));
+cl::opt<bool> verifyNoExec("no-exec", cl::desc("Only verify; do not execute"), cl::sub(verifyCmd),
+                           cl::cat(category));
 cl::opt<double> verifyTimeout("timeout",
                               cl::desc("Seconds for the whole run before it is timed-out"),
                               cl::init(600), cl::sub(verifyCmd), cl::cat(category));
@@ -133,12 +135,12 @@ cl::opt<unsigned> fuzzJobs("jobs", cl::desc("Concurrent workers (default: cores)
                            cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzPipeline("pipeline", cl::desc("O0, O2, random:SEED or passes"),
                                   cl::init("O0"), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzStyle("style", cl::desc("Lowering style: affine, tensor or npu"), cl::init("affine"),
+cl::opt<std::string> fuzzStyle("style", cl::desc("Lowering style: affine, tensor or npu"),
+                               cl::init("affine"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<uint64_t> fuzzSeedStart("seed-start", cl::desc("First seed"), cl::init(0), cl::sub(fuzzCmd),
+                                cl::cat(category));
+cl::opt<std::string> fuzzShard("shard", cl::desc("Take seeds I, I+N, ... (I/N)"), cl::init("0/1"),
                                cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<uint64_t> fuzzSeedStart("seed-start", cl::desc("First seed"), cl::init(0),
-                                cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<std::string> fuzzShard("shard", cl::desc("Take seeds I, I+N, ... (I/N)"),
-                               cl::init("0/1"), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<std::string> fuzzPolicy("policy", cl::desc("Policy file"), cl::value_desc("FILE"),
                                 cl::sub(fuzzCmd), cl::cat(category));
 cl::list<std::string> fuzzPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
@@ -147,10 +149,9 @@ cl::opt<double> fuzzTimeout("timeout", cl::desc("Seconds per case before it is a
                             cl::init(30), cl::sub(fuzzCmd), cl::cat(category));
 cl::opt<uint64_t> fuzzMemory("memory-mb", cl::desc("Address-space limit per worker (MiB)"),
                              cl::init(8192), cl::sub(fuzzCmd), cl::cat(category));
-cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd),
-                        cl::cat(category));
-cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"),
-                           cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<bool> fuzzQuiet("quiet", cl::desc("No progress line"), cl::sub(fuzzCmd), cl::cat(category));
+cl::opt<bool> fuzzNoReduce("no-reduce", cl::desc("Do not reduce new signatures"), cl::sub(fuzzCmd),
+                           cl::cat(category));
 cl::opt<double> fuzzMetamorphic("metamorphic-share",
                                 cl::desc("Share of cases that also run the view and lane "
                                          "metamorphic variants (0..1)"),
@@ -179,8 +180,9 @@ cl::list<std::string> mergeInputs(cl::Positional, cl::desc("<campaign dir>..."),
 cl::SubCommand reduceCmd("reduce", "Reduce a failing case and its pipeline");
 cl::opt<std::string> reduceFile(cl::Positional, cl::desc("<case.npf>"), cl::Required,
                                 cl::sub(reduceCmd), cl::cat(category));
-cl::opt<std::string> reduceOut("o", cl::desc("Output directory (case.npf, kernel.mlir, "
-                                             "report.json)"),
+cl::opt<std::string> reduceOut("o",
+                               cl::desc("Output directory (case.npf, kernel.mlir, "
+                                        "report.json)"),
                                cl::value_desc("DIR"), cl::Required, cl::sub(reduceCmd),
                                cl::cat(category));
 cl::opt<std::string> reducePipeline("pipeline", cl::desc("O0, O2, random:SEED or passes"),
@@ -203,9 +205,10 @@ cl::opt<std::string> reduceInterestingness(
 cl::opt<bool> reduceQuiet("quiet", cl::desc("No progress lines"), cl::sub(reduceCmd),
                           cl::cat(category));
 
-cl::SubCommand externalMlirCmd(
-    "external-mlir", "Run an external-backend case directory through mlir-opt + mlir-runner "
-                     "and write its outK.npy (the adapter of docs/external-backends.md)");
+cl::SubCommand
+    externalMlirCmd("external-mlir",
+                    "Run an external-backend case directory through mlir-opt + mlir-runner "
+                    "and write its outK.npy (the adapter of docs/external-backends.md)");
 cl::opt<std::string> externalMlirDir(cl::Positional, cl::desc("<case dir>"), cl::Required,
                                      cl::sub(externalMlirCmd), cl::cat(category));
 cl::opt<std::string> externalMlirOpt("opt", cl::desc("mlir-opt binary"), cl::init("mlir-opt-22"),
@@ -215,70 +218,75 @@ cl::opt<std::string> externalMlirRunner("runner", cl::desc("mlir-runner binary")
                                         cl::cat(category));
 
 cl::SubCommand replayCmd("replay", "Re-run regression cases; fail if a verdict changed");
-cl::opt<std::string> replayDir(cl::Positional, cl::desc("<dir of .npf regressions>"),
-                               cl::Required, cl::sub(replayCmd), cl::cat(category));
+cl::opt<std::string> replayDir(cl::Positional, cl::desc("<dir of .npf regressions>"), cl::Required,
+                               cl::sub(replayCmd), cl::cat(category));
 cl::list<std::string> replayPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                     cl::sub(replayCmd), cl::cat(category));
 
 // --- npufuzz --seed N (top level) --------------------------------------------
-cl::opt<uint64_t> topSeed("seed", cl::desc("Regenerate case N, run it, print the verdict and "
-                                           "write its repro"),
+cl::opt<uint64_t> topSeed("seed",
+                          cl::desc("Regenerate case N, run it, print the verdict and "
+                                   "write its repro"),
                           cl::cat(category));
 cl::opt<std::string> topPipeline("pipeline", cl::desc("Pipeline for --seed"), cl::init("O0"),
                                  cl::cat(category));
 cl::opt<std::string> topStyle("style", cl::desc("Lowering style for --seed: affine, tensor or npu"),
                               cl::init("affine"), cl::cat(category));
-cl::opt<std::string> topPolicy("policy", cl::desc("Policy file for --seed"),
-                               cl::value_desc("FILE"), cl::cat(category));
-cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"),
-                            cl::value_desc("DIR"), cl::cat(category));
+cl::opt<std::string> topPolicy("policy", cl::desc("Policy file for --seed"), cl::value_desc("FILE"),
+                               cl::cat(category));
+cl::opt<std::string> topOut("o", cl::desc("Where --seed writes its repro"), cl::value_desc("DIR"),
+                            cl::cat(category));
 cl::list<std::string> topPlugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                                  cl::cat(category));
 cl::opt<double> topTimeout("timeout", cl::desc("Seconds for --seed before it is a hang"),
                            cl::init(30), cl::cat(category));
 
 // --- where a case runs: one set of options for run, fuzz, reduce and --seed
-cl::opt<std::string> backendName("backend",
-                                 cl::desc("mlir-jit (in process), mlir-tools, external, torch or pto"),
-                                 cl::init("mlir-jit"), cl::sub(runCmd), cl::sub(fuzzCmd),
-                                 cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
-                                 cl::cat(category));
-cl::opt<std::string> externalCmd(
-    "cmd", cl::desc("Command for --backend external (one quoted string, split like a shell "
-                    "would, run without one; {dir} is the case directory)"),
-    cl::value_desc("ARGV"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
-    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::opt<std::string>
+    backendName("backend", cl::desc("mlir-jit (in process), mlir-tools, external, torch or pto"),
+                cl::init("mlir-jit"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::opt<std::string>
+    externalCmd("cmd",
+                cl::desc("Command for --backend external (one quoted string, split like a shell "
+                         "would, run without one; {dir} is the case directory)"),
+                cl::value_desc("ARGV"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<bool> externalPersistent(
     "persistent",
     cl::desc("With --backend external: start the command once and send it case directories on "
              "stdin (docs/external-backends.md)"),
-    cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
-    cl::cat(category));
-cl::opt<std::string> torchPythonPath(
-    "python", cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, else /usr/bin/python3)"),
-    cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
+    cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
     cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
-cl::opt<std::string> ptoasPath("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+cl::opt<std::string> torchPythonPath(
+    "python",
+    cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, else /usr/bin/python3)"),
+    cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+cl::opt<std::string> ptoasPath("ptoas",
+                               cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
                                cl::value_desc("PATH"), cl::sub(runCmd), cl::sub(fuzzCmd),
-                               cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
-                               cl::cat(category));
+                               cl::sub(reduceCmd), cl::sub(replayCmd),
+                               cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<std::string> ptoIsaDir("pto-isa",
                                cl::desc("pto-isa's include directory for --backend pto (default: "
                                         "$NPUFUZZ_PTO_ISA)"),
                                cl::value_desc("DIR"), cl::sub(runCmd), cl::sub(fuzzCmd),
-                               cl::sub(reduceCmd), cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
-                               cl::cat(category));
+                               cl::sub(reduceCmd), cl::sub(replayCmd),
+                               cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::opt<std::string> ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"),
-                             cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
-                             cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
-cl::opt<std::string> ptoMemcheck(
-    "pto-memcheck",
-    cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default 0.02)"),
-    cl::value_desc("SHARE"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
-    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+                             cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                             cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                             cl::cat(category));
+cl::opt<std::string>
+    ptoMemcheck("pto-memcheck",
+                cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default 0.02)"),
+                cl::value_desc("SHARE"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 cl::list<std::string> ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"),
-                                 cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd), cl::sub(replayCmd),
-                                 cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+                                 cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+                                 cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
+                                 cl::cat(category));
 
 // --- report ------------------------------------------------------------------
 cl::SubCommand reportCmd("report", "JSON, JUnit XML and HTML reports of campaign directories");
@@ -295,8 +303,7 @@ cl::SubCommand fromBytesCmd("from-bytes",
 cl::opt<std::string> fromBytesFile(cl::Positional, cl::desc("<input>"), cl::Required,
                                    cl::sub(fromBytesCmd), cl::cat(category));
 cl::opt<std::string> fromBytesOut("o", cl::desc("Write the case here instead of stdout"),
-                                  cl::value_desc("FILE"), cl::sub(fromBytesCmd),
-                                  cl::cat(category));
+                                  cl::value_desc("FILE"), cl::sub(fromBytesCmd), cl::cat(category));
 
 /// Exit statuses: 0 ok, 1 a finding (a failing verdict, new signatures),
 /// 2 an error in what npufuzz was given.
@@ -376,8 +383,8 @@ int runRef() {
     llvm::SmallString<256> path(refOut);
     llvm::sys::path::append(path, name);
     std::string error;
-    bool ok = mask ? writeNpyMask(path.str().str(), t, error)
-                   : writeNpy(path.str().str(), t, error);
+    bool ok =
+        mask ? writeNpyMask(path.str().str(), t, error) : writeNpy(path.str().str(), t, error);
     if (!ok)
       llvm::errs() << "npufuzz: " << error << "\n";
     return ok;
@@ -668,8 +675,7 @@ int runFuzz() {
   if (!parseMlirStyle(fuzzStyle, options.config.style))
     return fail("unknown style '" + fuzzStyle + "'");
   unsigned index = 0, count = 0;
-  if (std::sscanf(fuzzShard.c_str(), "%u/%u", &index, &count) != 2 || count == 0 ||
-      index >= count)
+  if (std::sscanf(fuzzShard.c_str(), "%u/%u", &index, &count) != 2 || count == 0 || index >= count)
     return fail("--shard takes I/N with 0 <= I < N, got '" + fuzzShard + "'");
   options.shardIndex = index;
   options.shardCount = count;
@@ -791,8 +797,8 @@ int runReport() {
     return fail(error);
   if (!writeReport(r, reportOut, error))
     return fail(error);
-  llvm::outs() << r.cases << " cases, " << r.findings.size() << " signatures, "
-               << r.newSignatures() << " new; report in " << reportOut << "\n";
+  llvm::outs() << r.cases << " cases, " << r.findings.size() << " signatures, " << r.newSignatures()
+               << " new; report in " << reportOut << "\n";
   // Exit 1 only for new signatures: known ones do not fail a nightly.
   return r.newSignatures() ? 1 : 0;
 }
