@@ -5,7 +5,10 @@
 // passes, LLVM code generation, execution. The harness share is everything
 // but passes and LLVM.
 //
-//   build/bin/bench_backend [count] [seed-start]
+//   build/bin/bench_backend [count] [seed-start] [policy-file]
+//
+// A policy file pins the case mix, so builds whose generators differ (a new
+// op in the pool) can be timed on the same cases.
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Sweep.h"
@@ -13,12 +16,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
+#include <string>
 
 using namespace npufuzz;
 
 int main(int argc, char **argv) {
   const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 300;
   const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
+  Policy policy = Policy::defaults();
+  std::string error;
+  if (argc > 3 && !parsePolicyFile(argv[3], policy, error)) {
+    std::fprintf(stderr, "bench_backend: %s\n", error.c_str());
+    return 2;
+  }
   std::printf("%llu seeds from %llu, in process, one core\n",
               static_cast<unsigned long long>(count), static_cast<unsigned long long>(start));
   std::printf("%-4s %9s %9s %9s %9s %9s %9s %9s %8s\n", "", "cases/s", "gen", "ref", "emit",
@@ -27,6 +37,7 @@ int main(int argc, char **argv) {
     SweepOptions o;
     o.seedStart = start;
     o.count = count;
+    o.policy = policy;
     o.runBackend = true;
     o.config.pipeline = pipeline;
     const SweepResult r = runSweep(o);

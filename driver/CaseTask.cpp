@@ -157,6 +157,23 @@ IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &co
   return limits;
 }
 
+namespace {
+/// Whether a process that died of `signal` with `stderrText` hit a memory
+/// error: a segfault or bus error, or glibc's heap checks aborting on a
+/// corrupted or doubly freed block.
+bool isMemoryError(int signal, const std::string &stderrText) {
+  if (signal == SIGSEGV || signal == SIGBUS)
+    return true;
+  if (signal != SIGABRT)
+    return false;
+  for (const char *heap :
+       {"free(): ", "malloc(): ", "realloc(): ", "double free", "corrupted ", "munmap_chunk(): "})
+    if (stderrText.find(heap) != std::string::npos)
+      return true;
+  return false;
+}
+} // namespace
+
 CaseReport reportOf(const ChildOutcome &o) {
   CaseReport r;
   r.stderrText = o.stderrText;
@@ -227,9 +244,17 @@ CaseReport reportOf(const ChildOutcome &o) {
     // A pass that died of a signal without an assertion: where it was
     // caught is a symptom (a freed value is read by whichever printer or
     // verifier touches it next); the pass and the signal are the finding.
+    // A memory error is one finding however it shows: the same double free
+    // segfaults in one run and is caught by glibc's heap checks (an abort
+    // with its own message) in the next.
     if (!s.pass.empty() && o.end == ChildOutcome::End::Signalled &&
-        text.find("Assertion `") == std::string::npos)
+        text.find("Assertion `") == std::string::npos) {
       s.where = "signal " + std::to_string(o.signal);
+      if (isMemoryError(o.signal, text)) {
+        s.where = "memory error";
+        s.message.clear();
+      }
+    }
     break;
   }
   case VerdictKind::Mismatch:

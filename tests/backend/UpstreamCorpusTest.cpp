@@ -48,6 +48,8 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(affine-loop-tile{tile-size=4}),"
        "func.func(affine-super-vectorize{virtual-vector-size=4})",
        "crashed", 1, true},
+      {"super_vectorize_reduction_with_store_segfault.mlir",
+       "func.func(affine-super-vectorize{virtual-vector-size=16})", "crashed", 0, true},
       {"convert_vector_to_llvm_i1_bit_packing.mlir",
        "func.func(affine-super-vectorize{virtual-vector-size=16}),"
        "func.func(affine-loop-unroll{unroll-factor=2})",
