@@ -5,7 +5,7 @@
 // passes, LLVM code generation, execution. The harness share is everything
 // but passes and LLVM.
 //
-//   build/bin/bench_backend [count] [seed-start] [policy-file]
+//   build/bin/bench_backend [count] [seed-start (3000)] [policy-file]
 //
 // A policy file pins the case mix, so builds whose generators differ (a new
 // op in the pool) can be timed on the same cases.
@@ -22,7 +22,10 @@ using namespace npufuzz;
 
 int main(int argc, char **argv) {
   const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 300;
-  const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
+  // In process, an upstream crash at O2 (affine-loop-fusion and
+  // affine-super-vectorize segfault on some cases; corpus/upstream/) ends
+  // the benchmark: the default seeds are 600 that meet none of them.
+  const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 3000;
   Policy policy = Policy::defaults();
   std::string error;
   if (argc > 3 && !parsePolicyFile(argv[3], policy, error)) {
