@@ -46,6 +46,10 @@ struct BackendRun {
   int passIndex = -1;
   /// Warnings and remarks of passes that succeeded, each under its pass.
   std::string passWarnings;
+  /// IR coverage: the distinct `op-name element-type` pairs of the module
+  /// at the entry of the user's passes (sorted), and the user pass elements
+  /// that changed it. Empty for backends that do not run MLIR passes.
+  std::vector<std::string> entryOps, passesThatChanged;
   /// The emitted module, and (when asked for) the IR around a failing pass.
   std::string mlir, irBeforePass, irAfterPass;
   std::vector<TensorData> outputs;

@@ -50,6 +50,7 @@ struct State {
   uint64_t totalCases = 0;
   double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
+  IrCoverage irCoverage;
 
   std::string json(double runSeconds) const {
     llvm::json::Object v, f;
@@ -68,7 +69,8 @@ struct State {
                          {"total_cases", static_cast<int64_t>(totalCases)},
                          {"total_seconds", totalSeconds + runSeconds},
                          {"verdicts", std::move(v)},
-                         {"features", std::move(f)}};
+                         {"features", std::move(f)},
+                         {"ir_coverage", irCoverage.toJson()}};
     std::string s;
     llvm::raw_string_ostream os(s);
     os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o))) << "\n";
@@ -121,6 +123,7 @@ struct State {
     };
     counts("verdicts", verdicts);
     counts("features", features);
+    irCoverage = IrCoverage::fromJson(o->getObject("ir_coverage"));
     return true;
   }
 };
@@ -312,6 +315,7 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
                        {"cases_per_second", r.seconds > 0 ? r.cases / r.seconds : 0.0},
                        {"verdicts", std::move(v)},
                        {"features", std::move(f)},
+                       {"ir_coverage", r.irCoverage.toJson()},
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
@@ -462,6 +466,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       ++result.features[f];
       ++state.features[f];
     }
+    state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     if (isFinding(report.result.verdict)) {
       Finding f;
       f.seed = r.seed;
@@ -636,6 +641,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.totalSeconds = state.totalSeconds + result.seconds;
   result.totalCases = state.totalCases;
   result.features = state.features;
+  result.irCoverage = state.irCoverage;
   result.verdicts = state.verdicts;
   writeFileAtomic(statePath, state.json(result.seconds));
   result.findings = scanFindings(options.outDir);

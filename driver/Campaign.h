@@ -15,6 +15,7 @@
 #ifndef NPUFUZZ_DRIVER_CAMPAIGN_H
 #define NPUFUZZ_DRIVER_CAMPAIGN_H
 
+#include "driver/IrCoverage.h"
 #include "driver/Isolation.h"
 #include "generators/Policy.h"
 #include "oracles/CaseRunner.h"
@@ -83,6 +84,7 @@ struct CampaignResult {
   std::map<std::string, uint64_t> runVerdicts; ///< this run's
   std::map<std::string, uint64_t> verdicts;    ///< the directory's, every run
   std::map<std::string, uint64_t> features;
+  IrCoverage irCoverage;                ///< the directory's, every run
   std::vector<FindingSummary> findings; ///< ordered by id
   uint64_t newFindings = 0;
   uint64_t reduced = 0; ///< new signatures reduced in this run

@@ -29,7 +29,9 @@ std::string TaskResult::toJson() const {
                        {"emit_s", emitSeconds},
                        {"passes_s", passSeconds},
                        {"codegen_s", codegenSeconds},
-                       {"execute_s", executeSeconds}};
+                       {"execute_s", executeSeconds},
+                       {"entry_ops", llvm::json::Array(entryOps)},
+                       {"passes_that_changed", llvm::json::Array(passesThatChanged)}};
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::json::Value(std::move(o));
@@ -64,6 +66,14 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.passSeconds = num("passes_s");
   out.codegenSeconds = num("codegen_s");
   out.executeSeconds = num("execute_s");
+  auto strings = [&](const char *key, std::vector<std::string> &to) {
+    if (const llvm::json::Array *a = o->getArray(key))
+      for (const llvm::json::Value &v : *a)
+        if (auto text = v.getAsString())
+          to.push_back(text->str());
+  };
+  strings("entry_ops", out.entryOps);
+  strings("passes_that_changed", out.passesThatChanged);
   return true;
 }
 
@@ -90,6 +100,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   static_cast<CaseVerdict &>(t) = differentialVerdict(c, out);
   t.message = out.run.message;
   t.passWarnings = out.run.passWarnings;
+  t.entryOps = out.run.entryOps;
+  t.passesThatChanged = out.run.passesThatChanged;
   t.referenceSeconds = out.referenceSeconds;
   t.emitSeconds = out.run.emitSeconds;
   t.passSeconds = out.run.passSeconds;

@@ -24,6 +24,8 @@ namespace npufuzz {
 struct TaskResult : CaseVerdict {
   std::string message;      ///< full diagnostic
   std::string passWarnings; ///< what passes said while succeeding (BackendRun)
+  /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).
+  std::vector<std::string> entryOps, passesThatChanged;
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
 

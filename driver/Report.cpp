@@ -122,6 +122,7 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
         if (const llvm::json::Object *f = o->getObject("features"))
           for (const auto &kv : *f)
             r.features[kv.first.str()] += kv.second.getAsInteger().value_or(0);
+        r.irCoverage.add(IrCoverage::fromJson(o->getObject("ir_coverage")));
       }
     }
     r.cases += c.cases;
@@ -226,7 +227,8 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                   {"campaigns", std::move(campaigns)},
                                   {"findings", std::move(findings)},
                                   {"buckets", std::move(buckets)},
-                                  {"features", std::move(features)}}));
+                                  {"features", std::move(features)},
+                                  {"ir_coverage", r.irCoverage.toJson()}}));
 
   // junit.xml: a test per campaign (it ran) and per signature (fails if new).
   std::ostringstream x;
@@ -312,7 +314,23 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
       << "\" y=\"" << y + barHeight - 3 << "\">" << n << "</text>\n";
     y += barHeight + 4;
   }
-  h << "</svg>\n</body></html>\n";
+  h << "</svg>\n";
+  // The IR the user's passes were given: each op (with its element type)
+  // and each pass that changed the IR, with its share of the cases.
+  h << "<h2>IR coverage</h2>\n<p>" << r.irCoverage.cases
+    << " cases reached the user passes' entry (<code>npufuzz stats</code>).</p>\n";
+  auto shares = [&](const char *id, const char *what,
+                    const std::map<std::string, uint64_t> &counts) {
+    h << "<table id=\"" << id << "\"><tr><th>" << what
+      << "</th><th>cases</th><th>share</th></tr>\n";
+    for (const auto &[key, n] : counts)
+      h << "<tr><td><code>" << escapeHtml(key) << "</code></td><td>" << n << "</td><td>"
+        << (r.irCoverage.cases ? 100 * n / r.irCoverage.cases : 0) << " %</td></tr>\n";
+    h << "</table>\n";
+  };
+  shares("ir-ops", "op at the entry", r.irCoverage.ops);
+  shares("ir-changed-by", "user pass that changed the IR", r.irCoverage.changedBy);
+  h << "</body></html>\n";
   ok &= writeFileAtomic((fs::path(outDir) / "index.html").string(), h.str());
   if (!ok)
     error = "cannot write the report into " + outDir;

@@ -10,6 +10,8 @@
 #ifndef NPUFUZZ_DRIVER_REPORT_H
 #define NPUFUZZ_DRIVER_REPORT_H
 
+#include "driver/IrCoverage.h"
+
 #include <cstdint>
 #include <map>
 #include <set>
@@ -37,6 +39,7 @@ struct NightlyReport {
   std::vector<ReportCampaign> campaigns;
   std::vector<ReportFinding> findings; ///< ordered: new first, then by id
   std::map<std::string, uint64_t> features;
+  IrCoverage irCoverage; ///< summed over the campaigns
   uint64_t cases = 0;
   double seconds = 0;
   size_t newSignatures() const;

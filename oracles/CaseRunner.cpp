@@ -64,7 +64,10 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   const std::vector<TensorType> outputTypes = c.outputTypes();
   if (!error.empty())
     kernel = MlirKernel();
-  out.run = executeKernel(config, jit, kernel, pipeline.elements(), inputs, outputTypes,
+  // The user's passes lead the elements; the JIT notes which change the IR.
+  RunConfig run = config;
+  run.jit.userPasses = pipeline.passes.size();
+  out.run = executeKernel(run, jit, kernel, pipeline.elements(), inputs, outputTypes,
                           config.jit.poison, c);
   out.run.emitSeconds = emitSeconds;
   Judgement j = judgeRun(c, ref, out.run);

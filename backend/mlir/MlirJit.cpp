@@ -18,6 +18,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OperationSupport.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -38,6 +39,8 @@
 #include <chrono>
 #include <functional>
 #include <mutex>
+#include <optional>
+#include <set>
 
 namespace npufuzz {
 
@@ -167,6 +170,27 @@ struct MlirJit::Impl {
     return ctx.get();
   }
 
+  /// The distinct `op-name element-type` pairs of `module`, sorted: the
+  /// element type of the op's first result, else of its first operand
+  /// (`memref.store f32`), else the name alone (`scf.yield`).
+  static std::vector<std::string> opsWithTypes(mlir::ModuleOp module) {
+    std::set<std::string> seen;
+    module->walk([&](mlir::Operation *op) {
+      if (op == module.getOperation())
+        return;
+      std::string key = op->getName().getStringRef().str();
+      mlir::Type t = op->getNumResults()    ? op->getResult(0).getType()
+                     : op->getNumOperands() ? op->getOperand(0).getType()
+                                            : mlir::Type();
+      if (t) {
+        llvm::raw_string_ostream os(key);
+        os << " " << mlir::getElementTypeOrSelf(t);
+      }
+      seen.insert(std::move(key));
+    });
+    return {seen.begin(), seen.end()};
+  }
+
   /// Parses and verifies; on failure fills `r` (a codegen-level verifier
   /// error: passIndex -1).
   mlir::OwningOpRef<mlir::ModuleOp> parse(const std::string &text, BackendRun &r) {
@@ -216,7 +240,8 @@ struct MlirJit::Impl {
   /// so that the element running is known to a crash report); on failure
   /// re-runs stepwise from `text` to keep the IR around the pass when asked.
   bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
-                   const std::vector<std::string> &elements, bool locate, BackendRun &r) {
+                   const std::vector<std::string> &elements, bool locate, BackendRun &r,
+                   size_t userPasses = 0) {
     DiagnosticCollector diags(ctx.get());
     std::vector<std::unique_ptr<mlir::PassManager>> managers;
     for (const std::string &element : elements) {
@@ -231,9 +256,16 @@ struct MlirJit::Impl {
       managers.push_back(std::move(pm));
     }
     const StageMarks marks;
+    r.entryOps = opsWithTypes(*module);
     for (size_t i = 0; i < managers.size(); ++i) {
+      // Whether a user pass changed the IR (the tail always does).
+      std::optional<mlir::OperationFingerPrint> before;
+      if (i < userPasses)
+        before.emplace(*module);
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool ok = mlir::succeeded(managers[i]->run(*module));
+      if (ok && before && *before != mlir::OperationFingerPrint(*module))
+        r.passesThatChanged.push_back(elements[i]);
       if (ok) {
         // What a pass said while succeeding is kept with the run.
         const std::string said = diags.take();
@@ -675,7 +707,8 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   auto module = impl().parse(kernel.text, r);
   if (!module)
     return r;
-  if (!impl().runPipeline(module, kernel.text, elements, options.locateFailingPass, r))
+  if (!impl().runPipeline(module, kernel.text, elements, options.locateFailingPass, r,
+                          options.userPasses))
     return r;
   r.passSeconds = since(t0);
 

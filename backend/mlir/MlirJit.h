@@ -32,6 +32,10 @@ struct JitOptions {
   /// lowers fptrunc to bf16 with VCVTNEPS2BF16, which flushes denormals.
   /// `host` targets this machine's CPU and features.
   std::string cpu = "x86-64-v3";
+  /// How many leading pipeline elements are the user's passes (the rest is
+  /// the style's tail): each is checked for changing the IR, for the IR
+  /// coverage of a run (BackendRun::entryOps, passesThatChanged).
+  size_t userPasses = 0;
 };
 
 /// The fill of a kernel's temporaries for output poison `poison`.

@@ -63,3 +63,31 @@ TEST(MlirBackend, IndexI64MixRejectedWithOpAndLine) {
       << r.message;
   EXPECT_NE(r.message.find("vector<16xi64>"), std::string::npos) << r.message;
 }
+
+// The IR coverage of a run: the ops (with element types) at the entry of the
+// user's passes, and the user passes that changed the IR. canonicalize folds
+// the constant compares of a fillpad's bounds; run again, it finds nothing.
+TEST(MlirBackend, RunRecordsTheIrItsPassesWereGiven) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase(R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[4,8]{valid=2x8}
+%1 = fillpad %0 {pad=zero} : f32[4,8]
+%2 = round %1 {mode=rna} : f32[4,8]
+return %2
+)",
+                        c, err))
+      << err.format("case");
+  MlirJit jit;
+  RunConfig config;
+  config.pipeline = "func.func(canonicalize),func.func(canonicalize)";
+  const CaseOutcome out = runCase(c, jit, config);
+  ASSERT_EQ(out.verdict, VerdictKind::Ok) << out.summary;
+  const std::vector<std::string> &ops = out.run.entryOps;
+  EXPECT_TRUE(std::is_sorted(ops.begin(), ops.end()));
+  for (const char *op : {"affine.load f32", "affine.store f32", "math.round f32", "arith.cmpi i1",
+                         "arith.select f32", "affine.for"})
+    EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op << " missing";
+  EXPECT_EQ(out.run.passesThatChanged, std::vector<std::string>{"func.func(canonicalize)"});
+}

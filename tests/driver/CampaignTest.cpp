@@ -81,6 +81,16 @@ TEST(Campaign, CrashHangAndOomAreVerdictsAndTheCampaignGoesOn) {
   EXPECT_GE(r.verdicts.count("ok") ? r.verdicts.at("ok") : 0, 1u);
   expectCompleteFindings(dir);
   EXPECT_TRUE(fs::exists(fs::path(dir) / "summary.json"));
+  // The IR coverage counts every case whose module reached the passes,
+  // and summary.json (npufuzz stats) says the same.
+  EXPECT_GE(r.irCoverage.cases, r.verdicts.at("ok"));
+  EXPECT_LE(r.irCoverage.cases, 48u);
+  EXPECT_EQ(r.irCoverage.ops.count("affine.for"), 1u);
+  IrCoverage read;
+  ASSERT_TRUE(readIrCoverage(dir, read, error)) << error;
+  EXPECT_EQ(read.cases, r.irCoverage.cases);
+  EXPECT_EQ(read.ops, r.irCoverage.ops);
+  EXPECT_EQ(read.changedBy, r.irCoverage.changedBy);
 
   // npufuzz --seed N: the same worker, the same verdict and signature.
   const FindingSummary *crash = nullptr;
@@ -512,6 +522,14 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   NightlyReport before = collectReport({dir}, known, error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_EQ(before.newSignatures(), r.findings.size());
+  // The report carries the campaign's IR coverage, in its JSON and HTML.
+  EXPECT_EQ(before.irCoverage.cases, r.irCoverage.cases);
+  EXPECT_GT(before.irCoverage.cases, 0u);
+  ASSERT_TRUE(writeReport(before, dir + "/report", error)) << error;
+  EXPECT_NE(slurp(fs::path(dir) / "report" / "index.html").find("id=\"ir-ops\""),
+            std::string::npos);
+  EXPECT_NE(slurp(fs::path(dir) / "report" / "report.json").find("\"ir_coverage\""),
+            std::string::npos);
   const std::string list = dir + "/known.txt";
   {
     std::ofstream out(list);

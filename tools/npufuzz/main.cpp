@@ -10,6 +10,7 @@
 #include "driver/Campaign.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/IrCoverage.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Report.h"
 #include "driver/Sweep.h"
@@ -296,6 +297,12 @@ cl::opt<std::string> reportOut("o", cl::desc("Report directory"), cl::value_desc
                                cl::Required, cl::sub(reportCmd), cl::cat(category));
 cl::opt<std::string> reportKnown("known", cl::desc("Known signature ids, one per line"),
                                  cl::value_desc("FILE"), cl::sub(reportCmd), cl::cat(category));
+
+// --- stats -------------------------------------------------------------------
+cl::SubCommand statsCmd("stats", "IR coverage of campaign directories: the ops the user's passes "
+                                 "were given, and which passes changed the IR");
+cl::list<std::string> statsDirs(cl::Positional, cl::desc("<campaign dir>..."), cl::OneOrMore,
+                                cl::sub(statsCmd), cl::cat(category));
 
 // --- from-bytes ----------------------------------------------------------------
 cl::SubCommand fromBytesCmd("from-bytes",
@@ -787,6 +794,19 @@ int runSeed() {
   return 1;
 }
 
+int runStats() {
+  IrCoverage total;
+  for (const std::string &dir : statsDirs) {
+    IrCoverage c;
+    std::string error;
+    if (!readIrCoverage(dir, c, error))
+      return fail(error);
+    total.add(c);
+  }
+  llvm::outs() << formatIrCoverage(total);
+  return 0;
+}
+
 int runReport() {
   std::set<std::string> known;
   std::string error;
@@ -903,6 +923,8 @@ int main(int argc, char **argv) {
     return runFromBytes();
   if (reportCmd)
     return runReport();
+  if (statsCmd)
+    return runStats();
   if (mergeCmd)
     return runMerge();
   if (reduceCmd)

@@ -1,0 +1,99 @@
+//===- driver/IrCoverage.cpp - Which MLIR the user's passes were given ----===//
+#include "driver/IrCoverage.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+
+namespace npufuzz {
+
+void IrCoverage::add(const std::vector<std::string> &entryOps,
+                     const std::vector<std::string> &passesThatChanged) {
+  if (entryOps.empty())
+    return;
+  ++cases;
+  for (const std::string &op : entryOps)
+    ++ops[op];
+  for (const std::string &pass : passesThatChanged)
+    ++changedBy[pass];
+}
+
+void IrCoverage::add(const IrCoverage &other) {
+  cases += other.cases;
+  for (const auto &[k, n] : other.ops)
+    ops[k] += n;
+  for (const auto &[k, n] : other.changedBy)
+    changedBy[k] += n;
+}
+
+namespace {
+llvm::json::Object countsJson(const std::map<std::string, uint64_t> &counts) {
+  llvm::json::Object o;
+  for (const auto &[k, n] : counts)
+    o[k] = static_cast<int64_t>(n);
+  return o;
+}
+
+void readCounts(const llvm::json::Object *o, std::map<std::string, uint64_t> &out) {
+  if (!o)
+    return;
+  for (const auto &kv : *o)
+    out[kv.first.str()] = static_cast<uint64_t>(kv.second.getAsInteger().value_or(0));
+}
+} // namespace
+
+llvm::json::Object IrCoverage::toJson() const {
+  return llvm::json::Object{{"cases", static_cast<int64_t>(cases)},
+                            {"ops", countsJson(ops)},
+                            {"changed_by", countsJson(changedBy)}};
+}
+
+IrCoverage IrCoverage::fromJson(const llvm::json::Object *o) {
+  IrCoverage c;
+  if (!o)
+    return c;
+  c.cases = static_cast<uint64_t>(o->getInteger("cases").value_or(0));
+  readCounts(o->getObject("ops"), c.ops);
+  readCounts(o->getObject("changed_by"), c.changedBy);
+  return c;
+}
+
+bool readIrCoverage(const std::string &dir, IrCoverage &out, std::string &error) {
+  const std::string path = dir + "/summary.json";
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf) {
+    error = path + ": " + buf.getError().message() + " (not a campaign directory?)";
+    return false;
+  }
+  auto parsed = llvm::json::parse((*buf)->getBuffer());
+  if (!parsed || !parsed->getAsObject()) {
+    if (!parsed)
+      llvm::consumeError(parsed.takeError());
+    error = path + ": not a campaign summary";
+    return false;
+  }
+  out = IrCoverage::fromJson(parsed->getAsObject()->getObject("ir_coverage"));
+  return true;
+}
+
+std::string formatIrCoverage(const IrCoverage &c) {
+  std::string s = llvm::formatv("{0} cases reached the user passes' entry\n", c.cases).str();
+  auto table = [&](const char *title, const std::map<std::string, uint64_t> &counts) {
+    std::vector<std::pair<std::string, uint64_t>> rows(counts.begin(), counts.end());
+    // Most frequent first; ties by name, so the output is the same anywhere.
+    std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+      return a.second != b.second ? a.second > b.second : a.first < b.first;
+    });
+    s += llvm::formatv("\n{0} ({1}):\n", title, rows.size()).str();
+    for (const auto &[key, n] : rows)
+      s += llvm::formatv("  {0,6:F1}%  {1,8}  {2}\n", c.cases ? 100.0 * n / c.cases : 0.0, n, key)
+               .str();
+  };
+  table("ops at the entry, share of cases", c.ops);
+  table("user passes that changed the IR, share of cases", c.changedBy);
+  return s;
+}
+
+} // namespace npufuzz
