@@ -1,5 +1,6 @@
 //===- driver/Campaign.cpp - Fuzz campaigns --------------------------------===//
 #include "driver/Campaign.h"
+#include "driver/JsonFile.h"
 
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
@@ -53,11 +54,6 @@ struct State {
   IrCoverage irCoverage;
 
   std::string json(double runSeconds) const {
-    llvm::json::Object v, f;
-    for (const auto &[k, n] : verdicts)
-      v[k] = static_cast<int64_t>(n);
-    for (const auto &[k, n] : features)
-      f[k] = static_cast<int64_t>(n);
     llvm::json::Array a;
     for (uint64_t i : ahead)
       a.push_back(static_cast<int64_t>(i));
@@ -68,8 +64,8 @@ struct State {
                          {"ahead", std::move(a)},
                          {"total_cases", static_cast<int64_t>(totalCases)},
                          {"total_seconds", totalSeconds + runSeconds},
-                         {"verdicts", std::move(v)},
-                         {"features", std::move(f)},
+                         {"verdicts", countsJson(verdicts)},
+                         {"features", countsJson(features)},
                          {"ir_coverage", irCoverage.toJson()}};
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -116,13 +112,8 @@ struct State {
           ahead.insert(static_cast<uint64_t>(*i));
     totalCases = o->getInteger("total_cases").value_or(0);
     totalSeconds = o->getNumber("total_seconds").value_or(0);
-    auto counts = [&](const char *key, std::map<std::string, uint64_t> &out) {
-      if (const llvm::json::Object *m = o->getObject(key))
-        for (const auto &kv : *m)
-          out[kv.first.str()] = kv.second.getAsInteger().value_or(0);
-    };
-    counts("verdicts", verdicts);
-    counts("features", features);
+    readCounts(o->getObject("verdicts"), verdicts);
+    readCounts(o->getObject("features"), features);
     irCoverage = IrCoverage::fromJson(o->getObject("ir_coverage"));
     return true;
   }
@@ -282,11 +273,6 @@ std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings
 namespace {
 
 void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
-  llvm::json::Object v, f;
-  for (const auto &[k, n] : r.verdicts)
-    v[k] = static_cast<int64_t>(n);
-  for (const auto &[k, n] : r.features)
-    f[k] = static_cast<int64_t>(n);
   llvm::json::Array findings;
   for (const FindingSummary &x : r.findings)
     findings.push_back(llvm::json::Object{{"id", x.id},
@@ -304,17 +290,14 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
                                          {"signatures", std::move(sigs)},
                                          {"count", static_cast<int64_t>(b.count)}});
   }
-  llvm::json::Object rv;
-  for (const auto &[k, n] : r.runVerdicts)
-    rv[k] = static_cast<int64_t>(n);
   llvm::json::Object o{{"cases", static_cast<int64_t>(r.cases)},
                        {"total_cases", static_cast<int64_t>(r.totalCases)},
                        {"seconds", r.seconds},
                        {"total_seconds", r.totalSeconds},
-                       {"run_verdicts", std::move(rv)},
+                       {"run_verdicts", countsJson(r.runVerdicts)},
                        {"cases_per_second", r.seconds > 0 ? r.cases / r.seconds : 0.0},
-                       {"verdicts", std::move(v)},
-                       {"features", std::move(f)},
+                       {"verdicts", countsJson(r.verdicts)},
+                       {"features", countsJson(r.features)},
                        {"ir_coverage", r.irCoverage.toJson()},
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},

@@ -96,7 +96,10 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   if (config.backend == BackendKind::Pto)
     config.pto.builds = newPtoBuilds();
   TaskResult t;
-  const CaseOutcome out = runCase(c, jit, config);
+  // The first run records the IR coverage; the oracles' reruns do not.
+  RunConfig first = config;
+  first.jit.recordIrCoverage = true;
+  const CaseOutcome out = runCase(c, jit, first);
   static_cast<CaseVerdict &>(t) = differentialVerdict(c, out);
   t.message = out.run.message;
   t.passWarnings = out.run.passWarnings;

@@ -1,9 +1,9 @@
 //===- driver/IrCoverage.cpp - Which MLIR the user's passes were given ----===//
 #include "driver/IrCoverage.h"
+#include "driver/JsonFile.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 
@@ -28,22 +28,6 @@ void IrCoverage::add(const IrCoverage &other) {
     changedBy[k] += n;
 }
 
-namespace {
-llvm::json::Object countsJson(const std::map<std::string, uint64_t> &counts) {
-  llvm::json::Object o;
-  for (const auto &[k, n] : counts)
-    o[k] = static_cast<int64_t>(n);
-  return o;
-}
-
-void readCounts(const llvm::json::Object *o, std::map<std::string, uint64_t> &out) {
-  if (!o)
-    return;
-  for (const auto &kv : *o)
-    out[kv.first.str()] = static_cast<uint64_t>(kv.second.getAsInteger().value_or(0));
-}
-} // namespace
-
 llvm::json::Object IrCoverage::toJson() const {
   return llvm::json::Object{{"cases", static_cast<int64_t>(cases)},
                             {"ops", countsJson(ops)},
@@ -62,19 +46,12 @@ IrCoverage IrCoverage::fromJson(const llvm::json::Object *o) {
 
 bool readIrCoverage(const std::string &dir, IrCoverage &out, std::string &error) {
   const std::string path = dir + "/summary.json";
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf) {
-    error = path + ": " + buf.getError().message() + " (not a campaign directory?)";
+  const std::optional<llvm::json::Value> summary = readJsonFile(path);
+  if (!summary || !summary->getAsObject()) {
+    error = path + ": cannot be read as a campaign summary (not a campaign directory?)";
     return false;
   }
-  auto parsed = llvm::json::parse((*buf)->getBuffer());
-  if (!parsed || !parsed->getAsObject()) {
-    if (!parsed)
-      llvm::consumeError(parsed.takeError());
-    error = path + ": not a campaign summary";
-    return false;
-  }
-  out = IrCoverage::fromJson(parsed->getAsObject()->getObject("ir_coverage"));
+  out = IrCoverage::fromJson(summary->getAsObject()->getObject("ir_coverage"));
   return true;
 }
 

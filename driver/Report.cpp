@@ -186,13 +186,10 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
   // report.json
   llvm::json::Array campaigns, findings;
   for (const ReportCampaign &c : r.campaigns) {
-    llvm::json::Object v;
-    for (const auto &[k, n] : c.verdicts)
-      v[k] = static_cast<int64_t>(n);
     campaigns.push_back(llvm::json::Object{{"name", c.name},
                                            {"cases", static_cast<int64_t>(c.cases)},
                                            {"seconds", c.seconds},
-                                           {"verdicts", std::move(v)}});
+                                           {"verdicts", countsJson(c.verdicts)}});
   }
   for (const ReportFinding &f : r.findings)
     findings.push_back(llvm::json::Object{{"id", f.id},
@@ -216,9 +213,6 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
     buckets.push_back(llvm::json::Object{
         {"id", id}, {"key", members.front()->bucketKey}, {"signatures", std::move(sigs)}});
   }
-  llvm::json::Object features;
-  for (const auto &[k, n] : r.features)
-    features[k] = static_cast<int64_t>(n);
   bool ok = writeFileAtomic(
       (fs::path(outDir) / "report.json").string(),
       jsonText(llvm::json::Object{{"cases", static_cast<int64_t>(r.cases)},
@@ -227,7 +221,7 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                   {"campaigns", std::move(campaigns)},
                                   {"findings", std::move(findings)},
                                   {"buckets", std::move(buckets)},
-                                  {"features", std::move(features)},
+                                  {"features", countsJson(r.features)},
                                   {"ir_coverage", r.irCoverage.toJson()}}));
 
   // junit.xml: a test per campaign (it ran) and per signature (fails if new).

@@ -197,6 +197,9 @@ private:
   std::set<std::string> runtimeDecls_;
   int counter_ = 0;
   int64_t lanes_ = 0; ///< 0: scalars; else the open LaneScope's lanes
+  /// A fresh SSA name for a typed arith value (`%v` on lanes, as the npu
+  /// style names its vectors).
+  std::string freshValue() { return fresh(lanes_ ? "v" : "t"); }
 };
 
 } // namespace npufuzz

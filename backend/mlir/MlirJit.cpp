@@ -241,7 +241,7 @@ struct MlirJit::Impl {
   /// re-runs stepwise from `text` to keep the IR around the pass when asked.
   bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
                    const std::vector<std::string> &elements, bool locate, BackendRun &r,
-                   size_t userPasses = 0) {
+                   std::optional<size_t> coverUserPasses = std::nullopt) {
     DiagnosticCollector diags(ctx.get());
     std::vector<std::unique_ptr<mlir::PassManager>> managers;
     for (const std::string &element : elements) {
@@ -256,16 +256,25 @@ struct MlirJit::Impl {
       managers.push_back(std::move(pm));
     }
     const StageMarks marks;
-    r.entryOps = opsWithTypes(*module);
+    // IR coverage: the ops at the user passes' entry, and which user passes
+    // change the IR (the tail always does), each fingerprint taken once.
+    std::optional<mlir::OperationFingerPrint> current;
+    if (coverUserPasses) {
+      r.entryOps = opsWithTypes(*module);
+      if (*coverUserPasses > 0)
+        current.emplace(*module);
+    }
     for (size_t i = 0; i < managers.size(); ++i) {
-      // Whether a user pass changed the IR (the tail always does).
-      std::optional<mlir::OperationFingerPrint> before;
-      if (i < userPasses)
-        before.emplace(*module);
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool ok = mlir::succeeded(managers[i]->run(*module));
-      if (ok && before && *before != mlir::OperationFingerPrint(*module))
-        r.passesThatChanged.push_back(elements[i]);
+      if (ok && current) {
+        const mlir::OperationFingerPrint after(*module);
+        if (after != *current)
+          r.passesThatChanged.push_back(elements[i]);
+        current.reset();
+        if (i + 1 < *coverUserPasses)
+          current.emplace(after);
+      }
       if (ok) {
         // What a pass said while succeeding is kept with the run.
         const std::string said = diags.take();
@@ -708,7 +717,8 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   if (!module)
     return r;
   if (!impl().runPipeline(module, kernel.text, elements, options.locateFailingPass, r,
-                          options.userPasses))
+                          options.recordIrCoverage ? std::optional(options.userPasses)
+                                                   : std::nullopt))
     return r;
   r.passSeconds = since(t0);
 

@@ -32,9 +32,12 @@ struct JitOptions {
   /// lowers fptrunc to bf16 with VCVTNEPS2BF16, which flushes denormals.
   /// `host` targets this machine's CPU and features.
   std::string cpu = "x86-64-v3";
-  /// How many leading pipeline elements are the user's passes (the rest is
-  /// the style's tail): each is checked for changing the IR, for the IR
-  /// coverage of a run (BackendRun::entryOps, passesThatChanged).
+  /// Record the IR coverage of the run (BackendRun::entryOps,
+  /// passesThatChanged): the ops at the entry of the pipeline, and which of
+  /// its first `userPasses` elements (the user's passes; the rest is the
+  /// style's tail) change the IR. Off for reruns and blame, which would
+  /// only record it again.
+  bool recordIrCoverage = false;
   size_t userPasses = 0;
 };
 

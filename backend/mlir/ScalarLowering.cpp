@@ -49,21 +49,21 @@ std::string EmitterBase::laneConst(const std::string &scalarConstant, DType t) {
 }
 
 std::string EmitterBase::op1(const std::string &name, const std::string &a, DType t) {
-  const std::string r = fresh(lanes_ ? "v" : "t");
+  const std::string r = freshValue();
   line(r + " = " + name + " " + a + " : " + arithType(t));
   return r;
 }
 
 std::string EmitterBase::op2(const std::string &name, const std::string &a, const std::string &b,
                              DType t) {
-  const std::string r = fresh(lanes_ ? "v" : "t");
+  const std::string r = freshValue();
   line(r + " = " + name + " " + a + ", " + b + " : " + arithType(t));
   return r;
 }
 
 std::string EmitterBase::select(const std::string &cond, const std::string &a, const std::string &b,
                                 DType t) {
-  const std::string r = fresh(lanes_ ? "v" : "t");
+  const std::string r = freshValue();
   // A vector select names its condition's type; a scalar one does not.
   line(r + " = arith.select " + cond + ", " + a + ", " + b + " : " +
        (lanes_ ? arithType(DType::I1) + ", " : std::string()) + arithType(t));
@@ -80,7 +80,7 @@ std::string EmitterBase::cmp(const std::string &pred, const std::string &a, cons
 std::string EmitterBase::widen(const std::string &x, DType t) {
   if (!isHalf(t))
     return x;
-  const std::string r = fresh(lanes_ ? "v" : "t");
+  const std::string r = freshValue();
   line(r + " = arith.extf " + x + " : " + arithType(t) + " to " + arithType(DType::F32));
   return r;
 }
@@ -88,7 +88,7 @@ std::string EmitterBase::widen(const std::string &x, DType t) {
 std::string EmitterBase::narrow(const std::string &x, DType t) {
   if (!isHalf(t))
     return x;
-  const std::string r = fresh(lanes_ ? "v" : "t");
+  const std::string r = freshValue();
   line(r + " = arith.truncf " + x + " : " + arithType(DType::F32) + " to " + arithType(t));
   return r;
 }

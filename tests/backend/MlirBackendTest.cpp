@@ -82,6 +82,7 @@ return %2
   MlirJit jit;
   RunConfig config;
   config.pipeline = "func.func(canonicalize),func.func(canonicalize)";
+  config.jit.recordIrCoverage = true;
   const CaseOutcome out = runCase(c, jit, config);
   ASSERT_EQ(out.verdict, VerdictKind::Ok) << out.summary;
   const std::vector<std::string> &ops = out.run.entryOps;
