@@ -32,6 +32,12 @@ namespace fs = std::filesystem;
 
 namespace npufuzz {
 
+std::optional<uint64_t> loweringSeedFor(const CampaignOptions &options, uint64_t caseSeed) {
+  if (!options.seededLowering)
+    return std::nullopt;
+  return loweringSeedOf(caseSeed);
+}
+
 namespace {
 volatile std::sig_atomic_t stopRequested = 0;
 void onSigint(int) { stopRequested = 1; }
@@ -391,8 +397,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // A task builds its case from the seed it is sent.
   auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
     return [&jit, &options, &runConfig](const std::string &request) {
-      const Case c = generateCase(std::stoull(request), options.policy);
-      return runCaseTask(c, jit, runConfig).toJson();
+      const uint64_t seed = std::stoull(request);
+      const Case c = generateCase(seed, options.policy);
+      RunConfig config = runConfig;
+      config.loweringSeed = loweringSeedFor(options, seed);
+      return runCaseTask(c, jit, config).toJson();
     };
   };
   const Worker::Handler handler = taskWith(workerConfig), confirming = taskWith(config);
@@ -461,9 +470,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           !fs::exists(fs::path(options.outDir) / "findings" / report.signature.id(), missing);
       MlirKernel kernel;
       std::string unsupported;
-      MlirEmitOptions emitOptions;
-      emitOptions.style = options.config.style;
-      if (firstOfItsSignature && emitMlir(r.c, emitOptions, kernel, unsupported))
+      RunConfig caseConfig = options.config;
+      caseConfig.loweringSeed = f.loweringSeed = loweringSeedFor(options, r.seed);
+      f.canonicalLowering = !options.seededLowering;
+      f.stage = std::string(passStageName(options.config.stage));
+      if (firstOfItsSignature && emitMlir(r.c, emitOptionsOf(caseConfig), kernel, unsupported))
         f.mlir = kernel.text;
       if (firstOfItsSignature)
         f.extraFiles = backend->programs(r.c);
@@ -567,7 +578,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         CaseReport report = reportOf(r.confirm->outcome());
         // Rare, and run here while the workers go on: a kernel that
         // crashed took the confirming child with it before it could blame.
-        blameKernelCrash(r.c, jit, config, options.limits, report);
+        RunConfig caseConfig = config;
+        caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
+        blameKernelCrash(r.c, jit, caseConfig, options.limits, report);
         if (report.result.verdict != r.workerVerdict)
           ++(r.workerWasUsed ? result.historyDependent : result.unconfirmed);
         record(r, std::move(report));
@@ -602,6 +615,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.outDir = (dir / "reduced").string();
     r.pipeline = options.config.pipeline;
     r.style = std::string(mlirStyleName(options.config.style));
+    r.loweringSeed = loweringSeedFor(options, found.firstSeed);
+    r.stage = options.config.stage;
     r.backend = options.config.backend;
     r.external = options.config.external;
     r.pto = options.config.pto;

@@ -22,11 +22,17 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace npufuzz {
+
+struct CampaignOptions;
+/// The lowering seed a campaign gives the case of `caseSeed`: none with
+/// canonical lowering.
+std::optional<uint64_t> loweringSeedFor(const CampaignOptions &options, uint64_t caseSeed);
 
 struct CampaignOptions {
   std::string outDir;
@@ -36,6 +42,10 @@ struct CampaignOptions {
   unsigned jobs = 1;
   unsigned shardIndex = 0, shardCount = 1;
   RunConfig config;
+  /// Whether each case is lowered with the plan its seed draws
+  /// (loweringSeedOf; backend/mlir/LoweringPlan.h), or every case with the
+  /// canonical one.
+  bool seededLowering = true;
   Policy policy = Policy::defaults();
   std::string policyPath; ///< recorded in repro lines
   IsolationLimits limits;

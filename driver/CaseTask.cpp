@@ -117,7 +117,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
 
   Pipeline pipeline;
   std::string error;
-  resolvePipeline(config.pipeline, config.style, pipeline, error);
+  resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage);
   OracleContext ctx{
       c,
       jit,
@@ -143,7 +143,7 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
     return;
   Pipeline pipeline;
   std::string error;
-  if (!resolvePipeline(config.pipeline, config.style, pipeline, error))
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage))
     return;
   for (size_t k = 0; k <= pipeline.passes.size(); ++k) {
     RunConfig prefix = config;
@@ -157,7 +157,7 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
     if (k == 0)
       return; // the tail alone: no pass to blame
     report.result.passName = pipeline.passes[k - 1];
-    report.result.passIndex = static_cast<int>(k - 1);
+    report.result.passIndex = static_cast<int>(pipeline.passElement(k - 1));
     report.result.summary += "; the kernel first crashes after pass " + std::to_string(k - 1) +
                              " (" + report.result.passName + ")";
     report.signature.pass = report.result.passName;

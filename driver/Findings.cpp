@@ -51,6 +51,10 @@ std::string reproCommand(const Finding &f) {
                     shellQuote(f.pipeline) + " --style " + f.style;
   if (!f.policyPath.empty())
     cmd += " --policy " + shellQuote(f.policyPath);
+  if (f.canonicalLowering)
+    cmd += " --canonical-lowering";
+  if (f.stage != "entry")
+    cmd += " --pass-stage " + f.stage;
   return cmd + backendArgs(f);
 }
 
@@ -85,6 +89,15 @@ void appendSeed(const fs::path &dir, uint64_t seed, SeedLedger *ledger) {
   appendLine(dir / "seeds.txt", std::to_string(seed));
 }
 
+/// The forms the finding's kernel was lowered with (its style's points).
+std::string loweringText(const Finding &f) {
+  MlirStyle style;
+  if (!parseMlirStyle(f.style, style))
+    return "";
+  return (f.loweringSeed ? LoweringPlan::draw(*f.loweringSeed) : LoweringPlan::canonical())
+      .str(style);
+}
+
 std::string reportJson(const Finding &f) {
   const TaskResult &r = f.report.result;
   llvm::json::Object o{
@@ -99,7 +112,11 @@ std::string reportJson(const Finding &f) {
       {"pass_warnings", r.passWarnings},
       {"where", f.report.signature.where},
       {"pipeline", f.pipeline},
+      {"pass_stage", f.stage},
       {"style", f.style},
+      {"lowering_seed",
+       f.loweringSeed ? llvm::json::Value(*f.loweringSeed) : llvm::json::Value(nullptr)},
+      {"lowering", loweringText(f)},
       {"backend", f.backend},
       {"repro", reproCommand(f)},
       {"seconds", f.report.seconds},

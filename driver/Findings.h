@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -28,6 +29,11 @@ struct Finding {
   CaseReport report;
   std::string pipeline = "O0";
   std::string style = "affine";
+  /// The case's lowering seed (none: the canonical plan), and whether the
+  /// campaign lowered every case canonically (repro lines then say so).
+  std::optional<uint64_t> loweringSeed;
+  std::string stage = "entry"; ///< where the pipeline's passes ran (PassStage)
+  bool canonicalLowering = false;
   std::string policyPath; ///< empty: the default policy
   std::string backend = "mlir-jit";
   /// The flags besides --backend that select and set up the backend (e.g.

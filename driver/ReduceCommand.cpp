@@ -5,6 +5,7 @@
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "ir/FileText.h"
+#include "ir/NumberText.h"
 #include "ir/Text.h"
 #include "oracles/Bucket.h"
 #include "shrink/Reducer.h"
@@ -71,7 +72,12 @@ std::string expectationLine(const Expectation &e) {
     line += " signature=" + e.signatureId;
   // The pipeline goes last and runs to the end of the line: pass options
   // may hold spaces.
-  return line + " style=" + e.style + " pipeline=" + e.pipeline;
+  line += " style=" + e.style;
+  if (e.loweringSeed)
+    line += " lowering=" + std::to_string(*e.loweringSeed);
+  if (e.stage != PassStage::Entry)
+    line += " stage=" + std::string(passStageName(e.stage));
+  return line + " pipeline=" + e.pipeline;
 }
 
 bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error) {
@@ -101,6 +107,10 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
         out.signatureId = w.substr(10);
       else if (w.rfind("style=", 0) == 0)
         out.style = w.substr(6);
+      else if (uint64_t seed; w.rfind("lowering=", 0) == 0 && textToUInt(w.substr(9), seed))
+        out.loweringSeed = seed;
+      else if (w.rfind("stage=", 0) == 0 && parsePassStage(w.substr(6), out.stage))
+        continue;
       else {
         error = "unknown field '" + w + "' in the expect line";
         return false;
@@ -125,6 +135,10 @@ std::string quoted(const std::string &s) { return "'" + s + "'"; }
 /// `npufuzz run` of the reduced case, as a user types it in OUT.
 std::string reproLine(const ReduceCommandOptions &o, const std::string &pipeline) {
   std::string line = "npufuzz run case.npf --pipeline " + quoted(pipeline) + " --style " + o.style;
+  if (o.loweringSeed)
+    line += " --lowering-seed " + std::to_string(*o.loweringSeed);
+  if (o.stage != PassStage::Entry)
+    line += " --pass-stage " + std::string(passStageName(o.stage));
   for (const std::string &p : o.plugins)
     line += " --load-pass-plugin " + quoted(p);
   return line;
@@ -169,6 +183,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   config.backend = o.backend;
   config.external = o.external;
   config.pto = o.pto;
+  config.loweringSeed = o.loweringSeed;
+  config.stage = o.stage;
   if (!parseMlirStyle(o.style, config.style))
     return fail("unknown style '" + o.style + "'");
   std::unique_ptr<MlirJit> ownJit;
@@ -225,10 +241,11 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   expect.signatureId = sig.id();
   expect.pipeline = r.reduced.pipeline;
   expect.style = o.style;
+  expect.loweringSeed = o.loweringSeed;
+  expect.stage = o.stage;
   const std::string caseText = expectationLine(expect) + "\n" + printCase(r.reduced.c);
   MlirKernel kernel;
-  MlirEmitOptions emitOptions;
-  emitOptions.style = config.style;
+  const MlirEmitOptions emitOptions = emitOptionsOf(config);
   std::string unsupported;
   // A crash names no pass; but once the pipeline is shortened to a fixpoint,
   // every remaining pass is needed, so a single remaining one is the culprit.
@@ -236,7 +253,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   Pipeline reducedPipeline;
   std::string pipelineError;
   if (blamed.empty() && test->testsPipeline() && !r.timedOut &&
-      resolvePipeline(r.reduced.pipeline, config.style, reducedPipeline, pipelineError) &&
+      resolvePipeline(r.reduced.pipeline, config.style, reducedPipeline, pipelineError,
+                      config.stage) &&
       reducedPipeline.passes.size() == 1)
     blamed = reducedPipeline.passes[0];
   const std::string mlir = emitMlir(r.reduced.c, emitOptions, kernel, unsupported)
@@ -252,6 +270,10 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       {"pass", blamed},
       {"interestingness", o.interestingnessCmd.empty() ? "same-signature" : "command"},
       {"style", o.style},
+      {"lowering_seed",
+       o.loweringSeed ? llvm::json::Value(*o.loweringSeed) : llvm::json::Value(nullptr)},
+      {"lowering", emitOptions.plan.str(config.style)},
+      {"pass_stage", std::string(passStageName(o.stage))},
       {"pipeline_before", o.pipeline},
       {"pipeline_after", r.reduced.pipeline},
       {"size_before", sizeJson(r.before)},
@@ -328,6 +350,8 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
       continue;
     }
     cand.pipeline = expect.pipeline;
+    config.loweringSeed = expect.loweringSeed;
+    config.stage = expect.stage;
     const Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
     const bool sameVerdict = seen.ran && seen.signature.kind == expect.verdict;
     changed += !sameVerdict;

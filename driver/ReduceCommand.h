@@ -10,7 +10,9 @@
 //
 //   // expect: crash signature=crash-0123456789abcdef pipeline=P style=affine
 //
-// (pipeline and style default to O0 and affine; the signature is compared
+// (pipeline and style default to O0 and affine, and a `lowering=SEED` field
+// gives the lowering seed when there is one, `stage=S` the pass stage when
+// it is not the entry; the signature is compared
 // but only a changed verdict fails, since crash signatures hold stack
 // frames that vary between builds). `npufuzz reduce` writes this line at the
 // top of OUT/case.npf, so a reduced case can go to corpus/regressions as is.
@@ -23,6 +25,7 @@
 #include "oracles/CaseRunner.h"
 #include "shrink/Interestingness.h"
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -40,8 +43,11 @@ struct Expectation {
   std::string signatureId; ///< empty: not recorded
   std::string pipeline = "O0";
   std::string style = "affine";
+  std::optional<uint64_t> loweringSeed; ///< none: the canonical plan
+  PassStage stage = PassStage::Entry;
 };
-/// `// expect: <verdict> signature=<id> pipeline=<P> style=<S>`.
+/// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed>] [stage=<stage>]
+/// pipeline=<P>`.
 std::string expectationLine(const Expectation &e);
 /// Finds and parses the expect line of a case text.
 bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error);
@@ -51,6 +57,10 @@ struct ReduceCommandOptions {
   std::string outDir;
   std::string pipeline = "O0";
   std::string style = "affine";
+  /// The lowering seed the case failed with; it stays fixed while the case
+  /// is reduced (none: the canonical plan).
+  std::optional<uint64_t> loweringSeed;
+  PassStage stage = PassStage::Entry;
   std::vector<std::string> plugins;
   /// Where candidates run: the in-process JIT, or a backend outside npufuzz
   /// (external, torch) with its toolchain.

@@ -40,7 +40,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   }
   Pipeline pipeline;
   std::string error;
-  if (!resolvePipeline(config.pipeline, config.style, pipeline, error)) {
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage)) {
     out.verdict = VerdictKind::PassFailure;
     out.summary = error;
     return out;
@@ -48,8 +48,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
 
   t0 = Clock::now();
   MlirKernel &kernel = out.kernel;
-  MlirEmitOptions emitOptions;
-  emitOptions.style = config.style;
+  const MlirEmitOptions emitOptions = emitOptionsOf(config);
   // An external toolchain may run the case from its other programs; it then
   // gets no kernel.mlir.
   if (!emitMlir(c, emitOptions, kernel, error) && !runsExternally(config.backend)) {
@@ -66,6 +65,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
     kernel = MlirKernel();
   // The user's passes lead the elements; the JIT notes which change the IR.
   RunConfig run = config;
+  run.jit.userPassesFrom = pipeline.passElement(0);
   run.jit.userPasses = pipeline.passes.size();
   out.run = executeKernel(run, jit, kernel, pipeline.elements(), inputs, outputTypes,
                           config.jit.poison, c);

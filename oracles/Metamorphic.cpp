@@ -123,8 +123,7 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
   if (static_cast<double>(caseHash(c) % 1000) >= share * 1000 || base.verdict != VerdictKind::Ok)
     return std::nullopt;
 
-  MlirEmitOptions emit;
-  emit.style = config.style;
+  const MlirEmitOptions emit = emitOptionsOf(config);
   Case viewless;
   std::vector<RefTensor> viewInputs;
   if (materialiseFirstView(c, base, viewless, viewInputs)) {

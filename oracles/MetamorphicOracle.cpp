@@ -32,7 +32,8 @@ void MetamorphicOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   const Case &variant = *failure->variantCase;
   const RefRun ref = runReference(variant, failure->variantInputs);
   const PassBlame blame = passBlameInChild(ctx, [&] {
-    return blameCasePass(variant, ref, ctx.jit, ctx.pipeline, ctx.config.style, ctx.config.jit);
+    return blameCasePass(variant, ref, ctx.jit, ctx.pipeline, emitOptionsOf(ctx.config),
+                         ctx.config.jit);
   });
   if (blame.found && blame.miscompiledBy.empty()) {
     v.passName = blame.passName;

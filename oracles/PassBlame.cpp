@@ -17,7 +17,7 @@ template <typename Judge> PassBlame scanPrefixes(const Pipeline &pipeline, Judge
     if (v == VerdictKind::Ok)
       continue;
     b.found = true;
-    b.passIndex = static_cast<int>(k - 1);
+    b.passIndex = static_cast<int>(pipeline.passElement(k - 1));
     b.passName = pipeline.passes[k - 1];
     b.verdict = v;
     b.detail = detail;
@@ -62,18 +62,16 @@ int blameTailElement(const Pipeline &pipeline, size_t passes, Judge judge) {
 }
 } // namespace
 
-PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline, MlirStyle style,
-                        const JitOptions &options) {
-  return blameCasePass(c, runReference(c), jit, pipeline, style, options);
+PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
+                        const MlirEmitOptions &emit, const JitOptions &options) {
+  return blameCasePass(c, runReference(c), jit, pipeline, emit, options);
 }
 
 PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit, const Pipeline &pipeline,
-                        MlirStyle style, const JitOptions &options) {
+                        const MlirEmitOptions &emit, const JitOptions &options) {
   MlirKernel kernel;
   std::string unsupported;
-  MlirEmitOptions emitOptions;
-  emitOptions.style = style;
-  if (!ref.ok() || !emitMlir(c, emitOptions, kernel, unsupported))
+  if (!ref.ok() || !emitMlir(c, emit, kernel, unsupported))
     return PassBlame();
   const std::vector<TensorData> inputs = toTensorData(ref.inputs);
   const std::vector<TensorType> outputTypes = c.outputTypes();
@@ -95,10 +93,13 @@ PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit, const Pi
   } else if (tailOnly != VerdictKind::Mismatch) {
     return b;
   }
+  // passIndex is the blamed pass's element; the passes before it run too.
+  const size_t passesRun =
+      b.found ? static_cast<size_t>(b.passIndex) + 1 - pipeline.passElement(0) : 0;
   const int element = blameTailElement(
-      pipeline, b.found ? static_cast<size_t>(b.passIndex) + 1 : 0,
-      [&](size_t passes, const std::vector<std::string> &tail) {
-        std::vector<std::string> e(pipeline.passes.begin(), pipeline.passes.begin() + passes);
+      pipeline, passesRun, [&](size_t passes, const std::vector<std::string> &tail) {
+        std::vector<std::string> e = pipeline.before;
+        e.insert(e.end(), pipeline.passes.begin(), pipeline.passes.begin() + passes);
         e.insert(e.end(), tail.begin(), tail.end());
         std::string detail;
         return judge(e, detail);

@@ -49,11 +49,11 @@ const std::vector<std::string> &scalarizingWitness();
 /// helps is the one that miscompiles ("exposed by the pass, miscompiled by
 /// the element"). The witness must help at the start, or the pass is
 /// blamed alone: no tail element is named without that evidence.
-PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline, MlirStyle style,
-                        const JitOptions &options);
+PassBlame blameCasePass(const Case &c, MlirJit &jit, const Pipeline &pipeline,
+                        const MlirEmitOptions &emit, const JitOptions &options);
 /// The same on given data: `ref` is the reference run on it.
 PassBlame blameCasePass(const Case &c, const RefRun &ref, MlirJit &jit, const Pipeline &pipeline,
-                        MlirStyle style, const JitOptions &options);
+                        const MlirEmitOptions &emit, const JitOptions &options);
 
 /// Applies pass elements to module text; the result's `mlir` is the output
 /// (in process: MlirJit::transform; out of process: MlirTool::transform).

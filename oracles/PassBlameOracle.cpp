@@ -36,14 +36,14 @@ void PassBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
       runsExternally(ctx.config.backend))
     return;
   const PassBlame blame = passBlameInChild(ctx, [&] {
-    return blameCasePass(ctx.c, ctx.jit, ctx.pipeline, ctx.config.style, ctx.config.jit);
+    return blameCasePass(ctx.c, ctx.jit, ctx.pipeline, emitOptionsOf(ctx.config), ctx.config.jit);
   });
   if (!blame.miscompiledBy.empty()) {
     // The finding is about the element that miscompiles; the pass that
     // exposed it, and the op whose output shows it, vary from case to case.
     v.where.clear();
     v.passName = blame.miscompiledBy;
-    v.passIndex = static_cast<int>(ctx.pipeline.passes.size()) + blame.miscompiledByIndex;
+    v.passIndex = static_cast<int>(ctx.pipeline.tailElement(blame.miscompiledByIndex));
     v.exposedBy = blame.passName;
     v.summary += "; miscompiled by " + blame.miscompiledBy +
                  (blame.found ? ", exposed by " + blame.passName : std::string());

@@ -7,6 +7,14 @@
 
 namespace npufuzz {
 
+MlirEmitOptions emitOptionsOf(const RunConfig &config) {
+  MlirEmitOptions o;
+  o.style = config.style;
+  if (config.loweringSeed)
+    o.plan = LoweringPlan::draw(*config.loweringSeed);
+  return o;
+}
+
 std::string torchPython(const std::string &python) {
   if (!python.empty())
     return python;

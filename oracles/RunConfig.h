@@ -12,8 +12,11 @@
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
+#include "backend/mlir/Pipelines.h"
 #include "backend/pto/PtoBackend.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 namespace npufuzz {
@@ -21,7 +24,12 @@ namespace npufuzz {
 struct RunConfig {
   BackendKind backend = BackendKind::MlirJit;
   MlirStyle style = MlirStyle::Affine;
+  /// The case's lowering seed (backend/mlir/LoweringPlan.h); none: the
+  /// canonical plan.
+  std::optional<uint64_t> loweringSeed;
   std::string pipeline = "O0";
+  /// Where in the lowering the pipeline's passes run.
+  PassStage stage = PassStage::Entry;
   JitOptions jit;
   MlirTool tools;             ///< binaries for BackendKind::MlirTools
   ExternalToolchain external; ///< argv and limits for BackendKind::External
@@ -38,6 +46,10 @@ struct RunConfig {
   /// where the case did not, and that must not become the case's verdict.
   double blameSeconds = 30;
 };
+
+/// How the MLIR styles emit the case under `config`: its style, and the
+/// plan its lowering seed draws.
+MlirEmitOptions emitOptionsOf(const RunConfig &config);
 
 /// The python --backend torch uses: `python` when given, else
 /// $NPUFUZZ_PYTHON, else Debian's /usr/bin/python3 (a python3 earlier on

@@ -13,22 +13,153 @@ namespace npufuzz {
 
 // --- Loops and buffers ----------------------------------------------------------
 
-std::vector<std::string> AffineEmitter::openLoops(const std::vector<std::string> &bounds) {
+void AffineEmitter::loopNest(const std::vector<std::string> &bounds, const Body &body) {
   std::vector<std::string> ivs;
-  for (const std::string &b : bounds) {
-    const std::string iv = fresh("i");
-    line("affine.for " + iv + " = 0 to " + b + " {");
-    indent_ += 2;
-    ivs.push_back(iv);
-  }
-  return ivs;
+  loopLevel(bounds, 0, ivs, body);
 }
 
-void AffineEmitter::closeLoops(size_t n) {
-  for (size_t i = 0; i < n; ++i) {
+void AffineEmitter::loopLevel(const std::vector<std::string> &bounds, size_t level,
+                              std::vector<std::string> &ivs, const Body &body) {
+  if (level == bounds.size()) {
+    body(ivs);
+    return;
+  }
+  const std::string &b = bounds[level];
+  auto inner = [&](const std::string &iv) {
+    ivs.push_back(iv);
+    loopLevel(bounds, level + 1, ivs, body);
+    ivs.pop_back();
+  };
+  auto open = [&](const std::string &head) {
+    line(head);
+    indent_ += 2;
+  };
+  auto close = [&] {
     indent_ -= 2;
     line("}");
+  };
+  // Outer levels of the scf forms are plain scf.for: only the innermost
+  // level varies, so unrolled and tiled bodies stay one level deep.
+  const bool innermost = level + 1 == bounds.size();
+  LoopForm form = plan.loops;
+  if (!innermost && form != LoopForm::AffineFor)
+    form = LoopForm::ScfFor;
+  // Constants and bounds are named before the lines that use them: the
+  // order of evaluation of operands is unspecified, the text must not be.
+  std::string zero, one, bound;
+  if (form != LoopForm::AffineFor) {
+    zero = indexConst(0);
+    one = indexConst(1);
+    bound = indexValue(b);
   }
+  switch (form) {
+  case LoopForm::AffineFor: {
+    const std::string iv = fresh("i");
+    affineIvs_.insert(iv);
+    open("affine.for " + iv + " = 0 to " + b + " {");
+    inner(iv);
+    close();
+    return;
+  }
+  case LoopForm::ScfFor: {
+    const std::string iv = fresh("i");
+    open("scf.for " + iv + " = " + zero + " to " + bound + " step " + one + " {");
+    inner(iv);
+    close();
+    return;
+  }
+  case LoopForm::ScfWhile: {
+    const std::string w = fresh("w"), cur = fresh("i"), iv = fresh("i"), go = fresh("go"),
+                      next = fresh("i");
+    open(w + " = scf.while (" + cur + " = " + zero + ") : (index) -> index {");
+    line(go + " = arith.cmpi slt, " + cur + ", " + bound + " : index");
+    line("scf.condition(" + go + ") " + cur + " : index");
+    indent_ -= 2;
+    line("} do {");
+    line("^bb0(" + iv + ": index):");
+    indent_ += 2;
+    inner(iv);
+    line(next + " = arith.addi " + iv + ", " + one + " : index");
+    line("scf.yield " + next + " : index");
+    close();
+    return;
+  }
+  case LoopForm::Unrolled: {
+    // [0, n - n mod 2) by twos with the body twice, then [n - n mod 2, n).
+    std::string even;
+    if (b[0] != '%') {
+      even = std::to_string(std::stoll(b) / 2 * 2);
+    } else {
+      even = fresh("ev");
+      const std::string odd = fresh("od");
+      line(odd + " = arith.remsi " + b + ", " + indexConst(2) + " : index");
+      line(even + " = arith.subi " + b + ", " + odd + " : index");
+    }
+    const std::string evenValue = indexValue(even);
+    const std::string two = indexConst(2);
+    const std::string iv = fresh("i"), iv1 = fresh("i");
+    open("scf.for " + iv + " = " + zero + " to " + evenValue + " step " + two + " {");
+    inner(iv);
+    line(iv1 + " = arith.addi " + iv + ", " + one + " : index");
+    inner(iv1);
+    close();
+    if (b[0] == '%' || even != b) {
+      const std::string t = fresh("i");
+      open("scf.for " + t + " = " + evenValue + " to " + bound + " step " + one + " {");
+      inner(t);
+      close();
+    }
+    return;
+  }
+  case LoopForm::Tiled: {
+    // Blocks of three; the last one is shorter when three does not divide n.
+    const std::string three = indexConst(3);
+    const std::string o = fresh("o"), rest = fresh("rs"), len = fresh("ln"), u = fresh("u"),
+                      iv = fresh("i");
+    open("scf.for " + o + " = " + zero + " to " + bound + " step " + three + " {");
+    line(rest + " = arith.subi " + bound + ", " + o + " : index");
+    line(len + " = arith.minsi " + rest + ", " + three + " : index");
+    open("scf.for " + u + " = " + zero + " to " + len + " step " + one + " {");
+    line(iv + " = arith.addi " + o + ", " + u + " : index");
+    inner(iv);
+    close();
+    close();
+    return;
+  }
+  }
+}
+
+std::string AffineEmitter::openCarried(const std::string &result, int64_t from, int64_t n,
+                                       const std::vector<std::string> &carried,
+                                       const std::vector<std::string> &inits,
+                                       const std::vector<std::string> &types) {
+  const std::string k = fresh("k");
+  std::vector<std::string> args;
+  for (size_t i = 0; i < carried.size(); ++i)
+    args.push_back(carried[i] + " = " + inits[i]);
+  const std::string lhs =
+      result + (carried.size() > 1 ? ":" + std::to_string(carried.size()) : "") + " = ";
+  const std::string tail = " iter_args(" + joined(args) + ") -> (" + joined(types) + ") {";
+  if (plan.loops == LoopForm::AffineFor) {
+    affineIvs_.insert(k);
+    line(lhs + "affine.for " + k + " = " + std::to_string(from) + " to " + std::to_string(n) +
+         tail);
+  } else {
+    const std::string lo = indexConst(from);
+    const std::string hi = indexConst(n);
+    const std::string one = indexConst(1);
+    line(lhs + "scf.for " + k + " = " + lo + " to " + hi + " step " + one + tail);
+  }
+  indent_ += 2;
+  return k;
+}
+
+void AffineEmitter::closeCarried(const std::vector<std::string> &yields,
+                                 const std::vector<std::string> &types) {
+  line(std::string(plan.loops == LoopForm::AffineFor ? "affine.yield " : "scf.yield ") +
+       joined(yields) + " : " + joined(types));
+  indent_ -= 2;
+  line("}");
 }
 
 std::vector<std::string> AffineEmitter::boundsOf(ValueId v, bool validOnly) {
@@ -52,23 +183,54 @@ const Buffer &AffineEmitter::alloc(ValueId v) {
   return bufs_[v] = b;
 }
 
+bool AffineEmitter::isAffineSubscript(const std::string &s) const {
+  return s[0] != '%' || affineIvs_.count(s) || s.find(' ') != std::string::npos;
+}
+
+std::vector<std::string> AffineEmitter::ssaSubscripts(const std::vector<std::string> &subscripts) {
+  std::vector<std::string> out;
+  for (const std::string &s : subscripts)
+    out.push_back(indexValue(s));
+  return out;
+}
+
+std::string AffineEmitter::subscriptOf(const IndexExpr &e, const std::vector<std::string> &ivs) {
+  bool affine = plan.index == IndexForm::AffineMap;
+  for (const std::string &iv : ivs)
+    affine = affine && affineIvs_.count(iv);
+  // IndexExpr::str writes expressions with spaces (isAffineSubscript).
+  return affine ? e.str(ivs) : indexOf(e, ivs);
+}
+
+std::string AffineEmitter::loadFrom(const std::string &memref, const std::string &type,
+                                    const std::vector<std::string> &subscripts) {
+  bool affine = true;
+  for (const std::string &s : subscripts)
+    affine = affine && isAffineSubscript(s);
+  const std::string x = fresh();
+  if (affine)
+    line(x + " = affine.load " + memref + "[" + joined(subscripts) + "] : " + type);
+  else
+    line(x + " = memref.load " + memref + "[" + joined(ssaSubscripts(subscripts)) + "] : " + type);
+  return x;
+}
+
 std::string AffineEmitter::load(ValueId v, const std::vector<std::string> &subscripts) {
   const Buffer &b = buf(v);
-  std::string s;
-  for (size_t i = 0; i < subscripts.size(); ++i)
-    s += (i ? ", " : "") + subscripts[i];
-  const std::string x = fresh();
-  line(x + " = affine.load " + b.memref + "[" + s + "] : " + b.type);
-  return x;
+  return loadFrom(b.memref, b.type, subscripts);
 }
 
 void AffineEmitter::store(const std::string &x, ValueId v,
                           const std::vector<std::string> &subscripts) {
   const Buffer &b = buf(v);
-  std::string s;
-  for (size_t i = 0; i < subscripts.size(); ++i)
-    s += (i ? ", " : "") + subscripts[i];
-  line("affine.store " + x + ", " + b.memref + "[" + s + "] : " + b.type);
+  bool affine = true;
+  for (const std::string &s : subscripts)
+    affine = affine && isAffineSubscript(s);
+  if (affine)
+    line("affine.store " + x + ", " + b.memref + "[" + joined(subscripts) + "] : " + b.type);
+  else
+    line("memref.store " + x + ", " + b.memref + "[" + joined(ssaSubscripts(subscripts)) +
+         "] : " + b.type);
 }
 
 // --- Ops ------------------------------------------------------------------------
@@ -77,55 +239,180 @@ void AffineEmitter::emitElementwise(const Op &op) {
   const ValueId res = op.results[0];
   const TensorType &rt = c_.typeOf(res);
   alloc(res);
+  const OpCategory cat = opCategory(op.kind);
   if (rt.valid) {
     // The valid region of an elementwise result is the intersection of its
     // operands'; the loops cover only that region.
     Buffer &b = bufs_[res];
     const size_t n =
-        opCategory(op.kind) == OpCategory::RowExpand || opCategory(op.kind) == OpCategory::ColExpand
-            ? 1
-            : op.operands.size();
+        cat == OpCategory::RowExpand || cat == OpCategory::ColExpand ? 1 : op.operands.size();
     for (size_t i = 0; i < n; ++i) {
       const Buffer &ob = buf(op.operands[i]);
       b.rows = minBound(b.rows, ob.rows);
       b.cols = minBound(b.cols, ob.cols);
     }
   }
-  const std::vector<std::string> ivs = openLoops(boundsOf(res, true));
-  std::vector<std::string> xs;
-  const OpCategory cat = opCategory(op.kind);
-  for (size_t i = 0; i < op.operands.size(); ++i) {
-    std::vector<std::string> sub = ivs;
-    if (i == 1 && cat == OpCategory::RowExpand)
-      sub = {ivs[0], "0"};
-    else if (i == 1 && cat == OpCategory::ColExpand)
-      sub = {"0", ivs[1]};
-    xs.push_back(load(op.operands[i], sub));
+  loopNest(boundsOf(res, true), [&](const std::vector<std::string> &ivs) {
+    std::vector<std::string> xs;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      std::vector<std::string> sub = ivs;
+      if (i == 1 && cat == OpCategory::RowExpand)
+        sub = {ivs[0], "0"};
+      else if (i == 1 && cat == OpCategory::ColExpand)
+        sub = {"0", ivs[1]};
+      xs.push_back(load(op.operands[i], sub));
+    }
+    store(elementwise(op, xs), res, ivs);
+  });
+}
+
+namespace {
+/// Whether `e` has no floordiv or mod: an affine-linear function of the dims.
+bool isLinear(const IndexExpr &e) { return e.countFloorDivMod() == 0; }
+
+/// `memref<4x8xf32, strided<[16, 2], offset: 3>>`.
+std::string stridedType(const TensorType &t, const std::vector<int64_t> &strides, int64_t offset) {
+  std::string s = "memref<";
+  for (int64_t d : t.shape)
+    s += std::to_string(d) + "x";
+  std::vector<std::string> st;
+  for (int64_t x : strides)
+    st.push_back(std::to_string(x));
+  return s + EmitterBase::elemType(t.dtype) + ", strided<[" + EmitterBase::joined(st) +
+         "], offset: " + std::to_string(offset) + ">>";
+}
+
+/// `d0, d1, ..` for `rank` dims.
+std::string dimList(unsigned rank) {
+  std::vector<std::string> d;
+  for (unsigned i = 0; i < rank; ++i)
+    d.push_back("d" + std::to_string(i));
+  return EmitterBase::joined(d);
+}
+
+std::string ints(const std::vector<int64_t> &v) {
+  std::vector<std::string> s;
+  for (int64_t x : v)
+    s.push_back(std::to_string(x));
+  return EmitterBase::joined(s);
+}
+} // namespace
+
+bool AffineEmitter::stridedView(const Op &op, std::string &memref, std::string &type) {
+  const ValueId src = op.operands[0], res = op.results[0];
+  const TensorType &st = c_.typeOf(src), &rt = c_.typeOf(res);
+  const Buffer &sb = buf(src); // an identity layout: an alloc or an argument
+  const std::vector<IndexExpr> map = viewIndexMap(c_, op);
+  // The element at result position p is at sum_j ss[j] * map[j](p) of the
+  // source's storage: for linear maps an offset plus a stride per dim.
+  const std::vector<int64_t> ss = rowMajorStrides(st.shape);
+  std::vector<int64_t> origin(rt.rank(), 0), strides(rt.rank(), 0);
+  int64_t offset = 0;
+  for (size_t j = 0; j < map.size(); ++j) {
+    if (!isLinear(map[j]))
+      return false;
+    offset += ss[j] * map[j].eval(origin);
   }
-  store(elementwise(op, xs), res, ivs);
-  closeLoops(ivs.size());
+  for (unsigned d = 0; d < rt.rank(); ++d) {
+    std::vector<int64_t> unit(rt.rank(), 0);
+    unit[d] = 1;
+    for (size_t j = 0; j < map.size(); ++j)
+      strides[d] += ss[j] * (map[j].eval(unit) - map[j].eval(origin));
+    if (strides[d] < 0)
+      return false;
+  }
+  if (offset < 0)
+    return false;
+  memref = fresh("view");
+  type = stridedType(rt, strides, offset);
+  switch (op.kind) {
+  case OpKind::Slice:
+  case OpKind::Chunk: {
+    std::vector<int64_t> offs, steps;
+    for (unsigned j = 0; j < st.rank(); ++j) {
+      const bool chunked = op.kind == OpKind::Chunk && j == op.attrs.axis;
+      offs.push_back(op.kind == OpKind::Slice ? op.attrs.offsets[j]
+                     : chunked                ? op.attrs.index * rt.shape[j]
+                                              : 0);
+      steps.push_back(op.kind == OpKind::Slice ? op.attrs.strides[j] : 1);
+    }
+    line(memref + " = memref.subview " + sb.memref + "[" + ints(offs) + "] [" + ints(rt.shape) +
+         "] [" + ints(steps) + "] : " + sb.type + " to " + type);
+    return true;
+  }
+  case OpKind::Transpose: {
+    std::vector<std::string> perm;
+    for (int64_t p : op.attrs.perm)
+      perm.push_back("d" + std::to_string(p));
+    line(memref + " = memref.transpose " + sb.memref + " (" + dimList(st.rank()) + ") -> (" +
+         joined(perm) + ") : " + sb.type + " to " + type);
+    return true;
+  }
+  case OpKind::Reshape:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze: {
+    // Through one dimension: collapse every source dim, expand to the result.
+    // Both keep an identity layout on a contiguous buffer.
+    const int64_t n = rt.numElements();
+    const std::string flat = "memref<" + std::to_string(n) + "x" + elemType(st.dtype) + ">";
+    std::string cur = sb.memref;
+    if (st.rank() > 1) {
+      std::vector<std::string> all;
+      for (unsigned j = 0; j < st.rank(); ++j)
+        all.push_back(std::to_string(j));
+      cur = fresh("flat");
+      line(cur + " = memref.collapse_shape " + sb.memref + " [[" + joined(all) + "]] : " + sb.type +
+           " into " + flat);
+    }
+    type = memrefType(rt);
+    if (rt.rank() == 1) {
+      memref = cur;
+      return true;
+    }
+    std::vector<std::string> all;
+    for (unsigned j = 0; j < rt.rank(); ++j)
+      all.push_back(std::to_string(j));
+    line(memref + " = memref.expand_shape " + cur + " [[" + joined(all) + "]] output_shape [" +
+         ints(rt.shape) + "] : " + flat + " into " + type);
+    return true;
+  }
+  case OpKind::Broadcast:
+  case OpKind::IndexMap:
+    line(memref + " = memref.reinterpret_cast " + sb.memref + " to offset: [" +
+         std::to_string(offset) + "], sizes: [" + ints(rt.shape) + "], strides: [" + ints(strides) +
+         "] : " + sb.type + " to " + type);
+    return true;
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+    return false;
+  }
+  return false;
 }
 
 void AffineEmitter::emitView(const Op &op) {
   const ValueId res = op.results[0];
+  std::string view, viewType;
+  const bool strided = plan.views == ViewForm::Strided && stridedView(op, view, viewType);
   alloc(res);
-  const std::vector<std::string> ivs = openLoops(boundsOf(res, false));
-  std::vector<std::string> sub;
-  for (const IndexExpr &e : viewIndexMap(c_, op))
-    sub.push_back(e.str(ivs));
-  store(load(op.operands[0], sub), res, ivs);
-  closeLoops(ivs.size());
+  loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
+    if (strided)
+      return store(loadFrom(view, viewType, ivs), res, ivs);
+    std::vector<std::string> sub;
+    for (const IndexExpr &e : viewIndexMap(c_, op))
+      sub.push_back(subscriptOf(e, ivs));
+    store(load(op.operands[0], sub), res, ivs);
+  });
 }
 
 void AffineEmitter::emitSource(const Op &op) {
   const ValueId res = op.results[0];
   const TensorType &t = c_.typeOf(res);
   alloc(res);
-  const std::vector<std::string> ivs = openLoops(boundsOf(res, false));
-  const std::string x = op.kind == OpKind::Const ? scalarConst(op.attrs.value, t.dtype)
-                                                 : fromIndex(ivs[op.attrs.axis], t.dtype);
-  store(x, res, ivs);
-  closeLoops(ivs.size());
+  loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
+    const std::string x = op.kind == OpKind::Const ? scalarConst(op.attrs.value, t.dtype)
+                                                   : fromIndex(ivs[op.attrs.axis], t.dtype);
+    store(x, res, ivs);
+  });
 }
 
 void AffineEmitter::emitFillPad(const Op &op) {
@@ -133,19 +420,19 @@ void AffineEmitter::emitFillPad(const Op &op) {
   const DType t = c_.typeOf(res).dtype;
   alloc(res);
   const Buffer sb = buf(src);
-  const std::vector<std::string> ivs = openLoops(boundsOf(res, false));
-  std::string x = load(src, ivs);
-  if (!sb.rows.empty()) {
-    const std::string inRow = fresh(), inCol = fresh(), inside = fresh(), r = fresh();
-    line(inRow + " = arith.cmpi slt, " + ivs[0] + ", " + indexValue(sb.rows) + " : index");
-    line(inCol + " = arith.cmpi slt, " + ivs[1] + ", " + indexValue(sb.cols) + " : index");
-    line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
-    const std::string pad = padValue(op.attrs.pad, t);
-    line(r + " = arith.select " + inside + ", " + x + ", " + pad + " : " + elemType(t));
-    x = r;
-  }
-  store(x, res, ivs);
-  closeLoops(ivs.size());
+  loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
+    std::string x = load(src, ivs);
+    if (!sb.rows.empty()) {
+      const std::string inRow = below(ivs[0], sb.rows);
+      const std::string inCol = below(ivs[1], sb.cols);
+      const std::string inside = fresh(), r = fresh();
+      line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
+      const std::string pad = padValue(op.attrs.pad, t);
+      line(r + " = arith.select " + inside + ", " + x + ", " + pad + " : " + elemType(t));
+      x = r;
+    }
+    store(x, res, ivs);
+  });
 }
 
 void AffineEmitter::emitSetValidShape(const Op &op, const std::string &rows,

@@ -3,13 +3,17 @@
 // Internal to backend/mlir: cases as affine loop nests over memrefs. Views
 // become affine.load subscripts with their floor/mod maps, valid shapes
 // become symbolic loop bounds; topk and reductions carry values in
-// iter_args; gather loads through a data-dependent index.
+// iter_args; gather loads through a data-dependent index. The lowering plan
+// varies the loops (scf, while, unrolled, tiled), the index arithmetic, the
+// views (strided memrefs) and the reductions (vector ops).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_MLIR_AFFINELOWERING_H
 #define NPUFUZZ_BACKEND_MLIR_AFFINELOWERING_H
 
 #include "backend/mlir/EmitterBase.h"
+
+#include <functional>
 
 namespace npufuzz {
 
@@ -27,10 +31,21 @@ public:
   using EmitterBase::EmitterBase;
   bool run() override;
 
-  // --- Loops ------------------------------------------------------------------
-  /// Opens an affine.for per bound (literal or symbol); returns the IVs.
-  std::vector<std::string> openLoops(const std::vector<std::string> &bounds);
-  void closeLoops(size_t n);
+  // --- Loops (in the plan's LoopForm) ------------------------------------------
+  using Body = std::function<void(const std::vector<std::string> &ivs)>;
+  /// Emits a loop nest over `bounds` (literals or SSA `index` symbols) and
+  /// `body` inside it, given the IVs. Affine loops, or scf loops whose
+  /// innermost level may be a while loop, unrolled by two with a tail, or
+  /// tiled by three: `body` may then be emitted more than once.
+  void loopNest(const std::vector<std::string> &bounds, const Body &body);
+  /// A loop from 0 to `n` carrying `inits` (of `types`): `result:N = for`,
+  /// affine.for in the affine loop form and scf.for otherwise. Returns the
+  /// IV; the region's block arguments are the names in `carried`.
+  std::string openCarried(const std::string &result, int64_t from, int64_t n,
+                          const std::vector<std::string> &carried,
+                          const std::vector<std::string> &inits,
+                          const std::vector<std::string> &types);
+  void closeCarried(const std::vector<std::string> &yields, const std::vector<std::string> &types);
   /// Loop bounds covering value `v`: its shape, or its valid region.
   std::vector<std::string> boundsOf(ValueId v, bool validOnly);
 
@@ -38,11 +53,33 @@ public:
   const Buffer &buf(ValueId v) const { return bufs_.at(v); }
   /// Allocates a fresh buffer for result `v` (freed at the end).
   const Buffer &alloc(ValueId v);
-  /// `affine.load` of `v` at subscripts (affine expressions over SSA IVs).
+  /// A load of `v`, and a store to it, at `subscripts`: IVs, integer
+  /// literals, SSA `index` values or affine expressions over IVs (written
+  /// with spaces, from subscriptOf). affine.load/store when every subscript
+  /// is affine in affine loops, memref.load/store otherwise.
   std::string load(ValueId v, const std::vector<std::string> &subscripts);
   void store(const std::string &x, ValueId v, const std::vector<std::string> &subscripts);
+  std::string loadFrom(const std::string &memref, const std::string &type,
+                       const std::vector<std::string> &subscripts);
+  /// A view subscript: an inline affine expression in affine loops with
+  /// affine maps, else an SSA `index` in the plan's IndexForm.
+  std::string subscriptOf(const IndexExpr &e, const std::vector<std::string> &ivs);
 
 private:
+  /// Whether a subscript can appear in affine.load/store.
+  bool isAffineSubscript(const std::string &s) const;
+  /// The subscripts as SSA `index` values (literals become constants).
+  std::vector<std::string> ssaSubscripts(const std::vector<std::string> &subscripts);
+  void loopLevel(const std::vector<std::string> &bounds, size_t level,
+                 std::vector<std::string> &ivs, const Body &body);
+  /// Views in ViewForm::Strided: the source as a strided memref whose
+  /// elements are the view's, or false when the view is not strided
+  /// (floor/mod maps, negative strides).
+  bool stridedView(const Op &op, std::string &memref, std::string &type);
+  /// Reductions in the vector forms of ReduceForm; false when the form
+  /// does not apply (the scalar loop is emitted instead).
+  bool emitVectorReduce(const Op &op);
+
   // --- emitOp's hooks (AffineStructured.cpp: reduce to gather) -----------------
   void emitElementwise(const Op &op) override;
   void emitView(const Op &op) override;
@@ -57,6 +94,8 @@ private:
 
   std::map<ValueId, Buffer> bufs_;
   std::vector<std::string> allocs_;
+  /// IVs of the affine.for loops emitted so far: valid affine dims.
+  std::set<std::string> affineIvs_;
 };
 
 } // namespace npufuzz

@@ -18,6 +18,13 @@ std::vector<std::string> boundsExcept(const std::vector<int64_t> &shape, int64_t
       b.push_back(std::to_string(shape[i]));
   return b;
 }
+/// `d0, d1, ..` for `rank` dims.
+std::string dimNames(unsigned rank) {
+  std::vector<std::string> d;
+  for (unsigned i = 0; i < rank; ++i)
+    d.push_back("d" + std::to_string(i));
+  return EmitterBase::joined(d);
+}
 /// Subscripts for a full-rank access: the outer IVs with `at` inserted at
 /// position `axis`.
 std::vector<std::string> withAxis(const std::vector<std::string> &outer, int64_t axis,
@@ -34,21 +41,147 @@ void AffineEmitter::emitReduce(const Op &op) {
   const DType t = st.dtype;
   const int64_t axis = op.attrs.axis;
   alloc(res);
+  if (emitVectorReduce(op))
+    return;
   const ReduceRule rule = reduceRule(op.kind, t);
-  const std::string &accTy = rule.accType, &init = rule.init, &combine = rule.combine;
-  const std::vector<std::string> outer = openLoops(boundsExcept(st.shape, axis));
-  const std::string k = fresh("k"), acc = fresh("acc"), result = fresh("red");
-  line(result + " = affine.for " + k + " = 0 to " + std::to_string(st.shape[axis]) + " iter_args(" +
-       acc + " = " + init + ") -> (" + accTy + ") {");
-  indent_ += 2;
-  const std::string x = widen(load(src, withAxis(outer, axis, k)), t);
-  const std::string next = fresh();
-  line(next + " = " + combine + " " + acc + ", " + x + " : " + accTy);
-  line("affine.yield " + next + " : " + accTy);
-  indent_ -= 2;
-  line("}");
-  store(narrow(result, t), res, withAxis(outer, axis, "0"));
-  closeLoops(outer.size());
+  loopNest(boundsExcept(st.shape, axis), [&](const std::vector<std::string> &outer) {
+    const std::string acc = fresh("acc"), result = fresh("red");
+    const std::string k =
+        openCarried(result, 0, st.shape[axis], {acc}, {rule.init}, {rule.accType});
+    const std::string x = widen(load(src, withAxis(outer, axis, k)), t);
+    const std::string next = fresh();
+    line(next + " = " + rule.combine + " " + acc + ", " + x + " : " + rule.accType);
+    closeCarried({next}, {rule.accType});
+    store(narrow(result, t), res, withAxis(outer, axis, "0"));
+  });
+}
+
+namespace {
+/// The vector.reduction / multi_reduction kind of a reduce rule's combiner.
+std::string vectorKind(const std::string &combine) {
+  return combine == "arith.addf" || combine == "arith.addi" ? "add"
+                                                            : combine.substr(6); // arith.maxsi
+}
+} // namespace
+
+bool AffineEmitter::emitVectorReduce(const Op &op) {
+  const ValueId src = op.operands[0], res = op.results[0];
+  const TensorType &st = c_.typeOf(src);
+  const DType t = st.dtype;
+  const int64_t axis = op.attrs.axis, n = st.shape[axis];
+  const unsigned rank = st.rank();
+  const ReduceRule rule = reduceRule(op.kind, t);
+  const std::string elem = elemType(t), kind = vectorKind(rule.combine);
+  // The reduced dim alone, as a transfer's permutation map.
+  auto along = [&](int64_t dim) {
+    return "affine_map<(" + dimNames(rank) + ") -> (d" + std::to_string(dim) + ")>";
+  };
+  switch (plan.reduce) {
+  case ReduceForm::Scalar: return false;
+  case ReduceForm::Multi: {
+    // One read of the whole (2-D, small) source; multi_reduction folds the
+    // reduced dim into the accumulator in order, so float sums stay exact.
+    if (rank != 2 || st.numElements() > 256)
+      break;
+    const int64_t kept = st.shape[1 - axis];
+    const std::string vt = "vector<" + std::to_string(st.shape[0]) + "x" +
+                           std::to_string(st.shape[1]) + "x" + elem + ">";
+    const std::string zero = indexConst(0);
+    const std::string pad = zeroOf(t);
+    const std::string v = fresh("v");
+    line(v + " = vector.transfer_read " + buf(src).memref + "[" + zero + ", " + zero + "], " + pad +
+         " {in_bounds = [true, true]} : " + buf(src).type + ", " + vt);
+    // Widening is lane-wise on a flat vector: through shape_cast and back.
+    const std::string wideType = "vector<" + std::to_string(st.shape[0]) + "x" +
+                                 std::to_string(st.shape[1]) + "x" + rule.accType + ">";
+    std::string in = v;
+    if (rule.accType != elem) {
+      const std::string flatType = "vector<" + std::to_string(st.numElements()) + "x" + elem + ">";
+      const std::string flat = fresh("v");
+      line(flat + " = vector.shape_cast " + v + " : " + vt + " to " + flatType);
+      std::string wide;
+      {
+        const LaneScope lanes(*this, st.numElements());
+        wide = widen(flat, t);
+      }
+      in = fresh("v");
+      line(in + " = vector.shape_cast " + wide + " : vector<" + std::to_string(st.numElements()) +
+           "x" + rule.accType + "> to " + wideType);
+    }
+    const std::string accVec = "vector<" + std::to_string(kept) + "x" + rule.accType + ">";
+    const std::string acc = fresh("acc"), r = fresh("red");
+    line(acc + " = vector.broadcast " + rule.init + " : " + rule.accType + " to " + accVec);
+    line(r + " = vector.multi_reduction <" + kind + ">, " + in + ", " + acc + " [" +
+         std::to_string(axis) + "] : " + wideType + " to " + accVec);
+    std::string out;
+    {
+      const LaneScope lanes(*this, kept);
+      out = narrow(r, t);
+    }
+    line("vector.transfer_write " + out + ", " + buf(res).memref + "[" + zero + ", " + zero +
+         "] {in_bounds = [true], permutation_map = " + along(1 - axis) + "} : vector<" +
+         std::to_string(kept) + "x" + elem + ">, " + buf(res).type);
+    return true;
+  }
+  case ReduceForm::Vector:
+  case ReduceForm::Masked: break;
+  }
+  // Per outer position, the reduced dim in chunks of up to 16 lanes, each
+  // reduced by vector.reduction from the previous chunk's result: with an
+  // accumulator it lowers to LLVM's ordered reduction, so float sums stay
+  // exact. Lanes past the end hold the combiner's identity (the transfer's
+  // padding, or what the mask leaves out).
+  const bool masked = plan.reduce == ReduceForm::Masked;
+  const int64_t lanes = std::min<int64_t>(n, 16);
+  const std::string vt = "vector<" + std::to_string(lanes) + "x" + elem + ">";
+  const std::string wideType = "vector<" + std::to_string(lanes) + "x" + rule.accType + ">";
+  const bool exact = n % lanes == 0; // every chunk in bounds
+  loopNest(boundsExcept(st.shape, axis), [&](const std::vector<std::string> &outer) {
+    const std::string identity = reduceIdentity(op.kind, t);
+    const std::string end = indexConst(n);
+    std::string acc = rule.init, result, offset = indexConst(0);
+    const bool chunked = lanes < n;
+    if (chunked) {
+      const std::string step = indexConst(lanes);
+      const std::string from = indexConst(0);
+      const std::string carried = fresh("acc");
+      result = fresh("red");
+      offset = fresh("off");
+      line(result + " = scf.for " + offset + " = " + from + " to " + end + " step " + step +
+           " iter_args(" + carried + " = " + rule.init + ") -> (" + rule.accType + ") {");
+      indent_ += 2;
+      acc = carried;
+    }
+    const std::vector<std::string> at = ssaSubscripts(withAxis(outer, axis, offset));
+    std::string mask;
+    if (masked) {
+      const std::string rest = fresh("rest");
+      line(rest + " = arith.subi " + end + ", " + offset + " : index");
+      mask = fresh("mask");
+      line(mask + " = vector.create_mask " + rest + " : vector<" + std::to_string(lanes) + "xi1>");
+    }
+    const std::string v = fresh("v");
+    line(v + " = vector.transfer_read " + buf(src).memref + "[" + joined(at) + "], " + identity +
+         (masked ? ", " + mask : std::string()) + " {in_bounds = [" + (exact ? "true" : "false") +
+         "], permutation_map = " + along(axis) + "} : " + buf(src).type + ", " + vt);
+    std::string wide;
+    {
+      const LaneScope scope(*this, lanes);
+      wide = widen(v, t);
+    }
+    const std::string r = fresh("red");
+    line(r + " = vector.reduction <" + kind + ">, " + wide + ", " + acc + " : " + wideType +
+         " into " + rule.accType);
+    if (chunked) {
+      line("scf.yield " + r + " : " + rule.accType);
+      indent_ -= 2;
+      line("}");
+    } else {
+      result = r;
+    }
+    store(narrow(result, t), res, withAxis(outer, axis, "0"));
+  });
+  return true;
 }
 
 void AffineEmitter::emitArgMax(const Op &op) {
@@ -58,26 +191,22 @@ void AffineEmitter::emitArgMax(const Op &op) {
   const int64_t axis = op.attrs.axis;
   const std::string ty = elemType(t);
   alloc(res);
-  const std::vector<std::string> outer = openLoops(boundsExcept(st.shape, axis));
-  const std::string first = load(src, withAxis(outer, axis, "0"));
-  const std::string k = fresh("k"), best = fresh("best"), bestIdx = fresh("bi"),
-                    result = fresh("am");
-  line(result + ":2 = affine.for " + k + " = 1 to " + std::to_string(st.shape[axis]) +
-       " iter_args(" + best + " = " + first + ", " + bestIdx + " = " + indexConst(0) + ") -> (" +
-       ty + ", index) {");
-  indent_ += 2;
-  const std::string x = load(src, withAxis(outer, axis, k));
-  const std::string wins = greater(t, x, best);
-  const std::string nb = fresh(), ni = fresh();
-  line(nb + " = arith.select " + wins + ", " + x + ", " + best + " : " + ty);
-  line(ni + " = arith.select " + wins + ", " + k + ", " + bestIdx + " : index");
-  line("affine.yield " + nb + ", " + ni + " : " + ty + ", index");
-  indent_ -= 2;
-  line("}");
-  const std::string idx = fresh();
-  line(idx + " = arith.index_cast " + result + "#1 : index to i64");
-  store(idx, res, withAxis(outer, axis, "0"));
-  closeLoops(outer.size());
+  loopNest(boundsExcept(st.shape, axis), [&](const std::vector<std::string> &outer) {
+    const std::string first = load(src, withAxis(outer, axis, "0"));
+    const std::string zero = indexConst(0);
+    const std::string best = fresh("best"), bestIdx = fresh("bi"), result = fresh("am");
+    const std::string k =
+        openCarried(result, 1, st.shape[axis], {best, bestIdx}, {first, zero}, {ty, "index"});
+    const std::string x = load(src, withAxis(outer, axis, k));
+    const std::string wins = greater(t, x, best);
+    const std::string nb = fresh(), ni = fresh();
+    line(nb + " = arith.select " + wins + ", " + x + ", " + best + " : " + ty);
+    line(ni + " = arith.select " + wins + ", " + k + ", " + bestIdx + " : index");
+    closeCarried({nb, ni}, {ty, "index"});
+    const std::string idx = fresh();
+    line(idx + " = arith.index_cast " + result + "#1 : index to i64");
+    store(idx, res, withAxis(outer, axis, "0"));
+  });
 }
 
 void AffineEmitter::emitTopK(const Op &op) {
@@ -89,98 +218,71 @@ void AffineEmitter::emitTopK(const Op &op) {
   alloc(values);
   alloc(indices);
   const std::string yes = intConst(1, DType::I1), no = intConst(0, DType::I1);
+  const std::vector<std::string> carriedTypes = {ty, "index", "i1"};
   // Elements are totally ordered by (value descending, index ascending),
   // with NaN largest and ties where neither value is greater. Pass r picks
   // the first element that comes after pass r-1's pick: no scratch memory,
   // only loop-carried values, so every access stays affine.
-  const std::vector<std::string> outer = openLoops(boundsExcept(st.shape, axis));
-  const std::string r = fresh("r"), prevV = fresh("pv"), prevI = fresh("pi"),
-                    havePrev = fresh("hp"), passes = fresh("sel");
-  line(passes + ":3 = affine.for " + r + " = 0 to " + std::to_string(op.attrs.k) + " iter_args(" +
-       prevV + " = " + zeroOf(t) + ", " + prevI + " = " + indexConst(0) + ", " + havePrev + " = " +
-       no + ") -> (" + ty + ", index, i1) {");
-  indent_ += 2;
-  const std::string j = fresh("j"), bv = fresh("bv"), bi = fresh("bi"), has = fresh("has"),
-                    pick = fresh("pick");
-  line(pick + ":3 = affine.for " + j + " = 0 to " + std::to_string(n) + " iter_args(" + bv + " = " +
-       zeroOf(t) + ", " + bi + " = " + indexConst(0) + ", " + has + " = " + no + ") -> (" + ty +
-       ", index, i1) {");
-  indent_ += 2;
-  const std::string x = load(src, withAxis(outer, axis, j));
-  const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
-  line("affine.yield " + next.value + ", " + next.index + ", " + next.has + " : " + ty +
-       ", index, i1");
-  indent_ -= 2;
-  line("}");
-  store(pick + "#0", values, withAxis(outer, axis, r));
-  const std::string idx = fresh();
-  line(idx + " = arith.index_cast " + pick + "#1 : index to i64");
-  store(idx, indices, withAxis(outer, axis, r));
-  line("affine.yield " + pick + "#0, " + pick + "#1, " + yes + " : " + ty + ", index, i1");
-  indent_ -= 2;
-  line("}");
-  closeLoops(outer.size());
+  loopNest(boundsExcept(st.shape, axis), [&](const std::vector<std::string> &outer) {
+    const std::string zeroValue = zeroOf(t);
+    const std::string zero = indexConst(0);
+    const std::string prevV = fresh("pv"), prevI = fresh("pi"), havePrev = fresh("hp"),
+                      passes = fresh("sel");
+    const std::string r = openCarried(passes, 0, op.attrs.k, {prevV, prevI, havePrev},
+                                      {zeroValue, zero, no}, carriedTypes);
+    const std::string bv = fresh("bv"), bi = fresh("bi"), has = fresh("has"), pick = fresh("pick");
+    const std::string j =
+        openCarried(pick, 0, n, {bv, bi, has}, {zeroValue, zero, no}, carriedTypes);
+    const std::string x = load(src, withAxis(outer, axis, j));
+    const TopKBest next = topkStep(t, x, j, {prevV, prevI, havePrev}, {bv, bi, has});
+    closeCarried({next.value, next.index, next.has}, carriedTypes);
+    store(pick + "#0", values, withAxis(outer, axis, r));
+    const std::string idx = fresh();
+    line(idx + " = arith.index_cast " + pick + "#1 : index to i64");
+    store(idx, indices, withAxis(outer, axis, r));
+    closeCarried({pick + "#0", pick + "#1", yes}, carriedTypes);
+  });
 }
 
 void AffineEmitter::emitMatmul(const Op &op) {
   const ValueId a = op.operands[0], b = op.operands[1], res = op.results[0];
-  const TensorType &at = c_.typeOf(a), &rt = c_.typeOf(res);
-  const DType in = at.dtype, acc = rt.dtype;
+  const TensorType &at = c_.typeOf(a);
+  const DType in = at.dtype, acc = c_.typeOf(res).dtype;
   const std::string accTy = elemType(acc);
   const unsigned rank = at.rank();
   const int64_t kDim = at.shape[rank - 1];
   alloc(res);
-  const std::vector<std::string> ivs = openLoops(boundsOf(res, false));
-  const std::string k = fresh("k"), sum = fresh("acc"), result = fresh("mm");
-  line(result + " = affine.for " + k + " = 0 to " + std::to_string(kDim) + " iter_args(" + sum +
-       " = " + zeroOf(acc) + ") -> (" + accTy + ") {");
-  indent_ += 2;
-  std::vector<std::string> aSub = ivs, bSub = ivs;
-  aSub[rank - 1] = k; // a[.., i, k]
-  bSub[rank - 2] = k; // b[.., k, j]
-  std::string xa = load(a, aSub), xb = load(b, bSub);
-  std::string prod = fresh(), next = fresh();
-  if (isFloat(acc)) {
-    xa = widen(xa, in);
-    xb = widen(xb, in);
-    line(prod + " = arith.mulf " + xa + ", " + xb + " : f32");
-    line(next + " = arith.addf " + sum + ", " + prod + " : f32");
-  } else {
-    if (in != acc) {
-      const std::string ea = fresh(), eb = fresh();
-      line(ea + " = arith.extsi " + xa + " : " + elemType(in) + " to " + accTy);
-      line(eb + " = arith.extsi " + xb + " : " + elemType(in) + " to " + accTy);
-      xa = ea;
-      xb = eb;
-    }
-    line(prod + " = arith.muli " + xa + ", " + xb + " : " + accTy);
-    line(next + " = arith.addi " + sum + ", " + prod + " : " + accTy);
-  }
-  line("affine.yield " + next + " : " + accTy);
-  indent_ -= 2;
-  line("}");
-  store(result, res, ivs);
-  closeLoops(ivs.size());
+  loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
+    const std::string init = zeroOf(acc);
+    const std::string sum = fresh("acc"), result = fresh("mm");
+    const std::string k = openCarried(result, 0, kDim, {sum}, {init}, {accTy});
+    std::vector<std::string> aSub = ivs, bSub = ivs;
+    aSub[rank - 1] = k; // a[.., i, k]
+    bSub[rank - 2] = k; // b[.., k, j]
+    const std::string xa = load(a, aSub);
+    const std::string xb = load(b, bSub);
+    const std::string next = multiplyAccumulate(sum, xa, xb, in, acc);
+    closeCarried({next}, {accTy});
+    store(result, res, ivs);
+  });
 }
 
 void AffineEmitter::emitGather(const Op &op) {
   const ValueId src = op.operands[0], idx = op.operands[1], res = op.results[0];
   const DType idxTy = c_.typeOf(idx).dtype;
   alloc(res);
-  const std::vector<std::string> ivs = openLoops(boundsOf(res, false));
-  std::string i = load(idx, ivs);
-  if (idxTy != DType::Index) {
-    const std::string cast = fresh();
-    line(cast + " = arith.index_cast " + i + " : " + elemType(idxTy) + " to index");
-    i = cast;
-  }
-  std::vector<std::string> sub = ivs;
-  sub[op.attrs.axis] = i;
-  const Buffer &sb = buf(src);
-  const std::string x = fresh();
-  line(x + " = memref.load " + sb.memref + "[" + joined(sub) + "] : " + sb.type);
-  store(x, res, ivs);
-  closeLoops(ivs.size());
+  loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
+    std::string i = load(idx, ivs);
+    if (idxTy != DType::Index)
+      i = indexCast(i, idxTy, DType::Index);
+    std::vector<std::string> sub = ivs;
+    sub[op.attrs.axis] = i;
+    const Buffer &sb = buf(src);
+    const std::vector<std::string> at = ssaSubscripts(sub);
+    const std::string x = fresh();
+    line(x + " = memref.load " + sb.memref + "[" + joined(at) + "] : " + sb.type);
+    store(x, res, ivs);
+  });
 }
 
 } // namespace npufuzz

@@ -11,6 +11,8 @@
 
 #include "backend/mlir/MlirEmitter.h"
 
+#include "ir/IndexExpr.h"
+
 #include <map>
 #include <set>
 #include <sstream>
@@ -108,10 +110,20 @@ public:
     std::string accType, init, combine;
   };
   ReduceRule reduceRule(OpKind k, DType t);
+  /// The identity of reduction `k`'s combiner as a constant of storage type
+  /// `t` (-0, the lowest or the highest value): what padded lanes hold.
+  std::string reduceIdentity(OpKind k, DType t);
   /// The elementwise semantics of `op` applied to loaded operand elements
   /// `xs` (in operand order): unary, binary, compare, row/col expand,
   /// select, masked_fill and cast (lanes: all but cast).
   std::string elementwise(const Op &op, const std::vector<std::string> &xs);
+  /// One step of matmul: `sum + a * b` for elements `a`, `b` of `in` and an
+  /// accumulator of `acc` (f32 for floats: products and sums in f32;
+  /// integers sign-extended to `acc` and wrapping).
+  std::string multiplyAccumulate(const std::string &sum, const std::string &a, const std::string &b,
+                                 DType in, DType acc);
+  /// Row-major strides of `shape`, in elements.
+  static std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape);
   /// x > best under the topk/argmax order (NaN largest), in storage type.
   std::string greater(DType t, const std::string &x, const std::string &best);
   /// One step of topk's scan for its next pick: element `x` at index `j`
@@ -139,10 +151,25 @@ public:
   /// An SSA `index` for a literal or SSA bound.
   std::string indexValue(const std::string &literalOrSsa);
 
+  // --- Index arithmetic in the plan's forms (IndexLowering.cpp) ---------------
+  /// Index expression `e` over the `index` values `dims` as an SSA `index`,
+  /// in the plan's IndexForm (affine.apply for AffineMap).
+  std::string indexOf(const IndexExpr &e, const std::vector<std::string> &dims);
+  /// `e` in arith ops on values of `t` (index or i64), floor semantics.
+  std::string indexArith(const IndexExpr &e, const std::vector<std::string> &dims, DType t);
+  /// `arith.index_cast` between index and an integer type.
+  std::string indexCast(const std::string &x, DType from, DType to);
+  /// i1: `index` value `i` < `bound` (a literal or SSA index), compared as
+  /// the plan's BoundsForm says.
+  std::string below(const std::string &i, const std::string &bound);
+
   /// Declares a runtime helper once (a `func.func private` line).
   void declareRuntime(const std::string &decl) { runtimeDecls_.insert(decl); }
 
   const Case &c() const { return c_; }
+
+  /// The forms of the variant points (LoweringPlan.def) this kernel takes.
+  LoweringPlan plan;
 
 protected:
   // --- Per-style hooks of emitOp -------------------------------------------------

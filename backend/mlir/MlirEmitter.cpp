@@ -46,6 +46,7 @@ bool emitMlir(const Case &c, const MlirEmitOptions &options, MlirKernel &out,
     break;
   }
   }
+  e->plan = options.plan;
   const bool ok = e->run();
   unsupported = e->unsupported;
   return ok;

@@ -12,6 +12,7 @@
 #ifndef NPUFUZZ_BACKEND_MLIR_MLIREMITTER_H
 #define NPUFUZZ_BACKEND_MLIR_MLIREMITTER_H
 
+#include "backend/mlir/LoweringPlan.h"
 #include "ir/Case.h"
 
 #include <string>
@@ -42,6 +43,8 @@ struct MlirEmitOptions {
   MlirStyle style = MlirStyle::Affine;
   /// Vector lanes of the npu style's compute.
   unsigned npuLanes = 16;
+  /// The forms of the variant points (LoweringPlan.def).
+  LoweringPlan plan;
 };
 
 /// One kernel argument and where its value comes from.

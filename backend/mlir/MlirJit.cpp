@@ -241,7 +241,7 @@ struct MlirJit::Impl {
   /// re-runs stepwise from `text` to keep the IR around the pass when asked.
   bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
                    const std::vector<std::string> &elements, bool locate, BackendRun &r,
-                   std::optional<size_t> coverUserPasses = std::nullopt) {
+                   std::optional<std::pair<size_t, size_t>> coverUserPasses = std::nullopt) {
     DiagnosticCollector diags(ctx.get());
     std::vector<std::unique_ptr<mlir::PassManager>> managers;
     for (const std::string &element : elements) {
@@ -258,12 +258,17 @@ struct MlirJit::Impl {
     const StageMarks marks;
     // IR coverage: the ops at the user passes' entry, and which user passes
     // change the IR (the tail always does), each fingerprint taken once.
+    // The user's passes are elements [from, from + count).
     std::optional<mlir::OperationFingerPrint> current;
-    if (coverUserPasses) {
+    const size_t from = coverUserPasses ? coverUserPasses->first : 0,
+                 count = coverUserPasses ? coverUserPasses->second : 0;
+    auto enterUserPasses = [&] {
       r.entryOps = opsWithTypes(*module);
-      if (*coverUserPasses > 0)
+      if (count > 0)
         current.emplace(*module);
-    }
+    };
+    if (coverUserPasses && from == 0)
+      enterUserPasses();
     for (size_t i = 0; i < managers.size(); ++i) {
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool ok = mlir::succeeded(managers[i]->run(*module));
@@ -272,9 +277,11 @@ struct MlirJit::Impl {
         if (after != *current)
           r.passesThatChanged.push_back(elements[i]);
         current.reset();
-        if (i + 1 < *coverUserPasses)
+        if (i + 1 < from + count)
           current.emplace(after);
       }
+      if (ok && coverUserPasses && i + 1 == from)
+        enterUserPasses();
       if (ok) {
         // What a pass said while succeeding is kept with the run.
         const std::string said = diags.take();
@@ -717,8 +724,9 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   if (!module)
     return r;
   if (!impl().runPipeline(module, kernel.text, elements, options.locateFailingPass, r,
-                          options.recordIrCoverage ? std::optional(options.userPasses)
-                                                   : std::nullopt))
+                          options.recordIrCoverage
+                              ? std::optional(std::pair(options.userPassesFrom, options.userPasses))
+                              : std::nullopt))
     return r;
   r.passSeconds = since(t0);
 

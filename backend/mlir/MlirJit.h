@@ -33,12 +33,12 @@ struct JitOptions {
   /// `host` targets this machine's CPU and features.
   std::string cpu = "x86-64-v3";
   /// Record the IR coverage of the run (BackendRun::entryOps,
-  /// passesThatChanged): the ops at the entry of the pipeline, and which of
-  /// its first `userPasses` elements (the user's passes; the rest is the
-  /// style's tail) change the IR. Off for reruns and blame, which would
-  /// only record it again.
+  /// passesThatChanged): the ops at the entry of the user's passes, which
+  /// are `userPasses` elements from element `userPassesFrom` (the rest is
+  /// the style's lowering and tail), and which of them change the IR. Off
+  /// for reruns and blame, which would only record it again.
   bool recordIrCoverage = false;
-  size_t userPasses = 0;
+  size_t userPassesFrom = 0, userPasses = 0;
 };
 
 /// The fill of a kernel's temporaries for output poison `poison`.

@@ -89,12 +89,12 @@ void NpuEmitter::laneLoops(const std::vector<std::string> &bounds, bool vectoriz
   std::string tailStart = indexConst(0);
   if (vectorize) {
     // Full vectors cover n floordiv lanes * lanes; the rest is the tail.
-    tailStart = fresh("nv");
-    line(tailStart + " = affine.apply affine_map<(d0) -> ((d0 floordiv " +
-         std::to_string(opt_.lanes) + ") * " + std::to_string(opt_.lanes) + ")>(" + n + ")");
+    const int64_t lanes = opt_.lanes;
+    tailStart = indexOf(IndexExpr::mul(IndexExpr::floorDiv(IndexExpr::dim(0), lanes), lanes), {n});
+    const std::string zero = indexConst(0);
+    const std::string step = indexConst(lanes);
     const std::string j = fresh("j");
-    line("scf.for " + j + " = " + indexConst(0) + " to " + tailStart + " step " +
-         indexConst(opt_.lanes) + " {");
+    line("scf.for " + j + " = " + zero + " to " + tailStart + " step " + step + " {");
     indent_ += 2;
     ivs.push_back(j);
     vec(ivs);
@@ -282,12 +282,12 @@ void NpuEmitter::emitFillPad(const Op &op) {
       std::string x = load(*b.tiles[0], ivs);
       if (!sb.rows.empty()) {
         // Inside the source's valid region in global coordinates.
-        const std::string gr = fresh("g"), gc = fresh("g"), inRow = fresh(), inCol = fresh(),
-                          inside = fresh(), r = fresh();
+        const std::string gr = fresh("g"), gc = fresh("g");
         line(gr + " = arith.addi " + b.origin[0] + ", " + ivs[0] + " : index");
         line(gc + " = arith.addi " + b.origin[1] + ", " + ivs[1] + " : index");
-        line(inRow + " = arith.cmpi slt, " + gr + ", " + indexValue(sb.rows) + " : index");
-        line(inCol + " = arith.cmpi slt, " + gc + ", " + indexValue(sb.cols) + " : index");
+        const std::string inRow = below(gr, sb.rows);
+        const std::string inCol = below(gc, sb.cols);
+        const std::string inside = fresh(), r = fresh();
         line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
         line(r + " = arith.select " + inside + ", " + x + ", " + pad + " : " + elemType(t));
         x = r;

@@ -12,13 +12,6 @@
 namespace npufuzz {
 
 namespace {
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &shape) {
-  std::vector<int64_t> s(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;)
-    s[i - 1] = s[i] * shape[i];
-  return s;
-}
-
 int64_t alignUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 } // namespace
 
@@ -213,21 +206,13 @@ void NpuEmitter::emitView(const Op &op) {
   p.compute = [this, map](const Block &b) {
     const std::vector<std::string> ivs = openFor(b.extent);
     std::vector<std::string> global;
-    std::string dims;
     for (size_t k = 0; k < ivs.size(); ++k) {
       global.push_back(fresh("g"));
       line(global.back() + " = arith.addi " + b.origin[k] + ", " + ivs[k] + " : index");
-      dims += (k ? ", d" : "d") + std::to_string(k);
     }
-    std::string args;
-    for (size_t k = 0; k < global.size(); ++k)
-      args += (k ? ", " : "") + global[k];
     std::vector<std::string> sub;
-    for (const IndexExpr &e : map) {
-      sub.push_back(fresh("s"));
-      line(sub.back() + " = affine.apply affine_map<(" + dims + ") -> (" + e.str() + ")>(" + args +
-           ")");
-    }
+    for (const IndexExpr &e : map)
+      sub.push_back(indexOf(e, global));
     store(load(*b.tiles[0], sub), *b.tiles[1], ivs);
     closeFor(ivs.size());
   };

@@ -192,24 +192,9 @@ void NpuEmitter::emitMatmul(const Op &op) {
     std::vector<std::string> aSub = ivs, bSub = ivs;
     aSub[rank - 1] = k;
     bSub[rank - 2] = k;
-    std::string xa = load(*b.tiles[0], aSub), xb = load(*b.tiles[1], bSub);
-    const std::string prod = fresh(), next = fresh();
-    if (isFloat(acc)) {
-      xa = widen(xa, in);
-      xb = widen(xb, in);
-      line(prod + " = arith.mulf " + xa + ", " + xb + " : f32");
-      line(next + " = arith.addf " + sum + ", " + prod + " : f32");
-    } else {
-      if (in != acc) {
-        const std::string ea = fresh(), eb = fresh();
-        line(ea + " = arith.extsi " + xa + " : " + elemType(in) + " to " + accTy);
-        line(eb + " = arith.extsi " + xb + " : " + elemType(in) + " to " + accTy);
-        xa = ea;
-        xb = eb;
-      }
-      line(prod + " = arith.muli " + xa + ", " + xb + " : " + accTy);
-      line(next + " = arith.addi " + sum + ", " + prod + " : " + accTy);
-    }
+    const std::string xa = load(*b.tiles[0], aSub);
+    const std::string xb = load(*b.tiles[1], bSub);
+    const std::string next = multiplyAccumulate(sum, xa, xb, in, acc);
     line("scf.yield " + next + " : " + accTy);
     closeFor(1);
     store(result, *b.tiles[2], ivs);

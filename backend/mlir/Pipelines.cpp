@@ -9,7 +9,8 @@ namespace npufuzz {
 std::vector<std::string> Pipeline::elements() const { return prefix(passes.size()); }
 
 std::vector<std::string> Pipeline::prefix(size_t k) const {
-  std::vector<std::string> e(passes.begin(), passes.begin() + k);
+  std::vector<std::string> e = before;
+  e.insert(e.end(), passes.begin(), passes.begin() + k);
   const std::vector<std::string> rest = loweringAndTail();
   e.insert(e.end(), rest.begin(), rest.end());
   return e;
@@ -28,6 +29,32 @@ std::string Pipeline::text(const std::vector<std::string> &elements) {
   return s + ")";
 }
 
+std::string_view passStageName(PassStage s) {
+  switch (s) {
+  case PassStage::Entry: return "entry";
+  case PassStage::Bufferized: return "bufferized";
+  case PassStage::Loops: return "loops";
+  }
+  return "?";
+}
+
+bool parsePassStage(std::string_view s, PassStage &out) {
+  for (PassStage st : {PassStage::Entry, PassStage::Bufferized, PassStage::Loops})
+    if (passStageName(st) == s) {
+      out = st;
+      return true;
+    }
+  return false;
+}
+
+namespace {
+/// Elements of the tail that lower to loops and vectors (LoweringTail's
+/// first ones): after them, PassStage::Loops.
+constexpr size_t kTailToLoops = 4;
+/// Elements of the tensor style's lowering that bufferize.
+constexpr size_t kTensorBufferization = 4;
+} // namespace
+
 std::vector<std::string> loweringTail() {
   // Trusted: every element here must preserve semantics exactly. Not here:
   // arith-expand (its maximumf/minimumf expansion ignores -0 < +0 in MLIR 22)
@@ -35,7 +62,10 @@ std::vector<std::string> loweringTail() {
   // math.rsqrt into a call to rsqrtf, which libm does not have).
   // lower-affine runs again after convert-vector-to-scf, which creates
   // affine.apply ops for its out-of-bounds masks.
-  return {"lower-affine", "convert-vector-to-scf", "lower-affine",
+  // vector.multi_reduction has no lowering to LLVM of its own: it becomes
+  // vector.reduction or elementwise ops first, in the order of its operand.
+  return {"func.func(lower-vector-multi-reduction)", "lower-affine", "convert-vector-to-scf",
+          "lower-affine",
           // Math first: convert-math-to-libm unrolls vector math into
           // vector.extract/insert, which convert-vector-to-llvm must see.
           "convert-math-to-llvm", "convert-math-to-libm", "convert-scf-to-cf",
@@ -142,7 +172,31 @@ std::vector<std::string> splitPipeline(const std::string &body) {
   return out;
 }
 
-bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out, std::string &error) {
+namespace {
+/// Moves the elements that run before `stage` from the front of the
+/// lowering into `before`, and copies those of the tail: the tail's
+/// lowering to loops runs again after the user's passes, which may make
+/// what it lowers (scf-for-loop-peeling makes affine.min ops).
+void splitAtStage(Pipeline &p, MlirStyle style, PassStage stage) {
+  size_t lowering = 0, tail = 0; // how many of each run before the passes
+  switch (stage) {
+  case PassStage::Entry: break;
+  case PassStage::Bufferized:
+    lowering = style == MlirStyle::Tensor ? kTensorBufferization : 0;
+    break;
+  case PassStage::Loops:
+    lowering = p.lowering.size();
+    tail = kTailToLoops;
+    break;
+  }
+  p.before.assign(p.lowering.begin(), p.lowering.begin() + lowering);
+  p.before.insert(p.before.end(), p.tail.begin(), p.tail.begin() + tail);
+  p.lowering.erase(p.lowering.begin(), p.lowering.begin() + lowering);
+}
+} // namespace
+
+bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out, std::string &error,
+                     PassStage stage) {
   out = Pipeline();
   switch (style) {
   case MlirStyle::Affine: break;
@@ -151,6 +205,7 @@ bool resolvePipeline(const std::string &spec, MlirStyle style, Pipeline &out, st
   }
   out.spec = spec;
   out.tail = loweringTail();
+  splitAtStage(out, style, stage);
   if (spec == "O0")
     return true;
   if (spec == "O2") {

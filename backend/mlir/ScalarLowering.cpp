@@ -273,6 +273,45 @@ std::string EmitterBase::compare(OpKind k, DType t, const std::string &a, const 
   return cmp(pred, wa, wb, DType::F32);
 }
 
+std::string EmitterBase::multiplyAccumulate(const std::string &sum, const std::string &a,
+                                            const std::string &b, DType in, DType acc) {
+  const std::string accTy = elemType(acc);
+  std::string xa = a, xb = b;
+  const std::string prod = fresh(), next = fresh();
+  if (isFloat(acc)) {
+    xa = widen(xa, in);
+    xb = widen(xb, in);
+    line(prod + " = arith.mulf " + xa + ", " + xb + " : f32");
+    line(next + " = arith.addf " + sum + ", " + prod + " : f32");
+    return next;
+  }
+  if (in != acc) {
+    const std::string ea = fresh(), eb = fresh();
+    line(ea + " = arith.extsi " + xa + " : " + elemType(in) + " to " + accTy);
+    line(eb + " = arith.extsi " + xb + " : " + elemType(in) + " to " + accTy);
+    xa = ea;
+    xb = eb;
+  }
+  line(prod + " = arith.muli " + xa + ", " + xb + " : " + accTy);
+  line(next + " = arith.addi " + sum + ", " + prod + " : " + accTy);
+  return next;
+}
+
+std::vector<int64_t> EmitterBase::rowMajorStrides(const std::vector<int64_t> &shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (size_t i = shape.size(); i-- > 1;)
+    s[i - 1] = s[i] * shape[i];
+  return s;
+}
+
+std::string EmitterBase::reduceIdentity(OpKind k, DType t) {
+  if (k == OpKind::ReduceMax)
+    return lowestOf(t);
+  if (k == OpKind::ReduceMin)
+    return highestOf(t);
+  return isFloat(t) ? floatConst(-0.0f, t) : intConst(0, t);
+}
+
 EmitterBase::ReduceRule EmitterBase::reduceRule(OpKind k, DType t) {
   const bool f = isFloat(t);
   ReduceRule r;

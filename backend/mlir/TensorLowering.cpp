@@ -43,6 +43,29 @@ bool mayFoldToDim(const IndexExpr &e, unsigned d, const std::vector<int64_t> &ex
 }
 } // namespace
 
+namespace {
+/// The linalg named op of a binary elementwise op whose semantics it has in
+/// every dtype (max/min: NaN-propagating maximumf/minimumf, signed on
+/// integers); null for the others.
+const char *namedLinalgOp(OpKind k) {
+  switch (k) {
+  case OpKind::Add: return "linalg.add";
+  case OpKind::Sub: return "linalg.sub";
+  case OpKind::Mul: return "linalg.mul";
+  case OpKind::Max: return "linalg.max";
+  case OpKind::Min: return "linalg.min";
+  case OpKind::Div: // floor division guarded against 0 and overflow
+  case OpKind::And:
+  case OpKind::Or:
+  case OpKind::Xor:
+#define NPF_HANDLED_CATEGORY Binary
+#include "ir/OpCasesOutside.def"
+    return nullptr;
+  }
+  return nullptr;
+}
+} // namespace
+
 // --- linalg.generic -------------------------------------------------------------
 
 std::string TensorEmitter::dims(unsigned rank) {
@@ -156,10 +179,21 @@ void TensorEmitter::emitElementwise(const Op &op) {
   }
   const std::vector<GenericOperand> outs = {operand(empty(rt), rt, all)};
   const std::string r = fresh("ew");
-  const std::vector<std::string> args =
-      openGeneric(r, ins, outs, std::vector<std::string>(rt.rank(), "parallel"));
-  const std::string y = elementwise(op, std::vector<std::string>(args.begin(), args.end() - 1));
-  closeGeneric({y}, outs);
+  // Named ops take integer or float elements, not index.
+  const bool namedForm = plan.linalg == LinalgForm::Named && rt.dtype != DType::Index;
+  if (const char *named = namedForm ? namedLinalgOp(op.kind) : nullptr) {
+    // The named op computes in the element type: exact for these ops, whose
+    // f16/bf16 results rounded once from f32 equal the f32 result rounded
+    // (f32 has more than twice their precision, plus two bits).
+    line(r + " = " + named + " ins(" + ins[0].value + ", " + ins[1].value + " : " + ins[0].type +
+         ", " + ins[1].type + ") outs(" + outs[0].value + " : " + outs[0].type + ") -> " +
+         outs[0].type);
+  } else {
+    const std::vector<std::string> args =
+        openGeneric(r, ins, outs, std::vector<std::string>(rt.rank(), "parallel"));
+    const std::string y = elementwise(op, std::vector<std::string>(args.begin(), args.end() - 1));
+    closeGeneric({y}, outs);
+  }
   bind(res, r);
   if (rt.valid) {
     // The valid region of an elementwise result is the intersection of its
@@ -218,7 +252,9 @@ void TensorEmitter::emitIndexMapView(const Op &op) {
   // dim (or an expression MLIR folds to one) of another extent would resize
   // the loops. Such views read through tensor.extract at the mapped position
   // instead.
-  bool direct = true;
+  // Index forms other than affine maps read through tensor.extract at
+  // positions computed in that form.
+  bool direct = plan.index == IndexForm::AffineMap;
   std::vector<std::string> results;
   for (size_t j = 0; j < map.size(); ++j) {
     for (unsigned d = 0; d < rt.rank(); ++d)
@@ -239,12 +275,8 @@ void TensorEmitter::emitIndexMapView(const Op &op) {
     std::vector<std::string> ivs, at;
     for (unsigned d = 0; d < rt.rank(); ++d)
       ivs.push_back(loopIndex(d));
-    for (const IndexExpr &e : map) {
-      const std::string a = fresh("at");
-      line(a + " = affine.apply affine_map<(" + all + ") -> (" + e.str() + ")>(" + joined(ivs) +
-           ")");
-      at.push_back(a);
-    }
+    for (const IndexExpr &e : map)
+      at.push_back(indexOf(e, ivs));
     const std::string x = fresh();
     line(x + " = tensor.extract " + val(src).name + "[" + joined(at) + "] : " + val(src).type);
     closeGeneric({x}, outs);
@@ -316,17 +348,53 @@ void TensorEmitter::emitFillPad(const Op &op) {
     vals_[res] = sv; // all valid: nothing to pad
     return;
   }
-  const std::string rows = indexValue(sv.rows), cols = indexValue(sv.cols);
-  const std::vector<GenericOperand> outs = {operand(empty(t), t, "d0, d1")};
+  const std::string rows = indexValue(sv.rows);
+  const std::string cols = indexValue(sv.cols);
+  const std::string pad = padValue(op.attrs.pad, t.dtype);
   const std::string r = fresh("pad");
+  const std::string zero = indexConst(0);
+  switch (plan.pad) {
+  case PadForm::Select: break;
+  case PadForm::TensorPad: {
+    // The valid region, padded back to the full shape: the high padding is
+    // the shape minus the region's size.
+    const std::string region = fresh("region"), high0 = fresh("hi"), high1 = fresh("hi");
+    const std::string dyn = "tensor<?x?x" + elemType(t.dtype) + ">";
+    line(region + " = tensor.extract_slice " + sv.name + "[" + zero + ", " + zero + "] [" + rows +
+         ", " + cols + "] [1, 1] : " + sv.type + " to " + dyn);
+    const std::string fullRows = indexConst(t.shape[0]);
+    const std::string fullCols = indexConst(t.shape[1]);
+    line(high0 + " = arith.subi " + fullRows + ", " + rows + " : index");
+    line(high1 + " = arith.subi " + fullCols + ", " + cols + " : index");
+    const std::string padded = fresh("padded");
+    line(padded + " = tensor.pad " + region + " low[0, 0] high[" + high0 + ", " + high1 + "] {");
+    const std::string p0 = fresh("p"), p1 = fresh("p");
+    line("^bb0(" + p0 + ": index, " + p1 + ": index):");
+    line("  tensor.yield " + pad + " : " + elemType(t.dtype));
+    line("} : " + dyn + " to " + dyn);
+    line(r + " = tensor.cast " + padded + " : " + dyn + " to " + sv.type);
+    return bind(res, r);
+  }
+  case PadForm::InsertSlice: {
+    // The valid region, inserted into a tensor filled with the pad value.
+    const std::string region = fresh("region");
+    const std::string dyn = "tensor<?x?x" + elemType(t.dtype) + ">";
+    line(region + " = tensor.extract_slice " + sv.name + "[" + zero + ", " + zero + "] [" + rows +
+         ", " + cols + "] [1, 1] : " + sv.type + " to " + dyn);
+    const std::string filled = fill(pad, t);
+    line(r + " = tensor.insert_slice " + region + " into " + filled + "[" + zero + ", " + zero +
+         "] [" + rows + ", " + cols + "] [1, 1] : " + dyn + " into " + sv.type);
+    return bind(res, r);
+  }
+  }
+  const std::vector<GenericOperand> outs = {operand(empty(t), t, "d0, d1")};
   const std::vector<std::string> args =
       openGeneric(r, {operand(src, "d0, d1")}, outs, {"parallel", "parallel"});
   const std::string i = loopIndex(0), j = loopIndex(1);
-  const std::string inRow = fresh(), inCol = fresh(), inside = fresh(), x = fresh();
-  line(inRow + " = arith.cmpi slt, " + i + ", " + rows + " : index");
-  line(inCol + " = arith.cmpi slt, " + j + ", " + cols + " : index");
+  const std::string inRow = below(i, rows);
+  const std::string inCol = below(j, cols);
+  const std::string inside = fresh(), x = fresh();
   line(inside + " = arith.andi " + inRow + ", " + inCol + " : i1");
-  const std::string pad = padValue(op.attrs.pad, t.dtype);
   line(x + " = arith.select " + inside + ", " + args[0] + ", " + pad + " : " + elemType(t.dtype));
   closeGeneric({x}, outs);
   bind(res, r);

@@ -92,3 +92,62 @@ return %2
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op << " missing";
   EXPECT_EQ(out.run.passesThatChanged, std::vector<std::string>{"func.func(canonicalize)"});
 }
+
+TEST(MlirBackend, UserPassesRunAtTheirStage) {
+  // Each stage moves the style's elements that come before it ahead of the
+  // user's passes; those of the tail (its lowering to loops) run again
+  // after them, for what the passes make (scf-for-loop-peeling makes
+  // affine.min).
+  for (const MlirStyle style : {MlirStyle::Affine, MlirStyle::Tensor, MlirStyle::Npu}) {
+    Pipeline entry;
+    std::string error;
+    ASSERT_TRUE(resolvePipeline("func.func(cse)", style, entry, error));
+    EXPECT_TRUE(entry.before.empty());
+    for (const PassStage stage : {PassStage::Bufferized, PassStage::Loops}) {
+      Pipeline p;
+      ASSERT_TRUE(resolvePipeline("func.func(cse)", style, p, error, stage));
+      // The whole tail after the passes; the style's lowering once, split.
+      EXPECT_EQ(p.tail, loweringTail());
+      const std::vector<std::string> tail = loweringTail();
+      std::vector<std::string> styleLowering;
+      for (const std::string &e : p.before)
+        if (std::find(tail.begin(), tail.end(), e) == tail.end())
+          styleLowering.push_back(e);
+      styleLowering.insert(styleLowering.end(), p.lowering.begin(), p.lowering.end());
+      EXPECT_EQ(styleLowering, entry.lowering) << passStageName(stage);
+      EXPECT_EQ(p.elements()[p.passElement(0)], "func.func(cse)");
+      const bool moves = stage == PassStage::Loops || style == MlirStyle::Tensor;
+      EXPECT_EQ(!p.before.empty(), moves) << mlirStyleName(style) << " " << passStageName(stage);
+    }
+  }
+  PassStage s;
+  EXPECT_FALSE(parsePassStage("late", s));
+
+  // What the user's passes are given at each stage (the run's IR coverage).
+  MlirJit jit;
+  const Case c = generateCase(3, Policy::defaults());
+  auto entryOps = [&](MlirStyle style, PassStage stage) {
+    RunConfig config;
+    config.style = style;
+    config.stage = stage;
+    config.pipeline = "func.func(canonicalize)";
+    config.jit.recordIrCoverage = true;
+    const CaseOutcome out = runCase(c, jit, config);
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary;
+    std::string ops;
+    for (const std::string &op : out.run.entryOps)
+      ops += op.substr(0, op.find(' ')) + " ";
+    return ops;
+  };
+  EXPECT_NE(entryOps(MlirStyle::Tensor, PassStage::Entry).find("linalg.generic"),
+            std::string::npos);
+  const std::string bufferized = entryOps(MlirStyle::Tensor, PassStage::Bufferized);
+  EXPECT_NE(bufferized.find("memref.alloc"), std::string::npos) << bufferized;
+  EXPECT_EQ(bufferized.find("bufferization.to_tensor"), std::string::npos) << bufferized;
+  for (const MlirStyle style : {MlirStyle::Affine, MlirStyle::Tensor}) {
+    const std::string loops = entryOps(style, PassStage::Loops);
+    EXPECT_NE(loops.find("scf.for"), std::string::npos) << loops;
+    EXPECT_EQ(loops.find("affine."), std::string::npos) << loops;
+    EXPECT_EQ(loops.find("linalg."), std::string::npos) << loops;
+  }
+}

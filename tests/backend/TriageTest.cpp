@@ -29,6 +29,16 @@ void loadTestPlugin(MlirJit &jit) {
 }
 
 /// The case task in a forked child, as a campaign's confirmation runs it.
+/// Two f32 inputs added: the addf the test plugin's miscompile rewrites.
+const char *const kAdd = R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[2,3]
+%1 = input : f32[2,3]
+%2 = add %0, %1 : f32[2,3]
+return %2
+)";
+
 CaseReport confirm(const Case &c, MlirJit &jit, const RunConfig &caseConfig) {
   // Generous limits for the case and for each blame (tens of JIT runs):
   // a loaded or slow machine is not a hang.
@@ -117,15 +127,7 @@ TEST(Triage, WarningsOfPassesThatSucceedAreKeptWithTheFinding) {
   ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
   RunConfig config;
   config.pipeline = "func.func(npufuzz-test-warn),func.func(npufuzz-test-miscompile)";
-  const CaseReport r = confirm(caseOf(R"(npufuzz-case 1
-generator seed=1 policy="default"
-data seed=1 edge_rate=0
-%0 = input : f32[2,3]
-%1 = input : f32[2,3]
-%2 = add %0, %1 : f32[2,3]
-return %2
-)"),
-                               jit, config);
+  const CaseReport r = confirm(caseOf(kAdd), jit, config);
   EXPECT_EQ(r.result.verdict, VerdictKind::Mismatch);
   EXPECT_NE(r.result.passWarnings.find("after pass 0 (func.func(npufuzz-test-warn))"),
             std::string::npos)
@@ -145,7 +147,7 @@ TEST(Triage, APassThatOnlyExposesATailBugIsNotBlamedForIt) {
   EXPECT_EQ(r.signature.pass, "convert-vector-to-llvm") << r.result.summary;
   EXPECT_EQ(r.result.exposedBy, "func.func(affine-loop-unroll{unroll-factor=2})");
   // Its position in the pipeline's elements: after the two passes.
-  EXPECT_EQ(r.result.passIndex, 2 + 7);
+  EXPECT_EQ(r.result.passIndex, 2 + 8);
 
   // Other passes that expose it give the same finding.
   config.pipeline = "func.func(affine-super-vectorize{virtual-vector-size=4}),"
@@ -174,4 +176,23 @@ TEST(Triage, ReadingAnUnwrittenTemporaryIsAnUninitializedReadEveryTime) {
   // values, the signature of a mismatch.
   EXPECT_EQ(first.signature.message, "");
   EXPECT_EQ(first.signature.kind, VerdictKind::Mismatch);
+}
+
+TEST(Triage, PassesAtALaterStageAreBlamedAtTheirElement) {
+  // The user's passes after the lowering to loops: the pipeline's first
+  // elements are the style's, and blame names the user's pass at its own
+  // position, after them.
+  MlirJit jit;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
+  RunConfig config;
+  config.pipeline = "func.func(canonicalize),func.func(npufuzz-test-miscompile)";
+  config.stage = PassStage::Loops;
+  const CaseReport r = confirm(caseOf(kAdd), jit, config);
+  EXPECT_EQ(r.result.verdict, VerdictKind::Mismatch);
+  EXPECT_EQ(r.signature.pass, "func.func(npufuzz-test-miscompile)") << r.result.summary;
+  Pipeline p;
+  std::string error;
+  ASSERT_TRUE(resolvePipeline(config.pipeline, config.style, p, error, config.stage)) << error;
+  ASSERT_FALSE(p.before.empty());
+  EXPECT_EQ(r.result.passIndex, static_cast<int>(p.before.size()) + 1);
 }

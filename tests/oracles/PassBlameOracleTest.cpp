@@ -31,7 +31,7 @@ TEST(PassBlameOracle, APassThatOnlyExposesATailBugIsNotBlamedForIt) {
   const CaseVerdict v = jc.judge(PassBlameOracle());
   EXPECT_EQ(v.passName, "convert-vector-to-llvm") << v.summary;
   EXPECT_EQ(v.exposedBy, "func.func(affine-loop-unroll{unroll-factor=2})");
-  EXPECT_EQ(v.passIndex, 2 + 7); // its position after the two passes
+  EXPECT_EQ(v.passIndex, 2 + 8); // its position after the two passes
   EXPECT_EQ(v.where, "");
   EXPECT_NE(v.summary.find("; miscompiled by convert-vector-to-llvm, exposed by "),
             std::string::npos)

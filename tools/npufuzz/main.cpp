@@ -289,6 +289,41 @@ cl::list<std::string> ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (
                                  cl::sub(replayCmd), cl::sub(cl::SubCommand::getTopLevel()),
                                  cl::cat(category));
 
+// --- lowering plans (backend/mlir/LoweringPlan.h) ------------------------------
+cl::opt<uint64_t> loweringSeed("lowering-seed",
+                               cl::desc("Lower the case with the plan this seed draws (default: "
+                                        "the canonical plan); findings give it"),
+                               cl::value_desc("SEED"), cl::sub(runCmd), cl::sub(reduceCmd),
+                               cl::cat(category));
+cl::opt<bool> canonicalLowering(
+    "canonical-lowering",
+    cl::desc("Lower every case with the canonical plan instead of the one its seed draws"),
+    cl::sub(fuzzCmd), cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+
+cl::opt<std::string> passStage(
+    "pass-stage",
+    cl::desc("Where the pipeline's passes run: entry (on the emitted IR), bufferized (after the "
+             "tensor style's bufferization) or loops (after the lowering to loops and vectors)"),
+    cl::init("entry"), cl::sub(runCmd), cl::sub(fuzzCmd), cl::sub(reduceCmd),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+
+/// Sets config.stage from --pass-stage; false (with the error printed) for
+/// an unknown stage.
+bool setPassStage(RunConfig &config) {
+  if (parsePassStage(passStage, config.stage))
+    return true;
+  llvm::errs() << "npufuzz: unknown --pass-stage '" << passStage
+               << "' (entry, bufferized or loops)\n";
+  return false;
+}
+
+/// --lowering-seed when given.
+std::optional<uint64_t> givenLoweringSeed() {
+  if (!loweringSeed.getNumOccurrences())
+    return std::nullopt;
+  return loweringSeed.getValue();
+}
+
 // --- report ------------------------------------------------------------------
 cl::SubCommand reportCmd("report", "JSON, JUnit XML and HTML reports of campaign directories");
 cl::list<std::string> reportDirs(cl::Positional, cl::desc("<campaign dir>..."), cl::OneOrMore,
@@ -565,7 +600,7 @@ bool checkPipeline(MlirJit &jit, const RunConfig &config) {
     return true;
   Pipeline pipeline;
   std::string error;
-  if (!resolvePipeline(config.pipeline, config.style, pipeline, error) ||
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage) ||
       !jit.checkPipeline(pipeline.passes, error)) {
     fail("--pipeline: " + error);
     return false;
@@ -597,6 +632,9 @@ int runRun() {
   config.tools.mlirOpt = runOpt;
   config.tools.mlirRunner = runRunner;
   config.tools.passPlugins = runPlugins;
+  config.loweringSeed = givenLoweringSeed();
+  if (!setPassStage(config))
+    return 2;
   MlirJit jit;
   for (const std::string &plugin : runPlugins) {
     std::string error;
@@ -608,9 +646,7 @@ int runRun() {
   if (runEmit && !runsExternally(config.backend)) {
     MlirKernel kernel;
     std::string unsupported;
-    MlirEmitOptions emitOptions;
-    emitOptions.style = config.style;
-    if (emitMlir(c, emitOptions, kernel, unsupported))
+    if (emitMlir(c, emitOptionsOf(config), kernel, unsupported))
       llvm::outs() << kernel.text;
   }
   // In an isolated child, with the oracles and blame of a campaign's
@@ -628,6 +664,8 @@ int runRun() {
   if (!r.summary.empty())
     llvm::outs() << ": " << r.summary;
   llvm::outs() << "\n";
+  if (config.loweringSeed)
+    llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
   if (r.verdict == VerdictKind::Ok)
     return 0;
   llvm::outs() << "signature: " << report.signature.text() << " (" << report.signature.id()
@@ -679,6 +717,9 @@ int runFuzz() {
   options.maxSeconds = fuzzMaxTime;
   options.jobs = fuzzJobs ? fuzzJobs : std::max(1u, std::thread::hardware_concurrency());
   options.config.pipeline = fuzzPipeline;
+  options.seededLowering = !canonicalLowering;
+  if (!setPassStage(options.config))
+    return 2;
   if (!parseMlirStyle(fuzzStyle, options.config.style))
     return fail("unknown style '" + fuzzStyle + "'");
   unsigned index = 0, count = 0;
@@ -745,6 +786,10 @@ int runSeed() {
   if (!setUpBackend(backendChoice(), config))
     return 2;
   config.tools.passPlugins = topPlugins;
+  if (!canonicalLowering)
+    config.loweringSeed = loweringSeedOf(topSeed);
+  if (!setPassStage(config))
+    return 2;
   MlirJit jit;
   if (!loadPlugins(jit, topPlugins))
     return 2;
@@ -768,15 +813,17 @@ int runSeed() {
   if (!report.result.summary.empty())
     llvm::outs() << ": " << report.result.summary;
   llvm::outs() << "\nsignature: " << report.signature.text() << "\n";
+  llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
   Finding f;
   f.seed = topSeed;
   f.caseText = printCase(c);
   MlirKernel kernel;
   std::string unsupported;
-  MlirEmitOptions emitOptions;
-  emitOptions.style = config.style;
-  if (emitMlir(c, emitOptions, kernel, unsupported))
+  if (emitMlir(c, emitOptionsOf(config), kernel, unsupported))
     f.mlir = kernel.text;
+  f.loweringSeed = config.loweringSeed;
+  f.stage = std::string(passStageName(config.stage));
+  f.canonicalLowering = canonicalLowering;
   f.report = report;
   f.pipeline = config.pipeline;
   f.style = topStyle;
@@ -855,6 +902,11 @@ int runReduceCmd() {
   o.outDir = reduceOut;
   o.pipeline = reducePipeline;
   o.style = reduceStyle;
+  o.loweringSeed = givenLoweringSeed();
+  if (RunConfig staged; setPassStage(staged))
+    o.stage = staged.stage;
+  else
+    return 2;
   o.plugins = reducePlugins;
   o.maxSeconds = reduceMaxTime;
   o.jobs = reduceJobs;
