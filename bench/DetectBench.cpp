@@ -95,6 +95,9 @@ struct Run {
   uint64_t cases = 0; ///< to the first finding, or all cases when none
   double seconds = 0;
   std::string verdict, signatureId, blamedPass, caseDir;
+  /// The finding's lowering seed, which its reduction keeps; none: the
+  /// canonical lowering.
+  std::optional<uint64_t> loweringSeed;
 };
 
 std::optional<json::Value> readJson(const std::string &path) {
@@ -185,6 +188,8 @@ Run campaign(const Fault &f, uint64_t seedStart, double seconds, const std::stri
         r.signatureId = rep->getString("signature_id").value_or("").str();
         r.blamedPass = rep->getString("pass").value_or("").str();
         r.caseDir = caseDir;
+        if (const json::Value *seed = rep->get("lowering_seed"))
+          r.loweringSeed = seed->getAsUINT64();
         if (!exited) {
           // SIGINT is the campaign's own stop request: it reaps its workers.
           ::kill(pi.Pid, SIGINT);
@@ -280,6 +285,10 @@ Reduced reduce(const Fault &f, const Run &run, const std::string &out) {
                                    "--jobs",
                                    std::to_string(jobs),
                                    "--quiet"};
+  if (run.loweringSeed) {
+    argv.push_back("--lowering-seed");
+    argv.push_back(std::to_string(*run.loweringSeed));
+  }
   std::vector<StringRef> args(argv.begin(), argv.end());
   std::optional<StringRef> redirects[] = {StringRef(""), StringRef(""), StringRef("")};
   const double start = now();

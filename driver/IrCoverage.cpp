@@ -6,6 +6,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
+#include <set>
 
 namespace npufuzz {
 
@@ -14,8 +15,13 @@ void IrCoverage::add(const std::vector<std::string> &entryOps,
   if (entryOps.empty())
     return;
   ++cases;
-  for (const std::string &op : entryOps)
+  std::set<std::string> names;
+  for (const std::string &op : entryOps) {
     ++ops[op];
+    names.insert(op.substr(0, op.find(' ')));
+  }
+  for (const std::string &name : names)
+    ++opNames[name];
   for (const std::string &pass : passesThatChanged)
     ++changedBy[pass];
 }
@@ -24,6 +30,8 @@ void IrCoverage::add(const IrCoverage &other) {
   cases += other.cases;
   for (const auto &[k, n] : other.ops)
     ops[k] += n;
+  for (const auto &[k, n] : other.opNames)
+    opNames[k] += n;
   for (const auto &[k, n] : other.changedBy)
     changedBy[k] += n;
 }
@@ -31,6 +39,7 @@ void IrCoverage::add(const IrCoverage &other) {
 llvm::json::Object IrCoverage::toJson() const {
   return llvm::json::Object{{"cases", static_cast<int64_t>(cases)},
                             {"ops", countsJson(ops)},
+                            {"op_names", countsJson(opNames)},
                             {"changed_by", countsJson(changedBy)}};
 }
 
@@ -40,6 +49,7 @@ IrCoverage IrCoverage::fromJson(const llvm::json::Object *o) {
     return c;
   c.cases = static_cast<uint64_t>(o->getInteger("cases").value_or(0));
   readCounts(o->getObject("ops"), c.ops);
+  readCounts(o->getObject("op_names"), c.opNames);
   readCounts(o->getObject("changed_by"), c.changedBy);
   return c;
 }
@@ -68,6 +78,7 @@ std::string formatIrCoverage(const IrCoverage &c) {
       s += llvm::formatv("  {0,6:F1}%  {1,8}  {2}\n", c.cases ? 100.0 * n / c.cases : 0.0, n, key)
                .str();
   };
+  table("op names at the entry (any element type), share of cases", c.opNames);
   table("ops at the entry, share of cases", c.ops);
   table("user passes that changed the IR, share of cases", c.changedBy);
   return s;

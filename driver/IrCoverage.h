@@ -24,7 +24,9 @@ namespace npufuzz {
 
 struct IrCoverage {
   uint64_t cases = 0; ///< that reached the user passes' entry
-  std::map<std::string, uint64_t> ops, changedBy;
+  /// `op-name element-type` pairs; op names whatever their element types
+  /// (a case counts once per name); user passes that changed the IR.
+  std::map<std::string, uint64_t> ops, opNames, changedBy;
 
   /// Counts one case's run (BackendRun::entryOps, passesThatChanged); a run
   /// that never reached the passes (no entry ops) counts nothing.
@@ -32,7 +34,7 @@ struct IrCoverage {
            const std::vector<std::string> &passesThatChanged);
   void add(const IrCoverage &other);
 
-  /// `{"cases": N, "ops": {...}, "changed_by": {...}}`.
+  /// `{"cases": N, "ops": {...}, "op_names": {...}, "changed_by": {...}}`.
   llvm::json::Object toJson() const;
   /// Reads what toJson wrote; a missing object is no coverage.
   static IrCoverage fromJson(const llvm::json::Object *o);

@@ -79,6 +79,9 @@ private:
   /// Reductions in the vector forms of ReduceForm; false when the form
   /// does not apply (the scalar loop is emitted instead).
   bool emitVectorReduce(const Op &op);
+  /// Matmul in MatmulForm::Contract: each dot product in chunks of up to 16
+  /// lanes, each chunk one vector.contract from the previous chunk's sum.
+  void emitContractMatmul(const Op &op);
 
   // --- emitOp's hooks (AffineStructured.cpp: reduce to gather) -----------------
   void emitElementwise(const Op &op) override;

@@ -79,48 +79,98 @@ bool AffineEmitter::emitVectorReduce(const Op &op) {
   switch (plan.reduce) {
   case ReduceForm::Scalar: return false;
   case ReduceForm::Multi: {
-    // One read of the whole (2-D, small) source; multi_reduction folds the
-    // reduced dim into the accumulator in order, so float sums stay exact.
-    if (rank != 2 || st.numElements() > 256)
+    // The reduced dim and the innermost kept dim in tiles of up to 16x16
+    // (the other dims are loops): per tile of kept positions, a loop over
+    // the reduced dim's tiles carries a vector accumulator, and
+    // vector.multi_reduction folds each tile into it in order from the
+    // accumulator, so float sums stay exact. Lanes past the end read the
+    // combiner's identity; their results are never written (the transfers
+    // are not in bounds there).
+    if (rank < 2)
       break;
-    const int64_t kept = st.shape[1 - axis];
-    const std::string vt = "vector<" + std::to_string(st.shape[0]) + "x" +
-                           std::to_string(st.shape[1]) + "x" + elem + ">";
-    const std::string zero = indexConst(0);
-    const std::string pad = zeroOf(t);
-    const std::string v = fresh("v");
-    line(v + " = vector.transfer_read " + buf(src).memref + "[" + zero + ", " + zero + "], " + pad +
-         " {in_bounds = [true, true]} : " + buf(src).type + ", " + vt);
-    // Widening is lane-wise on a flat vector: through shape_cast and back.
-    const std::string wideType = "vector<" + std::to_string(st.shape[0]) + "x" +
-                                 std::to_string(st.shape[1]) + "x" + rule.accType + ">";
-    std::string in = v;
-    if (rule.accType != elem) {
-      const std::string flatType = "vector<" + std::to_string(st.numElements()) + "x" + elem + ">";
-      const std::string flat = fresh("v");
-      line(flat + " = vector.shape_cast " + v + " : " + vt + " to " + flatType);
-      std::string wide;
-      {
-        const LaneScope lanes(*this, st.numElements());
-        wide = widen(flat, t);
+    const int64_t kd = axis == rank - 1 ? rank - 2 : rank - 1;
+    const int64_t lo = std::min(axis, kd), hi = std::max(axis, kd);
+    const int64_t tileLo = std::min<int64_t>(st.shape[lo], 16),
+                  tileHi = std::min<int64_t>(st.shape[hi], 16);
+    const int64_t tileKept = kd == lo ? tileLo : tileHi, tileN = axis == lo ? tileLo : tileHi;
+    const int64_t keptN = st.shape[kd];
+    const std::string tile = std::to_string(tileLo) + "x" + std::to_string(tileHi);
+    const std::string vt = "vector<" + tile + "x" + elem + ">";
+    const std::string wideType = "vector<" + tile + "x" + rule.accType + ">";
+    const std::string accVec = "vector<" + std::to_string(tileKept) + "x" + rule.accType + ">";
+    const std::string outVec = "vector<" + std::to_string(tileKept) + "x" + elem + ">";
+    const auto inBounds = [](int64_t size, int64_t lanes) {
+      return size % lanes == 0 ? "true" : "false";
+    };
+    const std::string both = "affine_map<(" + dimNames(rank) + ") -> (d" + std::to_string(lo) +
+                             ", d" + std::to_string(hi) + ")>";
+    std::vector<std::string> outerBounds;
+    for (unsigned d = 0; d < rank; ++d)
+      if (d != axis && d != kd)
+        outerBounds.push_back(std::to_string(st.shape[d]));
+    loopNest(outerBounds, [&](const std::vector<std::string> &outer) {
+      const std::string identity = reduceIdentity(op.kind, t);
+      const std::string zero = indexConst(0);
+      const std::string keptEnd = indexConst(keptN), redEnd = indexConst(n);
+      const std::string keptStep = indexConst(tileKept), redStep = indexConst(tileN);
+      // Full-rank subscripts: the outer IVs, with `r` at the reduced dim
+      // and `k` at the kept one.
+      auto at = [&](const std::string &r, const std::string &k) {
+        std::vector<std::string> sub;
+        size_t o = 0;
+        for (unsigned d = 0; d < rank; ++d)
+          sub.push_back(d == axis ? r : d == kd ? k : outer[o++]);
+        return joined(ssaSubscripts(sub));
+      };
+      const std::string kc = fresh("kc");
+      line("scf.for " + kc + " = " + zero + " to " + keptEnd + " step " + keptStep + " {");
+      indent_ += 2;
+      const std::string acc0 = fresh("acc");
+      line(acc0 + " = vector.broadcast " + rule.init + " : " + rule.accType + " to " + accVec);
+      const std::string rc = fresh("rc"), acc = fresh("acc"), result = fresh("red");
+      line(result + " = scf.for " + rc + " = " + zero + " to " + redEnd + " step " + redStep +
+           " iter_args(" + acc + " = " + acc0 + ") -> (" + accVec + ") {");
+      indent_ += 2;
+      const std::string from = at(rc, kc);
+      const std::string v = fresh("v");
+      line(v + " = vector.transfer_read " + buf(src).memref + "[" + from + "], " + identity +
+           " {in_bounds = [" + inBounds(st.shape[lo], tileLo) + ", " +
+           inBounds(st.shape[hi], tileHi) + "], permutation_map = " + both +
+           "} : " + buf(src).type + ", " + vt);
+      // Widening is lane-wise on a flat vector: through shape_cast and back.
+      std::string in = v;
+      if (rule.accType != elem) {
+        const int64_t flatN = tileLo * tileHi;
+        const std::string flatType = "vector<" + std::to_string(flatN) + "x" + elem + ">";
+        const std::string flat = fresh("v");
+        line(flat + " = vector.shape_cast " + v + " : " + vt + " to " + flatType);
+        std::string wide;
+        {
+          const LaneScope lanes(*this, flatN);
+          wide = widen(flat, t);
+        }
+        in = fresh("v");
+        line(in + " = vector.shape_cast " + wide + " : vector<" + std::to_string(flatN) + "x" +
+             rule.accType + "> to " + wideType);
       }
-      in = fresh("v");
-      line(in + " = vector.shape_cast " + wide + " : vector<" + std::to_string(st.numElements()) +
-           "x" + rule.accType + "> to " + wideType);
-    }
-    const std::string accVec = "vector<" + std::to_string(kept) + "x" + rule.accType + ">";
-    const std::string acc = fresh("acc"), r = fresh("red");
-    line(acc + " = vector.broadcast " + rule.init + " : " + rule.accType + " to " + accVec);
-    line(r + " = vector.multi_reduction <" + kind + ">, " + in + ", " + acc + " [" +
-         std::to_string(axis) + "] : " + wideType + " to " + accVec);
-    std::string out;
-    {
-      const LaneScope lanes(*this, kept);
-      out = narrow(r, t);
-    }
-    line("vector.transfer_write " + out + ", " + buf(res).memref + "[" + zero + ", " + zero +
-         "] {in_bounds = [true], permutation_map = " + along(1 - axis) + "} : vector<" +
-         std::to_string(kept) + "x" + elem + ">, " + buf(res).type);
+      const std::string next = fresh("red");
+      line(next + " = vector.multi_reduction <" + kind + ">, " + in + ", " + acc + " [" +
+           (axis == lo ? "0" : "1") + "] : " + wideType + " to " + accVec);
+      line("scf.yield " + next + " : " + accVec);
+      indent_ -= 2;
+      line("}");
+      std::string out;
+      {
+        const LaneScope lanes(*this, tileKept);
+        out = narrow(result, t);
+      }
+      const std::string to = at(zero, kc);
+      line("vector.transfer_write " + out + ", " + buf(res).memref + "[" + to + "] {in_bounds = [" +
+           inBounds(keptN, tileKept) + "], permutation_map = " + along(kd) + "} : " + outVec +
+           ", " + buf(res).type);
+      indent_ -= 2;
+      line("}");
+    });
     return true;
   }
   case ReduceForm::Vector:
@@ -252,6 +302,8 @@ void AffineEmitter::emitMatmul(const Op &op) {
   const unsigned rank = at.rank();
   const int64_t kDim = at.shape[rank - 1];
   alloc(res);
+  if (plan.matmul == MatmulForm::Contract)
+    return emitContractMatmul(op);
   loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
     const std::string init = zeroOf(acc);
     const std::string sum = fresh("acc"), result = fresh("mm");
@@ -263,6 +315,64 @@ void AffineEmitter::emitMatmul(const Op &op) {
     const std::string xb = load(b, bSub);
     const std::string next = multiplyAccumulate(sum, xa, xb, in, acc);
     closeCarried({next}, {accTy});
+    store(result, res, ivs);
+  });
+}
+
+void AffineEmitter::emitContractMatmul(const Op &op) {
+  const ValueId a = op.operands[0], b = op.operands[1], res = op.results[0];
+  const TensorType &at = c_.typeOf(a);
+  const DType in = at.dtype, acc = c_.typeOf(res).dtype;
+  const std::string accTy = elemType(acc), inTy = elemType(in);
+  const unsigned rank = at.rank();
+  const int64_t kDim = at.shape[rank - 1], lanes = std::min<int64_t>(kDim, 16);
+  const std::string vin = "vector<" + std::to_string(lanes) + "x" + inTy + ">";
+  const std::string wideTy = isFloat(acc) ? "f32" : accTy;
+  const std::string vwide = "vector<" + std::to_string(lanes) + "x" + wideTy + ">";
+  const std::string inBounds = kDim % lanes == 0 ? "true" : "false";
+  auto along = [&](unsigned dim) {
+    return "affine_map<(" + dimNames(rank) + ") -> (d" + std::to_string(dim) + ")>";
+  };
+  // Products of lanes past k are 0 * 0 (the padding); a sum that starts at
+  // +0 is never -0, so adding +0 leaves it as it is.
+  loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
+    const std::string init = zeroOf(acc), pad = zeroOf(in);
+    const std::string zero = indexConst(0), end = indexConst(kDim), step = indexConst(lanes);
+    const std::string k = fresh("k"), sum = fresh("acc"), result = fresh("mm");
+    line(result + " = scf.for " + k + " = " + zero + " to " + end + " step " + step +
+         " iter_args(" + sum + " = " + init + ") -> (" + accTy + ") {");
+    indent_ += 2;
+    std::vector<std::string> aSub = ivs, bSub = ivs;
+    aSub[rank - 1] = k; // a[.., i, k..]
+    bSub[rank - 2] = k; // b[.., k.., j]
+    const std::vector<std::string> aAt = ssaSubscripts(aSub), bAt = ssaSubscripts(bSub);
+    std::string va = fresh("va"), vb = fresh("vb");
+    line(va + " = vector.transfer_read " + buf(a).memref + "[" + joined(aAt) + "], " + pad +
+         " {in_bounds = [" + inBounds + "], permutation_map = " + along(rank - 1) +
+         "} : " + buf(a).type + ", " + vin);
+    line(vb + " = vector.transfer_read " + buf(b).memref + "[" + joined(bAt) + "], " + pad +
+         " {in_bounds = [" + inBounds + "], permutation_map = " + along(rank - 2) +
+         "} : " + buf(b).type + ", " + vin);
+    if (isFloat(acc)) {
+      const LaneScope scope(*this, lanes);
+      va = widen(va, in);
+      vb = widen(vb, in);
+    } else if (in != acc) {
+      const std::string ea = fresh("va"), eb = fresh("vb");
+      line(ea + " = arith.extsi " + va + " : " + vin + " to " + vwide);
+      line(eb + " = arith.extsi " + vb + " : " + vin + " to " + vwide);
+      va = ea;
+      vb = eb;
+    }
+    const std::string r = fresh("mm");
+    line(r +
+         " = vector.contract {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> "
+         "(d0)>, affine_map<(d0) -> ()>], iterator_types = [\"reduction\"], kind = "
+         "#vector.kind<add>} " +
+         va + ", " + vb + ", " + sum + " : " + vwide + ", " + vwide + " into " + wideTy);
+    line("scf.yield " + r + " : " + accTy);
+    indent_ -= 2;
+    line("}");
     store(result, res, ivs);
   });
 }

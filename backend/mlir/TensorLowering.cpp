@@ -181,13 +181,28 @@ void TensorEmitter::emitElementwise(const Op &op) {
   const std::string r = fresh("ew");
   // Named ops take integer or float elements, not index.
   const bool namedForm = plan.linalg == LinalgForm::Named && rt.dtype != DType::Index;
-  if (const char *named = namedForm ? namedLinalgOp(op.kind) : nullptr) {
+  const OpKind base = expand ? expandBaseOp(op.kind) : op.kind;
+  if (const char *named = namedForm ? namedLinalgOp(base) : nullptr) {
     // The named op computes in the element type: exact for these ops, whose
     // f16/bf16 results rounded once from f32 equal the f32 result rounded
-    // (f32 has more than twice their precision, plus two bits).
-    line(r + " = " + named + " ins(" + ins[0].value + ", " + ins[1].value + " : " + ins[0].type +
-         ", " + ins[1].type + ") outs(" + outs[0].value + " : " + outs[0].type + ") -> " +
-         outs[0].type);
+    // (f32 has more than twice their precision, plus two bits). An expand's
+    // second operand is collapsed to 1-D and broadcast first.
+    std::string second = ins[1].value;
+    if (expand) {
+      const TensorType &bt = c_.typeOf(op.operands[1]);
+      const int64_t n = bt.shape[cat == OpCategory::RowExpand ? 0 : 1];
+      const std::string flatType = "tensor<" + std::to_string(n) + "x" + elemType(rt.dtype) + ">";
+      const std::string flat = fresh("flat");
+      line(flat + " = tensor.collapse_shape " + ins[1].value + " [[0, 1]] : " + ins[1].type +
+           " into " + flatType);
+      const std::string target = empty(rt);
+      second = fresh("bc");
+      line(second + " = linalg.broadcast ins(" + flat + " : " + flatType + ") outs(" + target +
+           " : " + outs[0].type + ") dimensions = [" + (cat == OpCategory::RowExpand ? "1" : "0") +
+           "]");
+    }
+    line(r + " = " + named + " ins(" + ins[0].value + ", " + second + " : " + ins[0].type + ", " +
+         outs[0].type + ") outs(" + outs[0].value + " : " + outs[0].type + ") -> " + outs[0].type);
   } else {
     const std::vector<std::string> args =
         openGeneric(r, ins, outs, std::vector<std::string>(rt.rank(), "parallel"));

@@ -97,6 +97,9 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
       {"reduce=masked", [](const std::string &t) { return has(t, "vector.create_mask"); }},
       {"reduce=multi_reduction",
        [](const std::string &t) { return has(t, "vector.multi_reduction"); }},
+      {"matmul=scalar",
+       [](const std::string &t) { return has(t, "// matmul") && !has(t, "vector.contract"); }},
+      {"matmul=vector.contract", [](const std::string &t) { return has(t, "vector.contract"); }},
       {"bounds=index",
        [](const std::string &t) { return has(t, "// fillpad") && has(t, "cmpi slt, .*: index"); }},
       {"bounds=i64", [](const std::string &t) { return has(t, "cmpi slt, .*: i64"); }},
@@ -174,10 +177,11 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
   // changes what recorded lowering seeds replay.
   EXPECT_NE(loweringSeedOf(1), loweringSeedOf(2));
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Affine),
-            "index=divsi-select loops=scf.while views=strided reduce=vector.reduction bounds=i64");
+            "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
+            "matmul=vector.contract bounds=index");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
-            "index=divsi-select bounds=i64 linalg=generic pad=select");
-  EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu), "index=divsi-select bounds=i64");
+            "index=divsi-select bounds=index linalg=generic pad=tensor.pad");
+  EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu), "index=divsi-select bounds=index");
   EXPECT_EQ(loweringSeedOf(1), 1791556641223062345u);
 }
 

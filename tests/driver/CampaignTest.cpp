@@ -91,6 +91,13 @@ TEST(Campaign, CrashHangAndOomAreVerdictsAndTheCampaignGoesOn) {
   EXPECT_EQ(read.cases, r.irCoverage.cases);
   EXPECT_EQ(read.ops, r.irCoverage.ops);
   EXPECT_EQ(read.changedBy, r.irCoverage.changedBy);
+  EXPECT_EQ(read.opNames, r.irCoverage.opNames);
+  // A name counts a case once, whatever its element types.
+  for (const auto &[op, n] : r.irCoverage.ops) {
+    const uint64_t named = r.irCoverage.opNames.at(op.substr(0, op.find(' ')));
+    EXPECT_GE(named, n) << op;
+    EXPECT_LE(named, r.irCoverage.cases) << op;
+  }
 
   // npufuzz --seed N: the same worker, the same verdict and signature.
   const FindingSummary *crash = nullptr;
