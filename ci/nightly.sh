@@ -45,8 +45,12 @@ if "$NPUFUZZ" --help | grep -q " reduce "; then
       [ -d "$finding/reduced" ] && continue
       pipeline=$(sed -n 's/.*"pipeline": "\(.*\)",/\1/p' "$finding/report.json")
       style=$(sed -n 's/.*"style": "\(.*\)",/\1/p' "$finding/report.json")
+      # The lowering seed the case failed with (null: the canonical lowering).
+      lowering=$(sed -n 's/.*"lowering_seed": \([0-9][0-9]*\),/--lowering-seed \1/p' \
+        "$finding/report.json")
+      # shellcheck disable=SC2086 # $lowering is empty or two words
       "$NPUFUZZ" reduce "$finding/case.npf" -o "$finding/reduced" --pipeline "$pipeline" \
-        --style "$style" --max-time 120 || true
+        --style "$style" $lowering --max-time 120 || true
     done
   done
 fi

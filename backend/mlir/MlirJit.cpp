@@ -222,11 +222,16 @@ struct MlirJit::Impl {
       }
       markRunningStage(RunningStage::Pass, static_cast<int>(i), elements[i]);
       const bool passOk = mlir::succeeded(pm.run(module));
+      // What the pass said, apart from what the verifier says after it: a
+      // pass may report errors it recovers from (the super-vectorizer's
+      // "NYI: non-trivial layout map") before it emits invalid IR, and the
+      // verifier's complaint is what names a verifier error.
+      const std::string passSaid = diags.take();
       const bool verifyOk = passOk && mlir::succeeded(mlir::verify(module));
       if (passOk && verifyOk)
         continue;
       r.status = passOk ? BackendRun::Status::VerifierError : BackendRun::Status::PassFailure;
-      r.message = diags.take();
+      r.message = passOk ? diags.take() + passSaid : passSaid;
       r.passName = elements[i];
       r.passIndex = static_cast<int>(i);
       r.irBeforePass = before;

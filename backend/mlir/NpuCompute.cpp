@@ -58,9 +58,17 @@ std::string NpuEmitter::vecType(DType t) const {
 
 std::string NpuEmitter::vload(const SpadTile &t, const std::vector<std::string> &idx) {
   const bool bit = t.dtype == DType::I1;
+  const DType stored = bit ? DType::I8 : t.dtype;
+  std::string pad;
+  if (!tailMask_.empty())
+    pad = zeroOf(stored);
   const std::string x = fresh("v");
-  line(x + " = vector.load " + t.memref + "[" + joined(idx) + "] : " + t.type + ", " +
-       vecType(bit ? DType::I8 : t.dtype));
+  if (tailMask_.empty())
+    line(x + " = vector.load " + t.memref + "[" + joined(idx) + "] : " + t.type + ", " +
+         vecType(stored));
+  else
+    line(x + " = vector.transfer_read " + t.memref + "[" + joined(idx) + "], " + pad + ", " +
+         tailMask_ + " {in_bounds = [false]} : " + t.type + ", " + vecType(stored));
   if (!bit)
     return x;
   const std::string b = fresh("v");
@@ -76,8 +84,12 @@ void NpuEmitter::vstore(const std::string &x, const SpadTile &t,
     v = fresh("v");
     line(v + " = arith.extui " + x + " : " + vecType(DType::I1) + " to " + vecType(DType::I8));
   }
-  line("vector.store " + v + ", " + t.memref + "[" + joined(idx) + "] : " + t.type + ", " +
-       vecType(bit ? DType::I8 : t.dtype));
+  if (tailMask_.empty())
+    line("vector.store " + v + ", " + t.memref + "[" + joined(idx) + "] : " + t.type + ", " +
+         vecType(bit ? DType::I8 : t.dtype));
+  else
+    line("vector.transfer_write " + v + ", " + t.memref + "[" + joined(idx) + "], " + tailMask_ +
+         " {in_bounds = [false]} : " + vecType(bit ? DType::I8 : t.dtype) + ", " + t.type);
 }
 
 void NpuEmitter::laneLoops(const std::vector<std::string> &bounds, bool vectorize,
@@ -100,6 +112,21 @@ void NpuEmitter::laneLoops(const std::vector<std::string> &bounds, bool vectoriz
     vec(ivs);
     ivs.pop_back();
     closeFor(1);
+    if (plan.tails == TailForm::Masked) {
+      // The rest (fewer than `lanes` elements, maybe none) in one step
+      // whose loads and stores are masked to it; the other lanes compute
+      // on padding and are never stored.
+      const std::string rest = fresh("rest");
+      line(rest + " = arith.subi " + n + ", " + tailStart + " : index");
+      tailMask_ = fresh("mask");
+      line(tailMask_ + " = vector.create_mask " + rest + " : " + vecType(DType::I1));
+      ivs.push_back(tailStart);
+      vec(ivs);
+      ivs.pop_back();
+      tailMask_.clear();
+      closeFor(ivs.size());
+      return;
+    }
   }
   const std::string j = fresh("j");
   line("scf.for " + j + " = " + tailStart + " to " + n + " step " + indexConst(1) + " {");

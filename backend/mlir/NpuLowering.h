@@ -136,6 +136,8 @@ private:
   std::string load(const SpadTile &t, const std::vector<std::string> &idx);
   void store(const std::string &x, const SpadTile &t, const std::vector<std::string> &idx);
   std::string vecType(DType t) const;
+  /// Loads and stores `lanes` elements (vector.load/store, or, while a
+  /// masked tail is emitted, transfer_read/write under its mask).
   std::string vload(const SpadTile &t, const std::vector<std::string> &idx);
   void vstore(const std::string &x, const SpadTile &t, const std::vector<std::string> &idx);
   /// Loops over `bounds` with the innermost on lanes: `vec(j)` for full
@@ -165,6 +167,9 @@ private:
 
   NpuOptions opt_;
   std::map<ValueId, DramBuf> bufs_;
+  /// The mask of the masked tail being emitted (TailForm::Masked); empty
+  /// otherwise.
+  std::string tailMask_;
   std::vector<std::string> allocs_;
   std::string spad_;
 };

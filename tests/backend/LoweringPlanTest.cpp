@@ -100,6 +100,12 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
       {"matmul=scalar",
        [](const std::string &t) { return has(t, "// matmul") && !has(t, "vector.contract"); }},
       {"matmul=vector.contract", [](const std::string &t) { return has(t, "vector.contract"); }},
+      {"tails=scalar",
+       [](const std::string &t) { return has(t, "vector.load") && !has(t, "vector.create_mask"); }},
+      {"tails=masked",
+       [](const std::string &t) {
+         return has(t, "vector.create_mask") && has(t, "vector.transfer_write");
+       }},
       {"bounds=index",
        [](const std::string &t) { return has(t, "// fillpad") && has(t, "cmpi slt, .*: index"); }},
       {"bounds=i64", [](const std::string &t) { return has(t, "cmpi slt, .*: i64"); }},
@@ -180,8 +186,9 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
             "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
             "matmul=vector.contract bounds=index");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
-            "index=divsi-select bounds=index linalg=generic pad=tensor.pad");
-  EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu), "index=divsi-select bounds=index");
+            "index=divsi-select bounds=index linalg=generic pad=insert_slice");
+  EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu),
+            "index=divsi-select tails=scalar bounds=index");
   EXPECT_EQ(loweringSeedOf(1), 1791556641223062345u);
 }
 
