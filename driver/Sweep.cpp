@@ -62,7 +62,10 @@ SweepResult runSweep(const SweepOptions &options) {
       ++r.features[f];
     if (!jit)
       continue;
-    const CaseOutcome out = runCase(c, *jit, options.config);
+    RunConfig config = options.config;
+    if (options.seededLowering)
+      config.loweringSeed = loweringSeedOf(seed);
+    const CaseOutcome out = runCase(c, *jit, config);
     ++r.verdicts[std::string(verdictName(out.verdict))];
     r.emitSeconds += out.run.emitSeconds;
     r.passSeconds += out.run.passSeconds;

@@ -27,6 +27,9 @@ struct SweepOptions {
   /// compare it with the reference.
   bool runBackend = false;
   RunConfig config;
+  /// Lower each case with the plan its seed draws (as campaigns do) rather
+  /// than the canonical one.
+  bool seededLowering = false;
 };
 
 struct SweepResult {
