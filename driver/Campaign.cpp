@@ -166,8 +166,21 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
       {"policy", policy},
       {"pass_plugins", std::move(plugins)},
       {"metamorphic_share", o.config.metamorphicShare},
+      {"lowering", o.seededLowering ? "seeded" : "canonical"},
+      {"pass_stage", std::string(passStageName(o.config.stage))},
   };
 }
+
+namespace {
+/// What a campaign.json written before a key existed meant by its absence.
+std::optional<llvm::json::Value> identityDefault(llvm::StringRef key) {
+  if (key == "lowering")
+    return llvm::json::Value("canonical"); // before seeded lowering
+  if (key == "pass_stage")
+    return llvm::json::Value("entry");
+  return std::nullopt;
+}
+} // namespace
 
 /// Writes DIR/campaign.json for a new campaign, or checks that a resumed
 /// one asks for the same campaign: mixing two in one directory would make
@@ -203,7 +216,10 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   }
   std::string differences;
   for (const auto &[key, value] : want) {
+    const std::optional<llvm::json::Value> absent = identityDefault(key);
     const llvm::json::Value *old = have->get(key);
+    if (!old && absent)
+      old = &*absent;
     if (old && *old == value)
       continue;
     std::string was, now;
@@ -246,6 +262,9 @@ std::vector<FindingSummary> scanFindings(const std::string &outDir) {
           f.text = o->getString("signature").value_or("").str();
           f.summary = o->getString("summary").value_or("").str();
           f.firstSeed = o->getInteger("seed").value_or(0);
+          if (const llvm::json::Value *seed = o->get("lowering_seed"))
+            f.loweringSeed = seed->getAsUINT64();
+          f.stage = o->getString("pass_stage").value_or("entry").str();
         }
       } else {
         llvm::consumeError(parsed.takeError());
@@ -615,8 +634,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.outDir = (dir / "reduced").string();
     r.pipeline = options.config.pipeline;
     r.style = std::string(mlirStyleName(options.config.style));
-    r.loweringSeed = loweringSeedFor(options, found.firstSeed);
-    r.stage = options.config.stage;
+    // As the finding was made: its report says (a directory resumed from
+    // an older build has no lowering seed, so the canonical lowering).
+    r.loweringSeed = found.loweringSeed;
+    if (!parsePassStage(found.stage, r.stage))
+      r.stage = options.config.stage;
     r.backend = options.config.backend;
     r.external = options.config.external;
     r.pto = options.config.pto;

@@ -70,6 +70,10 @@ struct CampaignOptions {
 struct FindingSummary {
   std::string id, text, summary;
   uint64_t firstSeed = 0, count = 0;
+  /// What report.json says the first case was lowered with: its lowering
+  /// seed (none: the canonical lowering) and pass stage.
+  std::optional<uint64_t> loweringSeed;
+  std::string stage = "entry";
   /// The root-cause bucket of its reduced repro (oracles/Bucket.h); its
   /// own id while it is not reduced.
   std::string bucket, bucketKey;

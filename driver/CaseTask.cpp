@@ -158,8 +158,9 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
       return; // the tail alone: no pass to blame
     report.result.passName = pipeline.passes[k - 1];
     report.result.passIndex = static_cast<int>(pipeline.passElement(k - 1));
-    report.result.summary += "; the kernel first crashes after pass " + std::to_string(k - 1) +
-                             " (" + report.result.passName + ")";
+    report.result.summary += "; the kernel first crashes after pass " +
+                             std::to_string(report.result.passIndex) + " (" +
+                             report.result.passName + ")";
     report.signature.pass = report.result.passName;
     return;
   }

@@ -63,7 +63,8 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   const std::vector<TensorType> outputTypes = c.outputTypes();
   if (!error.empty())
     kernel = MlirKernel();
-  // The user's passes lead the elements; the JIT notes which change the IR.
+  // The user's passes follow the elements before their stage; the JIT
+  // notes which of them change the IR.
   RunConfig run = config;
   run.jit.userPassesFrom = pipeline.passElement(0);
   run.jit.userPasses = pipeline.passes.size();

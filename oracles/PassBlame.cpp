@@ -152,13 +152,16 @@ PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
       }
     return VerdictKind::Ok;
   };
+  // A module's pipeline runs at the entry: `before` is empty, and a prefix's
+  // elements are its passes and the rest.
   PassBlame b =
       scanPrefixes(pipeline, [&](const std::vector<std::string> &elements, std::string &detail) {
-        return judgeWith(elements.size() - rest.size(), rest, detail);
+        return judgeWith(elements.size() - rest.size() - pipeline.before.size(), rest, detail);
       });
   if (!b.found || b.verdict != VerdictKind::Mismatch)
     return b;
-  const int element = blameTailElement(pipeline, static_cast<size_t>(b.passIndex) + 1,
+  const size_t passesRun = static_cast<size_t>(b.passIndex) + 1 - pipeline.passElement(0);
+  const int element = blameTailElement(pipeline, passesRun,
                                        [&](size_t passes, const std::vector<std::string> &tail) {
                                          std::string detail;
                                          return judgeWith(passes, tail, detail);

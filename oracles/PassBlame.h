@@ -21,7 +21,7 @@ namespace npufuzz {
 
 struct PassBlame {
   bool found = false;
-  int passIndex = -1; ///< position in Pipeline::passes
+  int passIndex = -1; ///< position in Pipeline::elements() (Pipeline::passElement)
   std::string passName;
   VerdictKind verdict = VerdictKind::Ok; ///< what the first bad prefix gave
   std::string detail;

@@ -76,8 +76,9 @@ private:
   /// elements are the view's, or false when the view is not strided
   /// (floor/mod maps, negative strides).
   bool stridedView(const Op &op, std::string &memref, std::string &type);
-  /// Reductions in the vector forms of ReduceForm; false when the form
-  /// does not apply (the scalar loop is emitted instead).
+  /// Reductions in the vector forms of ReduceForm; false for the scalar
+  /// form. multi_reduction needs two dims: a rank-1 source takes the
+  /// vector.reduction form instead.
   bool emitVectorReduce(const Op &op);
   /// Matmul in MatmulForm::Contract: each dot product in chunks of up to 16
   /// lanes, each chunk one vector.contract from the previous chunk's sum.

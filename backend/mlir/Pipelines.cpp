@@ -4,6 +4,8 @@
 #include "ir/NumberText.h"
 #include "ir/Prng.h"
 
+#include <algorithm>
+
 namespace npufuzz {
 
 std::vector<std::string> Pipeline::elements() const { return prefix(passes.size()); }
@@ -48,9 +50,6 @@ bool parsePassStage(std::string_view s, PassStage &out) {
 }
 
 namespace {
-/// Elements of the tail that lower to loops and vectors (LoweringTail's
-/// first ones): after them, PassStage::Loops.
-constexpr size_t kTailToLoops = 4;
 /// Elements of the tensor style's lowering that bufferize.
 constexpr size_t kTensorBufferization = 4;
 } // namespace
@@ -184,10 +183,14 @@ void splitAtStage(Pipeline &p, MlirStyle style, PassStage stage) {
   case PassStage::Bufferized:
     lowering = style == MlirStyle::Tensor ? kTensorBufferization : 0;
     break;
-  case PassStage::Loops:
+  case PassStage::Loops: {
+    // The tail up to the lower-affine after convert-vector-to-scf: affine,
+    // multi_reduction and n-D transfers are lowered there.
     lowering = p.lowering.size();
-    tail = kTailToLoops;
+    const auto toScf = std::find(p.tail.begin(), p.tail.end(), "convert-vector-to-scf");
+    tail = static_cast<size_t>(std::find(toScf, p.tail.end(), "lower-affine") - p.tail.begin()) + 1;
     break;
+  }
   }
   p.before.assign(p.lowering.begin(), p.lowering.begin() + lowering);
   p.before.insert(p.before.end(), p.tail.begin(), p.tail.begin() + tail);

@@ -116,6 +116,14 @@ TEST(MlirBackend, UserPassesRunAtTheirStage) {
       styleLowering.insert(styleLowering.end(), p.lowering.begin(), p.lowering.end());
       EXPECT_EQ(styleLowering, entry.lowering) << passStageName(stage);
       EXPECT_EQ(p.elements()[p.passElement(0)], "func.func(cse)");
+      if (stage == PassStage::Loops) {
+        // After the lowering to loops: the tail's first elements, up to the
+        // lower-affine after convert-vector-to-scf.
+        ASSERT_FALSE(p.before.empty());
+        EXPECT_EQ(p.before.back(), "lower-affine");
+        EXPECT_NE(std::find(p.before.begin(), p.before.end(), "convert-vector-to-scf"),
+                  p.before.end());
+      }
       const bool moves = stage == PassStage::Loops || style == MlirStyle::Tensor;
       EXPECT_EQ(!p.before.empty(), moves) << mlirStyleName(style) << " " << passStageName(stage);
     }

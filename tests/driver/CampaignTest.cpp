@@ -265,12 +265,32 @@ TEST(Campaign, AResumeThatAsksForAnotherCampaignIsRefused) {
   CampaignOptions shifted = o;
   shifted.seedStart = 1000;
   EXPECT_NE(runCampaign(shifted, jit).error.find("--seed-start"), std::string::npos);
+  CampaignOptions canonical = o;
+  canonical.seededLowering = false;
+  EXPECT_NE(runCampaign(canonical, jit).error.find("lowering"), std::string::npos);
+  CampaignOptions staged = o;
+  staged.config.stage = PassStage::Loops;
+  EXPECT_NE(runCampaign(staged, jit).error.find("pass_stage"), std::string::npos);
   // The same campaign resumes; limits and time may change.
   CampaignOptions same = o;
   same.limits.wallSeconds = 7;
   const CampaignResult resumed = runCampaign(same, jit);
   EXPECT_TRUE(resumed.error.empty()) << resumed.error;
   EXPECT_EQ(resumed.totalCases, 4u);
+
+  // A campaign.json from before lowering plans and pass stages: its cases
+  // were lowered canonically at the entry, so only that resumes.
+  const fs::path identity = fs::path(dir) / "campaign.json";
+  std::string text = slurp(identity);
+  for (const char *key : {"\"lowering\"", "\"pass_stage\""}) {
+    const size_t at = text.find(key);
+    ASSERT_NE(at, std::string::npos) << text;
+    text.erase(at, text.find('\n', at) + 1 - at);
+  }
+  std::ofstream(identity) << text;
+  EXPECT_NE(runCampaign(same, jit).error.find("lowering: \"canonical\""), std::string::npos);
+  const CampaignResult old = runCampaign(canonical, jit);
+  EXPECT_TRUE(old.error.empty()) << old.error;
   fs::remove_all(dir);
 }
 
