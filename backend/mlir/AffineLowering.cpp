@@ -282,14 +282,6 @@ std::string stridedType(const TensorType &t, const std::vector<int64_t> &strides
          "], offset: " + std::to_string(offset) + ">>";
 }
 
-/// `d0, d1, ..` for `rank` dims.
-std::string dimList(unsigned rank) {
-  std::vector<std::string> d;
-  for (unsigned i = 0; i < rank; ++i)
-    d.push_back("d" + std::to_string(i));
-  return EmitterBase::joined(d);
-}
-
 std::string ints(const std::vector<int64_t> &v) {
   std::vector<std::string> s;
   for (int64_t x : v)
@@ -344,7 +336,7 @@ bool AffineEmitter::stridedView(const Op &op, std::string &memref, std::string &
     std::vector<std::string> perm;
     for (int64_t p : op.attrs.perm)
       perm.push_back("d" + std::to_string(p));
-    line(memref + " = memref.transpose " + sb.memref + " (" + dimList(st.rank()) + ") -> (" +
+    line(memref + " = memref.transpose " + sb.memref + " (" + dims(st.rank()) + ") -> (" +
          joined(perm) + ") : " + sb.type + " to " + type);
     return true;
   }

@@ -18,13 +18,6 @@ std::vector<std::string> boundsExcept(const std::vector<int64_t> &shape, int64_t
       b.push_back(std::to_string(shape[i]));
   return b;
 }
-/// `d0, d1, ..` for `rank` dims.
-std::string dimNames(unsigned rank) {
-  std::vector<std::string> d;
-  for (unsigned i = 0; i < rank; ++i)
-    d.push_back("d" + std::to_string(i));
-  return EmitterBase::joined(d);
-}
 /// Subscripts for a full-rank access: the outer IVs with `at` inserted at
 /// position `axis`.
 std::vector<std::string> withAxis(const std::vector<std::string> &outer, int64_t axis,
@@ -72,10 +65,6 @@ bool AffineEmitter::emitVectorReduce(const Op &op) {
   const unsigned rank = st.rank();
   const ReduceRule rule = reduceRule(op.kind, t);
   const std::string elem = elemType(t), kind = vectorKind(rule.combine);
-  // The reduced dim alone, as a transfer's permutation map.
-  auto along = [&](int64_t dim) {
-    return "affine_map<(" + dimNames(rank) + ") -> (d" + std::to_string(dim) + ")>";
-  };
   switch (plan.reduce) {
   case ReduceForm::Scalar: return false;
   case ReduceForm::Multi: {
@@ -102,8 +91,7 @@ bool AffineEmitter::emitVectorReduce(const Op &op) {
     const auto inBounds = [](int64_t size, int64_t lanes) {
       return size % lanes == 0 ? "true" : "false";
     };
-    const std::string both = "affine_map<(" + dimNames(rank) + ") -> (d" + std::to_string(lo) +
-                             ", d" + std::to_string(hi) + ")>";
+    const std::string both = projection(rank, {lo, hi});
     std::vector<std::string> outerBounds;
     for (unsigned d = 0; d < rank; ++d)
       if (d != axis && d != kd)
@@ -166,8 +154,8 @@ bool AffineEmitter::emitVectorReduce(const Op &op) {
       }
       const std::string to = at(zero, kc);
       line("vector.transfer_write " + out + ", " + buf(res).memref + "[" + to + "] {in_bounds = [" +
-           inBounds(keptN, tileKept) + "], permutation_map = " + along(kd) + "} : " + outVec +
-           ", " + buf(res).type);
+           inBounds(keptN, tileKept) + "], permutation_map = " + projection(rank, {kd}) +
+           "} : " + outVec + ", " + buf(res).type);
       indent_ -= 2;
       line("}");
     });
@@ -213,7 +201,7 @@ bool AffineEmitter::emitVectorReduce(const Op &op) {
     const std::string v = fresh("v");
     line(v + " = vector.transfer_read " + buf(src).memref + "[" + joined(at) + "], " + identity +
          (masked ? ", " + mask : std::string()) + " {in_bounds = [" + (exact ? "true" : "false") +
-         "], permutation_map = " + along(axis) + "} : " + buf(src).type + ", " + vt);
+         "], permutation_map = " + projection(rank, {axis}) + "} : " + buf(src).type + ", " + vt);
     std::string wide;
     {
       const LaneScope scope(*this, lanes);
@@ -330,9 +318,6 @@ void AffineEmitter::emitContractMatmul(const Op &op) {
   const std::string wideTy = isFloat(acc) ? "f32" : accTy;
   const std::string vwide = "vector<" + std::to_string(lanes) + "x" + wideTy + ">";
   const std::string inBounds = kDim % lanes == 0 ? "true" : "false";
-  auto along = [&](unsigned dim) {
-    return "affine_map<(" + dimNames(rank) + ") -> (d" + std::to_string(dim) + ")>";
-  };
   // Products of lanes past k are 0 * 0 (the padding); a sum that starts at
   // +0 is never -0, so adding +0 leaves it as it is.
   loopNest(boundsOf(res, false), [&](const std::vector<std::string> &ivs) {
@@ -348,10 +333,10 @@ void AffineEmitter::emitContractMatmul(const Op &op) {
     const std::vector<std::string> aAt = ssaSubscripts(aSub), bAt = ssaSubscripts(bSub);
     std::string va = fresh("va"), vb = fresh("vb");
     line(va + " = vector.transfer_read " + buf(a).memref + "[" + joined(aAt) + "], " + pad +
-         " {in_bounds = [" + inBounds + "], permutation_map = " + along(rank - 1) +
+         " {in_bounds = [" + inBounds + "], permutation_map = " + projection(rank, {rank - 1}) +
          "} : " + buf(a).type + ", " + vin);
     line(vb + " = vector.transfer_read " + buf(b).memref + "[" + joined(bAt) + "], " + pad +
-         " {in_bounds = [" + inBounds + "], permutation_map = " + along(rank - 2) +
+         " {in_bounds = [" + inBounds + "], permutation_map = " + projection(rank, {rank - 2}) +
          "} : " + buf(b).type + ", " + vin);
     if (isFloat(acc)) {
       const LaneScope scope(*this, lanes);

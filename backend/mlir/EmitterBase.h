@@ -140,6 +140,11 @@ public:
                     const TopKBest &best);
   /// `a, b, c`.
   static std::string joined(const std::vector<std::string> &v, const char *sep = ", ");
+  /// `d0, d1, ..` for `rank` dims.
+  static std::string dims(unsigned rank);
+  /// `affine_map<(d0, .., dN) -> (dA, dB)>` selecting `picked` of `rank` dims
+  /// (a transfer's permutation map).
+  static std::string projection(unsigned rank, const std::vector<int64_t> &picked);
   std::string cast(const std::string &x, DType from, DType to, RoundingMode m);
   /// An `index` value as element type `t` (iota).
   std::string fromIndex(const std::string &i, DType t);

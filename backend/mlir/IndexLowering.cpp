@@ -28,11 +28,9 @@ DType indexArithType(IndexForm form) {
 
 std::string EmitterBase::indexOf(const IndexExpr &e, const std::vector<std::string> &dims) {
   if (plan.index == IndexForm::AffineMap) {
-    std::vector<std::string> names;
-    for (size_t i = 0; i < dims.size(); ++i)
-      names.push_back("d" + std::to_string(i));
     const std::string r = fresh("ix");
-    line(r + " = affine.apply affine_map<(" + joined(names) + ") -> (" + e.str() + ")>(" +
+    line(r + " = affine.apply affine_map<(" +
+         EmitterBase::dims(static_cast<unsigned>(dims.size())) + ") -> (" + e.str() + ")>(" +
          joined(dims) + ")");
     return r;
   }

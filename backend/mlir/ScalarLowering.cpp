@@ -297,6 +297,20 @@ std::string EmitterBase::multiplyAccumulate(const std::string &sum, const std::s
   return next;
 }
 
+std::string EmitterBase::dims(unsigned rank) {
+  std::vector<std::string> d;
+  for (unsigned i = 0; i < rank; ++i)
+    d.push_back("d" + std::to_string(i));
+  return joined(d);
+}
+
+std::string EmitterBase::projection(unsigned rank, const std::vector<int64_t> &picked) {
+  std::vector<std::string> r;
+  for (int64_t d : picked)
+    r.push_back("d" + std::to_string(d));
+  return "affine_map<(" + dims(rank) + ") -> (" + joined(r) + ")>";
+}
+
 std::vector<int64_t> EmitterBase::rowMajorStrides(const std::vector<int64_t> &shape) {
   std::vector<int64_t> s(shape.size(), 1);
   for (size_t i = shape.size(); i-- > 1;)

@@ -68,13 +68,6 @@ const char *namedLinalgOp(OpKind k) {
 
 // --- linalg.generic -------------------------------------------------------------
 
-std::string TensorEmitter::dims(unsigned rank) {
-  std::vector<std::string> d;
-  for (unsigned i = 0; i < rank; ++i)
-    d.push_back("d" + std::to_string(i));
-  return joined(d);
-}
-
 std::vector<std::string> TensorEmitter::openGeneric(const std::string &results,
                                                     const std::vector<GenericOperand> &ins,
                                                     const std::vector<GenericOperand> &outs,

@@ -52,8 +52,6 @@ public:
   /// `tensor.empty` of `t`, and `t` filled with `scalar` (linalg.fill).
   std::string empty(const TensorType &t);
   std::string fill(const std::string &scalar, const TensorType &t);
-  /// `d0, d1, ..` for `rank` loop dims.
-  static std::string dims(unsigned rank);
   /// `linalg.index` of loop dim `d`.
   std::string loopIndex(unsigned d);
 
