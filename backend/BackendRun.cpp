@@ -17,6 +17,7 @@ std::string_view statusName(BackendRun::Status s) {
   case BackendRun::Status::UninitializedRead: return "uninitialized-read";
   case BackendRun::Status::ContractGap: return "contract-gap";
   case BackendRun::Status::OutOfMemory: return "out-of-memory";
+  case BackendRun::Status::EnvironmentError: return "environment-error";
   }
   return "?";
 }

@@ -36,6 +36,10 @@ struct BackendRun {
     ContractGap,
     /// A memory checker saw the kernel read uninitialised memory.
     UninitializedRead,
+    /// The backend could not run the case at all: its command cannot be
+    /// executed, a temporary directory cannot be made, the machine refused
+    /// a fork. npufuzz's environment, never the tool under test.
+    EnvironmentError,
   };
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.

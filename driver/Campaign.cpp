@@ -3,6 +3,7 @@
 #include "driver/JsonFile.h"
 
 #include "driver/CaseTask.h"
+#include "driver/DirectoryLock.h"
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Worker.h"
@@ -63,7 +64,8 @@ struct State {
     llvm::json::Array a;
     for (uint64_t i : ahead)
       a.push_back(static_cast<int64_t>(i));
-    llvm::json::Object o{{"seed_start", static_cast<int64_t>(seedStart)},
+    llvm::json::Object o{{"format", kCampaignFormat},
+                         {"seed_start", static_cast<int64_t>(seedStart)},
                          {"shard_index", static_cast<int64_t>(shardIndex)},
                          {"shard_count", static_cast<int64_t>(shardCount)},
                          {"next", static_cast<int64_t>(next)},
@@ -101,6 +103,28 @@ struct State {
       error = path + ": not a campaign state";
       return false;
     }
+    // Every field a resume relies on is there, of its type: a state that
+    // lost `next` would run its seeds again and count them twice.
+    if (o->getInteger("format").value_or(1) > kCampaignFormat) {
+      error = path + ": written by a newer npufuzz (format " +
+              std::to_string(*o->getInteger("format")) + ", this one reads " +
+              std::to_string(kCampaignFormat) + "); resume it with that npufuzz";
+      return false;
+    }
+    for (const char *key :
+         {"seed_start", "shard_index", "shard_count", "next", "total_cases", "total_seconds"})
+      if (!o->getNumber(key) || (std::string(key) != "total_seconds" &&
+                                 (!o->getInteger(key) || *o->getInteger(key) < 0))) {
+        error = path + ": '" + key +
+                "' is missing or not a count; the campaign state is damaged: move the "
+                "directory away and start afresh";
+        return false;
+      }
+    if (!o->getArray("ahead")) {
+      error = path + ": 'ahead' is missing; the campaign state is damaged: move the directory "
+                     "away and start afresh";
+      return false;
+    }
     if (o->getInteger("seed_start").value_or(-1) != static_cast<int64_t>(seedStart) ||
         o->getInteger("shard_index").value_or(-1) != static_cast<int64_t>(shardIndex) ||
         o->getInteger("shard_count").value_or(-1) != static_cast<int64_t>(shardCount)) {
@@ -111,11 +135,17 @@ struct State {
               "; resume it with those, or give another -o directory";
       return false;
     }
-    next = o->getInteger("next").value_or(0);
-    if (const llvm::json::Array *a = o->getArray("ahead"))
-      for (const llvm::json::Value &v : *a)
-        if (auto i = v.getAsInteger(); i && static_cast<uint64_t>(*i) >= next)
-          ahead.insert(static_cast<uint64_t>(*i));
+    next = static_cast<uint64_t>(*o->getInteger("next"));
+    for (const llvm::json::Value &v : *o->getArray("ahead")) {
+      const std::optional<int64_t> i = v.getAsInteger();
+      if (!i || *i < 0) {
+        error = path + ": 'ahead' holds something other than case indices; the campaign state "
+                       "is damaged: move the directory away and start afresh";
+        return false;
+      }
+      if (static_cast<uint64_t>(*i) >= next)
+        ahead.insert(static_cast<uint64_t>(*i));
+    }
     totalCases = o->getInteger("total_cases").value_or(0);
     totalSeconds = o->getNumber("total_seconds").value_or(0);
     readCounts(o->getObject("verdicts"), verdicts);
@@ -159,6 +189,7 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
   for (const std::string &f : o.backendFlags)
     flags.push_back(f);
   return llvm::json::Object{
+      {"format", kCampaignFormat},
       {"style", std::string(mlirStyleName(o.config.style))},
       {"pipeline", o.config.pipeline},
       {"backend", std::string(backendKindName(o.config.backend))},
@@ -178,6 +209,8 @@ std::optional<llvm::json::Value> identityDefault(llvm::StringRef key) {
     return llvm::json::Value("canonical"); // before seeded lowering
   if (key == "pass_stage")
     return llvm::json::Value("entry");
+  if (key == "format")
+    return llvm::json::Value(1); // before the format was written
   return std::nullopt;
 }
 } // namespace
@@ -192,14 +225,17 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   const fs::path path = fs::path(o.outDir) / "campaign.json";
   std::error_code ec;
   if (!fs::exists(path, ec)) {
+    // A state with no description is not a campaign this build wrote (a
+    // copied or damaged directory): which campaign it counts is unknown.
+    if (fs::exists(fs::path(o.outDir) / "state.json", ec)) {
+      error = o.outDir + " holds a state.json but no campaign.json: it is not a campaign "
+                         "npufuzz can resume; give another -o directory";
+      return false;
+    }
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(want))) << "\n";
-    if (!writeFileAtomic(path.string(), os.str())) {
-      error = "cannot write " + path.string();
-      return false;
-    }
-    return true;
+    return writeFileAtomically(path.string(), os.str(), error);
   }
   auto buf = llvm::MemoryBuffer::getFile(path.string());
   auto parsed = buf ? llvm::json::parse((*buf)->getBuffer())
@@ -230,6 +266,11 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
     differences += "\n  " + key.str() + ": " + (old ? wo.str() : "(none)") + " in " + o.outDir +
                    ", " + no.str() + " asked";
   }
+  // What this build does not know decides cases in a way it cannot
+  // repeat: a directory of another version or shape is not resumed.
+  for (const auto &[key, value] : *have)
+    if (!want.get(key))
+      differences += "\n  " + key.str() + ": in " + o.outDir + ", unknown to this npufuzz";
   if (differences.empty())
     return true;
   error = o.outDir +
@@ -239,7 +280,10 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   return false;
 }
 
-bool isFinding(VerdictKind v) { return v != VerdictKind::Ok && v != VerdictKind::Unsupported; }
+bool isFinding(VerdictKind v) {
+  return v != VerdictKind::Ok && v != VerdictKind::Unsupported &&
+         v != VerdictKind::EnvironmentError;
+}
 
 } // namespace
 
@@ -297,7 +341,7 @@ std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings
 
 namespace {
 
-void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
+bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::string &error) {
   llvm::json::Array findings;
   for (const FindingSummary &x : r.findings)
     findings.push_back(llvm::json::Object{{"id", x.id},
@@ -334,7 +378,7 @@ void writeSummaryJson(const std::string &outDir, const CampaignResult &r) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o))) << "\n";
-  writeFileAtomic((fs::path(outDir) / "summary.json").string(), s);
+  return writeFileAtomically((fs::path(outDir) / "summary.json").string(), s, error);
 }
 } // namespace
 
@@ -343,9 +387,18 @@ void requestCampaignStop() { stopRequested = 1; }
 CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   CampaignResult result;
   std::error_code ec;
-  fs::create_directories(fs::path(options.outDir) / "findings", ec);
+  fs::create_directories(options.outDir, ec);
   if (ec) {
     result.error = "cannot create " + options.outDir + ": " + ec.message();
+    return result;
+  }
+  // One writer: a second campaign into this directory stops here.
+  DirectoryLock lock;
+  if (!lock.acquire(options.outDir, "fuzz", result.error))
+    return result;
+  fs::create_directories(fs::path(options.outDir) / "findings", ec);
+  if (ec) {
+    result.error = "cannot create " + options.outDir + "/findings: " + ec.message();
     return result;
   }
   const std::string statePath = (fs::path(options.outDir) / "state.json").string();
@@ -363,7 +416,20 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   std::vector<Running> running;
   SeedLedger ledger; // what findings/*/seeds.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
-  bool stopping = false; // --max-findings reached
+  bool stopping = false; // --max-findings reached, or an error below
+  // A write that fails, or a case npufuzz could not run, stops the run
+  // with the reason (exit 2): the last state written stays good, and the
+  // cases not recorded run again on resume.
+  auto stopWith = [&](const std::string &error) {
+    if (result.error.empty())
+      result.error = error;
+    stopping = true;
+  };
+  auto saveState = [&] {
+    std::string error;
+    if (!writeFileAtomically(statePath, state.json(since(start)), error))
+      stopWith("cannot save the campaign state: " + error);
+  };
   const unsigned jobs = std::max(1u, options.jobs);
 
   auto progress = [&](bool final) {
@@ -468,16 +534,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // Counts a finished case, writes its finding, and advances the resume
   // watermark past every completed index.
   auto record = [&](const Running &r, CaseReport report) {
+    // Counted once its finding is kept: a case whose finding cannot be
+    // written stops the run uncounted, and runs again on resume.
     const std::string verdict(verdictName(report.result.verdict));
-    ++result.runVerdicts[verdict];
-    ++state.verdicts[verdict];
-    ++result.cases;
-    ++state.totalCases;
-    for (const std::string &f : caseFeatures(r.c)) {
-      ++result.features[f];
-      ++state.features[f];
-    }
-    state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
+    const std::vector<std::string> entryOps = report.result.entryOps,
+                                   passesThatChanged = report.result.passesThatChanged;
     if (isFinding(report.result.verdict)) {
       Finding f;
       f.seed = r.seed;
@@ -507,11 +568,22 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       std::string error;
       if (recordFinding(options.outDir, f, error, &ledger))
         ++result.newFindings;
-      else if (!error.empty() && result.error.empty())
-        result.error = error; // the campaign goes on; the caller is told
+      else if (!error.empty()) {
+        stopWith(error); // a finding that cannot be kept is not counted done
+        return;
+      }
       if (options.maxFindings && ++failing >= options.maxFindings)
         stopping = result.stoppedAtMaxFindings = true;
     }
+    ++result.runVerdicts[verdict];
+    ++state.verdicts[verdict];
+    ++result.cases;
+    ++state.totalCases;
+    for (const std::string &f : caseFeatures(r.c)) {
+      ++result.features[f];
+      ++state.features[f];
+    }
+    state.irCoverage.add(entryOps, passesThatChanged);
     state.ahead.insert(r.index);
     while (state.ahead.count(state.next))
       state.ahead.erase(state.next++);
@@ -580,6 +652,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       const bool cutShort = stopRequested || stopping;
       if (!cutShort && !r.confirm) {
         CaseReport report = reportOf(r.worker->outcome());
+        if (report.environmentError()) {
+          stopWith("cannot run cases: " + report.result.summary);
+          running.erase(running.begin() + i);
+          continue;
+        }
         if (isFinding(report.result.verdict)) {
           // Only what a fresh child gives is recorded, so that `npufuzz
           // --seed N` reproduces it: the worker may have run other cases
@@ -595,6 +672,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         record(r, std::move(report));
       } else if (!cutShort) {
         CaseReport report = reportOf(r.confirm->outcome());
+        if (report.environmentError()) {
+          stopWith("cannot run cases: " + report.result.summary);
+          running.erase(running.begin() + i);
+          continue;
+        }
         // Rare, and run here while the workers go on: a kernel that
         // crashed took the confirming child with it before it could blame.
         RunConfig caseConfig = config;
@@ -609,21 +691,21 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     if (since(lastReport) >= 1.0) {
       lastReport = Clock::now();
       progress(false);
-      writeFileAtomic(statePath, state.json(since(start)));
+      saveState();
     }
   }
   workers.clear(); // idle processes hold memory the reducer can use
   building.clear();
   fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.
-  writeFileAtomic(statePath, state.json(since(start)));
+  saveState();
   // Reduce every signature not yet reduced, unless stopped: each one's
   // first case, into findings/<id>/reduced/. That includes signatures
   // first seen by an earlier run that was killed or interrupted before it
   // could reduce them; an attempt that ended leaves reduce.log, so a
   // signature that does not reduce is not tried again.
   for (const FindingSummary &found : scanFindings(options.outDir)) {
-    if (!options.reduce || stopRequested)
+    if (!options.reduce || stopRequested || !result.error.empty())
       break;
     const fs::path dir = fs::path(options.outDir) / "findings" / found.id;
     std::error_code ec;
@@ -653,7 +735,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     if (stopRequested)
       break; // interrupted: no log, so a later run tries again
     result.reduced += status == 0;
-    writeFileAtomic((dir / "reduce.log").string(), log.str());
+    std::string error;
+    if (!writeFileAtomically((dir / "reduce.log").string(), log.str(), error))
+      stopWith("cannot write a reduction's log: " + error);
   }
   std::signal(SIGINT, previousHandler);
   result.interrupted = stopRequested != 0;
@@ -663,9 +747,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.features = state.features;
   result.irCoverage = state.irCoverage;
   result.verdicts = state.verdicts;
-  writeFileAtomic(statePath, state.json(result.seconds));
+  std::string error;
+  if (!writeFileAtomically(statePath, state.json(result.seconds), error))
+    stopWith("cannot save the campaign state: " + error);
   result.findings = scanFindings(options.outDir);
-  writeSummaryJson(options.outDir, result);
+  if (!writeSummaryJson(options.outDir, result, error))
+    stopWith("cannot write the campaign summary: " + error);
   progress(true);
   return result;
 }

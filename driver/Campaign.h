@@ -29,6 +29,11 @@
 
 namespace npufuzz {
 
+/// The format of campaign.json and state.json: a directory written in
+/// another format is refused, never resumed into a mix of two campaigns.
+/// 2: the format field itself, every state field required.
+constexpr int kCampaignFormat = 2;
+
 struct CampaignOptions;
 /// The lowering seed a campaign gives the case of `caseSeed`: none with
 /// canonical lowering.

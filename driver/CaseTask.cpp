@@ -218,8 +218,11 @@ CaseReport reportOf(const ChildOutcome &o) {
     r.result.summary = "exceeded the time limit after " + std::to_string(o.seconds) + " s";
     break;
   case ChildOutcome::End::ForkFailed:
-    r.result.verdict = VerdictKind::Crash;
-    r.result.summary = "could not fork a worker";
+    // The machine refused a process (fork or file-descriptor limits):
+    // nothing ran, so nothing is found.
+    r.result.verdict = VerdictKind::EnvironmentError;
+    r.result.summary = "could not start a worker process: " + o.stderrText;
+    r.result.message = r.result.summary;
     break;
   }
   // A worker that died in an in-process MLIR run said where on stderr.
@@ -308,6 +311,17 @@ CaseReport reportOf(const ChildOutcome &o) {
     break;
   }
   return r;
+}
+
+CaseReport runCaseIsolated(const Case &c, MlirJit &jit, const RunConfig &caseConfig,
+                           const IsolationLimits &caseLimits) {
+  RunConfig config = caseConfig;
+  const IsolationLimits limits = limitsWithBlame(caseLimits, config);
+  CaseReport report =
+      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+  if (!report.environmentError())
+    blameKernelCrash(c, jit, config, caseLimits, report);
+  return report;
 }
 
 } // namespace npufuzz

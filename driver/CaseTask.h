@@ -61,11 +61,21 @@ struct CaseReport {
   Signature signature;
   std::string stderrText;
   double seconds = 0;
+
+  /// Whether npufuzz could not run the case (a tool that cannot start, a
+  /// refused fork): the run stops with exit 2 and records nothing.
+  bool environmentError() const { return result.verdict == VerdictKind::EnvironmentError; }
 };
 
 /// The verdict and signature of a child's end: its payload when it returned;
 /// crash (with top frames or assertion), hang, or oom when it died.
 CaseReport reportOf(const ChildOutcome &outcome);
+
+/// One case as a campaign confirms it: the task in an isolated child
+/// within `caseLimits` (and its blame's time), then a kernel crash blamed
+/// on a pass. What `npufuzz run` and `npufuzz --seed N` print.
+CaseReport runCaseIsolated(const Case &c, MlirJit &jit, const RunConfig &config,
+                           const IsolationLimits &caseLimits);
 
 } // namespace npufuzz
 

@@ -9,7 +9,9 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -59,15 +61,8 @@ std::string reproCommand(const Finding &f) {
 }
 
 bool writeFileAtomic(const std::string &path, const std::string &text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!(out << text) || !out.flush())
-      return false;
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  return !ec;
+  std::string error;
+  return writeFileAtomically(path, text, error);
 }
 
 namespace {
@@ -81,12 +76,16 @@ bool appendLine(const fs::path &path, const std::string &line) {
   return ok;
 }
 
-/// Lists `seed` in dir/seeds.txt unless it is there already.
-void appendSeed(const fs::path &dir, uint64_t seed, SeedLedger *ledger) {
+/// Lists `seed` in dir/seeds.txt unless it is there already; false (with
+/// `error`) when the line cannot be written.
+bool appendSeed(const fs::path &dir, uint64_t seed, SeedLedger *ledger, std::string &error) {
   SeedLedger once; // without a campaign's ledger: read the file this time
   if ((ledger ? *ledger : once).listed(dir.string(), seed))
-    return;
-  appendLine(dir / "seeds.txt", std::to_string(seed));
+    return true;
+  if (appendLine(dir / "seeds.txt", std::to_string(seed)))
+    return true;
+  error = "cannot write " + (dir / "seeds.txt").string() + ": " + std::strerror(errno);
+  return false;
 }
 
 /// The forms the finding's kernel was lowered with (its style's points).
@@ -221,7 +220,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   std::error_code ec;
   fs::create_directories(findings, ec);
   if (fs::exists(final, ec)) {
-    appendSeed(final, f.seed, ledger);
+    appendSeed(final, f.seed, ledger, error);
     return false;
   }
   const fs::path tmp =
@@ -233,9 +232,10 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     return false;
   }
   bool ok = true;
+  std::string why;
   auto put = [&](const std::string &name, const std::string &text) {
-    std::ofstream out(tmp / name, std::ios::binary);
-    ok &= static_cast<bool>(out << text) && static_cast<bool>(out.flush());
+    if (ok)
+      ok = writeFileAtomically((tmp / name).string(), text, why);
   };
   put("case.npf", f.caseText);
   put("kernel.mlir", f.mlir);
@@ -249,15 +249,22 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
                       "\n# or: " + runLine + "\n");
   put("seeds.txt", std::to_string(f.seed) + "\n");
   if (!ok) {
-    error = "cannot write the files of " + final.string();
+    error = "cannot write the files of " + final.string() + ": " + why;
     fs::remove_all(tmp, ec);
     return false;
   }
   fs::rename(tmp, final, ec);
   if (ec) {
-    // Another worker or shard won the race: keep theirs, add our seed.
+    const std::error_code renameError = ec;
     fs::remove_all(tmp, ec);
-    appendSeed(final, f.seed, ledger);
+    std::error_code missing;
+    if (!fs::is_directory(final, missing)) {
+      error =
+          "cannot rename " + tmp.string() + " to " + final.string() + ": " + renameError.message();
+      return false;
+    }
+    // Another worker or shard won the race: keep theirs, add our seed.
+    appendSeed(final, f.seed, ledger, error);
     return false;
   }
   if (ledger)

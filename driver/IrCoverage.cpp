@@ -54,17 +54,6 @@ IrCoverage IrCoverage::fromJson(const llvm::json::Object *o) {
   return c;
 }
 
-bool readIrCoverage(const std::string &dir, IrCoverage &out, std::string &error) {
-  const std::string path = dir + "/summary.json";
-  const std::optional<llvm::json::Value> summary = readJsonFile(path);
-  if (!summary || !summary->getAsObject()) {
-    error = path + ": cannot be read as a campaign summary (not a campaign directory?)";
-    return false;
-  }
-  out = IrCoverage::fromJson(summary->getAsObject()->getObject("ir_coverage"));
-  return true;
-}
-
 std::string formatIrCoverage(const IrCoverage &c) {
   std::string s = llvm::formatv("{0} cases reached the user passes' entry\n", c.cases).str();
   auto table = [&](const char *title, const std::map<std::string, uint64_t> &counts) {

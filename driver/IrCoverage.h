@@ -40,10 +40,6 @@ struct IrCoverage {
   static IrCoverage fromJson(const llvm::json::Object *o);
 };
 
-/// The coverage in the summary.json of campaign directory `dir`; false with
-/// `error` when it is not a campaign directory.
-bool readIrCoverage(const std::string &dir, IrCoverage &out, std::string &error);
-
 /// A table of both counts with their shares, most frequent first.
 std::string formatIrCoverage(const IrCoverage &c);
 

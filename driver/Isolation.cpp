@@ -19,6 +19,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
   int payloadPipe[2], stderrPipe[2];
   if (::pipe(payloadPipe) != 0) {
     outcome_.end = ChildOutcome::End::ForkFailed;
+    outcome_.stderrText = std::strerror(errno);
     done_ = true;
     return;
   }
@@ -26,6 +27,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     ::close(payloadPipe[0]);
     ::close(payloadPipe[1]);
     outcome_.end = ChildOutcome::End::ForkFailed;
+    outcome_.stderrText = std::strerror(errno);
     done_ = true;
     return;
   }
@@ -33,9 +35,12 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
   const pid_t parent = ::getpid();
   pid_ = ::fork();
   if (pid_ < 0) {
+    const int e = errno;
     for (int fd : {payloadPipe[0], payloadPipe[1], stderrPipe[0], stderrPipe[1]})
       ::close(fd);
     outcome_.end = ChildOutcome::End::ForkFailed;
+    outcome_.stderrText = std::strerror(e);
+    outcome_.stderrText = std::strerror(errno);
     done_ = true;
     return;
   }

@@ -145,7 +145,7 @@ std::string reproLine(const ReduceCommandOptions &o, const std::string &pipeline
 }
 
 bool loadCaseText(const std::string &path, Case &c, std::string &text, std::string &error) {
-  if (!readFileBytes(path, text, error)) {
+  if (!readFileBytes(path, text, error, 64u << 20)) {
     error = "cannot read " + error;
     return false;
   }

@@ -1,6 +1,8 @@
 //===- driver/Report.cpp - Nightly reports from campaign directories ------===//
 #include "driver/Report.h"
 
+#include "driver/CampaignCounts.h"
+
 #include "oracles/Bucket.h"
 
 #include "driver/Findings.h"
@@ -46,7 +48,7 @@ bool isSignatureId(const std::string &text) {
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
                          std::string &error) {
   std::string text;
-  if (!readFileBytes(path, text, error))
+  if (!readFileBytes(path, text, error, 16u << 20))
     return false;
   std::istringstream in(text);
   int lineNo = 0;
@@ -69,10 +71,6 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
 }
 
 namespace {
-std::optional<llvm::json::Value> readJson(const fs::path &path) {
-  return readJsonFile(path.string());
-}
-
 std::string readText(const fs::path &path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
@@ -111,20 +109,15 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       return r;
     ReportCampaign c;
     c.name = fs::path(dir).filename().string();
-    if (auto summary = readJson(fs::path(dir) / "summary.json")) {
-      if (const llvm::json::Object *o = summary->getAsObject()) {
-        // The directory's totals over every run that resumed it.
-        c.cases = o->getInteger("total_cases").value_or(o->getInteger("cases").value_or(0));
-        c.seconds = o->getNumber("total_seconds").value_or(o->getNumber("seconds").value_or(0));
-        if (const llvm::json::Object *v = o->getObject("verdicts"))
-          for (const auto &kv : *v)
-            c.verdicts[kv.first.str()] = kv.second.getAsInteger().value_or(0);
-        if (const llvm::json::Object *f = o->getObject("features"))
-          for (const auto &kv : *f)
-            r.features[kv.first.str()] += kv.second.getAsInteger().value_or(0);
-        r.irCoverage.add(IrCoverage::fromJson(o->getObject("ir_coverage")));
-      }
-    }
+    CampaignCounts counts;
+    if (!readCampaignCounts(dir, counts, error))
+      return r;
+    c.cases = counts.cases;
+    c.seconds = counts.seconds;
+    c.verdicts = counts.verdicts;
+    for (const auto &[k, n] : counts.features)
+      r.features[k] += n;
+    r.irCoverage.add(counts.irCoverage);
     r.cases += c.cases;
     r.seconds += c.seconds;
     r.campaigns.push_back(c);

@@ -98,7 +98,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     return report;
   };
   std::string text, error;
-  if (!readFileBytes(options.file, text, error))
+  if (!readFileBytes(options.file, text, error, 64u << 20))
     return fail("cannot read " + error);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos)
     return fail(options.file + ": empty file: there is no MLIR to verify");

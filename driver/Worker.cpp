@@ -111,6 +111,7 @@ void Worker::start(const std::string &request) {
     endProcess();
   }
   outcome_.end = ChildOutcome::End::ForkFailed;
+  outcome_.stderrText = std::strerror(errno);
   busy_ = false;
 }
 

@@ -61,7 +61,10 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
       return false;
     }
     for (unsigned i = 0; i < rank; ++i) {
-      if (a.offsets[i] < 0 || a.sizes[i] < 1 || a.strides[i] < 1 ||
+      // Each term is bounded by the dim before the sum is formed, so no
+      // offset or stride near 2^63 can wrap the check into passing.
+      if (a.offsets[i] < 0 || a.sizes[i] < 1 || a.strides[i] < 1 || a.offsets[i] >= src.shape[i] ||
+          a.sizes[i] > src.shape[i] || a.strides[i] > src.shape[i] ||
           a.offsets[i] + (a.sizes[i] - 1) * a.strides[i] >= src.shape[i]) {
         error = "slice dim " + std::to_string(i) + " reads outside [0, " +
                 std::to_string(src.shape[i]) + ")";
@@ -109,6 +112,8 @@ bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r
     return true;
   case OpKind::Broadcast:
     r.shape = a.shape;
+    if (!checkShape(r.shape, error))
+      return false;
     if (r.shape.size() != rank) {
       error = "broadcast keeps the rank";
       return false;

@@ -19,6 +19,7 @@ VerdictKind verdictOf(BackendRun::Status s) {
   case BackendRun::Status::OutOfMemory: return VerdictKind::Oom;
   case BackendRun::Status::ContractGap: return VerdictKind::ContractGap;
   case BackendRun::Status::UninitializedRead: return VerdictKind::UninitializedRead;
+  case BackendRun::Status::EnvironmentError: return VerdictKind::EnvironmentError;
   }
   return VerdictKind::CompileError;
 }

@@ -124,17 +124,29 @@ PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
     return PassBlame();
   }
   // The first `passes` passes by `transform`, then `tail` in process, on
-  // every data set.
+  // every data set. The prefixes are judged in order, so the IR after the
+  // last one is kept and only the new passes run on it: a scan over N
+  // passes runs each pass once, not N(N+1)/2 times.
+  size_t cachedPasses = 0;
+  std::string cachedText = driver.text;
   auto judgeWith = [&](size_t passes, const std::vector<std::string> &tail, std::string &detail) {
-    const std::vector<std::string> applied(pipeline.passes.begin(),
+    if (passes < cachedPasses) {
+      cachedPasses = 0;
+      cachedText = driver.text;
+    }
+    if (passes > cachedPasses) {
+      const std::vector<std::string> added(pipeline.passes.begin() + cachedPasses,
                                            pipeline.passes.begin() + passes);
-    const BackendRun transformed = transform(driver.text, applied);
-    if (!transformed.ok()) {
-      detail = transformed.message.substr(0, transformed.message.find('\n'));
-      return verdictOf(transformed.status);
+      const BackendRun transformed = transform(cachedText, added);
+      if (!transformed.ok()) {
+        detail = transformed.message.substr(0, transformed.message.find('\n'));
+        return verdictOf(transformed.status);
+      }
+      cachedText = transformed.mlir;
+      cachedPasses = passes;
     }
     std::vector<std::vector<TensorData>> got = datasets;
-    const BackendRun run = jit.executeEach(transformed.mlir, tail, driver.function, got, options);
+    const BackendRun run = jit.executeEach(cachedText, tail, driver.function, got, options);
     if (!run.ok()) {
       detail = run.message.substr(0, run.message.find('\n'));
       return verdictOf(run.status);

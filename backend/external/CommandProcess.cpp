@@ -1,11 +1,13 @@
 //===- backend/external/CommandProcess.cpp - Starting a command safely ----===//
 #include "backend/external/CommandProcess.h"
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -39,6 +41,19 @@ void enterCommandChild(const ExternalToolchain &cmd) {
   }
   struct rlimit noCore = {0, 0};
   ::setrlimit(RLIMIT_CORE, &noCore);
+}
+
+int execError(int reportFd, pid_t pid) {
+  int error = 0;
+  ssize_t got = 0;
+  while ((got = ::read(reportFd, &error, sizeof error)) < 0 && errno == EINTR) {
+  }
+  ::close(reportFd);
+  if (got != static_cast<ssize_t>(sizeof error))
+    return 0;
+  while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+  }
+  return error ? error : EIO;
 }
 
 std::string readTail(const std::string &path, size_t max, size_t offset) {

@@ -22,6 +22,12 @@ std::string resolveProgram(const std::string &name);
 /// files. Async-signal-safe.
 void enterCommandChild(const ExternalToolchain &cmd);
 
+/// In the parent after fork: reads the close-on-exec pipe `reportFd` on
+/// which a child whose exec failed wrote its errno, and closes it. Returns
+/// 0 when the exec succeeded (the pipe closed empty); otherwise the errno,
+/// with the child reaped.
+int execError(int reportFd, pid_t pid);
+
 /// The last `max` bytes of a file (all of it from `offset` on, at most
 /// `max`).
 std::string readTail(const std::string &path, size_t max, size_t offset = 0);

@@ -154,13 +154,25 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
   const auto start = std::chrono::steady_clock::now();
+  // The child reports a failed exec through a close-on-exec pipe: the
+  // parent reads nothing when the exec succeeded and the child's errno when
+  // it did not, whatever the command later prints or exits with.
+  int execReport[2] = {-1, -1};
+  if (::pipe2(execReport, O_CLOEXEC) != 0) {
+    end.kind = CommandEnd::Kind::SpawnFailed;
+    end.stderrText = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return end;
+  }
   const pid_t pid = ::fork();
   if (pid < 0) {
     end.kind = CommandEnd::Kind::SpawnFailed;
     end.stderrText = std::string("fork failed: ") + std::strerror(errno);
+    ::close(execReport[0]);
+    ::close(execReport[1]);
     return end;
   }
   if (pid == 0) {
+    ::close(execReport[0]);
     enterCommandChild(cmd);
     const int in = ::open("/dev/null", O_RDONLY);
     const int out = ::open(stdoutPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -171,12 +183,25 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
       ::dup2(out, 1);
     if (err >= 0)
       ::dup2(err, 2);
+    if (in < 0 || out < 0 || err < 0) {
+      const int e = errno;
+      (void)!::write(execReport[1], &e, sizeof e);
+      ::_exit(127);
+    }
     ::execv(program.c_str(), args.data());
+    const int e = errno;
+    (void)!::write(execReport[1], &e, sizeof e);
     const char msg[] = "npufuzz: cannot execute the external command\n";
     (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);
   }
+  ::close(execReport[1]);
   ::setpgid(pid, pid); // also from here: no race with the child's own call
+  if (const int execErrno = execError(execReport[0], pid)) {
+    end.kind = CommandEnd::Kind::SpawnFailed;
+    end.stderrText = "cannot execute " + program + ": " + std::strerror(execErrno);
+    return end;
+  }
   const auto deadline = start + std::chrono::seconds(cmd.timeoutSeconds);
   int status = 0;
   auto pause = std::chrono::milliseconds(1);
@@ -216,8 +241,10 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
     message = headline + "\n" + err;
     return s;
   };
+  // npufuzz's environment, not the command's fault: never a finding.
   if (end.kind == CommandEnd::Kind::SpawnFailed)
-    return withHeadline(Status::RuntimeError, "cannot start the external command");
+    return withHeadline(Status::EnvironmentError,
+                        "cannot start the external command: " + err.substr(0, err.find('\n')));
   if (end.kind == CommandEnd::Kind::TimedOut)
     return withHeadline(Status::TimedOut, "external command exceeded its time limit");
 
@@ -239,8 +266,8 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
     return withHeadline(Status::Crashed, "external command killed by signal " +
                                              std::to_string(end.signal) + " (" +
                                              strsignal(end.signal) + ")");
-  if (end.exitCode == 127 && err.find("cannot execute") != std::string::npos)
-    return withHeadline(Status::RuntimeError, "cannot execute the external command");
+  if (end.exitCode == 127 && err.find("npufuzz: cannot execute") != std::string::npos)
+    return withHeadline(Status::EnvironmentError, "cannot execute the external command");
   if (end.exitCode == kExternalExitUnsupported || exception.rfind("NotImplementedError", 0) == 0) {
     std::string reason = exception.empty() ? err.substr(0, err.find('\n')) : exception;
     return withHeadline(Status::Unsupported, reason.empty() ? "unsupported" : reason);
@@ -341,15 +368,17 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
   const fs::path parent = cmd.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(cmd.workDir);
   fs::create_directories(parent, ec);
   std::string pattern = (parent / "npufuzz-ext-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) {
-    r.status = BackendRun::Status::RuntimeError;
-    r.message = "cannot create a case directory under " + parent.string();
+  if (parent.empty() || !::mkdtemp(pattern.data())) {
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = "cannot create a case directory under " +
+                (parent.empty() ? std::string("the temporary directory") : parent.string()) + ": " +
+                std::strerror(errno) + " (set TMPDIR to a writable directory)";
     return r;
   }
   const std::string dir = pattern;
   std::string error;
   if (!writeCaseDirectory(dir, c, kernel, pipeline, inputs, error)) {
-    r.status = BackendRun::Status::RuntimeError;
+    r.status = BackendRun::Status::EnvironmentError;
     r.message = error;
   } else {
     std::vector<std::string> argv;

@@ -70,17 +70,21 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
                                            ? std::filesystem::temp_directory_path(ec)
                                            : std::filesystem::path(cmd.workDir);
   std::string pattern = (parent / "npufuzz-adapter-XXXXXX.log").string();
-  const int errFd = ::mkstemps(pattern.data(), 4);
+  const int errFd = parent.empty() ? -1 : ::mkstemps(pattern.data(), 4);
   if (errFd < 0) {
-    error = "cannot create the adapter's log under " + parent.string();
+    error = "cannot create the adapter's log under " +
+            (parent.empty() ? std::string("the temporary directory") : parent.string()) + ": " +
+            std::strerror(errno) + " (set TMPDIR to a writable directory)";
     return false;
   }
   stderrPath_ = pattern;
   // stdin is a socket so that writing to a command that died is an error
   // (MSG_NOSIGNAL), not a SIGPIPE that would take this worker down.
-  int in[2], out[2];
+  // execReport: the child's errno when its exec fails; closed by a
+  // successful exec, so start() knows at once whether the command runs.
+  int in[2], out[2], execReport[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
-      ::pipe2(out, O_CLOEXEC) != 0) {
+      ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(execReport, O_CLOEXEC) != 0) {
     ::close(errFd);
     error = std::string("pipe: ") + std::strerror(errno);
     return false;
@@ -92,25 +96,33 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
   args.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid < 0) {
-    for (int fd : {in[0], in[1], out[0], out[1], errFd})
-      ::close(fd);
     error = std::string("fork failed: ") + std::strerror(errno);
+    for (int fd : {in[0], in[1], out[0], out[1], execReport[0], execReport[1], errFd})
+      ::close(fd);
     return false;
   }
   if (pid == 0) {
+    ::close(execReport[0]);
     enterCommandChild(cmd);
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(errFd, 2);
     ::execv(program.c_str(), args.data());
-    const char msg[] = "npufuzz: cannot execute the external command\n";
-    (void)!::write(2, msg, sizeof msg - 1);
+    const int e = errno;
+    (void)!::write(execReport[1], &e, sizeof e);
     ::_exit(127);
   }
   ::setpgid(pid, pid);
   ::close(in[0]);
   ::close(out[1]);
   ::close(errFd);
+  ::close(execReport[1]);
+  if (const int execErrno = execError(execReport[0], pid)) {
+    ::close(in[1]);
+    ::close(out[0]);
+    error = "cannot execute " + program + ": " + std::strerror(execErrno);
+    return false;
+  }
   pid_ = pid;
   toChild_ = in[1];
   fromChild_ = out[0];
@@ -128,6 +140,10 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
   const auto began = Clock::now();
   if (pid_ > 0 && (argv_ != cmd.argv || served_ >= std::max(1u, cmd.casesPerProcess)))
     stop();
+  // What the process printed before this case belongs to earlier cases; a
+  // process started for this case has printed nothing of theirs (its log
+  // is new), so all of it is this case's, whenever it was written.
+  size_t logOffset = 0;
   if (pid_ < 0) {
     std::string error;
     if (!start(cmd, error)) {
@@ -135,8 +151,9 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
       end.stderrText = error;
       return end;
     }
+  } else {
+    logOffset = fileSize(stderrPath_);
   }
-  const size_t logOffset = fileSize(stderrPath_);
   const std::string line = dir + "\n";
   bool sent = true;
   for (size_t done = 0; done < line.size();) {

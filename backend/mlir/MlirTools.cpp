@@ -53,7 +53,10 @@ struct ToolResult {
   /// whatever stage it was in; any other failure is `otherwise`.
   BackendRun::Status failure(BackendRun::Status otherwise) const {
     // llvm::sys::ExecuteAndWait: -2 for a signal or the timeout (with
-    // "Child timed out"), -1 when the program could not run.
+    // "Child timed out"), -1 when the program could not run: the machine's
+    // fault or npufuzz's (a missing tool, a refused fork), never a finding.
+    if (exitCode == -1)
+      return BackendRun::Status::EnvironmentError;
     if (exitCode != -2)
       return otherwise;
     return llvm::StringRef(message).starts_with("Child timed out") ? BackendRun::Status::TimedOut
@@ -149,11 +152,15 @@ BackendRun MlirTool::transform(const std::string &text,
   BackendRun r;
   std::string program;
   if (!find(program, r.message)) {
-    r.status = BackendRun::Status::CompileError;
+    r.status = BackendRun::Status::EnvironmentError;
     return r;
   }
   TempFile in(".mlir"), out(".mlir");
-  writeFile(in.path, text);
+  if (in.path.empty() || out.path.empty() || !writeFile(in.path, text)) {
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = "cannot write a temporary file (set TMPDIR to a writable directory)";
+    return r;
+  }
   std::string body;
   for (size_t i = 0; i < elements.size(); ++i)
     body += (i ? "," : "") + elements[i];
@@ -179,7 +186,7 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
   BackendRun r;
   std::string program;
   if (!find(program, r.message)) {
-    r.status = BackendRun::Status::CompileError;
+    r.status = BackendRun::Status::EnvironmentError;
     return r;
   }
   std::string current = text;
@@ -234,7 +241,7 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
   r.mlir = kernel.text;
   std::string runner;
   if (!find(mlirRunner, runner, r.message)) {
-    r.status = BackendRun::Status::CompileError;
+    r.status = BackendRun::Status::EnvironmentError;
     return r;
   }
   // The kernel module with @main inserted before its closing brace.
@@ -248,8 +255,8 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
   }
   llvm::SmallString<128> io;
   if (llvm::sys::fs::createUniqueDirectory("npufuzz-io", io)) {
-    r.status = BackendRun::Status::RuntimeError;
-    r.message = "cannot create a temporary directory";
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = "cannot create a temporary directory (set TMPDIR to a writable directory)";
     return r;
   }
   auto file = [&](const std::string &name) { return (io + "/" + name).str(); };

@@ -83,6 +83,11 @@ bool resolvePtoToolchain(PtoToolchain &t, std::string &error) {
             t.valgrind + ": `bash ci/install-deps.sh` installs it, or --pto-memcheck 0 runs none";
     return false;
   }
+  if (::access(resolveProgram(t.cxx).c_str(), X_OK) != 0) {
+    error = "--backend pto compiles kernels with " + t.cxx +
+            ", and there is none: `bash ci/install-deps.sh` installs it";
+    return false;
+  }
   if (t.arch != "a3" && t.arch != "a5") {
     error = "--pto-arch takes a3 or a5, not '" + t.arch + "'";
     return false;
@@ -109,7 +114,7 @@ public:
       : ptoIsa(t.ptoIsa), keep(t.keepCaseDir) {
     const fs::path parent = under.empty() ? workParent(t) : fs::path(under);
     std::string pattern = (parent / "npufuzz-pto-XXXXXX").string();
-    if (::mkdtemp(pattern.data()))
+    if (!parent.empty() && ::mkdtemp(pattern.data()))
       dir = pattern;
   }
   ~CaseDir() {
@@ -200,7 +205,10 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
   PrecompiledSimulator sim;
   std::string error;
   if (!precompiledSimulator(t, workParent(t).string(), sim, error)) {
-    r.status = BackendRun::Status::RuntimeError;
+    // pto-isa's headers were checked at start-up and the compiler found:
+    // a simulator that does not build is the machine's (a full disk, a
+    // refused fork), not the kernel's.
+    r.status = BackendRun::Status::EnvironmentError;
     r.message = error;
     return false;
   }
@@ -214,7 +222,8 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
   r.codegenSeconds = since(t0);
   if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
     return true;
-  if (end.kind == CommandEnd::Kind::Exited) {
+  if (end.kind == CommandEnd::Kind::Exited &&
+      end.stderrText.find("npufuzz: cannot execute") == std::string::npos) {
     // ptoas accepted the kernel and pto-isa rejects what it made of it.
     r.status = BackendRun::Status::ContractGap;
     r.message =
@@ -321,8 +330,9 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
   BackendRun r;
   CaseDir dir(t);
   if (!dir.made()) {
-    r.status = BackendRun::Status::RuntimeError;
-    r.message = "cannot create a case directory for the pto simulator";
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = "cannot create a case directory for the pto simulator (set TMPDIR to a writable "
+                "directory)";
     return r;
   }
   KernelBuffers b;
@@ -356,8 +366,8 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
   const std::string key = buildKey(text, buffers, memcheck);
   auto dir = std::make_unique<CaseDir>(t);
   if (!dir->made()) {
-    r.status = BackendRun::Status::RuntimeError;
-    r.message = "cannot create a case directory for ptoas";
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = "cannot create a case directory for ptoas (set TMPDIR to a writable directory)";
     return r;
   }
   // A build of this kernel: this case's earlier run, or a prebuilt batch.

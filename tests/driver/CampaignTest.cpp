@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Campaign.h"
+#include "driver/CampaignCounts.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
 #include "driver/Report.h"

@@ -1,11 +1,15 @@
 //===- tests/driver/HostileInputTest.cpp - Bad input, clear errors --------===//
 //
-// Every subcommand that takes files or directories, given what a user might
-// get wrong (a directory for a file, a missing or unwritable path, junk, an
-// empty file, a corrupt campaign, an unterminated quote, input that crashes
-// the compiler under test). Each row runs the real npufuzz binary and needs
-// a non-zero exit with a message that names the problem: never a signal,
-// never a silent exit 0.
+// Every subcommand, given what a user might get wrong or a hostile one might
+// try (a directory, FIFO or device for a file, a missing or unwritable path,
+// junk, an empty file, numbers out of range or not numbers at all, a corrupt
+// or foreign campaign directory, a directory another run holds, a tool that
+// cannot start, a plugin that is not one or registers a taken pass name, a
+// full disk, input that crashes the compiler under test). Each row runs the
+// real npufuzz binary and needs the exit status README gives (2: an error in
+// what npufuzz was given or a machine that refused; 1: a finding) with a
+// message that names the problem: never a signal, never a silent exit 0,
+// never a finding for what is not the tool's fault.
 //
 //===----------------------------------------------------------------------===//
 #include "llvm/ADT/SmallString.h"
@@ -14,10 +18,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -26,9 +33,13 @@ namespace {
 
 struct Row {
   const char *name;
-  std::vector<std::string> args; ///< {tmp} is the scratch directory
-  int exitCode;                  ///< 1: a finding or a failed check; 2: bad input
-  const char *says;              ///< in stderr or stdout
+  /// npufuzz's arguments; {tmp} is the scratch directory. A row whose first
+  /// argument is "{sh}" runs its second with /bin/sh -c instead, where
+  /// {npufuzz} is the binary (to set a limit before npufuzz starts).
+  std::vector<std::string> args;
+  int exitCode;                      ///< 0 ok; 1: a finding; 2: bad input, a refusing machine
+  const char *says;                  ///< in stderr or stdout
+  std::vector<std::string> env = {}; ///< NAME=VALUE added to the environment
 };
 
 class HostileInput : public ::testing::Test {
@@ -63,23 +74,85 @@ protected:
     put("corrupt/findings/crash-0123456789abcdef/seeds.txt", "7\n");
     fs::create_directories(tmp + "/campaign/findings");
     put("campaign/summary.json", "{\"cases\": 0}\n");
+    ::mkfifo((tmp + "/fifo").c_str(), 0644);
+    // An offset and a stride whose sum wraps int64 to a small number.
+    put("overflow.npf", "npufuzz-case 1\n%0 = input {fill=rand} : f32[4,8]\n"
+                        "%1 = slice %0 {offsets=[0,9223372036854775807], sizes=[1,2], "
+                        "strides=[1,9223372036854775807]} : f32[1,2]\nreturn %1\n");
+    put("badinterp.sh", "#!/nonexistent/interpreter\n");
+    fs::permissions(tmp + "/badinterp.sh", fs::perms::owner_all);
+    // A copy of the test plugin registers the same pass names with other
+    // TypeIDs: MLIR aborts the process that loads both.
+    fs::copy_file(NPUFUZZ_TEST_PLUGIN, tmp + "/plugin-copy.so");
+    // Campaign directories in the states a run, a kill, an old build or a
+    // hand can leave.
+    const std::string state = "{\"format\": 2, \"seed_start\": 0, \"shard_index\": 0, "
+                              "\"shard_count\": 1, \"next\": 7, \"ahead\": [], "
+                              "\"total_cases\": 7, \"total_seconds\": 1.5, "
+                              "\"verdicts\": {\"ok\": 7}, \"features\": {}}\n";
+    fs::create_directories(tmp + "/killed/findings");
+    put("killed/campaign.json", "{}\n");
+    put("killed/state.json", state);
+    fs::create_directories(tmp + "/nonext");
+    std::string noNext = state;
+    noNext.erase(noNext.find("\"next\": 7, "), 11);
+    put("nonext/state.json", noNext);
+    fs::create_directories(tmp + "/stateonly");
+    put("stateonly/state.json", state);
+    fs::create_directories(tmp + "/newer");
+    std::string newer = state;
+    newer.replace(newer.find("\"format\": 2"), 11, "\"format\": 9");
+    put("newer/state.json", newer);
+    fs::create_directories(tmp + "/foreign");
+    put("foreign/campaign.json", "{\"format\": 2, \"style\": \"affine\", \"pipeline\": \"O0\", "
+                                 "\"unrolled_by\": 4}\n");
+    // A campaign directory that another run holds.
+    fs::create_directories(tmp + "/held");
+    put("held/lock", "pid 1, npufuzz fuzz\n");
+    heldLock = ::open((tmp + "/held/lock").c_str(), O_RDWR | O_CLOEXEC);
+    ::flock(heldLock, LOCK_EX);
+    // An external case directory, written by npufuzz itself (the command
+    // copies it away), and copies of it that contradict themselves.
+    const std::string casePath = tmp + "/case.npf";
+    const std::string copy = "cp -r {dir} " + tmp + "/ext";
+    std::vector<std::string> argv = {NPUFUZZ_BINARY, "run",   casePath, "--backend",
+                                     "external",     "--cmd", copy};
+    std::vector<llvm::StringRef> refs(argv.begin(), argv.end());
+    const std::optional<llvm::StringRef> quiet[] = {
+        llvm::StringRef("/dev/null"), llvm::StringRef("/dev/null"), llvm::StringRef("/dev/null")};
+    llvm::sys::ExecuteAndWait(NPUFUZZ_BINARY, refs, std::nullopt, quiet, 120);
+    const std::string manifest = slurp(tmp + "/ext/manifest.json");
+    fs::copy(tmp + "/ext", tmp + "/ext-shape", fs::copy_options::recursive);
+    std::string shape = manifest;
+    shape.replace(shape.find("\"shape\": [4, 8]"), 15, "\"shape\": [8, 8]");
+    put("ext-shape/manifest.json", shape);
+    fs::copy(tmp + "/ext", tmp + "/ext-arg", fs::copy_options::recursive);
+    std::string arg = manifest;
+    arg.replace(arg.find("{\"kind\": \"input\", \"index\": 0}"), 29,
+                "{\"kind\": \"input\", \"index\": 5}");
+    put("ext-arg/manifest.json", arg);
   }
-  static void TearDownTestSuite() { fs::remove_all(tmp); }
+  static void TearDownTestSuite() {
+    ::close(heldLock);
+    fs::remove_all(tmp);
+  }
+
+  static std::string slurp(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
 
   static void put(const std::string &name, const std::string &text) {
     std::ofstream(tmp + "/" + name, std::ios::binary) << text;
   }
 
   static std::string tmp;
+  static int heldLock;
 };
 std::string HostileInput::tmp;
-
-std::string slurp(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+int HostileInput::heldLock = -1;
 
 // Where nothing can be created, even by root.
 const char *kUnwritable = "/proc/npufuzz-cannot-be-created/out";
@@ -89,9 +162,9 @@ std::vector<Row> rows() {
   return {
       {"from-bytes of a directory", {"from-bytes", "{tmp}/dir"}, 2, "is a directory"},
       {"from-bytes of a missing file", {"from-bytes", "{tmp}/missing"}, 2, "No such file"},
-      {"check of a directory", {"check", "{tmp}/dir"}, 1, "is a directory"},
-      {"check of an empty file", {"check", "{tmp}/empty"}, 1, "empty file"},
-      {"check of junk", {"check", "{tmp}/junk"}, 1, "junk:1:"},
+      {"check of a directory", {"check", "{tmp}/dir"}, 2, "is a directory"},
+      {"check of an empty file", {"check", "{tmp}/empty"}, 2, "empty file"},
+      {"check of junk", {"check", "{tmp}/junk"}, 2, "junk:1:"},
       {"ref of a directory", {"ref", "{tmp}/dir", "-o", "{tmp}/ref"}, 2, "is a directory"},
       {"run of a directory", {"run", "{tmp}/dir"}, 2, "is a directory"},
       {"gen with a directory as policy", {"gen", "--policy", "{tmp}/dir"}, 2, "is a directory"},
@@ -110,6 +183,18 @@ std::vector<Row> rows() {
        {"merge", "-o", "{tmp}/merged1", "{tmp}/corrupt"},
        2,
        "not a finding report"},
+      {"merge into a campaign",
+       {"merge", "-o", "{tmp}/killed", "{tmp}/campaign"},
+       2,
+       "holds a campaign; merge into a new directory"},
+      {"merge into a directory another run holds",
+       {"merge", "-o", "{tmp}/held", "{tmp}/campaign"},
+       2,
+       "is in use by another npufuzz (pid 1"},
+      {"merge of a missing directory",
+       {"merge", "-o", "{tmp}/merged3", "{tmp}/missing"},
+       2,
+       "No such file"},
       {"merge of a non-campaign",
        {"merge", "-o", "{tmp}/merged2", "{tmp}/dir"},
        2,
@@ -117,7 +202,7 @@ std::vector<Row> rows() {
       {"report of a missing directory",
        {"report", "{tmp}/missing", "-o", "{tmp}/rep1"},
        2,
-       "no such directory"},
+       "No such file or directory"},
       {"report of a file", {"report", "{tmp}/junk", "-o", "{tmp}/rep2"}, 2, "not a directory"},
       {"report of a corrupt campaign",
        {"report", "{tmp}/corrupt", "-o", "{tmp}/rep3"},
@@ -175,7 +260,7 @@ std::vector<Row> rows() {
        2,
        "--persistent is for --backend external"},
       {"run --backend torch with a python that has no torch",
-       {"run", "{tmp}/case.npf", "--backend", "torch", "--python", "{tmp}/missing"},
+       {"run", "{tmp}/case.npf", "--backend", "torch", "--python", "/bin/false"},
        2,
        "python3-torch"},
       {"run --backend pto with a missing ptoas",
@@ -209,8 +294,177 @@ std::vector<Row> rows() {
        2,
        "unterminated single quote"},
       {"replay of an empty directory", {"replay", "{tmp}/dir"}, 1, "holds no .npf"},
-      {"replay of a missing directory", {"replay", "{tmp}/missing"}, 1, "cannot read"},
+      {"replay of a missing directory", {"replay", "{tmp}/missing"}, 2, "No such file"},
       {"external-mlir of an empty directory", {"external-mlir", "{tmp}/dir"}, 1, "manifest.json"},
+      // The command line itself: exit 2, never llvm::cl's 1 (a finding's).
+      {"an unknown subcommand", {"frobnicate"}, 2, "Unknown subcommand 'frobnicate'"},
+      {"an unknown flag", {"check", "--bogus", "{tmp}/case.npf"}, 2, "'--bogus'"},
+      {"a missing case file", {"check", "{tmp}/missing.npf"}, 2, "No such file"},
+      {"a missing required flag", {"ref", "{tmp}/case.npf"}, 2, "-o"},
+      // Numbers: finite, in range, nothing after them.
+      {"--jobs -1", {"fuzz", "-o", "{tmp}/n", "--jobs", "-1"}, 2, "--jobs option: takes"},
+      {"--jobs 1000", {"fuzz", "-o", "{tmp}/n", "--jobs", "1000"}, 2, "from 0 to 256"},
+      {"--timeout 1e30", {"fuzz", "-o", "{tmp}/n", "--timeout", "1e30"}, 2, "from 1 to 86400"},
+      {"--timeout -5", {"fuzz", "-o", "{tmp}/n", "--timeout", "-5"}, 2, "--timeout option"},
+      {"--timeout 0", {"fuzz", "-o", "{tmp}/n", "--timeout", "0"}, 2, "--timeout option"},
+      {"--timeout nan", {"fuzz", "-o", "{tmp}/n", "--timeout", "nan"}, 2, "not 'nan'"},
+      {"--timeout inf", {"run", "{tmp}/case.npf", "--timeout", "inf"}, 2, "not 'inf'"},
+      {"--timeout with junk", {"--seed", "1", "--timeout", "5s"}, 2, "not '5s'"},
+      {"--memory-mb 1", {"fuzz", "-o", "{tmp}/n", "--memory-mb", "1"}, 2, "from 512"},
+      {"verify-pipeline --memory-mb 1",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--memory-mb", "1"},
+       2,
+       "--memory-mb option"},
+      {"verify-pipeline --timeout nan",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--timeout", "nan"},
+       2,
+       "--timeout option"},
+      {"--metamorphic-share nan",
+       {"fuzz", "-o", "{tmp}/n", "--metamorphic-share", "nan"},
+       2,
+       "a share from 0 to 1"},
+      {"--metamorphic-share 1.5",
+       {"fuzz", "-o", "{tmp}/n", "--metamorphic-share", "1.5"},
+       2,
+       "a share from 0 to 1"},
+      {"--max-time inf", {"fuzz", "-o", "{tmp}/n", "--max-time", "inf"}, 2, "--max-time option"},
+      {"--max-cases with junk", {"fuzz", "-o", "{tmp}/n", "--max-cases", "3x"}, 2, "not '3x'"},
+      {"--max-findings -1", {"fuzz", "-o", "{tmp}/n", "--max-findings", "-1"}, 2, "not '-1'"},
+      {"--seed-start -1", {"fuzz", "-o", "{tmp}/n", "--seed-start", "-1"}, 2, "not '-1'"},
+      {"--cases-per-worker 0",
+       {"fuzz", "-o", "{tmp}/n", "--cases-per-worker", "0"},
+       2,
+       "from 1 to 1000000"},
+      {"--reduce-time 0", {"fuzz", "-o", "{tmp}/n", "--reduce-time", "0"}, 2, "from 1 to 604800"},
+      {"--shard past 2^32", {"fuzz", "-o", "{tmp}/n", "--shard", "1/4294967298"}, 2, "--shard"},
+      {"--shard I >= N", {"fuzz", "-o", "{tmp}/n", "--shard", "3/2"}, 2, "0 <= I < N"},
+      {"--shard not a number", {"fuzz", "-o", "{tmp}/n", "--shard", "1/x"}, 2, "not '1/x'"},
+      {"gen --seed in hex", {"gen", "--seed", "0x10"}, 2, "not '0x10'"},
+      {"sweep --count 0", {"sweep", "--count", "0"}, 2, "--count option"},
+      {"reduce --jobs 0",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/red3", "--jobs", "0"},
+       2,
+       "--jobs option"},
+      {"reduce --max-time nan",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/red4", "--max-time", "nan"},
+       2,
+       "--max-time option"},
+      // Inputs that are not regular files, or that overflow.
+      {"check of a FIFO", {"check", "{tmp}/fifo"}, 2, "is a FIFO"},
+      {"run of a FIFO", {"run", "{tmp}/fifo"}, 2, "is a FIFO"},
+      {"a FIFO as policy", {"gen", "--policy", "{tmp}/fifo"}, 2, "is a FIFO"},
+      {"a FIFO as MLIR", {"verify-pipeline", "{tmp}/fifo", "--pipeline", "cse"}, 2, "is a FIFO"},
+      {"a FIFO as --known",
+       {"report", "{tmp}/campaign", "-o", "{tmp}/rep7", "--known", "{tmp}/fifo"},
+       2,
+       "is a FIFO"},
+      {"a FIFO as a plugin",
+       {"run", "{tmp}/case.npf", "--load-pass-plugin", "{tmp}/fifo"},
+       2,
+       "is a FIFO"},
+      {"/dev/zero as MLIR",
+       {"verify-pipeline", "/dev/zero", "--pipeline", "cse"},
+       2,
+       "is a device"},
+      {"/dev/zero as a case", {"check", "/dev/zero"}, 2, "is a device"},
+      {"/dev/zero as fuzzer bytes", {"from-bytes", "/dev/zero"}, 2, "is a device"},
+      {"check of a slice whose offset and stride overflow",
+       {"check", "{tmp}/overflow.npf"},
+       2,
+       "reads outside"},
+      {"ref of a slice whose offset and stride overflow",
+       {"ref", "{tmp}/overflow.npf", "-o", "{tmp}/ref2"},
+       2,
+       "reads outside"},
+      {"external-mlir of a well-formed case directory", {"external-mlir", "{tmp}/ext"}, 0, ""},
+      {"external-mlir whose .npy disagrees with the manifest",
+       {"external-mlir", "{tmp}/ext-shape"},
+       1,
+       "has another shape than manifest.json"},
+      {"external-mlir whose argument names a missing input",
+       {"external-mlir", "{tmp}/ext-arg"},
+       1,
+       "names tensor 5 of 1"},
+      // Plugins.
+      {"a plugin that is not one",
+       {"run", "{tmp}/case.npf", "--load-pass-plugin", "{tmp}/junk"},
+       2,
+       "cannot load pass plugin"},
+      {"two plugins registering one pass name",
+       {"fuzz", "-o", "{tmp}/n", "--load-pass-plugin", plugin, "--load-pass-plugin",
+        "{tmp}/plugin-copy.so"},
+       2,
+       "registers a pass whose name is taken"},
+      {"verify-pipeline with two plugins registering one pass name",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--load-pass-plugin", plugin,
+        "--load-pass-plugin", "{tmp}/plugin-copy.so"},
+       2,
+       "registers a pass whose name is taken"},
+      // Tools that cannot start: the machine's or the user's, never a finding.
+      {"an external command that is not there",
+       {"fuzz", "-o", "{tmp}/n", "--backend", "external", "--cmd", "/nonexistent {dir}"},
+       2,
+       "--cmd: /nonexistent"},
+      {"an external command that cannot be executed",
+       {"fuzz", "-o", "{tmp}/x1", "--backend", "external", "--cmd", "{tmp}/badinterp.sh {dir}",
+        "--max-cases", "4", "--quiet"},
+       2,
+       "cannot start the external command: cannot execute"},
+      {"a persistent command that cannot be executed",
+       {"fuzz", "-o", "{tmp}/x2", "--backend", "external", "--persistent", "--cmd",
+        "{tmp}/badinterp.sh", "--max-cases", "4", "--quiet"},
+       2,
+       "cannot execute"},
+      {"a temporary directory that is not there",
+       {"fuzz", "-o", "{tmp}/x3", "--backend", "external", "--cmd", "/bin/true {dir}",
+        "--max-cases", "4", "--quiet"},
+       2,
+       "set TMPDIR to a writable directory",
+       {"TMPDIR=/nonexistent"}},
+      {"mlir-tools with an mlir-opt that is not there",
+       {"fuzz", "-o", "{tmp}/n", "--backend", "mlir-tools", "--opt", "/nonexistent"},
+       2,
+       "--opt: /nonexistent"},
+      {"--opt without mlir-tools",
+       {"run", "{tmp}/case.npf", "--opt", "/bin/true"},
+       2,
+       "are for --backend mlir-tools"},
+      {"verify-pipeline with an mlir-opt that is not there",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--opt", "/nonexistent"},
+       2,
+       "--opt: /nonexistent"},
+      // Campaign directories: one writer, checked writes, known formats.
+      {"fuzz into a directory another run holds",
+       {"fuzz", "-o", "{tmp}/held", "--max-cases", "1"},
+       2,
+       "is in use by another npufuzz (pid 1, npufuzz fuzz)"},
+      {"resume of a state that lost 'next'",
+       {"fuzz", "-o", "{tmp}/nonext", "--max-cases", "1"},
+       2,
+       "'next' is missing"},
+      {"resume of a state with no campaign.json",
+       {"fuzz", "-o", "{tmp}/stateonly", "--max-cases", "1"},
+       2,
+       "no campaign.json"},
+      {"resume of a newer format",
+       {"fuzz", "-o", "{tmp}/newer", "--max-cases", "1"},
+       2,
+       "written by a newer npufuzz"},
+      {"resume of a campaign of another shape",
+       {"fuzz", "-o", "{tmp}/foreign", "--max-cases", "1"},
+       2,
+       "unrolled_by: in"},
+      {"a campaign on a full disk",
+       {"{sh}", "ulimit -f 1; exec {npufuzz} fuzz -o {tmp}/full --max-cases 40 "
+                "--quiet --no-reduce"},
+       2,
+       "cannot"},
+      {"report of a run killed before its summary",
+       {"report", "{tmp}/killed", "-o", "{tmp}/rep8"},
+       0,
+       "7 cases"},
+      {"stats of a run killed before its summary", {"stats", "{tmp}/killed"}, 0, "cases"},
+      {"stats of a file", {"stats", "{tmp}/junk"}, 2, "is not a directory"},
       {"verify-pipeline of a directory",
        {"verify-pipeline", "{tmp}/dir", "--pipeline", "func.func(canonicalize)"},
        2,
@@ -239,21 +493,34 @@ std::vector<Row> rows() {
   };
 }
 
+TEST_F(HostileInput, TheTableHasARowForEveryKindOfMistake) { EXPECT_GE(rows().size(), 60u); }
+
 TEST_F(HostileInput, EveryRowIsAClearErrorNeverASignalOrASilentSuccess) {
   for (const Row &row : rows()) {
     SCOPED_TRACE(row.name);
-    std::vector<std::string> args = {NPUFUZZ_BINARY};
-    for (std::string a : row.args) {
+    const bool shell = !row.args.empty() && row.args[0] == "{sh}";
+    std::vector<std::string> args = {shell ? "/bin/sh" : NPUFUZZ_BINARY};
+    if (shell)
+      args.push_back("-c");
+    for (std::string a :
+         shell ? std::vector<std::string>(row.args.begin() + 1, row.args.end()) : row.args) {
       for (size_t at = a.find("{tmp}"); at != std::string::npos; at = a.find("{tmp}"))
         a.replace(at, 5, tmp);
+      for (size_t at = a.find("{npufuzz}"); at != std::string::npos; at = a.find("{npufuzz}"))
+        a.replace(at, 9, NPUFUZZ_BINARY);
       args.push_back(a);
     }
     std::vector<llvm::StringRef> argv(args.begin(), args.end());
+    std::vector<std::string> envText;
+    for (char **e = environ; *e; ++e)
+      envText.push_back(*e);
+    envText.insert(envText.end(), row.env.begin(), row.env.end());
+    std::vector<llvm::StringRef> env(envText.begin(), envText.end());
     const std::string out = tmp + "/stdout.txt", err = tmp + "/stderr.txt";
     const std::optional<llvm::StringRef> redirects[] = {llvm::StringRef("/dev/null"),
                                                         llvm::StringRef(out), llvm::StringRef(err)};
     std::string message;
-    const int status = llvm::sys::ExecuteAndWait(NPUFUZZ_BINARY, argv, std::nullopt, redirects,
+    const int status = llvm::sys::ExecuteAndWait(args[0], argv, env, redirects,
                                                  /*SecondsToWait=*/300, 0, &message);
     const std::string said = slurp(err) + slurp(out);
     // ExecuteAndWait gives -2 for a process that died by a signal.

@@ -1,0 +1,278 @@
+//===- tools/npufuzz/BackendOptions.cpp - Where a case runs, on the command line -===//
+#include "tools/npufuzz/BackendOptions.h"
+
+#include "backend/mlir/Pipelines.h"
+#include "driver/Isolation.h"
+#include "ir/FileText.h"
+#include "oracles/RunConfig.h"
+
+#include "llvm/Support/Program.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace npufuzz::tool {
+
+BackendOptions::BackendOptions(cl::SubCommand &sub)
+    : name("backend", cl::desc("mlir-jit (in process), mlir-tools, external, torch or pto"),
+           cl::init("mlir-jit"), cl::sub(sub), cl::cat(category())),
+      cmd("cmd",
+          cl::desc("Command for --backend external (one quoted string, split like a shell "
+                   "would, run without one; {dir} is the case directory)"),
+          cl::value_desc("ARGV"), cl::sub(sub), cl::cat(category())),
+      opt("opt", cl::desc("mlir-opt for --backend mlir-tools (default: mlir-opt-22)"),
+          cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      runner("runner", cl::desc("mlir-runner for --backend mlir-tools (default: mlir-runner-22)"),
+             cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      persistent("persistent",
+                 cl::desc("With --backend external: start the command once and send it case "
+                          "directories on stdin (docs/external-backends.md)"),
+                 cl::sub(sub), cl::cat(category())),
+      python("python",
+             cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, else "
+                      "/usr/bin/python3)"),
+             cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      ptoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+            cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      ptoIsa("pto-isa",
+             cl::desc("pto-isa's include directory for --backend pto (default: "
+                      "$NPUFUZZ_PTO_ISA)"),
+             cl::value_desc("DIR"), cl::sub(sub), cl::cat(category())),
+      ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(sub),
+              cl::cat(category())),
+      ptoMemcheck("pto-memcheck",
+                  cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default "
+                           "0.02)"),
+                  cl::value_desc("SHARE"), cl::sub(sub), cl::cat(category())),
+      ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(sub),
+                 cl::cat(category())) {}
+
+namespace {
+
+/// `program` as it will be started: a path with a slash must be an
+/// executable file; a bare name must be found on PATH. Otherwise prints
+/// why: a backend that cannot start is npufuzz's error, never a finding.
+bool checkProgram(const std::string &flag, const std::string &program) {
+  if (program.find('/') != std::string::npos)
+    return checkPath(flag, program, PathKind::Executable);
+  if (llvm::sys::findProgramByName(program))
+    return true;
+  fail(flag + ": no program '" + program + "' on PATH");
+  return false;
+}
+
+/// Splits `--cmd` into the external backend's argv (no shell involved).
+bool externalArgv(const std::string &text, RunConfig &config) {
+  if (config.backend != BackendKind::External) {
+    if (!text.empty()) {
+      fail("--cmd is for --backend external");
+      return false;
+    }
+    return true;
+  }
+  if (text.empty()) {
+    fail("--backend external needs --cmd");
+    return false;
+  }
+  return splitCommand("cmd", text, config.external.argv) &&
+         checkProgram("--cmd", config.external.argv[0]);
+}
+
+} // namespace
+
+bool BackendOptions::setUp(RunConfig &config) const {
+  if (!parseBackendKind(name, config.backend)) {
+    fail("unknown backend '" + name + "' (" + backendNames() + ")");
+    return false;
+  }
+  if (!externalArgv(cmd, config))
+    return false;
+  if (persistent) {
+    if (config.backend != BackendKind::External) {
+      fail("--persistent is for --backend external (torch is always persistent)");
+      return false;
+    }
+    if (cmd.find("{dir}") != std::string::npos) {
+      fail("--persistent commands read case directories on stdin: remove {dir} from --cmd");
+      return false;
+    }
+    config.external.persistent = true;
+  }
+  if (config.backend != BackendKind::MlirTools && (!opt.empty() || !runner.empty())) {
+    fail("--opt and --runner are for --backend mlir-tools");
+    return false;
+  }
+  if (config.backend == BackendKind::MlirTools) {
+    if (!opt.empty())
+      config.tools.mlirOpt = opt;
+    if (!runner.empty())
+      config.tools.mlirRunner = runner;
+    if (!checkProgram("--opt", config.tools.mlirOpt) ||
+        !checkProgram("--runner", config.tools.mlirRunner))
+      return false;
+  }
+  if (config.backend != BackendKind::Torch && !python.empty()) {
+    fail("--python is for --backend torch");
+    return false;
+  }
+  const bool ptoFlags = !ptoas.empty() || !ptoIsa.empty() || !ptoArch.empty() ||
+                        !ptoMemcheck.empty() || !ptoasFlags.empty();
+  if (config.backend != BackendKind::Pto && ptoFlags) {
+    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck and --ptoas-flag are for --backend pto");
+    return false;
+  }
+  std::string error;
+  if (config.backend == BackendKind::Torch) {
+    if (!python.empty() && !checkProgram("--python", python))
+      return false;
+    if (!configureTorchBackend(config, python, error)) {
+      fail(error);
+      return false;
+    }
+  }
+  if (config.backend == BackendKind::Pto) {
+    config.pto.ptoas = ptoas;
+    config.pto.ptoIsa = ptoIsa;
+    if (!ptoArch.empty())
+      config.pto.arch = ptoArch;
+    config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
+    if (!ptoMemcheck.empty()) {
+      double share = 0;
+      if (!parseFiniteReal(ptoMemcheck, share) || share < 0 || share > 1) {
+        fail("--pto-memcheck takes a share from 0 to 1, not '" + ptoMemcheck + "'");
+        return false;
+      }
+      config.pto.memcheckShare = share;
+    }
+    if (!resolvePtoToolchain(config.pto, error)) {
+      fail(error);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<std::string> BackendOptions::reproFlags() const {
+  std::vector<std::string> flags;
+  if (!cmd.empty())
+    flags.insert(flags.end(), {"--cmd", cmd});
+  if (persistent)
+    flags.push_back("--persistent");
+  if (!opt.empty())
+    flags.insert(flags.end(), {"--opt", opt});
+  if (!runner.empty())
+    flags.insert(flags.end(), {"--runner", runner});
+  if (!python.empty())
+    flags.insert(flags.end(), {"--python", python});
+  if (!ptoas.empty())
+    flags.insert(flags.end(), {"--ptoas", ptoas});
+  if (!ptoIsa.empty())
+    flags.insert(flags.end(), {"--pto-isa", ptoIsa});
+  if (!ptoArch.empty())
+    flags.insert(flags.end(), {"--pto-arch", ptoArch});
+  if (!ptoMemcheck.empty())
+    flags.insert(flags.end(), {"--pto-memcheck", ptoMemcheck});
+  for (const std::string &f : ptoasFlags)
+    flags.insert(flags.end(), {"--ptoas-flag", f});
+  return flags;
+}
+
+PassStageOption::PassStageOption(cl::SubCommand &sub)
+    : stage("pass-stage",
+            cl::desc("Where the pipeline's passes run: entry (on the emitted IR), bufferized "
+                     "(after the tensor style's bufferization) or loops (after the lowering to "
+                     "loops and vectors)"),
+            cl::init("entry"), cl::sub(sub), cl::cat(category())) {}
+
+bool PassStageOption::set(RunConfig &config) const {
+  if (parsePassStage(stage, config.stage))
+    return true;
+  fail("unknown --pass-stage '" + stage + "' (entry, bufferized or loops)");
+  return false;
+}
+
+LoweringSeedOption::LoweringSeedOption(cl::SubCommand &sub)
+    : seed("lowering-seed",
+           cl::desc("Lower the case with the plan this seed draws (default: the canonical "
+                    "plan); findings give it"),
+           cl::value_desc("SEED"), cl::sub(sub), cl::cat(category())) {}
+
+std::optional<uint64_t> LoweringSeedOption::given() const {
+  if (!seed.getNumOccurrences())
+    return std::nullopt;
+  return static_cast<uint64_t>(seed.getValue());
+}
+
+bool checkPlugins(const std::vector<std::string> &plugins) {
+  if (plugins.empty())
+    return true;
+  for (const std::string &plugin : plugins)
+    if (!checkPath("--load-pass-plugin", plugin, PathKind::RegularFile))
+      return false;
+  // The child says which plugin it is loading before it loads it, so a
+  // plugin that aborts the process is named.
+  IsolationLimits limits;
+  limits.wallSeconds = 120;
+  const ChildOutcome o = runIsolated(
+      [&] {
+        MlirJit probe;
+        for (const std::string &plugin : plugins) {
+          std::fprintf(stderr, "npufuzz-loading-plugin %s\n", plugin.c_str());
+          std::fflush(stderr);
+          std::string error;
+          if (!probe.loadPassPlugin(plugin, error))
+            return "cannot load pass plugin " + plugin + ": " + error;
+        }
+        return std::string("ok");
+      },
+      limits);
+  if (o.end == ChildOutcome::End::Returned) {
+    if (o.payload == "ok")
+      return true;
+    fail(o.payload);
+    return false;
+  }
+  const std::string marker = "npufuzz-loading-plugin ";
+  const size_t at = o.stderrText.rfind(marker);
+  const std::string plugin =
+      at == std::string::npos
+          ? std::string("a plugin")
+          : o.stderrText.substr(at + marker.size(),
+                                o.stderrText.find('\n', at) - at - marker.size());
+  std::string why = "it took the process down";
+  const size_t fatal = o.stderrText.find("LLVM ERROR: ");
+  if (fatal != std::string::npos)
+    why = o.stderrText.substr(fatal + 12, o.stderrText.find('\n', fatal) - fatal - 12);
+  if (why.find("different pass than previously registered") != std::string::npos)
+    why = "it registers a pass whose name is taken (" + why + ")";
+  fail("cannot load pass plugin " + plugin + ": " + why);
+  return false;
+}
+
+bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins) {
+  if (!checkPlugins(plugins))
+    return false;
+  for (const std::string &plugin : plugins) {
+    std::string error;
+    if (!jit.loadPassPlugin(plugin, error)) {
+      fail("cannot load pass plugin " + plugin + ": " + error);
+      return false;
+    }
+  }
+  return true;
+}
+
+bool checkPipeline(MlirJit &jit, const RunConfig &config) {
+  if (runsExternally(config.backend))
+    return true;
+  Pipeline pipeline;
+  std::string error;
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage) ||
+      !jit.checkPipeline(pipeline.passes, error)) {
+    fail("--pipeline: " + error);
+    return false;
+  }
+  return true;
+}
+
+} // namespace npufuzz::tool

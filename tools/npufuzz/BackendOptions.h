@@ -1,0 +1,71 @@
+//===- tools/npufuzz/BackendOptions.h - Where a case runs, on the command line -*- C++ -*-===//
+//
+// One set of options for every subcommand that runs cases (run, fuzz,
+// reduce, replay and the top level's --seed): the backend and its own
+// flags, the pass stage and the lowering. Each subcommand holds its own
+// instance, bound to it, so each file declares everything it accepts.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_TOOLS_NPUFUZZ_BACKENDOPTIONS_H
+#define NPUFUZZ_TOOLS_NPUFUZZ_BACKENDOPTIONS_H
+
+#include "tools/npufuzz/ToolOptions.h"
+
+#include <optional>
+
+namespace npufuzz {
+struct RunConfig;
+class MlirJit;
+} // namespace npufuzz
+
+namespace npufuzz::tool {
+
+/// --backend and the flags of each backend.
+struct BackendOptions {
+  explicit BackendOptions(cl::SubCommand &sub);
+
+  cl::opt<std::string> name, cmd, opt, runner;
+  cl::opt<bool> persistent;
+  cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck;
+  cl::list<std::string> ptoasFlags;
+
+  /// The backend with its flags into `config`: --cmd and --persistent
+  /// (external), --python (torch), --ptoas, --pto-isa, --pto-arch,
+  /// --pto-memcheck and --ptoas-flag (pto). A flag of another backend, or
+  /// a tool that is not there, is an error (printed; false).
+  bool setUp(RunConfig &config) const;
+  /// The flags besides --backend that a repro must repeat.
+  std::vector<std::string> reproFlags() const;
+};
+
+/// --pass-stage.
+struct PassStageOption {
+  explicit PassStageOption(cl::SubCommand &sub);
+  cl::opt<std::string> stage;
+  /// Sets config.stage; false (with the error printed) for an unknown one.
+  bool set(RunConfig &config) const;
+};
+
+/// --lowering-seed.
+struct LoweringSeedOption {
+  explicit LoweringSeedOption(cl::SubCommand &sub);
+  SeedOpt seed;
+  std::optional<uint64_t> given() const;
+};
+
+/// Checks that `plugins` load, in order, in a child process first: each a
+/// regular file that is an MLIR pass plugin, registering no pass whose name
+/// is taken (MLIR aborts the process that loads such a plugin). False with
+/// the reason printed otherwise; npufuzz itself is never taken down.
+bool checkPlugins(const std::vector<std::string> &plugins);
+
+/// --load-pass-plugin: checkPlugins, then each one loaded into `jit`.
+bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins);
+
+/// Checks a pipeline before any case runs: a pipeline that cannot be
+/// resolved or parsed would otherwise make every case a pass-failure.
+bool checkPipeline(MlirJit &jit, const RunConfig &config);
+
+} // namespace npufuzz::tool
+
+#endif // NPUFUZZ_TOOLS_NPUFUZZ_BACKENDOPTIONS_H

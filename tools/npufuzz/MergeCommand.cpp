@@ -1,0 +1,77 @@
+//===- tools/npufuzz/MergeCommand.cpp - npufuzz merge -----------------------===//
+#include "tools/npufuzz/Commands.h"
+#include "tools/npufuzz/ToolOptions.h"
+
+#include "driver/Campaign.h"
+#include "driver/CampaignCounts.h"
+#include "driver/DirectoryLock.h"
+#include "driver/Findings.h"
+#include "ir/FileText.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace npufuzz::tool {
+
+cl::SubCommand &MergeCommand() {
+  static cl::SubCommand c("merge", "Combine campaign directories (e.g. of shards)");
+  return c;
+}
+
+namespace {
+cl::opt<std::string> outDir("o", cl::desc("Merged directory"), cl::value_desc("DIR"), cl::Required,
+                            cl::sub(MergeCommand()), cl::cat(category()));
+cl::list<std::string> inputs(cl::Positional, cl::desc("<campaign dir>..."), cl::OneOrMore,
+                             cl::sub(MergeCommand()), cl::cat(category()));
+} // namespace
+
+int runMerge() {
+  for (const std::string &dir : inputs)
+    if (!checkPath("<campaign dir>", dir, PathKind::Directory))
+      return kExitError;
+  std::error_code ec;
+  if (llvm::sys::fs::exists(outDir) && !llvm::sys::fs::is_directory(outDir))
+    return fail("-o " + outDir + ": exists and is not a directory");
+  if (!llvm::sys::fs::is_directory(outDir) && (ec = llvm::sys::fs::create_directories(outDir)))
+    return fail("cannot create " + outDir + ": " + ec.message());
+  // A campaign's directory is its own: merged findings would mix with its
+  // state, and a campaign resumed there would count them as its own.
+  if (llvm::sys::fs::exists(outDir + "/campaign.json") ||
+      llvm::sys::fs::exists(outDir + "/state.json"))
+    return fail("-o " + outDir + " holds a campaign; merge into a new directory");
+  DirectoryLock lock;
+  std::string error;
+  if (!lock.acquire(outDir, "merge", error))
+    return fail(error);
+  // The merged counts: the inputs', and those of an earlier merge here.
+  CampaignCounts total, one;
+  for (const std::string &dir : inputs) {
+    if (!readCampaignCounts(dir, one, error))
+      return fail(error);
+    total.add(one);
+  }
+  if (llvm::sys::fs::exists(outDir + "/summary.json")) {
+    if (!readCampaignCounts(outDir, one, error))
+      return fail(error);
+    total.add(one);
+  }
+  const size_t n = mergeFindings(outDir, inputs, error);
+  std::string writeError;
+  if (!writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(total), writeError))
+    return fail("cannot write " + writeError);
+  if (!error.empty())
+    fail(error);
+  const std::vector<BucketSummary> buckets = bucketsOf(scanFindings(outDir));
+  llvm::outs() << n << " distinct signatures in " << buckets.size() << " root-cause buckets in "
+               << outDir << "\n";
+  for (const BucketSummary &b : buckets) {
+    llvm::outs() << "  " << b.id << "  " << (b.key.empty() ? "(not reduced)" : b.key) << ":";
+    for (const std::string &sig : b.signatures)
+      llvm::outs() << " " << sig;
+    llvm::outs() << "\n";
+  }
+  return error.empty() ? kExitOk : kExitError;
+}
+
+} // namespace npufuzz::tool

@@ -1,0 +1,86 @@
+//===- tools/npufuzz/RunCommand.cpp - npufuzz run ---------------------------===//
+#include "tools/npufuzz/BackendOptions.h"
+#include "tools/npufuzz/Commands.h"
+
+#include "backend/mlir/MlirEmitter.h"
+#include "driver/CaseTask.h"
+#include "ir/Case.h"
+#include "oracles/CaseRunner.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace npufuzz::tool {
+
+cl::SubCommand &RunCommand() {
+  static cl::SubCommand c("run", "Run one case end to end and print the verdict");
+  return c;
+}
+
+namespace {
+cl::opt<std::string> file(cl::Positional, cl::desc("<case.npf>"), cl::Required,
+                          cl::sub(RunCommand()), cl::cat(category()));
+cl::opt<std::string> pipeline("pipeline", cl::desc("O0, O2, random:SEED or a pass list"),
+                              cl::init("O0"), cl::sub(RunCommand()), cl::cat(category()));
+cl::opt<std::string> style("style", cl::desc("Lowering style: affine, tensor or npu"),
+                           cl::init("affine"), cl::sub(RunCommand()), cl::cat(category()));
+cl::opt<bool> emit("emit-mlir", cl::desc("Print the emitted MLIR"), cl::sub(RunCommand()),
+                   cl::cat(category()));
+cl::list<std::string> plugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
+                              cl::sub(RunCommand()), cl::cat(category()));
+SecondsOpt timeout("timeout", cl::desc("Seconds before the case is a hang (1 to 86400)"),
+                   cl::init(30), cl::sub(RunCommand()), cl::cat(category()));
+BackendOptions backend(RunCommand());
+PassStageOption stage(RunCommand());
+LoweringSeedOption loweringSeed(RunCommand());
+} // namespace
+
+int runRun() {
+  Case c;
+  if (!loadCase(file, c))
+    return kExitError;
+  RunConfig config;
+  config.pipeline = pipeline;
+  if (!parseMlirStyle(style, config.style))
+    return fail("unknown style '" + style + "'");
+  if (!backend.setUp(config))
+    return kExitError;
+  config.tools.passPlugins = plugins;
+  config.loweringSeed = loweringSeed.given();
+  if (!stage.set(config))
+    return kExitError;
+  MlirJit jit;
+  if (!loadPlugins(jit, plugins) || !checkPipeline(jit, config))
+    return kExitError;
+  if (emit && !runsExternally(config.backend)) {
+    MlirKernel kernel;
+    std::string unsupported;
+    if (emitMlir(c, emitOptionsOf(config), kernel, unsupported))
+      llvm::outs() << kernel.text;
+  }
+  // In an isolated child, with the oracles and blame of a campaign's
+  // confirmation: a compiler that crashes is a verdict, and the signature
+  // printed is the one a campaign would record.
+  IsolationLimits limits;
+  limits.wallSeconds = timeout;
+  const CaseReport report = runCaseIsolated(c, jit, config, limits);
+  if (report.environmentError())
+    return fail(report.result.message);
+  const TaskResult &r = report.result;
+  llvm::outs() << verdictName(r.verdict);
+  if (!r.summary.empty())
+    llvm::outs() << ": " << r.summary;
+  llvm::outs() << "\n";
+  if (config.loweringSeed)
+    llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
+  if (r.verdict == VerdictKind::Ok)
+    return kExitOk;
+  llvm::outs() << "signature: " << report.signature.text() << " (" << report.signature.id()
+               << ")\n";
+  if (!r.message.empty())
+    llvm::errs() << r.message;
+  else if (!report.stderrText.empty())
+    llvm::errs() << report.stderrText;
+  return kExitFinding;
+}
+
+} // namespace npufuzz::tool

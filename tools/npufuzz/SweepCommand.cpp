@@ -1,0 +1,45 @@
+//===- tools/npufuzz/SweepCommand.cpp - npufuzz sweep -----------------------===//
+#include "tools/npufuzz/Commands.h"
+#include "tools/npufuzz/ToolOptions.h"
+
+#include "driver/Sweep.h"
+
+#include <iostream>
+
+namespace npufuzz::tool {
+
+cl::SubCommand &SweepCommand() {
+  static cl::SubCommand c("sweep", "Generate, verify, round-trip and reference-run a range of "
+                                   "seeds");
+  return c;
+}
+
+namespace {
+SeedOpt start("seed-start", cl::desc("First seed"), cl::init(0), cl::sub(SweepCommand()),
+              cl::cat(category()));
+cl::opt<unsigned long long, false, CountParser<unsigned long long, 1, 1000000000>>
+    count("count", cl::desc("Number of seeds (1 to 1000000000)"), cl::init(1000),
+          cl::sub(SweepCommand()), cl::cat(category()));
+cl::opt<std::string> policyPath("policy", cl::desc("Policy file"), cl::value_desc("FILE"),
+                                cl::sub(SweepCommand()), cl::cat(category()));
+cl::opt<bool> backend("backend", cl::desc("Also run every case on the in-process MLIR backend"),
+                      cl::sub(SweepCommand()), cl::cat(category()));
+cl::opt<std::string> pipeline("pipeline",
+                              cl::desc("Pipeline for --backend (O0, O2, random:N, passes)"),
+                              cl::init("O0"), cl::sub(SweepCommand()), cl::cat(category()));
+} // namespace
+
+int runSweep() {
+  SweepOptions options;
+  options.seedStart = start;
+  options.count = count;
+  options.runBackend = backend;
+  options.config.pipeline = pipeline;
+  if (!loadPolicy(policyPath, options.policy))
+    return kExitError;
+  SweepResult r = npufuzz::runSweep(options);
+  printSweepReport(r, std::cout);
+  return r.failures.empty() ? kExitOk : kExitFinding;
+}
+
+} // namespace npufuzz::tool
