@@ -24,6 +24,9 @@ struct IsolationLimits {
   double wallSeconds = 30;
   /// RLIMIT_AS of the child; 0: none.
   uint64_t addressSpaceBytes = 8ull << 30;
+  /// CPU seconds a request may use (RLIMIT_CPU, a backstop for a child
+  /// the parent cannot watch); 0: twice the wall limit.
+  double cpuSeconds = 0;
   size_t maxStderrBytes = 64 << 10; ///< stderr kept (the tail beyond is dropped)
 };
 

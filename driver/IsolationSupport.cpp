@@ -93,8 +93,8 @@ void armCpuBackstop(const IsolationLimits &limits) {
   const rlim_t used = static_cast<rlim_t>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec);
   struct rlimit cpu = {};
   ::getrlimit(RLIMIT_CPU, &cpu);
-  cpu.rlim_cur = std::min<rlim_t>(used + static_cast<rlim_t>(std::ceil(2 * limits.wallSeconds)) + 1,
-                                  cpu.rlim_max);
+  const double budget = limits.cpuSeconds > 0 ? limits.cpuSeconds : 2 * limits.wallSeconds;
+  cpu.rlim_cur = std::min<rlim_t>(used + static_cast<rlim_t>(std::ceil(budget)) + 1, cpu.rlim_max);
   ::setrlimit(RLIMIT_CPU, &cpu);
 }
 

@@ -49,7 +49,9 @@ CampaignOptions faultyCampaign(const std::string &dir, uint64_t cases) {
   o.maxCases = cases;
   o.jobs = 2;
   o.config.pipeline = kFaultyPipeline;
-  o.limits.wallSeconds = 2;
+  // Long enough for any case on a busy machine; the planted hang never
+  // ends, so it reaches any limit.
+  o.limits.wallSeconds = 10;
   o.limits.addressSpaceBytes = 1ull << 30;
   o.progress = false;
   o.reduce = false; // hangs would make reduction slow; reduction is tested below
@@ -312,37 +314,22 @@ TEST(Campaign, AnOutsideKillOfAFreshWorkerIsConfirmedNotRecordedAsACrash) {
   o.reduce = false;
   o.config.pipeline = "func.func(npufuzz-test-slow)";
   o.config.metamorphicShare = 0;
+  // The first process to run the slow pass says so in `mark` and waits,
+  // mid-case, until it is killed: the kill lands mid-case however slow
+  // the machine is.
+  const std::string mark = dir + ".mark";
+  fs::remove(mark);
+  ::setenv("NPUFUZZ_TEST_SLOW_MARK", mark.c_str(), 1);
   std::atomic<bool> done{false};
   std::atomic<int> killed{0};
   std::thread killer([&] {
-    // The first child of this process that has lived 150 ms is mid-case.
-    const pid_t self = ::getpid();
-    std::map<pid_t, std::chrono::steady_clock::time_point> firstSeen;
     while (!done && !killed) {
-      for (const auto &e : fs::directory_iterator("/proc")) {
-        const std::string name = e.path().filename().string();
-        if (name.find_first_not_of("0123456789") != std::string::npos)
-          continue;
-        std::ifstream stat(e.path() / "stat");
-        std::string text;
-        std::getline(stat, text);
-        const size_t close = text.rfind(')');
-        if (close == std::string::npos)
-          continue;
-        std::istringstream rest(text.substr(close + 2));
-        char state = 0;
-        pid_t parent = 0;
-        rest >> state >> parent;
-        if (parent != self)
-          continue;
-        const pid_t pid = std::stoi(name);
-        const auto now = std::chrono::steady_clock::now();
-        auto [it, fresh] = firstSeen.emplace(pid, now);
-        if (!fresh && now - it->second > std::chrono::milliseconds(150)) {
-          ::kill(pid, SIGKILL);
-          ++killed;
-          break;
-        }
+      std::ifstream in(mark);
+      pid_t pid = 0;
+      if (in >> pid && pid > 0) {
+        ::kill(pid, SIGKILL);
+        ++killed;
+        break;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
@@ -350,6 +337,8 @@ TEST(Campaign, AnOutsideKillOfAFreshWorkerIsConfirmedNotRecordedAsACrash) {
   const CampaignResult r = runCampaign(o, jit);
   done = true;
   killer.join();
+  ::unsetenv("NPUFUZZ_TEST_SLOW_MARK");
+  fs::remove(mark);
   ASSERT_TRUE(r.error.empty()) << r.error;
   ASSERT_EQ(killed, 1);
   EXPECT_EQ(r.runVerdicts.count("ok") ? r.runVerdicts.at("ok") : 0, 3u);
@@ -467,7 +456,7 @@ TEST(Campaign, ASignatureFirstSeenByAnUnreducedRunIsReducedWhenResumed) {
   ASSERT_GE(first.newFindings, 1u);
   o.reduce = true;
   o.maxCases = 1;
-  o.reduceSeconds = 30;
+  o.reduceSeconds = 600; // never reached: these reductions end by themselves
   const CampaignResult second = runCampaign(o, jit);
   EXPECT_EQ(second.reduced, second.findings.size());
   for (const FindingSummary &f : second.findings) {
@@ -513,7 +502,7 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   o.jobs = 2;
   o.progress = false;
   o.config.pipeline = "func.func(canonicalize),func.func(npufuzz-test-miscompile)";
-  o.reduceSeconds = 30;
+  o.reduceSeconds = 600; // never reached: these reductions end by themselves
   const CampaignResult r = runCampaign(o, jit);
   ASSERT_GE(r.newFindings, 1u);
   EXPECT_EQ(r.reduced, r.newFindings);

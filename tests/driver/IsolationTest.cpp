@@ -57,7 +57,7 @@ TEST(Isolation, EndlessLoopIsAHang) {
       },
       l);
   EXPECT_EQ(o.end, ChildOutcome::End::TimedOut);
-  EXPECT_LT(o.seconds, 5);
+  EXPECT_GE(o.seconds, 0.5); // not sooner; how much later is the machine's
   EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Hang);
 }
 

@@ -12,7 +12,11 @@
 //                                 outlives a compilation
 //   npufuzz-test-fatal-error      calls report_fatal_error on arith.divf
 //   npufuzz-test-slow             sleeps 300 ms on every function (gives a
-//                                 test time to act while a case runs)
+//                                 test time to act while a case runs); with
+//                                 NPUFUZZ_TEST_SLOW_MARK=FILE, the first
+//                                 process to run it writes its pid to FILE
+//                                 and waits to be killed (a test kills it
+//                                 mid-case, at no particular time)
 //   npufuzz-test-maxnumf          rewrites arith.maximumf into arith.maxnumf
 //                                 (wrong only when an operand is NaN)
 //   npufuzz-test-saturating-truncf clamps an f32 to +-65504 before each
@@ -31,7 +35,11 @@
 #include "llvm/Support/ErrorHandling.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <fcntl.h>
+#include <string>
 #include <thread>
+#include <unistd.h>
 
 #include "llvm/Config/llvm-config.h"
 
@@ -192,7 +200,19 @@ struct SlowPass : PassWrapper<SlowPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SlowPass)
   StringRef getArgument() const final { return "npufuzz-test-slow"; }
   StringRef getDescription() const final { return "Sleep 300 ms on every function"; }
-  void runOnOperation() override { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
+  void runOnOperation() override {
+    if (const char *mark = std::getenv("NPUFUZZ_TEST_SLOW_MARK")) {
+      const int fd = ::open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        const std::string pid = std::to_string(::getpid()) + "\n";
+        (void)!::write(fd, pid.data(), pid.size());
+        ::close(fd);
+        for (;;)
+          ::pause();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
 };
 
 } // namespace
