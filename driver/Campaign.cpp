@@ -55,6 +55,11 @@ struct State {
   /// Completed indices above `next` (cases finish out of order): a resume
   /// must not run, and so count, them again.
   std::set<uint64_t> ahead;
+  /// Failing cases whose confirmation or blame ran out of time: run again
+  /// at the end of a run, with more time, and only then counted. Kept
+  /// apart so that `next` goes on past them (a killed run leaves them to
+  /// the next one's end).
+  std::set<uint64_t> deferred;
   uint64_t totalCases = 0;
   double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
@@ -64,12 +69,16 @@ struct State {
     llvm::json::Array a;
     for (uint64_t i : ahead)
       a.push_back(static_cast<int64_t>(i));
+    llvm::json::Array d;
+    for (uint64_t i : deferred)
+      d.push_back(static_cast<int64_t>(i));
     llvm::json::Object o{{"format", kCampaignFormat},
                          {"seed_start", static_cast<int64_t>(seedStart)},
                          {"shard_index", static_cast<int64_t>(shardIndex)},
                          {"shard_count", static_cast<int64_t>(shardCount)},
                          {"next", static_cast<int64_t>(next)},
                          {"ahead", std::move(a)},
+                         {"deferred", std::move(d)},
                          {"total_cases", static_cast<int64_t>(totalCases)},
                          {"total_seconds", totalSeconds + runSeconds},
                          {"verdicts", countsJson(verdicts)},
@@ -146,6 +155,10 @@ struct State {
       if (static_cast<uint64_t>(*i) >= next)
         ahead.insert(static_cast<uint64_t>(*i));
     }
+    if (const llvm::json::Array *d = o->getArray("deferred")) // format 2
+      for (const llvm::json::Value &v : *d)
+        if (const std::optional<int64_t> i = v.getAsInteger(); i && *i >= 0)
+          deferred.insert(static_cast<uint64_t>(*i));
     totalCases = o->getInteger("total_cases").value_or(0);
     totalSeconds = o->getNumber("total_seconds").value_or(0);
     readCounts(o->getObject("verdicts"), verdicts);
@@ -209,8 +222,6 @@ std::optional<llvm::json::Value> identityDefault(llvm::StringRef key) {
     return llvm::json::Value("canonical"); // before seeded lowering
   if (key == "pass_stage")
     return llvm::json::Value("entry");
-  if (key == "format")
-    return llvm::json::Value(1); // before the format was written
   return std::nullopt;
 }
 } // namespace
@@ -250,8 +261,17 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
     error = path.string() + ": not a campaign description";
     return false;
   }
+  // Formats this build reads (format 1: before the field was written); a
+  // newer one may mean what this build cannot know.
+  if (have->getInteger("format").value_or(1) > kCampaignFormat) {
+    error = path.string() + ": written by a newer npufuzz (format " +
+            std::to_string(*have->getInteger("format")) + "); resume it with that npufuzz";
+    return false;
+  }
   std::string differences;
   for (const auto &[key, value] : want) {
+    if (key == "format")
+      continue;
     const std::optional<llvm::json::Value> absent = identityDefault(key);
     const llvm::json::Value *old = have->get(key);
     if (!old && absent)
@@ -269,7 +289,7 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   // What this build does not know decides cases in a way it cannot
   // repeat: a directory of another version or shape is not resumed.
   for (const auto &[key, value] : *have)
-    if (!want.get(key))
+    if (key != "format" && !want.get(key))
       differences += "\n  " + key.str() + ": in " + o.outDir + ", unknown to this npufuzz";
   if (differences.empty())
     return true;
@@ -373,6 +393,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
                        {"history_dependent", static_cast<int64_t>(r.historyDependent)},
                        {"unconfirmed", static_cast<int64_t>(r.unconfirmed)},
+                       {"retried", static_cast<int64_t>(r.retried)},
                        {"stopped_at_max_findings", r.stoppedAtMaxFindings},
                        {"interrupted", r.interrupted}};
   std::string s;
@@ -417,6 +438,15 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   SeedLedger ledger; // what findings/*/seeds.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
   bool stopping = false; // --max-findings reached, or an error below
+  /// A failing case whose confirmation ran out of time, to run again.
+  struct Deferred {
+    uint64_t index, seed;
+    Case c;
+    VerdictKind workerVerdict;
+    bool workerWasUsed;
+    bool fromEarlierRun = false;
+  };
+  std::vector<Deferred> deferred;
   // A write that fails, or a case npufuzz could not run, stops the run
   // with the reason (exit 2): the last state written stays good, and the
   // cases not recorded run again on resume.
@@ -584,7 +614,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       ++state.features[f];
     }
     state.irCoverage.add(entryOps, passesThatChanged);
-    state.ahead.insert(r.index);
+    state.deferred.erase(r.index);
+    if (r.index >= state.next)
+      state.ahead.insert(r.index);
     while (state.ahead.count(state.next))
       state.ahead.erase(state.next++);
   };
@@ -677,11 +709,30 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           running.erase(running.begin() + i);
           continue;
         }
+        // A blame or a confirmation that ran out of time under load would
+        // record another signature than the case has: it runs again at
+        // the end, alone and with more time (or on resume, if this run
+        // stops first: it is not counted done).
+        if (report.result.blameTimedOut ||
+            (report.result.verdict == VerdictKind::Hang && r.workerVerdict != VerdictKind::Hang)) {
+          deferred.push_back({r.index, r.seed, r.c, r.workerVerdict, r.workerWasUsed});
+          state.deferred.insert(r.index);
+          state.ahead.insert(r.index);
+          while (state.ahead.count(state.next))
+            state.ahead.erase(state.next++);
+          running.erase(running.begin() + i);
+          continue;
+        }
         // Rare, and run here while the workers go on: a kernel that
         // crashed took the confirming child with it before it could blame.
         RunConfig caseConfig = config;
         caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
         blameKernelCrash(r.c, jit, caseConfig, options.limits, report);
+        if (report.environmentError()) {
+          stopWith("cannot run cases: " + report.result.summary);
+          running.erase(running.begin() + i);
+          continue;
+        }
         if (report.result.verdict != r.workerVerdict)
           ++(r.workerWasUsed ? result.historyDependent : result.unconfirmed);
         record(r, std::move(report));
@@ -696,6 +747,47 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   }
   workers.clear(); // idle processes hold memory the reducer can use
   building.clear();
+  // The confirmations that ran out of time, one at a time with eight times
+  // the time: on an idle machine and with that margin, a blame that still
+  // does not finish is recorded as such ("blame timed out"), never as
+  // another finding.
+  RunConfig retryConfig = config;
+  IsolationLimits retryCaseLimits = options.limits;
+  retryCaseLimits.wallSeconds *= kRetryTimeFactor;
+  const IsolationLimits retryLimits = limitsWithBlame(retryCaseLimits, retryConfig);
+  // Those an earlier run deferred and did not get to, first.
+  for (const uint64_t index : state.deferred)
+    if (std::none_of(deferred.begin(), deferred.end(),
+                     [&](const Deferred &d) { return d.index == index; })) {
+      const uint64_t seed = options.seedStart + options.shardIndex + index * options.shardCount;
+      deferred.insert(deferred.begin(), Deferred{index, seed, generateCase(seed, options.policy),
+                                                 VerdictKind::Ok, false, true});
+    }
+  for (const Deferred &d : deferred) {
+    if (stopRequested || !result.error.empty() || result.stoppedAtMaxFindings)
+      break; // left in the state for the next run's end
+    RunConfig caseConfig = retryConfig;
+    caseConfig.loweringSeed = loweringSeedFor(options, d.seed);
+    CaseReport report = reportOf(
+        runIsolated([&] { return runCaseTask(d.c, jit, caseConfig).toJson(); }, retryLimits));
+    if (report.environmentError()) {
+      stopWith("cannot run cases: " + report.result.summary);
+      break;
+    }
+    blameKernelCrash(d.c, jit, caseConfig, retryCaseLimits, report);
+    if (report.environmentError()) {
+      stopWith("cannot run cases: " + report.result.summary);
+      break;
+    }
+    if (!d.fromEarlierRun && report.result.verdict != d.workerVerdict)
+      ++(d.workerWasUsed ? result.historyDependent : result.unconfirmed);
+    ++result.retried;
+    Running r;
+    r.index = d.index;
+    r.seed = d.seed;
+    r.c = d.c;
+    record(r, std::move(report));
+  }
   fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.
   saveState();

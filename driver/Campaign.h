@@ -34,6 +34,10 @@ namespace npufuzz {
 /// 2: the format field itself, every state field required.
 constexpr int kCampaignFormat = 2;
 
+/// How much more time a failing case whose confirmation or blame ran out
+/// of time gets when a campaign runs it again at its end.
+constexpr double kRetryTimeFactor = 8;
+
 struct CampaignOptions;
 /// The lowering seed a campaign gives the case of `caseSeed`: none with
 /// canonical lowering.
@@ -112,6 +116,9 @@ struct CampaignResult {
   /// Failures of a fresh worker that its fresh re-run did not repeat (an
   /// outside kill, a flaky toolchain); the re-run's verdict was recorded.
   uint64_t unconfirmed = 0;
+  /// Failures whose confirmation or blame ran out of time, run again at
+  /// the end with kRetryTimeFactor times the time.
+  uint64_t retried = 0;
   bool interrupted = false;
   bool stoppedAtMaxFindings = false;
   std::string error;

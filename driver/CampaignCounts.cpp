@@ -20,6 +20,63 @@ void CampaignCounts::add(const CampaignCounts &other) {
   for (const auto &[k, n] : other.features)
     features[k] += n;
   irCoverage.add(other.irCoverage);
+  if (campaign.empty())
+    campaign = other.campaign;
+}
+
+namespace {
+/// `o` without its format, as canonical JSON (llvm::json prints keys sorted).
+std::string canonicalIdentity(const llvm::json::Object &o) {
+  llvm::json::Object copy = o;
+  copy.erase("format");
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::json::Value(std::move(copy));
+  return s;
+}
+
+/// The campaign a directory ran: its campaign.json, else what a merge
+/// recorded in summary.json.
+std::string identityOf(const std::string &dir) {
+  if (const std::optional<llvm::json::Value> v =
+          readJsonFile((fs::path(dir) / "campaign.json").string()))
+    if (const llvm::json::Object *o = v->getAsObject())
+      return canonicalIdentity(*o);
+  if (const std::optional<llvm::json::Value> v =
+          readJsonFile((fs::path(dir) / "summary.json").string()))
+    if (const llvm::json::Object *o = v->getAsObject())
+      if (const llvm::json::Object *c = o->getObject("campaign"))
+        return canonicalIdentity(*c);
+  return "";
+}
+} // namespace
+
+bool sameCampaign(const CampaignCounts &a, const CampaignCounts &b, std::string &why) {
+  if (a.campaign.empty() || b.campaign.empty() || a.campaign == b.campaign)
+    return true;
+  llvm::Expected<llvm::json::Value> va = llvm::json::parse(a.campaign),
+                                    vb = llvm::json::parse(b.campaign);
+  why = "another campaign";
+  if (va && vb && va->getAsObject() && vb->getAsObject()) {
+    const llvm::json::Object &oa = *va->getAsObject(), &ob = *vb->getAsObject();
+    for (const auto &[key, value] : oa) {
+      const llvm::json::Value *other = ob.get(key);
+      if (other && *other == value)
+        continue;
+      std::string was, now;
+      llvm::raw_string_ostream wo(was), no(now);
+      wo << value;
+      if (other)
+        no << *other;
+      why = key.str() + " " + wo.str() + " vs " + (other ? no.str() : "(none)");
+      break;
+    }
+  }
+  if (!va)
+    llvm::consumeError(va.takeError());
+  if (!vb)
+    llvm::consumeError(vb.takeError());
+  return false;
 }
 
 bool readCampaignCounts(const std::string &dir, CampaignCounts &out, std::string &error) {
@@ -43,8 +100,10 @@ bool readCampaignCounts(const std::string &dir, CampaignCounts &out, std::string
     readCounts(o->getObject("verdicts"), out.verdicts);
     readCounts(o->getObject("features"), out.features);
     out.irCoverage = IrCoverage::fromJson(o->getObject("ir_coverage"));
+    out.campaign = identityOf(dir);
     return true;
   }
+  out.campaign = identityOf(dir);
   return true; // killed before its first state: no cases yet
 }
 
@@ -56,13 +115,59 @@ bool readIrCoverage(const std::string &dir, IrCoverage &out, std::string &error)
   return true;
 }
 
-std::string mergedSummaryJson(const CampaignCounts &c) {
-  llvm::json::Object o{{"merged", true},
-                       {"total_cases", static_cast<int64_t>(c.cases)},
-                       {"total_seconds", c.seconds},
-                       {"verdicts", countsJson(c.verdicts)},
-                       {"features", countsJson(c.features)},
-                       {"ir_coverage", c.irCoverage.toJson()}};
+namespace {
+llvm::json::Object countsObject(const CampaignCounts &c) {
+  return llvm::json::Object{{"total_cases", static_cast<int64_t>(c.cases)},
+                            {"total_seconds", c.seconds},
+                            {"verdicts", countsJson(c.verdicts)},
+                            {"features", countsJson(c.features)},
+                            {"ir_coverage", c.irCoverage.toJson()}};
+}
+
+CampaignCounts countsOf(const llvm::json::Object &o) {
+  CampaignCounts c;
+  c.cases = static_cast<uint64_t>(o.getInteger("total_cases").value_or(0));
+  c.seconds = o.getNumber("total_seconds").value_or(0);
+  readCounts(o.getObject("verdicts"), c.verdicts);
+  readCounts(o.getObject("features"), c.features);
+  c.irCoverage = IrCoverage::fromJson(o.getObject("ir_coverage"));
+  return c;
+}
+} // namespace
+
+std::map<std::string, CampaignCounts> readMergedInputs(const std::string &dir) {
+  std::map<std::string, CampaignCounts> out;
+  const std::optional<llvm::json::Value> v =
+      readJsonFile((fs::path(dir) / "summary.json").string());
+  const llvm::json::Object *o = v ? v->getAsObject() : nullptr;
+  const llvm::json::Object *inputs = o ? o->getObject("inputs") : nullptr;
+  if (!inputs)
+    return out;
+  const std::string campaign = identityOf(dir);
+  for (const auto &[path, counts] : *inputs)
+    if (const llvm::json::Object *c = counts.getAsObject()) {
+      out[path.str()] = countsOf(*c);
+      out[path.str()].campaign = campaign;
+    }
+  return out;
+}
+
+std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &inputs) {
+  CampaignCounts total;
+  llvm::json::Object each;
+  for (const auto &[path, counts] : inputs) {
+    total.add(counts);
+    each[path] = countsObject(counts);
+  }
+  llvm::json::Object o = countsObject(total);
+  o["merged"] = true;
+  o["inputs"] = std::move(each);
+  if (!total.campaign.empty()) {
+    if (llvm::Expected<llvm::json::Value> v = llvm::json::parse(total.campaign))
+      o["campaign"] = std::move(*v);
+    else
+      llvm::consumeError(v.takeError());
+  }
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o))) << "\n";

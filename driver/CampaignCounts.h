@@ -23,9 +23,17 @@ struct CampaignCounts {
   double seconds = 0;
   std::map<std::string, uint64_t> verdicts, features;
   IrCoverage irCoverage;
+  /// Which campaign ran them: campaign.json (or what a merge recorded of
+  /// its inputs') as canonical JSON, without its format; empty: unknown.
+  std::string campaign;
 
   void add(const CampaignCounts &other);
 };
+
+/// Whether two directories' counts may be added up: both ran one campaign
+/// (shards of it), or one of them does not say. Otherwise `why` names the
+/// first setting they differ in.
+bool sameCampaign(const CampaignCounts &a, const CampaignCounts &b, std::string &why);
 
 /// The counts of campaign directory `dir` (see above). False with `error`
 /// only for a file that is there and cannot be read as what it should be.
@@ -34,9 +42,16 @@ bool readCampaignCounts(const std::string &dir, CampaignCounts &out, std::string
 /// The IR coverage of campaign directory `dir` (its counts').
 bool readIrCoverage(const std::string &dir, IrCoverage &out, std::string &error);
 
-/// summary.json for a directory that `merge` wrote: the sum of its inputs'
-/// counts, in the keys a campaign's summary uses.
-std::string mergedSummaryJson(const CampaignCounts &counts);
+/// The inputs a merge recorded in `dir`'s summary.json, by their absolute
+/// path, each with its counts when it was merged; none for a directory no
+/// merge wrote.
+std::map<std::string, CampaignCounts> readMergedInputs(const std::string &dir);
+
+/// summary.json for a directory that `merge` wrote: each input's counts
+/// (a directory merged again replaces its earlier counts, never adds to
+/// them), their sum in the keys a campaign's summary uses, and the
+/// campaign they ran.
+std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &inputs);
 
 } // namespace npufuzz
 

@@ -24,6 +24,7 @@ std::string TaskResult::toJson() const {
                        {"exposed_by", exposedBy},
                        {"where", where},
                        {"difference", difference},
+                       {"blame_timed_out", blameTimedOut},
                        {"pass_warnings", passWarnings},
                        {"reference_s", referenceSeconds},
                        {"emit_s", emitSeconds},
@@ -60,6 +61,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.exposedBy = str("exposed_by");
   out.where = str("where");
   out.difference = str("difference");
+  out.blameTimedOut = o->getBoolean("blame_timed_out").value_or(false);
   out.passWarnings = str("pass_warnings");
   out.referenceSeconds = num("reference_s");
   out.emitSeconds = num("emit_s");
@@ -118,6 +120,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   Pipeline pipeline;
   std::string error;
   resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage);
+  std::string blameRefused; // why a blame child could not be forked
   OracleContext ctx{
       c,
       jit,
@@ -127,12 +130,25 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
       [&](uint32_t poison) { return rerunKernel(c, jit, config, pipeline, out, poison); },
       [&](const std::function<std::string()> &work) -> std::optional<std::string> {
         const ChildOutcome o = runIsolated(work, blameLimits(config));
+        if (o.end == ChildOutcome::End::TimedOut)
+          t.blameTimedOut = true;
+        if (o.end == ChildOutcome::End::ForkFailed && blameRefused.empty())
+          blameRefused = o.stderrText;
         if (o.end != ChildOutcome::End::Returned)
           return std::nullopt;
         return o.payload;
       }};
   for (const std::unique_ptr<Oracle> &oracle : defaultOracles())
     oracle->check(ctx, t);
+  // A blame the machine did not let start would record the finding without
+  // what it names: the case could not be judged, which is no finding.
+  if (!blameRefused.empty()) {
+    t.verdict = VerdictKind::EnvironmentError;
+    t.summary = t.message = "could not start a blame process: " + blameRefused;
+    return t;
+  }
+  if (t.blameTimedOut && t.verdict != VerdictKind::Ok)
+    t.summary += " (blame: timed out)";
   return t;
 }
 
@@ -152,6 +168,12 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
       prefix.pipeline = (i ? prefix.pipeline + "," : std::string()) + pipeline.passes[i];
     const ChildOutcome o = runIsolated(
         [&] { return std::string(verdictName(runCase(c, jit, prefix).verdict)); }, caseLimits);
+    if (o.end == ChildOutcome::End::ForkFailed) {
+      report.result.verdict = VerdictKind::EnvironmentError;
+      report.result.summary = report.result.message =
+          "could not start a blame process: " + o.stderrText;
+      return;
+    }
     if (o.end != ChildOutcome::End::Signalled || diedIn(o.stderrText).stage != RunningStage::Kernel)
       continue;
     if (k == 0)
@@ -309,6 +331,13 @@ CaseReport reportOf(const ChildOutcome &o) {
   default:
     s.message = normalizeMessage(r.result.message.empty() ? r.result.summary : r.result.message);
     break;
+  }
+  // What an unfinished blame would have named is unknown: the signature
+  // says so rather than pass for another finding (the op where the wrong
+  // value showed, a verdict the poison oracle gave without its pass).
+  if (r.result.blameTimedOut && s.pass.empty()) {
+    s.where = "blame timed out";
+    s.message.clear();
   }
   return r;
 }

@@ -4,7 +4,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 namespace npufuzz {
@@ -16,14 +15,18 @@ DirectoryLock::~DirectoryLock() {
 
 bool DirectoryLock::acquire(const std::string &dir, const std::string &what, std::string &error) {
   const std::string path = dir + "/lock";
-  // Close-on-exec: the tools a backend runs must not hold the lock. Forked
-  // workers share it, and die with the campaign (PR_SET_PDEATHSIG).
+  // A POSIX record lock belongs to this process alone: forked workers and
+  // the tools they run do not inherit it, so it ends the moment this
+  // process does, whatever its children still do. (Close-on-exec besides.)
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = "cannot create " + path + ": " + std::strerror(errno);
     return false;
   }
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+  struct flock whole = {};
+  whole.l_type = F_WRLCK;
+  whole.l_whence = SEEK_SET;
+  if (::fcntl(fd, F_SETLK, &whole) != 0) {
     const int e = errno;
     char holder[256] = {};
     const ssize_t n = ::pread(fd, holder, sizeof holder - 1, 0);
@@ -31,7 +34,7 @@ bool DirectoryLock::acquire(const std::string &dir, const std::string &what, std
     std::string who = n > 0 ? std::string(holder, static_cast<size_t>(n)) : std::string();
     while (!who.empty() && (who.back() == '\n' || who.back() == ' '))
       who.pop_back();
-    if (e == EWOULDBLOCK)
+    if (e == EAGAIN || e == EACCES)
       error = dir + " is in use by another npufuzz (" + (who.empty() ? "pid unknown" : who) +
               "); wait for it to end, or give another -o directory";
     else

@@ -1,7 +1,7 @@
 //===- driver/DirectoryLock.h - One writer for a campaign directory -*- C++ -*-===//
 //
 // A campaign directory has one writer at a time: `fuzz -o D` and
-// `merge -o D` hold DIR/lock (an exclusive flock) while they write, so a
+// `merge -o D` hold DIR/lock (an exclusive POSIX record lock) while they write, so a
 // second run into the same directory stops at once, naming the holder,
 // instead of running the same seeds again and mixing their counts. The
 // lock ends with its process, however it ends (kill -9 included): a stale

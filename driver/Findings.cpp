@@ -18,6 +18,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -71,7 +72,11 @@ bool appendLine(const fs::path &path, const std::string &line) {
   if (fd < 0)
     return false;
   const std::string l = line + "\n";
+  struct stat before = {};
+  ::fstat(fd, &before);
   const bool ok = ::write(fd, l.data(), l.size()) == static_cast<ssize_t>(l.size());
+  if (!ok) // a part of a line would join the next seed's: take it back
+    (void)!::ftruncate(fd, before.st_size);
   ::close(fd);
   return ok;
 }

@@ -24,10 +24,11 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     return;
   }
   if (::pipe(stderrPipe) != 0) {
+    const int e = errno;
     ::close(payloadPipe[0]);
     ::close(payloadPipe[1]);
     outcome_.end = ChildOutcome::End::ForkFailed;
-    outcome_.stderrText = std::strerror(errno);
+    outcome_.stderrText = std::strerror(e);
     done_ = true;
     return;
   }
@@ -40,7 +41,6 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
       ::close(fd);
     outcome_.end = ChildOutcome::End::ForkFailed;
     outcome_.stderrText = std::strerror(e);
-    outcome_.stderrText = std::strerror(errno);
     done_ = true;
     return;
   }

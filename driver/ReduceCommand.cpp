@@ -57,7 +57,9 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
     for (auto &child : children) {
       const CaseReport report = reportOf(child->outcome());
       Observation o;
-      o.ran = child->outcome().end != ChildOutcome::End::ForkFailed;
+      // Not run: the machine refused the process, or a tool could not
+      // start. Neither says anything about the candidate.
+      o.ran = child->outcome().end != ChildOutcome::End::ForkFailed && !report.environmentError();
       o.signature = report.signature;
       o.summary = report.result.summary;
       out.push_back(std::move(o));
@@ -203,7 +205,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   // what the report names when an external command decides instead.
   const Observation original = runner({input})[0];
   if (!original.ran)
-    return fail("could not start a worker", 1);
+    return fail("could not run the case: " + original.summary, 2);
   out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
       << "signature: " << original.signature.text() << "\n";
 
@@ -336,7 +338,7 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
   IsolationLimits limits;
   limits.wallSeconds = o.candidateTimeout;
   limits.addressSpaceBytes = o.memoryBytes;
-  unsigned changed = 0;
+  unsigned changed = 0, notRun = 0;
   for (const fs::path &path : files) {
     const std::string name = path.filename().string();
     Candidate cand;
@@ -353,6 +355,11 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     config.loweringSeed = expect.loweringSeed;
     config.stage = expect.stage;
     const Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
+    if (!seen.ran) { // the machine's, not the regression's
+      out << "NOT RUN  " << name << ": " << seen.summary << "\n";
+      ++notRun;
+      continue;
+    }
     const bool sameVerdict = seen.ran && seen.signature.kind == expect.verdict;
     changed += !sameVerdict;
     out << (sameVerdict ? "ok       " : "CHANGED  ") << name << ": "
@@ -363,7 +370,13 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
       out << " (signature now " << seen.signature.id() << ": " << seen.signature.text() << ")";
     out << "\n";
   }
-  out << files.size() << " regressions, " << changed << " changed\n";
+  out << files.size() << " regressions, " << changed << " changed";
+  if (notRun) {
+    out << ", " << notRun << " not run\n";
+    llvm::errs() << "npufuzz replay: " << notRun << " regressions could not be run\n";
+    return 2;
+  }
+  out << "\n";
   return changed ? 1 : 0;
 }
 

@@ -132,6 +132,8 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   // 1. The IR after every pass must verify.
   const BackendRun verified = options.mlirOpt.empty() ? jit.verifyPipeline(text, pipeline.passes)
                                                       : tool.verifyPipeline(text, pipeline.passes);
+  if (verified.status == BackendRun::Status::EnvironmentError)
+    return fail(verified.message); // mlir-opt could not run: no pass is to blame
   if (!verified.ok()) {
     report.verdict = std::string(statusName(verified.status));
     report.passIndex = verified.passIndex;
@@ -211,6 +213,8 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       reasons += (reasons.empty() ? "" : "; ") + ("@" + entry + ": ") + error;
       continue;
     }
+    if (blame.found && blame.verdict == VerdictKind::EnvironmentError)
+      return fail(blame.detail); // a tool that could not run blames no pass
     report.executed = true;
     report.entries.push_back(entry);
     report.datasets += datasets.size();

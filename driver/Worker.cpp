@@ -98,9 +98,12 @@ void Worker::start(const std::string &request) {
   frame += request;
   // An idle process can only have gone away if something killed it; then
   // one retry in a fresh process.
+  int why = EAGAIN; // what refused the process, for the message
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (pid_ < 0 && !spawn())
+    if (pid_ < 0 && !spawn()) {
+      why = errno;
       break;
+    }
     std::string stray; // nothing belongs to this request yet
     if (stderrFd_ >= 0)
       drain(stderrFd_, stray, 0);
@@ -108,10 +111,11 @@ void Worker::start(const std::string &request) {
     watch_.start(pid_, limits_);
     if (sendAll(socket_, frame.data(), frame.size()))
       return;
+    why = errno;
     endProcess();
   }
   outcome_.end = ChildOutcome::End::ForkFailed;
-  outcome_.stderrText = std::strerror(errno);
+  outcome_.stderrText = std::strerror(why);
   busy_ = false;
 }
 

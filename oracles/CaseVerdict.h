@@ -22,6 +22,11 @@ struct CaseVerdict {
   /// of the first op that goes wrong (op blame), or the metamorphic variant.
   std::string where;
   std::string difference; ///< the kind of its first difference (differenceKind)
+  /// A blame child ran out of time: the pass or op it would have named is
+  /// missing, so the signature is not the one a finished blame gives. A
+  /// campaign runs such a case again at its end with more time; what it
+  /// still records says so (its signature's where is "blame timed out").
+  bool blameTimedOut = false;
 };
 
 } // namespace npufuzz

@@ -16,6 +16,8 @@ template <typename Judge> PassBlame scanPrefixes(const Pipeline &pipeline, Judge
     const VerdictKind v = judge(pipeline.prefix(k), detail);
     if (v == VerdictKind::Ok)
       continue;
+    // A tool that could not run says nothing of pass k-1: the scan stops
+    // with that verdict, which no caller takes for a blame.
     b.found = true;
     b.passIndex = static_cast<int>(pipeline.passElement(k - 1));
     b.passName = pipeline.passes[k - 1];

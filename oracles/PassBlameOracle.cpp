@@ -47,7 +47,7 @@ void PassBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
     v.exposedBy = blame.passName;
     v.summary += "; miscompiled by " + blame.miscompiledBy +
                  (blame.found ? ", exposed by " + blame.passName : std::string());
-  } else if (blame.found) {
+  } else if (blame.found && blame.verdict != VerdictKind::EnvironmentError) {
     v.passName = blame.passName;
     v.passIndex = blame.passIndex;
     // What a pass miscompiles is the arithmetic, whichever op shape uses it.

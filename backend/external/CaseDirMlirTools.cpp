@@ -51,17 +51,21 @@ bool tensorType(const llvm::json::Object &o, TensorType &t) {
 /// The top-level parameters of `@entry` in `text`: "(%a: memref<..>, ...)"
 /// split at the commas outside brackets; -1 when there is no such function.
 int entryParameterCount(const std::string &text, const std::string &entry) {
-  const std::string head = "func.func @" + entry + "(";
-  size_t at = text.find(head);
+  size_t at = std::string::npos;
+  for (const char *prefix : {"func.func @", "func.func private @", "func.func public @"})
+    if (at == std::string::npos)
+      if ((at = text.find(prefix + entry + "(")) != std::string::npos)
+        at += std::string(prefix).size() + entry.size() + 1;
   if (at == std::string::npos)
     return -1;
-  at += head.size();
   int depth = 0, count = 0;
   bool any = false;
   for (; at < text.size(); ++at) {
     const char ch = text[at];
     if (ch == '(' || ch == '<' || ch == '[' || ch == '{')
       ++depth;
+    else if (ch == '>' && at > 0 && text[at - 1] == '-')
+      continue; // the arrow of an affine map in a layout, no bracket
     else if ((ch == ')' || ch == '>' || ch == ']' || ch == '}') && depth > 0)
       --depth;
     else if (ch == ')')
@@ -192,6 +196,7 @@ int adapterExitCode(const BackendRun &run) {
   case BackendRun::Status::PassFailure:
   case BackendRun::Status::CompileError: return kExternalExitCompileError;
   case BackendRun::Status::SimulatorFault: return kExternalExitSimulatorFault;
+  case BackendRun::Status::EnvironmentError: return kExternalExitEnvironment;
   default: return 1;
   }
 }

@@ -272,6 +272,9 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
     std::string reason = exception.empty() ? err.substr(0, err.find('\n')) : exception;
     return withHeadline(Status::Unsupported, reason.empty() ? "unsupported" : reason);
   }
+  if (end.exitCode == kExternalExitEnvironment)
+    return withHeadline(Status::EnvironmentError, "the external command could not run the case: " +
+                                                      err.substr(0, err.find('\n')));
   if (end.exitCode == kExternalExitSimulatorFault)
     return withHeadline(Status::SimulatorFault, err.substr(0, err.find('\n')));
   const std::string diagnostic = diagnosticLine(err);

@@ -33,6 +33,9 @@ namespace npufuzz {
 constexpr int kExternalExitUnsupported = 77;    ///< cannot express the case
 constexpr int kExternalExitCompileError = 78;   ///< the toolchain rejected the program
 constexpr int kExternalExitSimulatorFault = 79; ///< the simulator rejected an operation
+/// The adapter could not run the case at all (a tool of its own that cannot
+/// start, a full disk): npufuzz's environment, never a finding.
+constexpr int kExternalExitEnvironment = 80;
 
 struct ExternalToolchain {
   /// The command. `{dir}` inside any element is replaced by the case

@@ -82,11 +82,13 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
   // (MSG_NOSIGNAL), not a SIGPIPE that would take this worker down.
   // execReport: the child's errno when its exec fails; closed by a
   // successful exec, so start() knows at once whether the command runs.
-  int in[2], out[2], execReport[2];
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, execReport[2] = {-1, -1};
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0 ||
       ::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(execReport, O_CLOEXEC) != 0) {
-    ::close(errFd);
     error = std::string("pipe: ") + std::strerror(errno);
+    for (int fd : {in[0], in[1], out[0], out[1], execReport[0], execReport[1], errFd})
+      if (fd >= 0)
+        ::close(fd);
     return false;
   }
   const std::string program = resolveProgram(cmd.argv[0]);

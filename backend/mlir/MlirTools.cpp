@@ -40,7 +40,19 @@ bool writeFile(const llvm::SmallString<128> &path, const std::string &text) {
   if (ec)
     return false;
   out << text;
+  out.close();
+  if (out.has_error()) { // a full disk: said here, not by an abort later
+    out.clear_error();
+    return false;
+  }
   return true;
+}
+
+/// The status of a temporary file that could not be written.
+BackendRun cannotWrite(BackendRun r) {
+  r.status = BackendRun::Status::EnvironmentError;
+  r.message = "cannot write a temporary file (a full disk? set TMPDIR to a writable directory)";
+  return r;
 }
 
 struct ToolResult {
@@ -193,7 +205,8 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
   // The input itself must verify (the codegen-level check).
   {
     TempFile in(".mlir");
-    writeFile(in.path, current);
+    if (in.path.empty() || !writeFile(in.path, current))
+      return cannotWrite(r);
     const ToolResult t =
         runTool(program, {std::string(in.path), "-o", "/dev/null"}, timeoutSeconds);
     if (t.exitCode != 0) {
@@ -204,7 +217,8 @@ BackendRun MlirTool::verifyPipeline(const std::string &text,
   }
   for (size_t i = 0; i < elements.size(); ++i) {
     TempFile in(".mlir"), out(".mlir");
-    writeFile(in.path, current);
+    if (in.path.empty() || out.path.empty() || !writeFile(in.path, current))
+      return cannotWrite(r);
     std::vector<std::string> args;
     for (const std::string &p : passPlugins)
       args.push_back("--load-pass-plugin=" + p);
@@ -260,16 +274,21 @@ BackendRun MlirTool::run(const MlirKernel &kernel, const std::vector<std::string
     return r;
   }
   auto file = [&](const std::string &name) { return (io + "/" + name).str(); };
+  bool written = true;
   for (size_t i = 0; i < inputs.size(); ++i)
-    writeFile(llvm::SmallString<128>(file("in" + std::to_string(i) + ".bin")),
-              std::string(inputs[i].bytes.begin(), inputs[i].bytes.end()));
+    written &= writeFile(llvm::SmallString<128>(file("in" + std::to_string(i) + ".bin")),
+                         std::string(inputs[i].bytes.begin(), inputs[i].bytes.end()));
   for (size_t k = 0; k < outputTypes.size(); ++k) {
     const TensorData init = TensorData::filled(outputTypes[k], poison);
-    writeFile(llvm::SmallString<128>(file("out" + std::to_string(k) + ".init.bin")),
-              std::string(init.bytes.begin(), init.bytes.end()));
+    written &= writeFile(llvm::SmallString<128>(file("out" + std::to_string(k) + ".init.bin")),
+                         std::string(init.bytes.begin(), init.bytes.end()));
   }
   TempFile module(".mlir");
-  writeFile(module.path, lowered.mlir);
+  written &= !module.path.empty() && writeFile(module.path, lowered.mlir);
+  if (!written) {
+    llvm::sys::fs::remove_directories(io);
+    return cannotWrite(r);
+  }
   // The same fixed rounding behaviour as the in-process JIT: no bf16
   // convert instructions (they flush denormals).
   const std::string libs = runtimeLibrary + "," NPUFUZZ_MLIR_C_RUNNER_UTILS;

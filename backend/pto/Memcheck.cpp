@@ -2,14 +2,43 @@
 #include "backend/pto/Memcheck.h"
 
 #include <algorithm>
+#include <cctype>
 #include <sstream>
 
 namespace npufuzz {
 
 namespace {
+/// The unqualified name an Itanium-mangled symbol starts with
+/// ("_Z4TADDI..." is TADD, "_ZN3pto9TAdd_ImplI..." is TAdd_Impl); empty
+/// when `name` is not mangled. valgrind leaves a symbol mangled when its
+/// demangler does not know a type in it, as _Float16 (DF16_) in every f16
+/// kernel: without this, every f16 finding would lose its op and line.
+std::string mangledName(const std::string &name) {
+  if (name.rfind("_Z", 0) != 0)
+    return "";
+  size_t at = 2;
+  const bool nested = at < name.size() && name[at] == 'N';
+  at += nested;
+  std::string last;
+  while (at < name.size() && std::isdigit(static_cast<unsigned char>(name[at]))) {
+    size_t length = 0;
+    while (at < name.size() && std::isdigit(static_cast<unsigned char>(name[at])))
+      length = length * 10 + static_cast<size_t>(name[at++] - '0');
+    if (length == 0 || at + length > name.size())
+      return "";
+    last = name.substr(at, length);
+    at += length;
+    if (!nested)
+      break;
+  }
+  return last;
+}
+
 /// A function name without its template arguments, parameters and return
 /// type: what stays the same across kernels of other dtypes and shapes.
 std::string bareFunction(std::string name) {
+  if (const std::string mangled = mangledName(name); !mangled.empty())
+    return mangled;
   int depth = 0;
   std::string out;
   for (const char ch : name) {
@@ -55,7 +84,8 @@ std::string memcheckHeadline(const std::string &err) {
   }
   std::string out = "memcheck: " + (what.empty() ? std::string("an error") : what);
   for (size_t k = 0; k < frames.size(); ++k) {
-    if (frames[k].find("npf_kernel(") == std::string::npos)
+    if (frames[k].find("npf_kernel(") == std::string::npos &&
+        mangledName(frames[k]) != "npf_kernel")
       continue;
     if (k > 0)
       out += " in " + bareFunction(frames[k - 1].substr(0, frames[k - 1].rfind(" (")));

@@ -148,6 +148,15 @@ private:
   std::string dir;
 };
 
+/// The status of a file in `dir` that could not be written; false.
+bool cannotWrite(const CaseDir &dir, BackendRun &r) {
+  r.status = BackendRun::Status::EnvironmentError;
+  r.message = "cannot write into " + dir.path() +
+              " (a full disk? set TMPDIR to a writable "
+              "directory)";
+  return false;
+}
+
 ExternalToolchain stageLimits(const PtoToolchain &t) {
   ExternalToolchain limits;
   limits.timeoutSeconds = t.timeoutSeconds;
@@ -213,7 +222,8 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
     return false;
   }
   const std::string h = singleHarness(b);
-  writeBytes(dir.file("harness.cpp"), h.data(), h.size());
+  if (!writeBytes(dir.file("harness.cpp"), h.data(), h.size()))
+    return cannotWrite(dir, r);
   const CommandEnd end =
       runCommand(stageLimits(t),
                  kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"),
@@ -246,12 +256,17 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   std::vector<TensorData> outputs;
   for (const TensorType &type : outputTypes)
     outputs.push_back(TensorData::filled(type, poison));
+  bool written = true;
   for (size_t k = 0; k < inputs.size(); ++k)
-    writeBytes(dir.file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
-               inputs[k].bytes.size());
+    written &= writeBytes(dir.file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
+                          inputs[k].bytes.size());
   for (size_t k = 0; k < outputs.size(); ++k)
-    writeBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
-               outputs[k].bytes.data(), outputs[k].bytes.size());
+    written &= writeBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
+                          outputs[k].bytes.data(), outputs[k].bytes.size());
+  if (!written) {
+    cannotWrite(dir, r);
+    return;
+  }
   std::vector<std::string> argv = {binary, dir.path()};
   if (!index.empty())
     argv.push_back(index);
@@ -301,7 +316,8 @@ bool ptoText(const Case &c, std::string &text, std::string &reason) {
 /// ptoas: dir/kernel.pto to dir/kernel.cpp; false with `r` saying why.
 bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text, BackendRun &r) {
   const auto t0 = Clock::now();
-  writeBytes(dir.file("kernel.pto"), text.data(), text.size());
+  if (!writeBytes(dir.file("kernel.pto"), text.data(), text.size()))
+    return cannotWrite(dir, r);
   std::vector<std::string> argv = {t.ptoas, "--pto-arch=" + t.arch};
   argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
   argv.insert(argv.end(), {dir.file("kernel.pto"), "-o", dir.file("kernel.cpp")});
@@ -345,7 +361,10 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
     b.isOutput.push_back(true);
   }
   b.ints = validShapes;
-  writeBytes(dir.file("kernel.cpp"), kernelCpp.data(), kernelCpp.size());
+  if (!writeBytes(dir.file("kernel.cpp"), kernelCpp.data(), kernelCpp.size())) {
+    cannotWrite(dir, r);
+    return dir.finish(r);
+  }
   if (compileSingle(t, dir, b, memcheck, r))
     runBinary(t, dir, dir.file("kernel"), "", inputs, outputTypes, poison, memcheck, r);
   return dir.finish(r);

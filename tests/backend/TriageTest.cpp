@@ -196,3 +196,36 @@ TEST(Triage, PassesAtALaterStageAreBlamedAtTheirElement) {
   ASSERT_FALSE(p.before.empty());
   EXPECT_EQ(r.result.passIndex, static_cast<int>(p.before.size()) + 1);
 }
+
+TEST(Triage, ABlameThatRunsOutOfTimeSaysSoAndNamesNoOtherFinding) {
+  // The slow pass sleeps 300 ms a function: four of them in a row sleep
+  // 1.2 s, longer than the grace a child whose memory still grows gets past
+  // a 0.1 s limit, so no blame finishes, however fast the machine. The
+  // signature must then say that blame timed out, never name the op where
+  // the wrong value showed (another signature than the finished blame's).
+  MlirJit jit;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
+  std::string pipeline;
+  for (int k = 0; k < 5; ++k)
+    pipeline += "func.func(npufuzz-test-slow),";
+  pipeline += "func.func(npufuzz-test-miscompile)";
+  IsolationLimits caseLimits;
+  caseLimits.wallSeconds = 120;
+  RunConfig config;
+  config.pipeline = pipeline;
+  IsolationLimits limits = limitsWithBlame(caseLimits, config);
+  config.blameSeconds = 0.1;
+  const Case c = caseOf(kAdd);
+  const CaseReport starved =
+      reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
+  EXPECT_EQ(starved.result.verdict, VerdictKind::Mismatch) << starved.result.summary;
+  EXPECT_TRUE(starved.result.blameTimedOut);
+  EXPECT_EQ(starved.signature.where, "blame timed out") << starved.signature.text();
+  EXPECT_NE(starved.result.summary.find("blame: timed out"), std::string::npos);
+  // With time, the same case names its pass.
+  RunConfig patient;
+  patient.pipeline = pipeline;
+  const CaseReport blamed = confirm(c, jit, patient);
+  EXPECT_FALSE(blamed.result.blameTimedOut);
+  EXPECT_EQ(blamed.signature.pass, "func.func(npufuzz-test-miscompile)") << blamed.signature.text();
+}

@@ -106,11 +106,22 @@ protected:
     fs::create_directories(tmp + "/foreign");
     put("foreign/campaign.json", "{\"format\": 2, \"style\": \"affine\", \"pipeline\": \"O0\", "
                                  "\"unrolled_by\": 4}\n");
+    // Shards of two different campaigns.
+    for (const char *pipeline : {"O0", "O2"}) {
+      const std::string d = std::string("shard-") + pipeline;
+      fs::create_directories(tmp + "/" + d + "/findings");
+      put(d + "/campaign.json", std::string("{\"format\": 2, \"style\": \"affine\", "
+                                            "\"pipeline\": \"") +
+                                    pipeline + "\"}\n");
+    }
     // A campaign directory that another run holds.
     fs::create_directories(tmp + "/held");
     put("held/lock", "pid 1, npufuzz fuzz\n");
     heldLock = ::open((tmp + "/held/lock").c_str(), O_RDWR | O_CLOEXEC);
-    ::flock(heldLock, LOCK_EX);
+    struct flock whole = {};
+    whole.l_type = F_WRLCK;
+    whole.l_whence = SEEK_SET;
+    ::fcntl(heldLock, F_SETLK, &whole);
     // An external case directory, written by npufuzz itself (the command
     // copies it away), and copies of it that contradict themselves.
     const std::string casePath = tmp + "/case.npf";
@@ -191,6 +202,10 @@ std::vector<Row> rows() {
        {"merge", "-o", "{tmp}/held", "{tmp}/campaign"},
        2,
        "is in use by another npufuzz (pid 1"},
+      {"merge of shards of two campaigns",
+       {"merge", "-o", "{tmp}/merged4", "{tmp}/shard-O0", "{tmp}/shard-O2"},
+       2,
+       "ran different campaigns (pipeline \"O0\" vs \"O2\")"},
       {"merge of a missing directory",
        {"merge", "-o", "{tmp}/merged3", "{tmp}/missing"},
        2,
@@ -295,7 +310,7 @@ std::vector<Row> rows() {
        "unterminated single quote"},
       {"replay of an empty directory", {"replay", "{tmp}/dir"}, 1, "holds no .npf"},
       {"replay of a missing directory", {"replay", "{tmp}/missing"}, 2, "No such file"},
-      {"external-mlir of an empty directory", {"external-mlir", "{tmp}/dir"}, 1, "manifest.json"},
+      {"external-mlir of an empty directory", {"external-mlir", "{tmp}/dir"}, 80, "manifest.json"},
       // The command line itself: exit 2, never llvm::cl's 1 (a finding's).
       {"an unknown subcommand", {"frobnicate"}, 2, "Unknown subcommand 'frobnicate'"},
       {"an unknown flag", {"check", "--bogus", "{tmp}/case.npf"}, 2, "'--bogus'"},

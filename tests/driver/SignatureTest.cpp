@@ -124,6 +124,25 @@ TEST(Signature, TheMemcheckHeadlineNamesTheInstructionAndTheKernelLine) {
   }
 }
 
+// An f16 kernel as valgrind prints it: its demangler does not know
+// _Float16 (DF16_), so the kernel and the instruction stay mangled. The
+// headline must name them as for any other dtype.
+TEST(Signature, TheMemcheckHeadlineOfAnF16KernelNamesItsInstructionAndLine) {
+  const std::string report =
+      "==31000== Conditional jump or move depends on uninitialised value(s)\n"
+      "==31000==    at 0x110912: "
+      "_ZN3pto9TAdd_ImplINS_4TileILNS_8TileTypeE0EDF16_Li2ELi32EEEEEvPDF16_j "
+      "(TAdd.hpp:26)\n"
+      "==31000==    by 0x10DD48: _Z4TADDIN3pto4TileILNS0_8TileTypeE0EDF16_Li2ELi32EEEEvRT_S5_S5_ "
+      "(pto_instr.hpp:182)\n"
+      "==31000==    by 0x10DD48: _Z10npf_kernelPDF16_S_ (kernel.cpp:31)\n"
+      "==31000==    by 0x10F8BF: main (harness.cpp:42)\n"
+      "==31000== \n";
+  EXPECT_EQ(memcheckHeadline(report),
+            "memcheck: Conditional jump or move depends on uninitialised value(s) in TADD, "
+            "reached from kernel.cpp:31");
+}
+
 // Two runs of a kernel that reads uninitialised memory differ in values
 // from one occurrence to the next; its signature must not.
 TEST(Signature, ANondeterministicOutputIsKeyedByItsOpNotItsValues) {

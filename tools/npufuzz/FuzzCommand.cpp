@@ -23,8 +23,9 @@ cl::opt<std::string> outDir("o", cl::desc("Campaign directory (findings, state, 
 cl::opt<double, false, RealParser<CampaignSeconds>>
     maxTime("max-time", cl::desc("Stop after this many seconds (0: no limit; to 10000000)"),
             cl::init(0), cl::sub(sub()), cl::cat(category()));
-SeedOpt maxCases("max-cases", cl::desc("Stop after this many cases (0: no limit)"), cl::init(0),
-                 cl::sub(sub()), cl::cat(category()));
+cl::opt<unsigned long long, false, CountParser<unsigned long long, 0, 1000000000000ull>>
+    maxCases("max-cases", cl::desc("Stop after this many cases (0: no limit; to 10^12)"),
+             cl::init(0), cl::sub(sub()), cl::cat(category()));
 cl::opt<unsigned, false, CountParser<unsigned, 0, 256>>
     jobs("jobs", cl::desc("Concurrent workers (0 to 256; 0: one per core)"), cl::init(0),
          cl::sub(sub()), cl::cat(category()));

@@ -8,7 +8,9 @@
 #include "driver/Findings.h"
 #include "ir/FileText.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -44,21 +46,34 @@ int runMerge() {
   std::string error;
   if (!lock.acquire(outDir, "merge", error))
     return fail(error);
-  // The merged counts: the inputs', and those of an earlier merge here.
-  CampaignCounts total, one;
+  // The merged counts, by input: an earlier merge's here, replaced by a
+  // directory merged again (never added twice), all of one campaign
+  // (shards of it): findings of another pipeline or style would be listed
+  // under a repro line that does not reproduce them.
+  std::map<std::string, CampaignCounts> merged = readMergedInputs(outDir);
+  CampaignCounts campaign;
+  std::string firstDir = merged.empty() ? std::string() : outDir.getValue();
+  for (const auto &[path, counts] : merged)
+    campaign.add(counts);
   for (const std::string &dir : inputs) {
+    CampaignCounts one;
     if (!readCampaignCounts(dir, one, error))
       return fail(error);
-    total.add(one);
-  }
-  if (llvm::sys::fs::exists(outDir + "/summary.json")) {
-    if (!readCampaignCounts(outDir, one, error))
-      return fail(error);
-    total.add(one);
+    std::string why;
+    if (!sameCampaign(campaign, one, why))
+      return fail("cannot merge " + dir + " with " + firstDir + ": they ran different campaigns (" +
+                  why + ")");
+    if (firstDir.empty() && !one.campaign.empty())
+      firstDir = dir;
+    campaign.add(one);
+    llvm::SmallString<256> absolute(dir);
+    llvm::sys::fs::make_absolute(absolute);
+    llvm::sys::path::remove_dots(absolute, true);
+    merged[std::string(absolute)] = one;
   }
   const size_t n = mergeFindings(outDir, inputs, error);
   std::string writeError;
-  if (!writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(total), writeError))
+  if (!writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(merged), writeError))
     return fail("cannot write " + writeError);
   if (!error.empty())
     fail(error);
