@@ -2,6 +2,7 @@
 #include "driver/Findings.h"
 
 #include "driver/JsonFile.h"
+#include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -242,7 +243,17 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     if (ok)
       ok = writeFileAtomically((tmp / name).string(), text, why);
   };
-  put("case.npf", f.caseText);
+  // The case with how it failed: `npufuzz run case.npf`, `reduce` and
+  // `replay` lower it with its lowering seed and pass stage from this line.
+  Expectation expect;
+  expect.verdict = f.report.result.verdict;
+  expect.signatureId = f.report.signature.id();
+  expect.pipeline = f.pipeline;
+  expect.style = f.style;
+  expect.loweringSeed = f.loweringSeed;
+  if (!parsePassStage(f.stage, expect.stage))
+    expect.stage = PassStage::Entry;
+  put("case.npf", expectationLine(expect) + "\n" + f.caseText);
   put("kernel.mlir", f.mlir);
   put("stderr.txt", f.report.stderrText);
   put("report.json", reportJson(f));

@@ -10,6 +10,7 @@
 #include "driver/CampaignCounts.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/ReduceCommand.h"
 #include "driver/Report.h"
 #include "generators/CaseGenerator.h"
 #include "ir/Text.h"
@@ -69,6 +70,42 @@ void expectCompleteFindings(const std::string &dir) {
   }
 }
 } // namespace
+
+TEST(Campaign, AFindingsCaseSaysHowItFailed) {
+  // Seeded lowering: a finding's case.npf alone (its expect line) gives
+  // the lowering seed and pass stage that `npufuzz run case.npf` needs.
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const std::string dir = freshDir("expect-line");
+  CampaignOptions o;
+  o.outDir = dir;
+  o.maxCases = 12;
+  o.jobs = 2;
+  o.progress = false;
+  o.reduce = false;
+  o.config.metamorphicShare = 0;
+  o.config.pipeline = "func.func(npufuzz-test-miscompile)";
+  const CampaignResult r = runCampaign(o, jit);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_FALSE(r.findings.empty());
+  for (const FindingSummary &f : r.findings) {
+    std::ifstream in(fs::path(dir) / "findings" / f.id / "case.npf");
+    std::stringstream read;
+    read << in.rdbuf();
+    const std::string text = read.str();
+    Expectation expect;
+    ASSERT_TRUE(parseExpectation(text, expect, error)) << error << "\n" << text;
+    EXPECT_EQ(expect.signatureId, f.id);
+    EXPECT_EQ(expect.loweringSeed, loweringSeedFor(o, f.firstSeed)) << f.id;
+    EXPECT_EQ(expect.stage, PassStage::Entry);
+    EXPECT_EQ(expect.pipeline, o.config.pipeline);
+    Case c;
+    TextError parseError;
+    EXPECT_TRUE(parseCase(text, c, parseError)) << parseError.format("case.npf");
+  }
+  fs::remove_all(dir);
+}
 
 TEST(Campaign, CrashHangAndOomAreVerdictsAndTheCampaignGoesOn) {
   MlirJit jit;

@@ -3,6 +3,7 @@
 
 #include "backend/mlir/Pipelines.h"
 #include "driver/Isolation.h"
+#include "driver/ReduceCommand.h"
 #include "ir/FileText.h"
 #include "oracles/RunConfig.h"
 
@@ -201,6 +202,18 @@ std::optional<uint64_t> LoweringSeedOption::given() const {
   if (!seed.getNumOccurrences())
     return std::nullopt;
   return static_cast<uint64_t>(seed.getValue());
+}
+
+void lowerAsRecorded(const std::string &path, const LoweringSeedOption &seed,
+                     const PassStageOption &stage, RunConfig &config) {
+  std::string text, error;
+  Expectation expect;
+  if (!readFileBytes(path, text, error, 64u << 20) || !parseExpectation(text, expect, error))
+    return;
+  if (!seed.seed.getNumOccurrences())
+    config.loweringSeed = expect.loweringSeed;
+  if (!stage.stage.getNumOccurrences())
+    config.stage = expect.stage;
 }
 
 bool checkPlugins(const std::vector<std::string> &plugins) {

@@ -53,6 +53,12 @@ struct LoweringSeedOption {
   std::optional<uint64_t> given() const;
 };
 
+/// How the case at `path` failed when a campaign recorded it: the lowering
+/// seed and pass stage of its `// expect:` line, for each that the command
+/// line does not give. A case without the line keeps `config` as it is.
+void lowerAsRecorded(const std::string &path, const LoweringSeedOption &seed,
+                     const PassStageOption &stage, RunConfig &config);
+
 /// Checks that `plugins` load, in order, in a child process first: each a
 /// regular file that is an MLIR pass plugin, registering no pass whose name
 /// is taken (MLIR aborts the process that loads such a plugin). False with

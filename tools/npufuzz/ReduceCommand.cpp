@@ -56,10 +56,12 @@ int runReduce() {
   o.outDir = outDir;
   o.pipeline = pipeline;
   o.style = style;
-  o.loweringSeed = loweringSeed.given();
   RunConfig staged;
+  staged.loweringSeed = loweringSeed.given();
   if (!stage.set(staged))
     return kExitError;
+  lowerAsRecorded(file, loweringSeed, stage, staged);
+  o.loweringSeed = staged.loweringSeed;
   o.stage = staged.stage;
   o.plugins = plugins;
   o.maxSeconds = maxTime;

@@ -48,6 +48,7 @@ int runRun() {
   config.loweringSeed = loweringSeed.given();
   if (!stage.set(config))
     return kExitError;
+  lowerAsRecorded(file, loweringSeed, stage, config);
   MlirJit jit;
   if (!loadPlugins(jit, plugins) || !checkPipeline(jit, config))
     return kExitError;
