@@ -14,6 +14,7 @@
 #include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
 #include "ir/Text.h"
+#include "oracles/Backend.h"
 #include "oracles/CaseRunner.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -95,6 +96,9 @@ int runSeed() {
   std::string unsupported;
   if (emitMlir(c, emitOptionsOf(config), kernel, unsupported))
     f.mlir = kernel.text;
+  // Everything a campaign's finding has: the backend's own programs too
+  // (on pto, kernel.pto and ptoas's kernel.cpp).
+  f.extraFiles = makeBackend(config)->programs(c);
   f.loweringSeed = config.loweringSeed;
   f.stage = std::string(passStageName(config.stage));
   f.canonicalLowering = canonical;
