@@ -48,6 +48,18 @@ double since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
+/// Whether this build reads the format of `o`, campaign.json's or
+/// state.json's (format 1: before the field was written); a newer one may
+/// mean what this build cannot know. Otherwise `error` says so.
+bool readableFormat(const llvm::json::Object &o, const std::string &path, std::string &error) {
+  const int64_t format = o.getInteger("format").value_or(1);
+  if (format <= kCampaignFormat)
+    return true;
+  error = path + ": written by a newer npufuzz (format " + std::to_string(format) +
+          ", this one reads " + std::to_string(kCampaignFormat) + "); resume it with that npufuzz";
+  return false;
+}
+
 /// What survives a stop: how far the campaign got and its totals.
 struct State {
   uint64_t seedStart = 0, shardIndex = 0, shardCount = 1;
@@ -112,28 +124,22 @@ struct State {
       error = path + ": not a campaign state";
       return false;
     }
+    if (!readableFormat(*o, path, error))
+      return false;
     // Every field a resume relies on is there, of its type: a state that
     // lost `next` would run its seeds again and count them twice.
-    if (o->getInteger("format").value_or(1) > kCampaignFormat) {
-      error = path + ": written by a newer npufuzz (format " +
-              std::to_string(*o->getInteger("format")) + ", this one reads " +
-              std::to_string(kCampaignFormat) + "); resume it with that npufuzz";
+    auto damaged = [&](const std::string &what) {
+      error = path + ": " + what +
+              "; the campaign state is damaged: move the directory away and start afresh";
       return false;
-    }
+    };
     for (const char *key :
          {"seed_start", "shard_index", "shard_count", "next", "total_cases", "total_seconds"})
-      if (!o->getNumber(key) || (std::string(key) != "total_seconds" &&
-                                 (!o->getInteger(key) || *o->getInteger(key) < 0))) {
-        error = path + ": '" + key +
-                "' is missing or not a count; the campaign state is damaged: move the "
-                "directory away and start afresh";
-        return false;
-      }
-    if (!o->getArray("ahead")) {
-      error = path + ": 'ahead' is missing; the campaign state is damaged: move the directory "
-                     "away and start afresh";
-      return false;
-    }
+      if (!o->getNumber(key) ||
+          (std::string(key) != "total_seconds" && (!o->getInteger(key) || *o->getInteger(key) < 0)))
+        return damaged(std::string("'") + key + "' is missing or not a count");
+    if (!o->getArray("ahead"))
+      return damaged("'ahead' is missing");
     if (o->getInteger("seed_start").value_or(-1) != static_cast<int64_t>(seedStart) ||
         o->getInteger("shard_index").value_or(-1) != static_cast<int64_t>(shardIndex) ||
         o->getInteger("shard_count").value_or(-1) != static_cast<int64_t>(shardCount)) {
@@ -147,11 +153,8 @@ struct State {
     next = static_cast<uint64_t>(*o->getInteger("next"));
     for (const llvm::json::Value &v : *o->getArray("ahead")) {
       const std::optional<int64_t> i = v.getAsInteger();
-      if (!i || *i < 0) {
-        error = path + ": 'ahead' holds something other than case indices; the campaign state "
-                       "is damaged: move the directory away and start afresh";
-        return false;
-      }
+      if (!i || *i < 0)
+        return damaged("'ahead' holds something other than case indices");
       if (static_cast<uint64_t>(*i) >= next)
         ahead.insert(static_cast<uint64_t>(*i));
     }
@@ -261,13 +264,8 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
     error = path.string() + ": not a campaign description";
     return false;
   }
-  // Formats this build reads (format 1: before the field was written); a
-  // newer one may mean what this build cannot know.
-  if (have->getInteger("format").value_or(1) > kCampaignFormat) {
-    error = path.string() + ": written by a newer npufuzz (format " +
-            std::to_string(*have->getInteger("format")) + "); resume it with that npufuzz";
+  if (!readableFormat(*have, path.string(), error))
     return false;
-  }
   std::string differences;
   for (const auto &[key, value] : want) {
     if (key == "format")
@@ -438,15 +436,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   SeedLedger ledger; // what findings/*/seeds.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
   bool stopping = false; // --max-findings reached, or an error below
-  /// A failing case whose confirmation ran out of time, to run again.
-  struct Deferred {
-    uint64_t index, seed;
-    Case c;
-    VerdictKind workerVerdict;
-    bool workerWasUsed;
-    bool fromEarlierRun = false;
+  /// What the worker said of the cases this run deferred (state.deferred),
+  /// for counting how their retry came out.
+  struct WorkerSaid {
+    VerdictKind verdict;
+    bool used;
   };
-  std::vector<Deferred> deferred;
+  std::map<uint64_t, WorkerSaid> deferredHere;
   // A write that fails, or a case npufuzz could not run, stops the run
   // with the reason (exit 2): the last state written stays good, and the
   // cases not recorded run again on resume.
@@ -455,10 +451,25 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       result.error = error;
     stopping = true;
   };
-  auto saveState = [&] {
+  auto stoppedBy = [&](const CaseReport &report) {
+    if (report.environmentError())
+      stopWith("cannot run cases: " + report.result.summary);
+    return report.environmentError();
+  };
+  auto saveState = [&](double runSeconds) {
     std::string error;
-    if (!writeFileAtomically(statePath, state.json(since(start)), error))
+    if (!writeFileAtomically(statePath, state.json(runSeconds), error))
       stopWith("cannot save the campaign state: " + error);
+  };
+  auto seedOf = [&](uint64_t index) {
+    return options.seedStart + options.shardIndex + index * options.shardCount;
+  };
+  // Index done: `next` moves past every completed index.
+  auto markDone = [&](uint64_t index) {
+    if (index >= state.next)
+      state.ahead.insert(index);
+    while (state.ahead.count(state.next))
+      state.ahead.erase(state.next++);
   };
   const unsigned jobs = std::max(1u, options.jobs);
 
@@ -538,7 +549,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       std::vector<uint64_t> seeds;
       for (uint64_t i = b * batch; i < (b + 1) * batch && i < endIndex; ++i)
         if (!state.ahead.count(i) && i >= state.next)
-          seeds.push_back(options.seedStart + options.shardIndex + i * options.shardCount);
+          seeds.push_back(seedOf(i));
       building[b] = std::make_unique<Child>(
           [&, seeds] {
             std::vector<Case> cases;
@@ -567,8 +578,6 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     // Counted once its finding is kept: a case whose finding cannot be
     // written stops the run uncounted, and runs again on resume.
     const std::string verdict(verdictName(report.result.verdict));
-    const std::vector<std::string> entryOps = report.result.entryOps,
-                                   passesThatChanged = report.result.passesThatChanged;
     if (isFinding(report.result.verdict)) {
       Finding f;
       f.seed = r.seed;
@@ -588,7 +597,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         f.mlir = kernel.text;
       if (firstOfItsSignature)
         f.extraFiles = backend->programs(r.c);
-      f.report = std::move(report);
+      f.report = report; // a copy for the rare failing case: counted below
       f.pipeline = options.config.pipeline;
       f.style = std::string(mlirStyleName(options.config.style));
       f.policyPath = options.policyPath;
@@ -613,12 +622,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       ++result.features[f];
       ++state.features[f];
     }
-    state.irCoverage.add(entryOps, passesThatChanged);
+    state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     state.deferred.erase(r.index);
-    if (r.index >= state.next)
-      state.ahead.insert(r.index);
-    while (state.ahead.count(state.next))
-      state.ahead.erase(state.next++);
+    markDone(r.index);
   };
 
   for (;;) {
@@ -639,7 +645,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       }
       Running r;
       r.index = nextIndex++;
-      r.seed = options.seedStart + options.shardIndex + r.index * options.shardCount;
+      r.seed = seedOf(r.index);
       r.c = generateCase(r.seed, options.policy);
       r.worker = freeWorker();
       r.worker->start(std::to_string(r.seed));
@@ -684,8 +690,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       const bool cutShort = stopRequested || stopping;
       if (!cutShort && !r.confirm) {
         CaseReport report = reportOf(r.worker->outcome());
-        if (report.environmentError()) {
-          stopWith("cannot run cases: " + report.result.summary);
+        if (stoppedBy(report)) {
           running.erase(running.begin() + i);
           continue;
         }
@@ -704,8 +709,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         record(r, std::move(report));
       } else if (!cutShort) {
         CaseReport report = reportOf(r.confirm->outcome());
-        if (report.environmentError()) {
-          stopWith("cannot run cases: " + report.result.summary);
+        // Rare, and run here while the workers go on: a kernel that
+        // crashed took the confirming child with it before it could blame.
+        RunConfig caseConfig = config;
+        caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
+        blameKernelCrash(r.c, jit, caseConfig, options.limits, report);
+        if (stoppedBy(report)) {
           running.erase(running.begin() + i);
           continue;
         }
@@ -715,21 +724,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         // stops first: it is not counted done).
         if (report.result.blameTimedOut ||
             (report.result.verdict == VerdictKind::Hang && r.workerVerdict != VerdictKind::Hang)) {
-          deferred.push_back({r.index, r.seed, r.c, r.workerVerdict, r.workerWasUsed});
+          deferredHere[r.index] = {r.workerVerdict, r.workerWasUsed};
           state.deferred.insert(r.index);
-          state.ahead.insert(r.index);
-          while (state.ahead.count(state.next))
-            state.ahead.erase(state.next++);
-          running.erase(running.begin() + i);
-          continue;
-        }
-        // Rare, and run here while the workers go on: a kernel that
-        // crashed took the confirming child with it before it could blame.
-        RunConfig caseConfig = config;
-        caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
-        blameKernelCrash(r.c, jit, caseConfig, options.limits, report);
-        if (report.environmentError()) {
-          stopWith("cannot run cases: " + report.result.summary);
+          markDone(r.index);
           running.erase(running.begin() + i);
           continue;
         }
@@ -742,55 +739,38 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     if (since(lastReport) >= 1.0) {
       lastReport = Clock::now();
       progress(false);
-      saveState();
+      saveState(since(start));
     }
   }
   workers.clear(); // idle processes hold memory the reducer can use
   building.clear();
-  // The confirmations that ran out of time, one at a time with eight times
-  // the time: on an idle machine and with that margin, a blame that still
-  // does not finish is recorded as such ("blame timed out"), never as
-  // another finding.
-  RunConfig retryConfig = config;
-  IsolationLimits retryCaseLimits = options.limits;
-  retryCaseLimits.wallSeconds *= kRetryTimeFactor;
-  const IsolationLimits retryLimits = limitsWithBlame(retryCaseLimits, retryConfig);
-  // Those an earlier run deferred and did not get to, first.
-  for (const uint64_t index : state.deferred)
-    if (std::none_of(deferred.begin(), deferred.end(),
-                     [&](const Deferred &d) { return d.index == index; })) {
-      const uint64_t seed = options.seedStart + options.shardIndex + index * options.shardCount;
-      deferred.insert(deferred.begin(), Deferred{index, seed, generateCase(seed, options.policy),
-                                                 VerdictKind::Ok, false, true});
-    }
-  for (const Deferred &d : deferred) {
-    if (stopRequested || !result.error.empty() || result.stoppedAtMaxFindings)
+  // The deferred confirmations, this run's and those an earlier run did not
+  // get to, one at a time with eight times the time: on an idle machine and
+  // with that margin, a blame that still does not finish is recorded as
+  // such ("blame timed out"), never as another finding.
+  IsolationLimits retryLimits = options.limits;
+  retryLimits.wallSeconds *= kRetryTimeFactor;
+  for (const uint64_t index : std::set<uint64_t>(state.deferred)) {
+    if (stopRequested || stopping)
       break; // left in the state for the next run's end
-    RunConfig caseConfig = retryConfig;
-    caseConfig.loweringSeed = loweringSeedFor(options, d.seed);
-    CaseReport report = reportOf(
-        runIsolated([&] { return runCaseTask(d.c, jit, caseConfig).toJson(); }, retryLimits));
-    if (report.environmentError()) {
-      stopWith("cannot run cases: " + report.result.summary);
-      break;
-    }
-    blameKernelCrash(d.c, jit, caseConfig, retryCaseLimits, report);
-    if (report.environmentError()) {
-      stopWith("cannot run cases: " + report.result.summary);
-      break;
-    }
-    if (!d.fromEarlierRun && report.result.verdict != d.workerVerdict)
-      ++(d.workerWasUsed ? result.historyDependent : result.unconfirmed);
-    ++result.retried;
     Running r;
-    r.index = d.index;
-    r.seed = d.seed;
-    r.c = d.c;
+    r.index = index;
+    r.seed = seedOf(index);
+    r.c = generateCase(r.seed, options.policy);
+    RunConfig caseConfig = config;
+    caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
+    CaseReport report = runCaseIsolated(r.c, jit, caseConfig, retryLimits);
+    if (stoppedBy(report))
+      break;
+    if (const auto said = deferredHere.find(index);
+        said != deferredHere.end() && report.result.verdict != said->second.verdict)
+      ++(said->second.used ? result.historyDependent : result.unconfirmed);
+    ++result.retried;
     record(r, std::move(report));
   }
   fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.
-  saveState();
+  saveState(since(start));
   // Reduce every signature not yet reduced, unless stopped: each one's
   // first case, into findings/<id>/reduced/. That includes signatures
   // first seen by an earlier run that was killed or interrupted before it
@@ -839,9 +819,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.features = state.features;
   result.irCoverage = state.irCoverage;
   result.verdicts = state.verdicts;
+  saveState(result.seconds);
   std::string error;
-  if (!writeFileAtomically(statePath, state.json(result.seconds), error))
-    stopWith("cannot save the campaign state: " + error);
   result.findings = scanFindings(options.outDir);
   if (!writeSummaryJson(options.outDir, result, error))
     stopWith("cannot write the campaign summary: " + error);

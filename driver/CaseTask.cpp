@@ -348,8 +348,7 @@ CaseReport runCaseIsolated(const Case &c, MlirJit &jit, const RunConfig &caseCon
   const IsolationLimits limits = limitsWithBlame(caseLimits, config);
   CaseReport report =
       reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
-  if (!report.environmentError())
-    blameKernelCrash(c, jit, config, caseLimits, report);
+  blameKernelCrash(c, jit, config, caseLimits, report);
   return report;
 }
 

@@ -134,10 +134,10 @@ std::string reportJson(const Finding &f) {
 } // namespace
 
 std::optional<llvm::json::Value> readJsonFile(const std::string &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path);
-  if (!buf)
+  std::string text, error; // a FIFO or device in a campaign directory: not read
+  if (!readFileBytes(path, text, error, 64u << 20))
     return std::nullopt;
-  auto parsed = llvm::json::parse((*buf)->getBuffer());
+  auto parsed = llvm::json::parse(text);
   if (!parsed) {
     llvm::consumeError(parsed.takeError());
     return std::nullopt;

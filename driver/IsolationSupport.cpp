@@ -37,10 +37,6 @@ template <typename Step> bool transferAll(Step step, size_t size) {
 }
 } // namespace
 
-bool writeAll(int fd, const char *data, size_t size) {
-  return transferAll([&](size_t done) { return ::write(fd, data + done, size - done); }, size);
-}
-
 bool sendAll(int socket, const char *data, size_t size) {
   return transferAll(
       [&](size_t done) { return ::send(socket, data + done, size - done, MSG_NOSIGNAL); }, size);

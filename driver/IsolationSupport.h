@@ -9,6 +9,7 @@
 #define NPUFUZZ_DRIVER_ISOLATIONSUPPORT_H
 
 #include "driver/Isolation.h"
+#include "ir/FileText.h" // writeAll
 
 #include <cstdint>
 #include <string>
@@ -18,10 +19,6 @@ namespace npufuzz::isolation {
 
 /// Monotonic seconds.
 double now();
-
-/// Writes all of `data` to `fd`, retrying on EINTR and short writes. False
-/// when the other end is gone.
-bool writeAll(int fd, const char *data, size_t size);
 
 /// `writeAll` for a socket whose reader may be gone: false instead of
 /// SIGPIPE.

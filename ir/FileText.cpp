@@ -24,11 +24,12 @@ const char *kindOf(mode_t mode) {
   return "is not a regular file";
 }
 
-/// Writes all of `bytes` to `fd`, through short writes and EINTR.
-bool writeAll(int fd, const std::string &bytes) {
+} // namespace
+
+bool writeAll(int fd, const char *data, size_t size) {
   size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -37,8 +38,6 @@ bool writeAll(int fd, const std::string &bytes) {
   }
   return true;
 }
-
-} // namespace
 
 bool isRegularFile(const std::string &path, std::string &error) {
   struct stat st = {};
@@ -120,7 +119,7 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
     error = path + ": " + std::strerror(errno);
     return false;
   }
-  if (!writeAll(fd, bytes) || ::fsync(fd) != 0) {
+  if (!writeAll(fd, bytes.data(), bytes.size()) || ::fsync(fd) != 0) {
     const int e = errno ? errno : EIO;
     ::close(fd);
     return fail(path, e);

@@ -27,6 +27,10 @@ bool readFileBytes(const std::string &path, std::string &bytes, std::string &err
 /// `error` says what it is instead.
 bool isRegularFile(const std::string &path, std::string &error);
 
+/// Writes all of `data` to `fd`, retrying on EINTR and short writes. False
+/// when the other end is gone or the write fails (errno says why).
+bool writeAll(int fd, const char *data, size_t size);
+
 /// Writes `bytes` to `path` through a temporary file beside it: written,
 /// flushed to disk (fsync), renamed over `path`, and the directory synced.
 /// A reader sees the old file or the new one, never a part, and a failed

@@ -460,14 +460,15 @@ bool parseCase(const std::string &text, Case &out, TextError &error) {
   return Parser(text, out, error).parse();
 }
 
-bool parseCaseFile(const std::string &path, Case &out, TextError &error) {
-  std::string text, why;
-  if (!readFileBytes(path, text, why, kMaxTextBytes + 1)) {
+bool parseCaseFile(const std::string &path, Case &out, TextError &error, std::string *text) {
+  std::string own, why;
+  std::string &read = text ? *text : own;
+  if (!readFileBytes(path, read, why, kMaxTextBytes + 1)) {
     // `why` starts with the path, which format() puts first again.
     error = {0, 0, why.substr(path.size() + 2)};
     return false;
   }
-  return parseCase(text, out, error);
+  return parseCase(read, out, error);
 }
 
 } // namespace npufuzz

@@ -36,8 +36,10 @@ struct TextError {
 /// Parses and verifies a case. Never throws or aborts on any input.
 bool parseCase(const std::string &text, Case &out, TextError &error);
 
-/// Reads and parses a file; I/O errors are reported at line 0.
-bool parseCaseFile(const std::string &path, Case &out, TextError &error);
+/// Reads and parses a file; I/O errors are reported at line 0. The file's
+/// text goes to `text` when given (its comments, e.g. an expect line).
+bool parseCaseFile(const std::string &path, Case &out, TextError &error,
+                   std::string *text = nullptr);
 
 } // namespace npufuzz
 

@@ -204,16 +204,28 @@ std::optional<uint64_t> LoweringSeedOption::given() const {
   return static_cast<uint64_t>(seed.getValue());
 }
 
-void lowerAsRecorded(const std::string &path, const LoweringSeedOption &seed,
+void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed,
                      const PassStageOption &stage, RunConfig &config) {
-  std::string text, error;
+  std::string error;
   Expectation expect;
-  if (!readFileBytes(path, text, error, 64u << 20) || !parseExpectation(text, expect, error))
+  if (!parseExpectation(caseText, expect, error))
     return;
   if (!seed.seed.getNumOccurrences())
     config.loweringSeed = expect.loweringSeed;
   if (!stage.stage.getNumOccurrences())
     config.stage = expect.stage;
+}
+
+bool configureRun(const std::string &pipeline, const std::string &style,
+                  const BackendOptions &backend, const PassStageOption &stage,
+                  const std::vector<std::string> &plugins, RunConfig &config) {
+  config.pipeline = pipeline;
+  if (!parseMlirStyle(style, config.style)) {
+    fail("unknown style '" + style + "'");
+    return false;
+  }
+  config.tools.passPlugins = plugins;
+  return backend.setUp(config) && stage.set(config);
 }
 
 bool checkPlugins(const std::vector<std::string> &plugins) {

@@ -53,11 +53,20 @@ struct LoweringSeedOption {
   std::optional<uint64_t> given() const;
 };
 
-/// How the case at `path` failed when a campaign recorded it: the lowering
-/// seed and pass stage of its `// expect:` line, for each that the command
-/// line does not give. A case without the line keeps `config` as it is.
-void lowerAsRecorded(const std::string &path, const LoweringSeedOption &seed,
+/// How the case of `caseText` failed when a campaign recorded it: the
+/// lowering seed and pass stage of its `// expect:` line, for each that the
+/// command line does not give. A case without the line keeps `config`.
+void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed,
                      const PassStageOption &stage, RunConfig &config);
+
+/// `config` for running cases: `pipeline` in `style` at the stage of
+/// `stage`, on the backend of `backend`, with `plugins` for the backend's
+/// tools. False with the error printed. (Plugins are loaded into the JIT,
+/// and the pipeline checked, by loadPlugins and checkPipeline, once the
+/// lowering is settled.)
+bool configureRun(const std::string &pipeline, const std::string &style,
+                  const BackendOptions &backend, const PassStageOption &stage,
+                  const std::vector<std::string> &plugins, RunConfig &config);
 
 /// Checks that `plugins` load, in order, in a child process first: each a
 /// regular file that is an MLIR pass plugin, registering no pass whose name

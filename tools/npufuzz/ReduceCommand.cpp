@@ -3,6 +3,7 @@
 #include "tools/npufuzz/Commands.h"
 
 #include "driver/ReduceCommand.h"
+#include "ir/FileText.h"
 #include "oracles/RunConfig.h"
 
 #include <iostream>
@@ -60,7 +61,10 @@ int runReduce() {
   staged.loweringSeed = loweringSeed.given();
   if (!stage.set(staged))
     return kExitError;
-  lowerAsRecorded(file, loweringSeed, stage, staged);
+  // The reducer reads the case itself; its expect line is read here.
+  std::string text, error;
+  if (readFileBytes(file, text, error, 64u << 20))
+    lowerAsRecorded(text, loweringSeed, stage, staged);
   o.loweringSeed = staged.loweringSeed;
   o.stage = staged.stage;
   o.plugins = plugins;

@@ -36,19 +36,14 @@ LoweringSeedOption loweringSeed(RunCommand());
 
 int runRun() {
   Case c;
-  if (!loadCase(file, c))
+  std::string text;
+  if (!loadCase(file, c, &text))
     return kExitError;
   RunConfig config;
-  config.pipeline = pipeline;
-  if (!parseMlirStyle(style, config.style))
-    return fail("unknown style '" + style + "'");
-  if (!backend.setUp(config))
+  if (!configureRun(pipeline, style, backend, stage, plugins, config))
     return kExitError;
-  config.tools.passPlugins = plugins;
   config.loweringSeed = loweringSeed.given();
-  if (!stage.set(config))
-    return kExitError;
-  lowerAsRecorded(file, loweringSeed, stage, config);
+  lowerAsRecorded(text, loweringSeed, stage, config);
   MlirJit jit;
   if (!loadPlugins(jit, plugins) || !checkPipeline(jit, config))
     return kExitError;

@@ -57,16 +57,10 @@ int runSeed() {
   if (policyPath.empty() && backend.name == "pto")
     policy = ptoPolicy();
   RunConfig config;
-  config.pipeline = pipeline;
-  if (!parseMlirStyle(style, config.style))
-    return fail("unknown style '" + style + "'");
-  if (!backend.setUp(config))
+  if (!configureRun(pipeline, style, backend, stage, plugins, config))
     return kExitError;
-  config.tools.passPlugins = plugins;
   if (!canonical)
     config.loweringSeed = loweringSeedOf(seed);
-  if (!stage.set(config))
-    return kExitError;
   MlirJit jit;
   if (!loadPlugins(jit, plugins) || !checkPipeline(jit, config))
     return kExitError;

@@ -83,28 +83,29 @@ bool checkPath(const std::string &flag, const std::string &path, PathKind kind) 
     fail(flag + ": " + why);
     return false;
   };
-  if (path.empty())
-    return refuse("empty path");
-  struct stat st = {};
-  if (::stat(path.c_str(), &st) != 0)
-    return refuse(path + ": " + std::strerror(errno));
+  // isRegularFile says what a path is when it is not a regular file (a
+  // directory, a FIFO, a device) or why it cannot be looked at.
+  std::string notRegular;
+  const bool regular = isRegularFile(path, notRegular);
   switch (kind) {
-  case PathKind::RegularFile: {
-    std::string error;
-    return isRegularFile(path, error) || refuse(error);
+  case PathKind::RegularFile: return regular || refuse(notRegular);
+  case PathKind::Directory: {
+    struct stat st = {};
+    if (::stat(path.c_str(), &st) != 0)
+      return refuse(notRegular); // the path and why it cannot be looked at
+    return S_ISDIR(st.st_mode) || refuse(path + ": is not a directory");
   }
-  case PathKind::Directory: return S_ISDIR(st.st_mode) || refuse(path + ": is not a directory");
   case PathKind::Executable:
-    if (!S_ISREG(st.st_mode))
-      return refuse(path + ": is not a regular file");
+    if (!regular)
+      return refuse(notRegular);
     return ::access(path.c_str(), X_OK) == 0 || refuse(path + ": is not executable");
   }
   return false;
 }
 
-bool loadCase(const std::string &path, Case &c) {
+bool loadCase(const std::string &path, Case &c, std::string *text) {
   TextError error;
-  if (parseCaseFile(path, c, error))
+  if (parseCaseFile(path, c, error, text))
     return true;
   llvm::errs() << error.format(path) << "\n";
   return false;

@@ -117,9 +117,9 @@ enum class PathKind { RegularFile, Directory, Executable };
 /// file is refused here, before anything opens it.
 bool checkPath(const std::string &flag, const std::string &path, PathKind kind);
 
-/// The case file at `path`, parsed and verified; otherwise prints the
-/// error and returns false.
-bool loadCase(const std::string &path, Case &c);
+/// The case file at `path`, parsed and verified (its text to `text` when
+/// given); otherwise prints the error and returns false.
+bool loadCase(const std::string &path, Case &c, std::string *text = nullptr);
 /// The policy at `path` (the defaults for an empty path).
 bool loadPolicy(const std::string &path, Policy &policy);
 /// Writes `text` to `path` atomically and durably; prints why not.
