@@ -12,6 +12,7 @@
 #include "ir/FileText.h"
 #include "ir/Text.h"
 #include "oracles/Backend.h"
+#include "shrink/Generalize.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -60,6 +61,14 @@ bool readableFormat(const llvm::json::Object &o, const std::string &path, std::s
   return false;
 }
 
+/// A map of strings as a JSON object.
+llvm::json::Object textsJson(const std::map<std::string, std::string> &texts) {
+  llvm::json::Object o;
+  for (const auto &[k, v] : texts)
+    o[k] = v;
+  return o;
+}
+
 /// What survives a stop: how far the campaign got and its totals.
 struct State {
   uint64_t seedStart = 0, shardIndex = 0, shardCount = 1;
@@ -72,6 +81,10 @@ struct State {
   /// apart so that `next` goes on past them (a killed run leaves them to
   /// the next one's end).
   std::set<uint64_t> deferred;
+  /// The root cause each case signature seen so far generalised to
+  /// (shrink/Generalize.h), by case signature id: a case signature is
+  /// generalised once, and later cases with it go to the same finding.
+  std::map<std::string, std::string> roots;
   uint64_t totalCases = 0;
   double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
@@ -91,6 +104,7 @@ struct State {
                          {"next", static_cast<int64_t>(next)},
                          {"ahead", std::move(a)},
                          {"deferred", std::move(d)},
+                         {"roots", textsJson(roots)},
                          {"total_cases", static_cast<int64_t>(totalCases)},
                          {"total_seconds", totalSeconds + runSeconds},
                          {"verdicts", countsJson(verdicts)},
@@ -162,6 +176,11 @@ struct State {
       for (const llvm::json::Value &v : *d)
         if (const std::optional<int64_t> i = v.getAsInteger(); i && *i >= 0)
           deferred.insert(static_cast<uint64_t>(*i));
+    if (const llvm::json::Object *r = o->getObject("roots"))
+      for (const auto &[id, root] : *r)
+        if (const std::optional<llvm::StringRef> text = root.getAsString();
+            text && parseSignatureText(text->str()))
+          roots[id.str()] = text->str();
     totalCases = o->getInteger("total_cases").value_or(0);
     totalSeconds = o->getNumber("total_seconds").value_or(0);
     readCounts(o->getObject("verdicts"), verdicts);
@@ -443,6 +462,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     bool used;
   };
   std::map<uint64_t, WorkerSaid> deferredHere;
+  GeneralizeCost generalizeCost;
   // A write that fails, or a case npufuzz could not run, stops the run
   // with the reason (exit 2): the last state written stays good, and the
   // cases not recorded run again on resume.
@@ -582,15 +602,28 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       Finding f;
       f.seed = r.seed;
       f.caseText = printCase(r.c);
+      RunConfig caseConfig = options.config;
+      caseConfig.loweringSeed = f.loweringSeed = loweringSeedFor(options, r.seed);
+      // A case signature seen for the first time is generalised to what
+      // the failure needs (here, while the workers go on), so that one bug
+      // showing in many ops is one finding, reduced once.
+      const std::string caseId = report.signature.id();
+      if (!state.roots.count(caseId)) {
+        const Signature root =
+            generalizeSignature({r.c, options.config.pipeline}, report.signature,
+                                isolatedRunner(jit, caseConfig, options.limits),
+                                options.config.style, options.config.stage, &generalizeCost);
+        state.roots[caseId] = root.text();
+        ++result.generalized;
+      }
+      f.root = parseSignatureText(state.roots.at(caseId));
       // The programs are written with a signature's first case only; for
       // the others (pto: a ptoas run in this loop) the seed is enough.
       std::error_code missing;
       const bool firstOfItsSignature =
-          !fs::exists(fs::path(options.outDir) / "findings" / report.signature.id(), missing);
+          !fs::exists(fs::path(options.outDir) / "findings" / f.signature().id(), missing);
       MlirKernel kernel;
       std::string unsupported;
-      RunConfig caseConfig = options.config;
-      caseConfig.loweringSeed = f.loweringSeed = loweringSeedFor(options, r.seed);
       f.canonicalLowering = !options.seededLowering;
       f.stage = std::string(passStageName(options.config.stage));
       if (firstOfItsSignature && emitMlir(r.c, emitOptionsOf(caseConfig), kernel, unsupported))
@@ -802,6 +835,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.memoryBytes = options.limits.addressSpaceBytes;
     r.progress = false;
     r.jit = &jit;
+    r.target = parseSignatureText(found.text); // the root cause, generalised
     std::ostringstream log;
     const int status = runReduceCommand(r, log);
     if (stopRequested)
@@ -814,6 +848,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   std::signal(SIGINT, previousHandler);
   result.interrupted = stopRequested != 0;
   result.seconds = since(start);
+  result.generalizeSeconds = generalizeCost.seconds;
+  result.generalizeTests = generalizeCost.tests;
   result.totalSeconds = state.totalSeconds + result.seconds;
   result.totalCases = state.totalCases;
   result.features = state.features;
@@ -838,6 +874,9 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
     os << " " << k << "=" << n;
   os << "\nfindings: " << r.findings.size() << " signatures in " << bucketsOf(r.findings).size()
      << " root-cause buckets (" << r.newFindings << " new, " << r.reduced << " reduced)\n";
+  if (r.generalized)
+    os << "generalised: " << r.generalized << " case signatures (" << r.generalizeTests << " runs, "
+       << std::setprecision(1) << r.generalizeSeconds << " s)\n";
   if (r.stoppedAtMaxFindings)
     os << "stopped: --max-findings reached\n";
   if (r.unconfirmed)

@@ -119,6 +119,11 @@ struct CampaignResult {
   /// Failures whose confirmation or blame ran out of time, run again at
   /// the end with kRetryTimeFactor times the time.
   uint64_t retried = 0;
+  /// Case signatures generalised to their root cause in this run, and what
+  /// it cost (shrink/Generalize.h).
+  uint64_t generalized = 0;
+  unsigned generalizeTests = 0;
+  double generalizeSeconds = 0;
   bool interrupted = false;
   bool stoppedAtMaxFindings = false;
   std::string error;

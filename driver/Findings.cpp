@@ -108,8 +108,12 @@ std::string reportJson(const Finding &f) {
   llvm::json::Object o{
       {"seed", static_cast<int64_t>(f.seed)},
       {"verdict", std::string(verdictName(r.verdict))},
-      {"signature", f.report.signature.text()},
-      {"signature_id", f.report.signature.id()},
+      {"signature", f.signature().text()},
+      {"signature_id", f.signature().id()},
+      // What the first case failed with; the root cause is what of it
+      // generalisation showed the failure needs.
+      {"case_signature", f.report.signature.text()},
+      {"case_signature_id", f.report.signature.id()},
       {"summary", r.summary},
       {"pass", r.passName},
       {"pass_index", r.passIndex},
@@ -222,15 +226,14 @@ void SeedLedger::add(const std::string &findingDir, uint64_t seed) {
 bool recordFinding(const std::string &outDir, const Finding &f, std::string &error,
                    SeedLedger *ledger) {
   const fs::path findings = fs::path(outDir) / "findings";
-  const fs::path final = findings / f.report.signature.id();
+  const fs::path final = findings / f.signature().id();
   std::error_code ec;
   fs::create_directories(findings, ec);
   if (fs::exists(final, ec)) {
     appendSeed(final, f.seed, ledger, error);
     return false;
   }
-  const fs::path tmp =
-      findings / (".tmp-" + f.report.signature.id() + "-" + std::to_string(::getpid()));
+  const fs::path tmp = findings / (".tmp-" + f.signature().id() + "-" + std::to_string(::getpid()));
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp, ec);
   if (ec) {
@@ -261,7 +264,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     put(name.c_str(), text);
   const std::string runLine = "npufuzz run case.npf --pipeline " + shellQuote(f.pipeline) +
                               " --style " + f.style + backendArgs(f);
-  put("repro.sh", "#!/bin/sh\n# " + f.report.signature.text() + "\n" + reproCommand(f) +
+  put("repro.sh", "#!/bin/sh\n# " + f.signature().text() + "\n" + reproCommand(f) +
                       "\n# or: " + runLine + "\n");
   put("seeds.txt", std::to_string(f.seed) + "\n");
   if (!ok) {

@@ -1,6 +1,6 @@
 //===- driver/Findings.h - Finding directories, written atomically -*- C++ -*-===//
 //
-// DIR/findings/<signature id>/ holds one failure: case.npf, kernel.mlir,
+// DIR/findings/<signature id>/ (the id of its root cause) holds one failure: case.npf, kernel.mlir,
 // stderr.txt, report.json, repro.sh (one line that reproduces it) and
 // seeds.txt (every seed seen with this signature). A new directory is built
 // under a temporary name and renamed into place, so a campaign killed at any
@@ -27,6 +27,12 @@ struct Finding {
   std::string caseText;
   std::string mlir;
   CaseReport report;
+  /// The root cause the case's signature generalises to
+  /// (shrink/Generalize.h): the finding's identity and directory name. None:
+  /// the case's own signature.
+  std::optional<Signature> root;
+  /// The finding's signature: its root cause, or the case's own.
+  const Signature &signature() const { return root ? *root : report.signature; }
   std::string pipeline = "O0";
   std::string style = "affine";
   /// The case's lowering seed (none: the canonical plan), and whether the

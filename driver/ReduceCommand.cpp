@@ -8,6 +8,7 @@
 #include "ir/NumberText.h"
 #include "ir/Text.h"
 #include "oracles/Bucket.h"
+#include "shrink/Generalize.h"
 #include "shrink/Reducer.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -167,6 +168,37 @@ bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins, std::str
     }
   return true;
 }
+
+/// The skeleton of the IR `cand` gives its blamed pass `blamed` (the last
+/// element of its pipeline of that name, options aside when `blamed` has
+/// none): the elements before it run in a child, since they are the
+/// compiler under test. Empty when there is no such pass or it fails.
+std::string skeletonBefore(MlirJit &jit, const Candidate &cand, const std::string &blamed,
+                           const RunConfig &caseConfig, const IsolationLimits &limits) {
+  RunConfig config = caseConfig;
+  config.pipeline = cand.pipeline;
+  Pipeline p;
+  std::string error;
+  MlirKernel kernel;
+  if (blamed.empty() || !resolvePipeline(cand.pipeline, config.style, p, error, config.stage) ||
+      !emitMlir(cand.c, emitOptionsOf(config), kernel, error))
+    return "";
+  const std::vector<std::string> elements = p.elements();
+  for (size_t i = elements.size(); i-- > 0;) {
+    const bool plain = blamed.find('{') == std::string::npos;
+    if (elements[i] != blamed && !(plain && passWithoutOptions(elements[i]) == blamed))
+      continue;
+    const std::vector<std::string> before(elements.begin(), elements.begin() + i);
+    const ChildOutcome o = runIsolated(
+        [&] {
+          std::string skeleton, why;
+          return jit.skeleton(kernel.text, before, skeleton, why) ? skeleton : std::string();
+        },
+        limits);
+    return o.end == ChildOutcome::End::Returned ? o.payload : std::string();
+  }
+  return "";
+}
 } // namespace
 
 int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
@@ -210,10 +242,19 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       << "signature: " << original.signature.text() << "\n";
 
   std::unique_ptr<Interestingness> test;
+  // What the failure needs: reduction keeps that and may lose the rest (the
+  // op it first showed in, options of the pass that do not matter).
+  Signature target = original.signature;
+  GeneralizeCost generalizeCost;
   if (o.interestingnessCmd.empty()) {
     if (original.signature.kind == VerdictKind::Ok)
       return fail("the case passes; there is no failure to reduce", 1);
-    test = std::make_unique<SameSignature>(original.signature, runner);
+    target = o.target ? *o.target
+                      : generalizeSignature(input, original.signature, runner, config.style,
+                                            config.stage, &generalizeCost);
+    if (target.id() != original.signature.id())
+      out << "root cause: " << target.text() << "\n";
+    test = std::make_unique<SameSignature>(target, runner);
   } else {
     auto cmd = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
     if (!cmd->error().empty())
@@ -230,17 +271,18 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   if (!r.error.empty())
     return fail(r.error, 1);
 
-  // An external command knows nothing of signatures: name the reduced
-  // case's own failure in the report.
-  const Signature sig =
-      o.interestingnessCmd.empty() ? original.signature : runner({r.reduced})[0].signature;
+  // The reduced case's own signature (its expect line, which replay
+  // compares), and the root cause it keeps. An external command knows
+  // nothing of signatures: the reduced case's failure is named.
+  const Signature own = runner({r.reduced})[0].signature;
+  const Signature sig = o.interestingnessCmd.empty() ? target : own;
   std::error_code ec;
   fs::create_directories(o.outDir, ec);
   if (ec)
     return fail("cannot create " + o.outDir + ": " + ec.message());
   Expectation expect;
-  expect.verdict = sig.kind;
-  expect.signatureId = sig.id();
+  expect.verdict = own.kind;
+  expect.signatureId = own.id();
   expect.pipeline = r.reduced.pipeline;
   expect.style = o.style;
   expect.loweringSeed = o.loweringSeed;
@@ -262,12 +304,26 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   const std::string mlir = emitMlir(r.reduced.c, emitOptions, kernel, unsupported)
                                ? kernel.text
                                : "// not expressible: " + unsupported + "\n";
-  const Bucket bucket = bucketOf(sig.kind, blamed, r.reduced.c);
+  // The bucket: what of the reduced case the failure needs, and the
+  // skeleton of the IR the blamed pass was given.
+  Bucket bucket = bucketOf(sig.kind, blamed, r.reduced.c);
+  std::string skeleton;
+  if (o.interestingnessCmd.empty() && r.confirmed) {
+    const FailurePattern pattern =
+        failurePattern(r.reduced, sig, runner, config.style, config.stage, &generalizeCost);
+    skeleton = skeletonBefore(jit, r.reduced, blamed, config, limits);
+    bucket = bucketOf(sig.kind, blamed, pattern.families, pattern.dtypeClasses, skeleton);
+  }
   llvm::json::Object report{
       {"signature", sig.text()},
       {"signature_id", sig.id()},
       {"bucket", bucket.id()},
       {"bucket_key", bucket.key},
+      {"case_signature", own.text()},
+      {"case_signature_id", own.id()},
+      {"skeleton", skeleton},
+      {"generalize_tests", static_cast<int64_t>(generalizeCost.tests)},
+      {"generalize_seconds", generalizeCost.seconds},
       {"verdict", std::string(verdictName(sig.kind))},
       {"pass", blamed},
       {"interestingness", o.interestingnessCmd.empty() ? "same-signature" : "command"},
@@ -309,6 +365,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       << "pipeline: " << r.reduced.pipeline << "\n"
       << "blamed pass: " << (blamed.empty() ? "(none)" : blamed) << "\n"
       << "bucket: " << bucket.id() << " (" << bucket.key << ")\n"
+      << "generalisation: " << generalizeCost.tests << " runs, " << std::setprecision(1)
+      << generalizeCost.seconds << " s\n"
       << (r.confirmed ? "re-checked: still interesting\n"
                       : "re-check FAILED: the reduced case is no longer interesting\n")
       << "wrote " << o.outDir << "/{case.npf,kernel.mlir,report.json}\n";

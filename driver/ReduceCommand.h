@@ -77,6 +77,9 @@ struct ReduceCommandOptions {
   /// A JIT already set up (plugins loaded), e.g. a campaign's; when null the
   /// command makes its own and loads `plugins` into it.
   MlirJit *jit = nullptr;
+  /// The root cause to keep (a campaign's finding, already generalised);
+  /// none: the input's own signature, generalised (shrink/Generalize.h).
+  std::optional<Signature> target;
 };
 
 /// Runs `npufuzz reduce`; returns the process exit code (0: reduced and

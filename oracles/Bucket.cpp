@@ -9,13 +9,13 @@
 
 namespace npufuzz {
 
-namespace {
 const char *dtypeClass(DType t) {
   if (t == DType::I1)
     return "bool";
   return isFloat(t) ? "float" : "int";
 }
 
+namespace {
 std::string joined(const std::set<std::string> &parts) {
   std::string s;
   for (const std::string &p : parts)
@@ -35,9 +35,16 @@ Bucket bucketOf(VerdictKind kind, const std::string &pass, const Case &reduced) 
     for (const ValueId v : op.results)
       classes.insert(dtypeClass(reduced.typeOf(v).dtype));
   }
+  return bucketOf(kind, pass, ops, classes, "");
+}
+
+Bucket bucketOf(VerdictKind kind, const std::string &pass, const std::set<std::string> &families,
+                const std::set<std::string> &dtypeClasses, const std::string &skeleton) {
   Bucket b;
-  b.key =
-      std::string(verdictName(kind)) + " | " + pass + " | " + joined(ops) + " | " + joined(classes);
+  b.key = std::string(verdictName(kind)) + " | " + pass + " | " + joined(families) + " | " +
+          joined(dtypeClasses);
+  if (!skeleton.empty())
+    b.key += " | " + skeleton;
   return b;
 }
 

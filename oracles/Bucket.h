@@ -4,9 +4,11 @@
 // maximumf wrong shows up in a max and in a reduce_max, a crash in two
 // stacks. Their reduced repros agree, though. A bucket groups signatures
 // whose reduced repros have the same verdict kind, the same blamed pass,
-// the same minimal op pattern (the scalar families of the ops that remain,
-// inputs aside) and the same dtype classes (float, int, bool) of those ops'
-// results. A signature not reduced is a bucket of its own.
+// the same minimal op pattern (the scalar families of the ops that remain
+// and that the failure needs, inputs aside), the same dtype classes (float,
+// int, bool) of those ops' results, and the same skeleton of the IR given to
+// the blamed pass (backend/mlir/IrSkeleton.h): two bugs of one pass need
+// different IR. A signature not reduced is a bucket of its own.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_BUCKET_H
@@ -15,20 +17,31 @@
 #include "ir/Case.h"
 #include "oracles/Verdict.h"
 
+#include <set>
 #include <string>
 
 namespace npufuzz {
 
 struct Bucket {
-  std::string key; ///< "verdict | pass | ops | dtype classes"
+  /// "verdict | pass | ops | dtype classes", then " | skeleton" when there
+  /// is one.
+  std::string key;
   /// "bucket-" and 16 hex digits of the key's hash: what lists of known
   /// findings may name.
   std::string id() const;
 };
 
 /// The bucket of a signature of kind `kind` blamed on `pass`, reduced to
-/// `reduced`.
+/// `reduced`, every op of which counts.
 Bucket bucketOf(VerdictKind kind, const std::string &pass, const Case &reduced);
+/// The bucket of a failure of kind `kind` blamed on `pass` that needs ops of
+/// `families` with results of `dtypeClasses`, in IR of `skeleton` (may be
+/// empty).
+Bucket bucketOf(VerdictKind kind, const std::string &pass, const std::set<std::string> &families,
+                const std::set<std::string> &dtypeClasses, const std::string &skeleton);
+
+/// The dtype class of `t`: "float", "int" or "bool".
+const char *dtypeClass(DType t);
 
 /// True for a bucket id (as id() prints it).
 bool isBucketId(const std::string &text);

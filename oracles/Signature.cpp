@@ -18,6 +18,52 @@ std::string Signature::id() const {
   return std::string(verdictName(kind)) + "-" + hex16(fnv1a(text()));
 }
 
+std::string passWithoutOptions(const std::string &element) {
+  std::string out;
+  int depth = 0;
+  for (const char ch : element) {
+    if (ch == '{')
+      ++depth;
+    if (!depth)
+      out += ch;
+    if (ch == '}' && depth)
+      --depth;
+  }
+  return out;
+}
+
+bool sameRootCause(const Signature &target, const Signature &seen) {
+  if (target.kind != seen.kind || target.message != seen.message)
+    return false;
+  if (target.where != kAnyOp && target.where != seen.where)
+    return false;
+  if (target.pass == seen.pass)
+    return true;
+  return target.pass.find('{') == std::string::npos && passWithoutOptions(seen.pass) == target.pass;
+}
+
+std::optional<Signature> parseSignatureText(const std::string &text) {
+  // The message is last and may hold the separator itself.
+  const std::string sep = " | ";
+  size_t at[3];
+  size_t from = 0;
+  for (size_t &a : at) {
+    a = text.find(sep, from);
+    if (a == std::string::npos)
+      return std::nullopt;
+    from = a + sep.size();
+  }
+  const std::optional<VerdictKind> kind = parseVerdictName(text.substr(0, at[0]));
+  if (!kind)
+    return std::nullopt;
+  Signature s;
+  s.kind = *kind;
+  s.pass = text.substr(at[0] + 3, at[1] - at[0] - 3);
+  s.where = text.substr(at[1] + 3, at[2] - at[1] - 3);
+  s.message = text.substr(at[2] + 3);
+  return s;
+}
+
 std::string normalizeMessage(const std::string &raw) {
   // The first line that says "error" if any, else the first non-empty line.
   std::istringstream in(raw);
@@ -169,7 +215,8 @@ std::string scalarFamily(const std::string &opName) {
     return "add";
   // One ordering, two directions: compilers lower and expand max and min by
   // one rule (maximumf/minimumf, their NaN and signed-zero handling).
-  if (base == "max" || base == "min")
+  // clamp is a maximumf and a minimumf.
+  if (base == "max" || base == "min" || base == "clamp")
     return "max/min";
   return base;
 }

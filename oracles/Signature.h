@@ -11,6 +11,7 @@
 
 #include "oracles/Verdict.h"
 
+#include <optional>
 #include <string>
 
 namespace npufuzz {
@@ -26,6 +27,26 @@ struct Signature {
   /// `kind-<16 hex digits>` of text(): a directory name.
   std::string id() const;
 };
+
+/// The `where` of a signature whose failure does not depend on the op it
+/// first showed in: swapped for ops of other families (or, for ops with no
+/// like-typed swap, removed), the case fails the same way
+/// (shrink/Generalize.h).
+inline constexpr const char *kAnyOp = "any op";
+
+/// A pass pipeline element without its options: `func.func(arith-expand)`
+/// for `func.func(arith-expand{include-bf16=true})`.
+std::string passWithoutOptions(const std::string &element);
+
+/// Whether `seen` is a failure of the root cause `target` names: the same
+/// verdict and message, the same pass (or, when `target`'s pass carries no
+/// options, the same pass with whatever options), and the same where unless
+/// `target`'s is kAnyOp.
+bool sameRootCause(const Signature &target, const Signature &seen);
+
+/// The signature whose text() is `text` (`kind | pass | where | message`);
+/// nullopt when it is not one.
+std::optional<Signature> parseSignatureText(const std::string &text);
 
 /// Strips what varies between occurrences of one bug: hex numbers, decimal
 /// numbers, SSA value names, temporary file names; keeps the first
@@ -43,7 +64,8 @@ std::string crashLocation(const std::string &stderrText, int n = 3);
 /// (`reduce_sum` is `add`); max and min are one family, `max/min`, since
 /// passes treat both by one rule; every view op (slice, transpose,
 /// index_map, ...) is `view`, since a pass gets an access wrong, not the
-/// view. Other names are returned as they are.
+/// view; clamp is `max/min`, which it lowers to. Other names are returned as
+/// they are.
 std::string scalarFamily(const std::string &opName);
 
 } // namespace npufuzz

@@ -38,7 +38,7 @@ std::vector<Answer> SameSignature::test(const std::vector<Candidate> &batch) {
   for (const Observation &o : seen) {
     if (!o.ran || (o.signature.kind == VerdictKind::Hang && target_.kind != VerdictKind::Hang))
       out.push_back(Answer::Error);
-    else if (o.signature.id() == target_.id())
+    else if (sameRootCause(target_, o.signature))
       out.push_back(Answer::Interesting);
     else
       out.push_back(Answer::NotInteresting);

@@ -70,8 +70,9 @@ struct Observation {
 /// returns one observation each, in order.
 using CandidateRunner = std::function<std::vector<Observation>(const std::vector<Candidate> &)>;
 
-/// Interesting when the candidate fails with the target's signature. A hang
-/// when the target is no hang counts as a timeout (Error).
+/// Interesting when the candidate fails with the target's root cause
+/// (sameRootCause: a generalised target accepts any op, or any options of
+/// its pass). A hang when the target is no hang counts as a timeout (Error).
 class SameSignature final : public Interestingness {
 public:
   SameSignature(Signature target, CandidateRunner run)

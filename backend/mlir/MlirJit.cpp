@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
 
+#include "backend/mlir/IrSkeleton.h"
 #include "backend/mlir/RunningStage.h"
 
 #include "backend/runtime/NpuSim.h"
@@ -467,6 +468,19 @@ BackendRun MlirJit::transform(const std::string &text, const std::vector<std::st
     r.mlir = printOp(*module);
   }
   return r;
+}
+
+bool MlirJit::skeleton(const std::string &text, const std::vector<std::string> &elements,
+                       std::string &skeleton, std::string &error) {
+  BackendRun r;
+  impl().context();
+  auto module = impl().parse(text, r);
+  if (!module || !impl().runPipeline(module, text, elements, true, r)) {
+    error = r.message.empty() ? "the pipeline failed" : r.message;
+    return false;
+  }
+  skeleton = irSkeleton(module->getOperation());
+  return true;
 }
 
 namespace {

@@ -79,6 +79,12 @@ public:
   /// Runs `elements` on `text` and returns the printed result (no execution).
   BackendRun transform(const std::string &text, const std::vector<std::string> &elements);
 
+  /// Runs `elements` on `text` and returns the skeleton of the result
+  /// (backend/mlir/IrSkeleton.h) in `skeleton`; false with the diagnostic
+  /// when it does not parse or a pass fails.
+  bool skeleton(const std::string &text, const std::vector<std::string> &elements,
+                std::string &skeleton, std::string &error);
+
   /// How a function of arbitrary MLIR is driven with generated buffers.
   struct EntryDriver {
     /// The function called: the entry itself when it takes only static

@@ -191,3 +191,54 @@ TEST(Signature, ACrashIsNamedByTheStageItsMarkGives) {
   o.stderrText = "npufuzz: died while executing the kernel\n";
   EXPECT_EQ(reportOf(o).signature.where, "kernel");
 }
+
+TEST(Signature, ARootCauseAcceptsWhatItDoesNotNeed) {
+  EXPECT_EQ(passWithoutOptions("func.func(arith-expand{include-bf16=true})"),
+            "func.func(arith-expand)");
+  EXPECT_EQ(passWithoutOptions("func.func(affine-loop-unroll{unroll-factor=2 x={1,2}})"),
+            "func.func(affine-loop-unroll)");
+  EXPECT_EQ(passWithoutOptions("canonicalize"), "canonicalize");
+  const Signature seen{VerdictKind::Mismatch, "func.func(arith-expand{include-bf16=true})",
+                       "max/min", ""};
+  // A generalised target: any op, the pass with any options.
+  const Signature root{VerdictKind::Mismatch, "func.func(arith-expand)", kAnyOp, ""};
+  EXPECT_TRUE(sameRootCause(root, seen));
+  EXPECT_TRUE(sameRootCause(seen, seen));
+  // A target that needs its op family or its options keeps them.
+  Signature other = seen;
+  other.where = "add";
+  EXPECT_FALSE(sameRootCause(seen, other));
+  Signature plain = seen;
+  plain.pass = "func.func(arith-expand)";
+  EXPECT_FALSE(sameRootCause(seen, plain));
+  // Neither accepts another verdict, pass or message.
+  Signature crash = seen;
+  crash.kind = VerdictKind::Crash;
+  EXPECT_FALSE(sameRootCause(root, crash));
+  Signature cse = seen;
+  cse.pass = "func.func(cse)";
+  EXPECT_FALSE(sameRootCause(root, cse));
+  Signature message = seen;
+  message.message = "sign of zero";
+  EXPECT_FALSE(sameRootCause(root, message));
+}
+
+TEST(Signature, ItsTextReadsBack) {
+  const Signature s{VerdictKind::VerifierError, "func.func(cse)", "",
+                    "'x' op a | b | c, with the separator in it"};
+  const std::optional<Signature> back = parseSignatureText(s.text());
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->id(), s.id());
+  EXPECT_EQ(back->message, s.message);
+  const Signature empty{VerdictKind::Mismatch, "", kAnyOp, ""};
+  ASSERT_TRUE(parseSignatureText(empty.text()).has_value());
+  EXPECT_EQ(parseSignatureText(empty.text())->id(), empty.id());
+  EXPECT_FALSE(parseSignatureText("mismatch | no where").has_value());
+  EXPECT_FALSE(parseSignatureText("not-a-verdict | p | w | m").has_value());
+}
+
+TEST(Signature, ClampIsInTheMaxMinFamily) {
+  // It lowers to maximumf and minimumf: a pass that gets those wrong gets it wrong.
+  EXPECT_EQ(scalarFamily("clamp"), "max/min");
+  EXPECT_EQ(scalarFamily("row_expand_min"), "max/min");
+}

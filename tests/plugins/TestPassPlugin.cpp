@@ -25,11 +25,20 @@
 //                                 compiled kernel aborts, the passes do not)
 //   npufuzz-test-warn             emits a warning on every function and
 //                                 succeeds
+//   npufuzz-test-two-bugs         two miscompiles that need different IR:
+//                                 every affine.for from 0 to a constant past
+//                                 16 with step 1 loses its last iteration
+//                                 (in whichever op's loop is long), and
+//                                 every affine.load subscript d*c (c > 1)
+//                                 loses its stride (only strided views)
 //
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 #include "llvm/Support/ErrorHandling.h"
@@ -215,6 +224,64 @@ struct SlowPass : PassWrapper<SlowPass, OperationPass<func::FuncOp>> {
   }
 };
 
+/// `e` with every product by a constant other than 1 replaced by its
+/// other factor.
+AffineExpr withoutStrides(AffineExpr e) {
+  const auto bin = dyn_cast<AffineBinaryOpExpr>(e);
+  if (!bin)
+    return e;
+  const AffineExpr lhs = withoutStrides(bin.getLHS()), rhs = withoutStrides(bin.getRHS());
+  switch (e.getKind()) {
+  case AffineExprKind::Mul:
+    if (const auto k = dyn_cast<AffineConstantExpr>(rhs); k && k.getValue() > 1)
+      return lhs;
+    return lhs * rhs;
+  case AffineExprKind::Add: return lhs + rhs;
+  case AffineExprKind::Mod: return lhs % rhs;
+  case AffineExprKind::FloorDiv: return lhs.floorDiv(rhs);
+  case AffineExprKind::CeilDiv: return lhs.ceilDiv(rhs);
+  case AffineExprKind::Constant:
+  case AffineExprKind::DimId:
+  case AffineExprKind::SymbolId: return e;
+  }
+  return e;
+}
+
+struct TwoBugsPass : PassWrapper<TwoBugsPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TwoBugsPass)
+  StringRef getArgument() const final { return "npufuzz-test-two-bugs"; }
+  StringRef getDescription() const final {
+    return "Drop the last iteration of long loops; drop the stride of strided loads";
+  }
+  void runOnOperation() override {
+    getOperation().walk([](Operation *op) {
+      const StringRef name = op->getName().getStringRef();
+      if (name == "affine.for") {
+        const auto lb = op->getAttrOfType<AffineMapAttr>("lowerBoundMap");
+        const auto ub = op->getAttrOfType<AffineMapAttr>("upperBoundMap");
+        const auto step = op->getAttrOfType<IntegerAttr>("step");
+        if (lb && ub && step && step.getInt() == 1 && lb.getValue().isSingleConstant() &&
+            lb.getValue().getSingleConstantResult() == 0 && ub.getValue().isSingleConstant() &&
+            ub.getValue().getSingleConstantResult() > 16)
+          op->setAttr("upperBoundMap",
+                      AffineMapAttr::get(AffineMap::getConstantMap(
+                          ub.getValue().getSingleConstantResult() - 1, op->getContext())));
+      } else if (name == "affine.load") {
+        const auto map = op->getAttrOfType<AffineMapAttr>("map");
+        if (!map)
+          return;
+        SmallVector<AffineExpr> results;
+        for (const AffineExpr e : map.getValue().getResults())
+          results.push_back(withoutStrides(e));
+        const AffineMap plain = AffineMap::get(
+            map.getValue().getNumDims(), map.getValue().getNumSymbols(), results, op->getContext());
+        if (plain != map.getValue())
+          op->setAttr("map", AffineMapAttr::get(plain));
+      }
+    });
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -231,5 +298,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<SaturatingTruncfPass>();
             PassRegistration<DoubleFreePass>();
             PassRegistration<WarnPass>();
+            PassRegistration<TwoBugsPass>();
           }};
 }

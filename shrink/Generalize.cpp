@@ -1,0 +1,291 @@
+//===- shrink/Generalize.cpp - What a failure really needs ----------------===//
+#include "shrink/Generalize.h"
+
+#include "backend/mlir/Pipelines.h"
+#include "ir/Verifier.h"
+#include "shrink/Reducer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <optional>
+
+namespace npufuzz {
+
+namespace {
+
+std::string familyOf(OpKind k) { return scalarFamily(std::string(opName(k))); }
+
+/// The ops a swap may put in place of an op of category `cat`: elementwise
+/// ops with no attributes of their own (clamp's bounds would be made up),
+/// and the reductions among themselves.
+std::vector<OpKind> swapKinds(const Op &op) {
+  std::vector<OpKind> out;
+  const OpCategory cat = opCategory(op.kind);
+  const bool reduction =
+      op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMax || op.kind == OpKind::ReduceMin;
+  for (int i = 0; i < numOpKinds(); ++i) {
+    const OpKind k = static_cast<OpKind>(i);
+    if (reduction) {
+      if (k == OpKind::ReduceSum || k == OpKind::ReduceMax || k == OpKind::ReduceMin)
+        out.push_back(k);
+      continue;
+    }
+    if (opCategory(k) != cat || !isElementwise(k) || k == OpKind::Clamp || k == OpKind::Round)
+      continue;
+    out.push_back(k);
+  }
+  return out;
+}
+
+/// Whether `k` may stand in for `op` in `c`: it takes the op's operand dtypes.
+bool accepts(const Case &c, const Op &op, OpKind k) {
+  if (!isElementwise(k))
+    return true; // a reduction: every reduction takes what another does
+  return std::all_of(op.operands.begin(), op.operands.end(),
+                     [&](ValueId v) { return elementwiseAcceptsDType(k, c.typeOf(v).dtype); });
+}
+
+bool feedsGatherIndex(const Case &c, ValueId v) {
+  for (const Op &op : c.ops)
+    if (op.kind == OpKind::Gather && op.operands.size() > 1 && op.operands[1] == v)
+      return true;
+  return false;
+}
+
+/// Op `i` of `x` (one result) made an elementwise op of a fresh input of
+/// its type: neg (not for i1), or the input itself for a type neg does not
+/// take. The loop over its result stays, without what the op did.
+void substitute(Case &x, size_t i) {
+  Op &op = x.ops[i];
+  const ValueId result = op.results[0];
+  const TensorType type = x.typeOf(result);
+  const OpKind unary = type.dtype == DType::I1 ? OpKind::Not : OpKind::Neg;
+  op.operands.clear();
+  op.attrs = OpAttrs();
+  if (!elementwiseAcceptsDType(unary, type.dtype)) {
+    op.kind = OpKind::Input;
+    return;
+  }
+  op.kind = unary;
+  Value in;
+  in.type = type;
+  x.values.push_back(in);
+  const ValueId input = static_cast<ValueId>(x.values.size() - 1);
+  op.operands = {input};
+  Op source;
+  source.kind = OpKind::Input;
+  source.results = {input};
+  x.ops.insert(x.ops.begin() + static_cast<std::ptrdiff_t>(i), source);
+  for (size_t k = 0; k < x.ops.size(); ++k)
+    for (size_t r = 0; r < x.ops[k].results.size(); ++r) {
+      x.values[x.ops[k].results[r]].defOp = static_cast<int32_t>(k);
+      x.values[x.ops[k].results[r]].resultIndex = static_cast<int32_t>(r);
+    }
+}
+
+/// `c` with every op of family `family` swapped for the `nth` kind of
+/// another family its slot takes, or (nth < 0, or an op with no swap)
+/// substituted (see substitute()). Nothing when the variant would not be
+/// a valid case.
+std::optional<Case> variantWithout(const Case &c, const std::string &family, int nth) {
+  Case x = c;
+  bool changed = false;
+  for (size_t i = 0; i < x.ops.size(); ++i) {
+    Op &op = x.ops[i];
+    if (op.kind == OpKind::Input || familyOf(op.kind) != family)
+      continue;
+    std::optional<OpKind> swap;
+    if (nth >= 0) {
+      int seen = 0;
+      for (const OpKind k : swapKinds(op))
+        if (familyOf(k) != family && accepts(x, op, k) && seen++ == nth) {
+          swap = k;
+          break;
+        }
+    }
+    if (swap) {
+      op.kind = *swap;
+    } else {
+      if (nth >= 0 && !swapKinds(op).empty())
+        return std::nullopt; // no nth swap: the try is the one before
+      if (op.results.size() != 1 || feedsGatherIndex(x, op.results[0]))
+        return std::nullopt;
+      const size_t before = x.ops.size();
+      substitute(x, i);
+      i += x.ops.size() - before; // past an input put before it
+    }
+    changed = true;
+  }
+  if (!changed || !verifyCase(x).empty())
+    return std::nullopt;
+  return x;
+}
+
+/// `c` with its floats made i32 (`toInt`) or its integers f32; i1 and
+/// index values, and cases whose casts or constants say otherwise, stay.
+std::optional<Case> variantOfOtherClass(const Case &c, bool toInt) {
+  Case x = c;
+  bool changed = false;
+  for (const Op &op : x.ops)
+    if (op.kind == OpKind::Cast || op.kind == OpKind::Const || op.kind == OpKind::Iota)
+      return std::nullopt;
+  for (Value &v : x.values) {
+    DType &t = v.type.dtype;
+    if (toInt ? isFloat(t) : (t == DType::I8 || t == DType::I32 || t == DType::I64)) {
+      t = toInt ? DType::I32 : DType::F32;
+      changed = true;
+    }
+  }
+  if (!changed || !verifyCase(x).empty())
+    return std::nullopt;
+  return x;
+}
+
+using Clock = std::chrono::steady_clock;
+
+/// Runs variants and counts the cost.
+class Trials {
+public:
+  Trials(const CandidateRunner &run, GeneralizeCost *cost) : run_(run), cost_(cost) {}
+  std::vector<Observation> operator()(const std::vector<Candidate> &batch) {
+    if (batch.empty())
+      return {};
+    const auto start = Clock::now();
+    std::vector<Observation> seen = run_(batch);
+    if (cost_) {
+      cost_->tests += static_cast<unsigned>(batch.size());
+      cost_->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+    }
+    return seen;
+  }
+
+private:
+  const CandidateRunner &run_;
+  GeneralizeCost *cost_;
+};
+
+/// The pipeline of `cand` cut after the last occurrence of `pass` (with any
+/// options when `pass` has none), and that occurrence's index; -1 when the
+/// pass is not among the user's passes (a tail element, or none).
+std::pair<std::vector<std::string>, int> cutAfter(const Candidate &cand, const std::string &pass,
+                                                  MlirStyle style, PassStage stage) {
+  Pipeline p;
+  std::string error;
+  if (pass.empty() || !resolvePipeline(cand.pipeline, style, p, error, stage))
+    return {{}, -1};
+  for (size_t i = p.passes.size(); i-- > 0;)
+    if (p.passes[i] == pass ||
+        (pass.find('{') == std::string::npos && passWithoutOptions(p.passes[i]) == pass))
+      return {std::vector<std::string>(p.passes.begin(), p.passes.begin() + i + 1),
+              static_cast<int>(i)};
+  return {{}, -1};
+}
+
+/// Whether `seen` is the failure of `target` on a variant where the op
+/// family `family` was taken out: the same verdict, pass and message, not
+/// showing in `family` (there is none left). It may show in a swapped-in
+/// op or another op of the case: either way it does not need the family.
+bool stillFails(const Signature &target, const Observation &o, const std::string &family) {
+  if (!o.ran)
+    return false;
+  Signature anyWhere = target;
+  anyWhere.where = kAnyOp;
+  return sameRootCause(anyWhere, o.signature) && o.signature.where != family;
+}
+
+/// Whether the failure of `target` in `cand` goes on without family
+/// `family`: swaps first (two kinds), removal when there is no swap.
+bool familyIrrelevant(const Candidate &cand, const Signature &target, const std::string &family,
+                      Trials &trials) {
+  std::vector<Candidate> batch;
+  for (int nth = 0; nth < 2; ++nth)
+    if (std::optional<Case> x = variantWithout(cand.c, family, nth))
+      batch.push_back({std::move(*x), cand.pipeline});
+  if (batch.empty())
+    if (std::optional<Case> x = variantWithout(cand.c, family, -1))
+      batch.push_back({std::move(*x), cand.pipeline});
+  for (const Observation &o : trials(batch))
+    if (stillFails(target, o, family))
+      return true;
+  return false;
+}
+
+} // namespace
+
+Signature generalizeSignature(const Candidate &failing, const Signature &seen,
+                              const CandidateRunner &run, MlirStyle style, PassStage stage,
+                              GeneralizeCost *cost) {
+  Signature out = seen;
+  if (seen.kind != VerdictKind::Mismatch || seen.where.empty() || seen.where == kAnyOp)
+    return out;
+  Trials trials(run, cost);
+  Candidate cand = failing;
+  const auto [passes, at] = cutAfter(failing, seen.pass, style, stage);
+  if (at >= 0)
+    cand.pipeline = pipelineSpec(passes);
+  // The options first: the op family is then asked of the general pass.
+  if (at >= 0 && passWithoutOptions(seen.pass) != seen.pass) {
+    std::vector<std::string> plain = passes;
+    plain[at] = passWithoutOptions(seen.pass);
+    Signature target = seen;
+    target.pass = plain[at];
+    const Candidate variant{cand.c, pipelineSpec(plain)};
+    const std::vector<Observation> o = trials({variant});
+    if (!o.empty() && o[0].ran && sameRootCause(target, o[0].signature)) {
+      out.pass = target.pass;
+      cand = variant;
+    }
+  }
+  bool anyFamily = false;
+  for (const Op &op : cand.c.ops)
+    if (op.kind != OpKind::Input && familyOf(op.kind) == seen.where)
+      anyFamily = true;
+  if (anyFamily && familyIrrelevant(cand, out, seen.where, trials))
+    out.where = kAnyOp;
+  return out;
+}
+
+FailurePattern failurePattern(const Candidate &reduced, const Signature &target,
+                              const CandidateRunner &run, MlirStyle style, PassStage stage,
+                              GeneralizeCost *cost) {
+  FailurePattern out;
+  std::set<std::string> families, classes;
+  for (const Op &op : reduced.c.ops) {
+    if (op.kind == OpKind::Input)
+      continue;
+    families.insert(familyOf(op.kind));
+    for (const ValueId v : op.results)
+      classes.insert(dtypeClass(reduced.c.typeOf(v).dtype));
+  }
+  out.dtypeClasses = classes;
+  const bool generalises = target.kind == VerdictKind::Mismatch && !target.where.empty();
+  if (!generalises) {
+    out.families = families;
+    return out;
+  }
+  Trials trials(run, cost);
+  Candidate cand = reduced;
+  if (const auto [passes, at] = cutAfter(reduced, target.pass, style, stage); at >= 0)
+    cand.pipeline = pipelineSpec(passes);
+  for (const std::string &family : families)
+    if (!familyIrrelevant(cand, target, family, trials))
+      out.families.insert(family);
+  if (out.families.empty())
+    out.families.insert(kAnyOp);
+  // The dtype class: the same failure with floats made integers, or the
+  // reverse, does not need it.
+  std::vector<Candidate> batch;
+  for (const bool toInt : {true, false})
+    if (std::optional<Case> x = variantOfOtherClass(cand.c, toInt))
+      batch.push_back({std::move(*x), cand.pipeline});
+  Signature anyWhere = target;
+  anyWhere.where = kAnyOp;
+  for (const Observation &o : trials(batch))
+    if (o.ran && sameRootCause(anyWhere, o.signature)) {
+      out.dtypeClasses = {"any"};
+      break;
+    }
+  return out;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,67 @@
+//===- shrink/Generalize.h - What a failure really needs --------*- C++ -*-===//
+//
+// A signature names the op where a wrong value first showed, and the
+// blamed pass with every option it was given. Neither need be what the
+// failure needs: a pass that ignores a loop's step breaks whichever op's
+// loop comes first, and an option may not matter. Generalisation finds out
+// by running variants of the failing case ("Taming Compiler Fuzzers",
+// Chen et al., PLDI 2013):
+//   - its op family: every op of the family swapped for ops of other
+//     families of their arity that take their dtypes (two tries), or, for
+//     ops with no such swap (views, casts, gathers, ...), made a neg of a
+//     fresh input of their type, which keeps a loop over their result but
+//     not what they did. When a variant still fails with the same verdict,
+//     pass and message (in any op but the family's), the family does not
+//     matter and the signature's where becomes kAnyOp;
+//   - the blamed pass's options: the pass without them. When the same
+//     failure remains, the signature names the pass without options.
+// Only a wrong value's op family is generalised (a crash's where is its
+// stack). Every variant drops the passes after the blamed one.
+//
+// For a bucket the same questions are asked of a reduced case about each
+// op family left in it, and about its dtype class.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_SHRINK_GENERALIZE_H
+#define NPUFUZZ_SHRINK_GENERALIZE_H
+
+#include "backend/mlir/Pipelines.h"
+#include "oracles/Bucket.h"
+#include "shrink/Interestingness.h"
+
+#include <set>
+#include <string>
+
+namespace npufuzz {
+
+/// What generalisation cost.
+struct GeneralizeCost {
+  unsigned tests = 0; ///< variants run
+  double seconds = 0;
+};
+
+/// `seen`, the signature `failing` fails with, with only what the failure
+/// needs (unchanged when nothing could be shown). Variants run through
+/// `run`, pipelines expand for `style` at `stage`.
+Signature generalizeSignature(const Candidate &failing, const Signature &seen,
+                              const CandidateRunner &run, MlirStyle style, PassStage stage,
+                              GeneralizeCost *cost = nullptr);
+
+/// What a reduced case's failure needs, for its bucket.
+struct FailurePattern {
+  /// The op families whose ops the failure needs (each swapped or removed,
+  /// it is gone); {kAnyOp} when it needs none of those left.
+  std::set<std::string> families;
+  /// The dtype classes (float, int, bool) of the case's results, or {"any"}
+  /// when the failure stays with its floats made integers or the reverse.
+  std::set<std::string> dtypeClasses;
+};
+
+/// The pattern of `reduced`, which fails with the root cause `target`.
+FailurePattern failurePattern(const Candidate &reduced, const Signature &target,
+                              const CandidateRunner &run, MlirStyle style, PassStage stage,
+                              GeneralizeCost *cost = nullptr);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_SHRINK_GENERALIZE_H
