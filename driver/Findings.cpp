@@ -291,14 +291,19 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   return true;
 }
 
-void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key) {
+void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key,
+                       std::string *skeleton) {
   bucket = fs::path(findingDir).filename().string();
   key.clear();
+  if (skeleton)
+    skeleton->clear();
   if (auto reduced = readJsonFile((fs::path(findingDir) / "reduced" / "report.json").string()))
     if (const llvm::json::Object *o = reduced->getAsObject())
       if (auto id = o->getString("bucket")) {
         bucket = id->str();
         key = o->getString("bucket_key").value_or("").str();
+        if (skeleton)
+          *skeleton = o->getString("skeleton_id").value_or("").str();
       }
 }
 

@@ -101,9 +101,11 @@ struct FindingReport {
 bool readFindingReport(const std::string &findingDir, FindingReport &out, std::string &error);
 
 /// The root-cause bucket of a finding (oracles/Bucket.h), read from its
-/// reduced/report.json: its id and key; the finding's own id (directory
-/// name) and an empty key while it is not reduced.
-void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key);
+/// reduced/report.json: its id and key, and the skeleton id of the IR its
+/// blamed pass was given (empty without one); the finding's own id
+/// (directory name) and empty key and skeleton while it is not reduced.
+void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key,
+                       std::string *skeleton = nullptr);
 
 /// Copies every finding of `inputs` into outDir/findings, combining seeds of
 /// the same signature. Returns the number of distinct signatures. Every

@@ -311,7 +311,18 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   if (o.interestingnessCmd.empty() && r.confirmed) {
     const FailurePattern pattern =
         failurePattern(r.reduced, sig, runner, config.style, config.stage, &generalizeCost);
-    skeleton = skeletonBefore(jit, r.reduced, blamed, config, limits);
+    // The skeleton of the canonical lowering when the failure does not need
+    // the case's lowering variant: a variant's loops are no part of the bug.
+    RunConfig skeletonConfig = config;
+    if (config.loweringSeed) {
+      RunConfig canonical = config;
+      canonical.loweringSeed.reset();
+      const Observation seen = isolatedRunner(jit, canonical, limits)({r.reduced})[0];
+      ++generalizeCost.tests;
+      if (seen.ran && sameRootCause(sig, seen.signature))
+        skeletonConfig = canonical;
+    }
+    skeleton = skeletonBefore(jit, r.reduced, blamed, skeletonConfig, limits);
     bucket = bucketOf(sig.kind, blamed, pattern.families, pattern.dtypeClasses, skeleton);
   }
   llvm::json::Object report{
@@ -322,6 +333,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       {"case_signature", own.text()},
       {"case_signature_id", own.id()},
       {"skeleton", skeleton},
+      {"skeleton_id", skeleton.empty() ? std::string() : skeletonId(skeleton)},
       {"generalize_tests", static_cast<int64_t>(generalizeCost.tests)},
       {"generalize_seconds", generalizeCost.seconds},
       {"verdict", std::string(verdictName(sig.kind))},

@@ -59,13 +59,20 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
     line.erase(0, line.find_first_not_of(" \t"));
     if (line.empty())
       continue;
-    if (!isSignatureId(line) && !isBucketId(line)) {
+    std::istringstream words(line);
+    std::string first, second, more;
+    words >> first >> second >> more;
+    const bool valid =
+        more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
+                                        : isSignatureId(first) && isSkeletonId(second));
+    if (!valid) {
       error = path + ":" + std::to_string(lineNo) + ": '" + line.substr(0, 80) +
-              "' is not a signature id (a verdict, '-', 16 hex digits) or a bucket id "
-              "(bucket-, 16 hex digits); '#' starts a comment";
+              "' is not a signature id (a verdict, '-', 16 hex digits), a signature id and "
+              "its skeleton id (skeleton-, 16 hex digits) or a bucket id (bucket-, 16 hex "
+              "digits); '#' starts a comment";
       return false;
     }
-    known.insert(line);
+    known.insert(second.empty() ? first : first + " " + second);
   }
   return true;
 }
@@ -99,6 +106,12 @@ std::string jsonText(llvm::json::Value v) {
   return s;
 }
 } // namespace
+
+bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) {
+  if (known.count(f.bucket))
+    return true;
+  return known.count(f.skeleton.empty() ? f.id : f.id + " " + f.skeleton) != 0;
+}
 
 NightlyReport collectReport(const std::vector<std::string> &dirs,
                             const std::set<std::string> &known, std::string &error) {
@@ -143,8 +156,8 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.summary = rep.summary;
       f.repro = rep.repro;
       f.firstSeed = rep.firstSeed;
-      readFindingBucket(p.string(), f.bucket, f.bucketKey);
-      f.known = known.count(f.id) != 0 || known.count(f.bucket) != 0;
+      readFindingBucket(p.string(), f.bucket, f.bucketKey, &f.skeleton);
+      f.known = isKnownFinding(f, known);
       auto it = byId.find(f.id);
       if (it == byId.end()) {
         byId.emplace(f.id, std::move(f));
@@ -154,6 +167,7 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
         if (it->second.bucketKey.empty() && !f.bucketKey.empty()) {
           it->second.bucket = f.bucket;
           it->second.bucketKey = f.bucketKey;
+          it->second.skeleton = f.skeleton;
         }
         it->second.known = it->second.known || f.known;
       }
@@ -193,6 +207,7 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                           {"new", !f.known},
                                           {"bucket", f.bucket},
                                           {"bucket_key", f.bucketKey},
+                                          {"skeleton", f.skeleton},
                                           {"repro", f.repro}});
   // Root-cause buckets: the signatures whose reduced repros agree.
   std::map<std::string, std::vector<const ReportFinding *>> byBucket;

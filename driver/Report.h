@@ -26,6 +26,8 @@ struct ReportFinding {
   bool known = false;
   /// Its root-cause bucket (oracles/Bucket.h); its own id when not reduced.
   std::string bucket, bucketKey;
+  /// The skeleton id of the IR its blamed pass was given, when reduced.
+  std::string skeleton;
 };
 
 struct ReportCampaign {
@@ -48,13 +50,20 @@ struct NightlyReport {
 /// True for a signature id: a verdict name, '-', 16 lowercase hex digits.
 bool isSignatureId(const std::string &text);
 
-/// Signature or bucket ids listed one per line (`#` comments) in `path`;
-/// false with FILE:LINE and the reason when a line is neither or the file
-/// cannot be read.
+/// What a list of known findings names, one per line (`#` comments) in
+/// `path`: a bucket id, a signature id, or a signature id and a skeleton id
+/// (`mismatch-... skeleton-...`), kept as that line; false with FILE:LINE
+/// and the reason when a line is none of these or the file cannot be read.
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known, std::string &error);
 
+/// Whether a finding is known to `known`: its bucket is listed; or, when
+/// its reduction gave the skeleton of the IR its blamed pass was given, its
+/// signature with that skeleton (a new bug of a known pass needs other IR,
+/// so a signature alone does not make it known); or else its signature.
+bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known);
+
 /// Collects the campaigns in `dirs` (each with its totals over every resumed
-/// run); a finding is known when its id or its bucket is in `known`. Sets `error` and
+/// run); a finding is known as isKnownFinding says. Sets `error` and
 /// stops at the first directory or finding that cannot be read.
 NightlyReport collectReport(const std::vector<std::string> &dirs,
                             const std::set<std::string> &known, std::string &error);

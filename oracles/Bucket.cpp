@@ -48,13 +48,22 @@ Bucket bucketOf(VerdictKind kind, const std::string &pass, const std::set<std::s
   return b;
 }
 
-bool isBucketId(const std::string &text) {
-  if (text.size() != 7 + 16 || text.compare(0, 7, "bucket-") != 0)
+std::string skeletonId(const std::string &skeleton) { return "skeleton-" + hex16(fnv1a(skeleton)); }
+
+namespace {
+/// `prefix` and 16 lower-case hex digits.
+bool isHexId(const std::string &text, const std::string &prefix) {
+  if (text.size() != prefix.size() + 16 || text.compare(0, prefix.size(), prefix) != 0)
     return false;
-  for (size_t i = 7; i < text.size(); ++i)
+  for (size_t i = prefix.size(); i < text.size(); ++i)
     if (!std::isxdigit(static_cast<unsigned char>(text[i])) || std::isupper(text[i]))
       return false;
   return true;
 }
+} // namespace
+
+bool isBucketId(const std::string &text) { return isHexId(text, "bucket-"); }
+
+bool isSkeletonId(const std::string &text) { return isHexId(text, "skeleton-"); }
 
 } // namespace npufuzz

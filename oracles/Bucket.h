@@ -43,6 +43,12 @@ Bucket bucketOf(VerdictKind kind, const std::string &pass, const std::set<std::s
 /// The dtype class of `t`: "float", "int" or "bool".
 const char *dtypeClass(DType t);
 
+/// "skeleton-" and 16 hex digits of an IR skeleton's hash: what a list of
+/// known findings pairs with a signature id.
+std::string skeletonId(const std::string &skeleton);
+/// True for a skeleton id (as skeletonId() prints it).
+bool isSkeletonId(const std::string &text);
+
 /// True for a bucket id (as id() prints it).
 bool isBucketId(const std::string &text);
 
