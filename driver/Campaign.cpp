@@ -539,18 +539,14 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // `npufuzz --seed N` builds it: PtoBackendTest checks that.)
   RunConfig workerConfig = config;
   workerConfig.blame = false;
-  const IsolationLimits confirmLimits = limitsWithBlame(options.limits, config);
   // A task builds its case from the seed it is sent.
-  auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
-    return [&jit, &options, &runConfig](const std::string &request) {
-      const uint64_t seed = std::stoull(request);
-      const Case c = generateCase(seed, options.policy);
-      RunConfig config = runConfig;
-      config.loweringSeed = loweringSeedFor(options, seed);
-      return runCaseTask(c, jit, config).toJson();
-    };
+  const Worker::Handler handler = [&jit, &options, &workerConfig](const std::string &request) {
+    const uint64_t seed = std::stoull(request);
+    const Case c = generateCase(seed, options.policy);
+    RunConfig config = workerConfig;
+    config.loweringSeed = loweringSeedFor(options, seed);
+    return runCaseTask(c, jit, config).toJson();
   };
-  const Worker::Handler handler = taskWith(workerConfig), confirming = taskWith(config);
   // Batches of consecutive indices (index / batch), built ahead by isolated
   // children; a case waits for its batch, which may also fail to build.
   std::map<uint64_t, std::unique_ptr<Child>> building;
@@ -731,11 +727,22 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           // Only what a fresh child gives is recorded, so that `npufuzz
           // --seed N` reproduces it: the worker may have run other cases
           // first, or have been killed from outside.
-          const std::string request = std::to_string(r.seed);
           r.workerVerdict = report.result.verdict;
           r.workerWasUsed = r.worker->servedBefore() > 0;
+          // Blame's budget scales with the time the case took.
+          IsolationLimits caseLimits = options.limits;
+          caseLimits.wallSeconds =
+              std::max(options.limits.wallSeconds, kBlameTimeFactor * report.seconds);
+          RunConfig confirmConfig = config;
+          const IsolationLimits confirmLimits = limitsWithBlame(caseLimits, confirmConfig);
           r.confirm = std::make_unique<Child>(
-              [&confirming, request] { return confirming(request); }, confirmLimits);
+              [&jit, &options, confirmConfig, seed = r.seed] {
+                const Case c = generateCase(seed, options.policy);
+                RunConfig caseConfig = confirmConfig;
+                caseConfig.loweringSeed = loweringSeedFor(options, seed);
+                return runCaseTask(c, jit, caseConfig).toJson();
+              },
+              confirmLimits);
           ++i;
           continue;
         }

@@ -37,6 +37,11 @@ constexpr int kCampaignFormat = 2;
 /// How much more time a failing case whose confirmation or blame ran out
 /// of time gets when a campaign runs it again at its end.
 constexpr double kRetryTimeFactor = 8;
+/// Blame's own budget: each blame child of a failing case may take this
+/// many times what the case took in its worker (and at least the case's
+/// time limit), so that a case slowed by load is blamed as on an idle
+/// machine instead of losing its pass.
+constexpr double kBlameTimeFactor = 4;
 
 struct CampaignOptions;
 /// The lowering seed a campaign gives the case of `caseSeed`: none with

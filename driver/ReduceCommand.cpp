@@ -17,8 +17,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <iomanip>
+#include <limits>
 #include <memory>
 #include <poll.h>
 #include <sstream>
@@ -27,17 +29,29 @@ namespace fs = std::filesystem;
 
 namespace npufuzz {
 
+namespace {
+double steadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+} // namespace
+
 CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
-                               const IsolationLimits &caseLimits) {
+                               const IsolationLimits &caseLimits,
+                               std::shared_ptr<const double> deadline) {
   RunConfig base = caseConfig;
   const IsolationLimits limits = limitsWithBlame(caseLimits, base);
-  return [&jit, base, limits](const std::vector<Candidate> &batch) {
+  return [&jit, base, limits, deadline](const std::vector<Candidate> &batch) {
+    IsolationLimits batchLimits = limits;
+    if (deadline)
+      batchLimits.wallSeconds =
+          std::max(0.1, std::min(limits.wallSeconds, *deadline - steadySeconds()));
     std::vector<std::unique_ptr<Child>> children;
     for (const Candidate &cand : batch) {
       RunConfig config = base;
       config.pipeline = cand.pipeline;
       children.push_back(std::make_unique<Child>(
-          [&jit, &cand, config] { return runCaseTask(cand.c, jit, config).toJson(); }, limits));
+          [&jit, &cand, config] { return runCaseTask(cand.c, jit, config).toJson(); },
+          batchLimits));
     }
     for (;;) {
       std::vector<struct pollfd> fds;
@@ -232,6 +246,10 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   limits.wallSeconds = o.candidateTimeout;
   limits.addressSpaceBytes = o.memoryBytes;
   const CandidateRunner runner = isolatedRunner(jit, config, limits);
+  // Reduction keeps to its time: a candidate still running at the end is
+  // cut short (a timeout: not interesting), and the result re-checked after.
+  auto deadline = std::make_shared<double>(std::numeric_limits<double>::infinity());
+  const CandidateRunner reducing = isolatedRunner(jit, config, limits, deadline);
 
   // The input's own failure: the target of same-signature reduction, and
   // what the report names when an external command decides instead.
@@ -254,7 +272,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
                                             config.stage, &generalizeCost);
     if (target.id() != original.signature.id())
       out << "root cause: " << target.text() << "\n";
-    test = std::make_unique<SameSignature>(target, runner);
+    test = std::make_unique<SameSignature>(target, reducing);
   } else {
     auto cmd = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
     if (!cmd->error().empty())
@@ -267,15 +285,21 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   ro.jobs = std::max(1u, o.jobs);
   if (o.progress)
     ro.log = [](const std::string &line) { llvm::errs() << "[reduce] " << line << "\n"; };
-  const ReduceResult r = reduce(input, *test, ro);
+  ro.confirm = false; // below, with the whole candidate time
+  if (o.maxSeconds > 0)
+    *deadline = steadySeconds() + o.maxSeconds;
+  ReduceResult r = reduce(input, *test, ro);
   if (!r.error.empty())
     return fail(r.error, 1);
 
   // The reduced case's own signature (its expect line, which replay
   // compares), and the root cause it keeps. An external command knows
   // nothing of signatures: the reduced case's failure is named.
-  const Signature own = runner({r.reduced})[0].signature;
+  const Observation reducedRun = runner({r.reduced})[0];
+  const Signature own = reducedRun.signature;
   const Signature sig = o.interestingnessCmd.empty() ? target : own;
+  r.confirmed = o.interestingnessCmd.empty() ? reducedRun.ran && sameRootCause(target, own)
+                                             : test->test({r.reduced})[0] == Answer::Interesting;
   std::error_code ec;
   fs::create_directories(o.outDir, ec);
   if (ec)

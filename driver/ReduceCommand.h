@@ -25,6 +25,7 @@
 #include "oracles/CaseRunner.h"
 #include "shrink/Interestingness.h"
 
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -34,8 +35,11 @@ namespace npufuzz {
 
 /// Runs each candidate of a batch in its own forked worker (all at once),
 /// with `base`'s configuration and the candidate's pipeline. `jit` has been
-/// initialised and given its plugins by the parent.
-CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits);
+/// initialised and given its plugins by the parent. With a `deadline` set
+/// (seconds since the steady clock's epoch), no candidate runs past it: one
+/// cut short is a timeout, which a reducer counts as not interesting.
+CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits,
+                               std::shared_ptr<const double> deadline = nullptr);
 
 /// What a regression case expects.
 struct Expectation {

@@ -2,13 +2,11 @@
 #include "driver/Report.h"
 
 #include "driver/CampaignCounts.h"
-
-#include "oracles/Bucket.h"
-
 #include "driver/Findings.h"
 #include "driver/JsonFile.h"
 #include "ir/FileText.h"
 #include "oracles/Bucket.h"
+#include "oracles/Signature.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -107,10 +105,42 @@ std::string jsonText(llvm::json::Value v) {
 }
 } // namespace
 
+namespace {
+/// Whether a signature says too little to tell two bugs of its pass apart:
+/// a wrong value named by an op family, or a crash in the kernel or by a
+/// signal with no assertion or stack to name it.
+bool isCoarse(const std::string &signatureText) {
+  const std::optional<Signature> s = parseSignatureText(signatureText);
+  if (!s || s->pass.empty())
+    return false;
+  switch (s->kind) {
+  case VerdictKind::Mismatch:
+  case VerdictKind::UninitializedRead:
+  case VerdictKind::Nondeterministic: return true;
+  case VerdictKind::Crash:
+    return s->where == "kernel" || s->where == "memory error" || s->where.rfind("signal ", 0) == 0;
+  case VerdictKind::Ok:
+  case VerdictKind::VerifierError:
+  case VerdictKind::PassFailure:
+  case VerdictKind::CompileError:
+  case VerdictKind::Hang:
+  case VerdictKind::Oom:
+  case VerdictKind::Unsupported:
+  case VerdictKind::ReferenceError:
+  case VerdictKind::SimulatorFault:
+  case VerdictKind::ContractGap:
+  case VerdictKind::EnvironmentError: return false;
+  }
+  return false;
+}
+} // namespace
+
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) {
   if (known.count(f.bucket))
     return true;
-  return known.count(f.skeleton.empty() ? f.id : f.id + " " + f.skeleton) != 0;
+  if (!f.skeleton.empty() && isCoarse(f.signature))
+    return known.count(f.id + " " + f.skeleton) != 0;
+  return known.count(f.id) != 0 || (!f.skeleton.empty() && known.count(f.id + " " + f.skeleton));
 }
 
 NightlyReport collectReport(const std::vector<std::string> &dirs,

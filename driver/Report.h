@@ -57,9 +57,11 @@ bool isSignatureId(const std::string &text);
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known, std::string &error);
 
 /// Whether a finding is known to `known`: its bucket is listed; or, when
-/// its reduction gave the skeleton of the IR its blamed pass was given, its
-/// signature with that skeleton (a new bug of a known pass needs other IR,
-/// so a signature alone does not make it known); or else its signature.
+/// its signature is coarse (a wrong value named by its op family, a crash
+/// named by a signal) and its reduction gave the skeleton of the IR its
+/// blamed pass was given, its signature with that skeleton (a new bug of a
+/// known pass needs other IR, so such a signature alone does not make it
+/// known); or else its signature.
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed

@@ -30,7 +30,11 @@ std::vector<OpKind> swapKinds(const Op &op) {
         out.push_back(k);
       continue;
     }
-    if (opCategory(k) != cat || !isElementwise(k) || k == OpKind::Clamp || k == OpKind::Round)
+    const bool elementwise = cat == OpCategory::Unary || cat == OpCategory::Binary ||
+                             cat == OpCategory::Compare || cat == OpCategory::RowExpand ||
+                             cat == OpCategory::ColExpand;
+    if (!elementwise || opCategory(k) != cat || opOperandCount(k) != op.operands.size() ||
+        k == OpKind::Clamp || k == OpKind::Round)
       continue;
     out.push_back(k);
   }
@@ -84,10 +88,11 @@ void substitute(Case &x, size_t i) {
 }
 
 /// `c` with every op of family `family` swapped for the `nth` kind of
-/// another family its slot takes, or (nth < 0, or an op with no swap)
-/// substituted (see substitute()). Nothing when the variant would not be
-/// a valid case.
-std::optional<Case> variantWithout(const Case &c, const std::string &family, int nth) {
+/// another family its slot takes, or, with nth < 0, substituted (see
+/// substitute()); the families put in go to `putIn`. Nothing when an op
+/// has no nth swap or the variant would not be a valid case.
+std::optional<Case> variantWithout(const Case &c, const std::string &family, int nth,
+                                   std::set<std::string> &putIn) {
   Case x = c;
   bool changed = false;
   for (size_t i = 0; i < x.ops.size(); ++i) {
@@ -105,14 +110,17 @@ std::optional<Case> variantWithout(const Case &c, const std::string &family, int
     }
     if (swap) {
       op.kind = *swap;
+      putIn.insert(familyOf(*swap));
     } else {
-      if (nth >= 0 && !swapKinds(op).empty())
-        return std::nullopt; // no nth swap: the try is the one before
+      if (nth >= 0)
+        return std::nullopt; // no nth swap: the tries before are all there is
       if (op.results.size() != 1 || feedsGatherIndex(x, op.results[0]))
         return std::nullopt;
       const size_t before = x.ops.size();
       substitute(x, i);
       i += x.ops.size() - before; // past an input put before it
+      if (x.ops[i].kind != OpKind::Input)
+        putIn.insert(familyOf(x.ops[i].kind));
     }
     changed = true;
   }
@@ -181,32 +189,49 @@ std::pair<std::vector<std::string>, int> cutAfter(const Candidate &cand, const s
   return {{}, -1};
 }
 
-/// Whether `seen` is the failure of `target` on a variant where the op
-/// family `family` was taken out: the same verdict, pass and message, not
-/// showing in `family` (there is none left). It may show in a swapped-in
-/// op or another op of the case: either way it does not need the family.
-bool stillFails(const Signature &target, const Observation &o, const std::string &family) {
-  if (!o.ran)
-    return false;
+/// Whether `o` is the failure of `target`: the same verdict, pass and
+/// message, wherever it shows.
+bool sameFailure(const Signature &target, const Observation &o) {
   Signature anyWhere = target;
   anyWhere.where = kAnyOp;
-  return sameRootCause(anyWhere, o.signature) && o.signature.where != family;
+  return o.ran && sameRootCause(anyWhere, o.signature);
 }
 
 /// Whether the failure of `target` in `cand` goes on without family
-/// `family`: swaps first (two kinds), removal when there is no swap.
+/// `family`: swaps first (two kinds), substitution when there is no swap.
+/// It must show first in an op put in the family's place; or, `depth`
+/// allowing, in another family that is itself shown not to matter. (That
+/// another op of the case fails would not do on its own: it may be
+/// another bug of the same pass.)
 bool familyIrrelevant(const Candidate &cand, const Signature &target, const std::string &family,
-                      Trials &trials) {
+                      Trials &trials, int depth = 1) {
   std::vector<Candidate> batch;
-  for (int nth = 0; nth < 2; ++nth)
-    if (std::optional<Case> x = variantWithout(cand.c, family, nth))
+  std::vector<std::set<std::string>> putIn;
+  for (int nth = -1; nth < 2; ++nth) {
+    std::set<std::string> in;
+    // Substitution (nth -1) only where no op of the family has a swap.
+    if (nth < 0 && !std::none_of(
+                       cand.c.ops.begin(), cand.c.ops.end(),
+                       [&](const Op &op) {
+                         return op.kind != OpKind::Input && familyOf(op.kind) == family &&
+                                !swapKinds(op).empty();
+                       }))
+      continue;
+    if (std::optional<Case> x = variantWithout(cand.c, family, nth, in)) {
       batch.push_back({std::move(*x), cand.pipeline});
-  if (batch.empty())
-    if (std::optional<Case> x = variantWithout(cand.c, family, -1))
-      batch.push_back({std::move(*x), cand.pipeline});
-  for (const Observation &o : trials(batch))
-    if (stillFails(target, o, family))
+      putIn.push_back(std::move(in));
+    }
+  }
+  const std::vector<Observation> seen = trials(batch);
+  for (size_t i = 0; i < seen.size(); ++i)
+    if (sameFailure(target, seen[i]) && putIn[i].count(seen[i].signature.where))
       return true;
+  for (size_t i = 0; i < seen.size() && depth > 0; ++i) {
+    const std::string &other = seen[i].signature.where;
+    if (sameFailure(target, seen[i]) && other != family && other != kAnyOp && !other.empty() &&
+        familyIrrelevant(batch[i], target, other, trials, depth - 1))
+      return true;
+  }
   return false;
 }
 

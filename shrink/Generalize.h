@@ -11,8 +11,8 @@
 //     ops with no such swap (views, casts, gathers, ...), made a neg of a
 //     fresh input of their type, which keeps a loop over their result but
 //     not what they did. When a variant still fails with the same verdict,
-//     pass and message (in any op but the family's), the family does not
-//     matter and the signature's where becomes kAnyOp;
+//     pass and message, first in an op put in the family's place, the
+//     family does not matter and the signature's where becomes kAnyOp;
 //   - the blamed pass's options: the pass without them. When the same
 //     failure remains, the signature names the pass without options.
 // Only a wrong value's op family is generalised (a crash's where is its

@@ -47,6 +47,8 @@ public:
     }
     result_.reduced = current_;
     result_.after = measure(current_, options_.style);
+    if (!options_.confirm)
+      return;
     const std::vector<Answer> again = test_.test({current_});
     ++result_.tests;
     result_.confirmed = again.size() == 1 && again[0] == Answer::Interesting;

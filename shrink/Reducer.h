@@ -25,6 +25,9 @@ struct ReduceOptions {
   double maxSeconds = 0;               ///< stop reducing after this; 0: no limit
   unsigned jobs = 1;                   ///< candidates tested at once
   bool shortenPipeline = true;
+  /// Test the result once more at the end (ReduceResult::confirmed); a
+  /// caller that re-checks it itself turns this off.
+  bool confirm = true;
   /// Called with a line after every accepted step (progress); may be empty.
   std::function<void(const std::string &)> log;
 };
