@@ -301,10 +301,10 @@ CaseReport reportOf(const ChildOutcome &o) {
   case VerdictKind::Mismatch:
     // Values and indices vary between occurrences; the op and pass do not.
     // A blamed pass tells two wrong results of one op apart; without one
-    // (a black-box toolchain), the kind of the first difference does.
+    // (a black-box toolchain), the class of the first difference does.
     s.where = r.result.where;
     if (s.pass.empty())
-      s.message = r.result.difference;
+      s.message = std::string(differenceClass(r.result.difference));
     break;
   case VerdictKind::Nondeterministic:
     // Which values differ between two runs is the nondeterminism itself:

@@ -201,6 +201,12 @@ std::string crashLocation(const std::string &stderrText, int n) {
   return out;
 }
 
+std::string_view differenceClass(std::string_view kind) {
+  if (kind == "extreme" || kind == "infinity")
+    return "value";
+  return kind;
+}
+
 std::string scalarFamily(const std::string &opName) {
   // Views compute nothing: what a pass gets wrong in one is the access
   // (a stride, an offset, a bound), the same whichever view it is.

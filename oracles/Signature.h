@@ -13,6 +13,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace npufuzz {
 
@@ -57,6 +58,13 @@ std::string normalizeMessage(const std::string &raw);
 /// (signal-handler and libc frames skipped), or the assertion text when an
 /// assertion failed; empty when neither is present.
 std::string crashLocation(const std::string &stderrText, int n = 3);
+
+/// What a signature keeps of the kind of a first difference
+/// (oracles/Compare.h differenceKind): signed-zero, nan and rounding, each
+/// a behaviour of its own, as they are; a wrong number of any magnitude
+/// (value, extreme, infinity) is `value`, since how large the wrong number
+/// came out depends on the case's data, not on the bug.
+std::string_view differenceClass(std::string_view kind);
 
 /// The arithmetic an op of the case model applies per element, for naming
 /// a pass's miscompile: `max`, `row_expand_max`, `col_expand_max` and

@@ -198,10 +198,11 @@ bool sameFailure(const Signature &target, const Observation &o) {
 }
 
 /// Whether the failure of `target` in `cand` goes on without family
-/// `family`: swaps first (two kinds), substitution when there is no swap.
-/// It must show first in an op put in the family's place; or, `depth`
-/// allowing, in another family that is itself shown not to matter. (That
-/// another op of the case fails would not do on its own: it may be
+/// `family`: with each of two swaps (two other families, so that a bug of
+/// one of them is not taken for this one), or the substitution when there
+/// is no swap. Each must show first in an op put in the family's place; or,
+/// `depth` allowing, in another family that is itself shown not to matter.
+/// (That another op of the case fails would not do on its own: it may be
 /// another bug of the same pass.)
 bool familyIrrelevant(const Candidate &cand, const Signature &target, const std::string &family,
                       Trials &trials, int depth = 1) {
@@ -222,17 +223,21 @@ bool familyIrrelevant(const Candidate &cand, const Signature &target, const std:
       putIn.push_back(std::move(in));
     }
   }
+  if (batch.empty())
+    return false;
   const std::vector<Observation> seen = trials(batch);
-  for (size_t i = 0; i < seen.size(); ++i)
-    if (sameFailure(target, seen[i]) && putIn[i].count(seen[i].signature.where))
-      return true;
-  for (size_t i = 0; i < seen.size() && depth > 0; ++i) {
-    const std::string &other = seen[i].signature.where;
-    if (sameFailure(target, seen[i]) && other != family && other != kAnyOp && !other.empty() &&
-        familyIrrelevant(batch[i], target, other, trials, depth - 1))
-      return true;
+  for (size_t i = 0; i < seen.size(); ++i) {
+    if (!sameFailure(target, seen[i]))
+      return false;
+    const std::string &where = seen[i].signature.where;
+    if (putIn[i].count(where))
+      continue;
+    if (depth > 0 && where != family && where != kAnyOp && !where.empty() &&
+        familyIrrelevant(batch[i], target, where, trials, depth - 1))
+      continue;
+    return false;
   }
-  return false;
+  return true;
 }
 
 } // namespace

@@ -7,12 +7,14 @@
 // by running variants of the failing case ("Taming Compiler Fuzzers",
 // Chen et al., PLDI 2013):
 //   - its op family: every op of the family swapped for ops of other
-//     families of their arity that take their dtypes (two tries), or, for
-//     ops with no such swap (views, casts, gathers, ...), made a neg of a
-//     fresh input of their type, which keeps a loop over their result but
-//     not what they did. When a variant still fails with the same verdict,
-//     pass and message, first in an op put in the family's place, the
-//     family does not matter and the signature's where becomes kAnyOp;
+//     families of their arity that take their dtypes (two tries, both of
+//     which must keep the failure: a swapped-in op may have a bug of its
+//     own), or, for ops with no such swap (views, casts, gathers, ...),
+//     made a neg of a fresh input of their type, which keeps a loop over
+//     their result but not what they did. When the variants still fail
+//     with the same verdict, pass and message, first in an op put in the
+//     family's place, the family does not matter and the signature's where
+//     becomes kAnyOp;
 //   - the blamed pass's options: the pass without them. When the same
 //     failure remains, the signature names the pass without options.
 // Only a wrong value's op family is generalised (a crash's where is its

@@ -242,3 +242,13 @@ TEST(Signature, ClampIsInTheMaxMinFamily) {
   EXPECT_EQ(scalarFamily("clamp"), "max/min");
   EXPECT_EQ(scalarFamily("row_expand_min"), "max/min");
 }
+
+TEST(Signature, AWrongNumberIsOneClassWhateverItsMagnitude) {
+  EXPECT_EQ(differenceClass("value"), "value");
+  EXPECT_EQ(differenceClass("extreme"), "value");
+  EXPECT_EQ(differenceClass("infinity"), "value");
+  // Behaviours of their own stay apart.
+  EXPECT_EQ(differenceClass("signed-zero"), "signed-zero");
+  EXPECT_EQ(differenceClass("nan"), "nan");
+  EXPECT_EQ(differenceClass("rounding"), "rounding");
+}
