@@ -32,6 +32,7 @@ for config in "${CONFIGS[@]}"; do
   dir="$OUT/campaigns/$style-${pipeline//:/-}"
   DIRS+=("$dir")
   "$NPUFUZZ" fuzz -o "$dir" --style "$style" --pipeline "$pipeline" --max-time "$PER" \
+    --known ci/known-signatures.txt \
     --shard "$SHARD" --quiet
 done
 

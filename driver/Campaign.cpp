@@ -836,6 +836,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.backend = options.config.backend;
     r.external = options.config.external;
     r.pto = options.config.pto;
+    r.knownSignatures = options.config.knownSignatures;
     r.maxSeconds = options.reduceSeconds;
     r.jobs = jobs;
     r.candidateTimeout = options.limits.wallSeconds;

@@ -231,6 +231,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   config.backend = o.backend;
   config.external = o.external;
   config.pto = o.pto;
+  config.knownSignatures = o.knownSignatures;
   config.loweringSeed = o.loweringSeed;
   config.stage = o.stage;
   if (!parseMlirStyle(o.style, config.style))

@@ -28,6 +28,7 @@
 #include <memory>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,8 @@ struct ReduceCommandOptions {
   BackendKind backend = BackendKind::MlirJit;
   ExternalToolchain external;
   PtoToolchain pto;
+  /// Signatures op blame passes over (RunConfig::knownSignatures).
+  std::set<std::string> knownSignatures;
   double maxSeconds = 300;
   unsigned jobs = 1;
   double candidateTimeout = 30; ///< seconds per candidate run

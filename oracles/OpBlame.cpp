@@ -2,6 +2,7 @@
 #include "oracles/OpBlame.h"
 
 #include "ir/Text.h"
+#include "oracles/Signature.h"
 
 #include <algorithm>
 #include <map>
@@ -40,9 +41,11 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
       needed.insert(c.ops[i].operands.begin(), c.ops[i].operands.end());
   // Among those, the ops that go wrong themselves. A -0 that a later op
   // turns into a right 0 is one, and explains nothing: prefer one whose
-  // difference is the output's kind, then the one nearest the output.
+  // difference is the output's kind, then the one nearest the output; and
+  // before all, one the campaign does not know (RunConfig::knownSignatures),
+  // so that a case failing in a known way and a new one is the new one.
   std::optional<size_t> chosen;
-  bool chosenSameKind = false;
+  bool chosenSameKind = false, chosenKnown = true;
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const Op &op = c.ops[i];
     const Comparison *wrong = nullptr;
@@ -62,9 +65,14 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
     if (op.kind == OpKind::Input)
       return blame; // not an op to blame: the loads or stores disagree
     const bool sameKind = wrong->difference == output->difference;
-    if (!chosenSameKind || sameKind) {
+    const Signature named{VerdictKind::Mismatch, "", scalarFamily(std::string(opName(op.kind))),
+                          std::string(differenceClass(wrong->difference))};
+    const bool known = config.knownSignatures.count(named.id()) != 0;
+    if (!chosen || (chosenKnown && !known) ||
+        (chosenKnown == known && (!chosenSameKind || sameKind))) {
       chosen = i;
       chosenSameKind = sameKind;
+      chosenKnown = known;
       blame.difference = wrong->difference;
       blame.detail = "%" + std::to_string(op.results[0]) + " = " + std::string(opName(op.kind)) +
                      ": " + wrong->firstMismatch;

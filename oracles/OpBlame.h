@@ -29,7 +29,9 @@ struct OpBlame {
   std::string detail;     ///< "%5 = cast ...: <first mismatch>"
 };
 
-/// Runs the all-values probe of `c` on `config`'s backend. Not found when
+/// Runs the all-values probe of `c` on `config`'s backend. An op whose
+/// signature is in `config.knownSignatures` is blamed only when no other
+/// op can be. Not found when
 /// the probe does not run (the backend cannot express it, or fails
 /// otherwise), when no value is wrong, or when the first wrong value is an
 /// input (a load or store, not an op, to blame).

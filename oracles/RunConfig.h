@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace npufuzz {
@@ -45,6 +46,11 @@ struct RunConfig {
   /// blame reruns the case under other pipelines, which can hang or crash
   /// where the case did not, and that must not become the case's verdict.
   double blameSeconds = 30;
+  /// Signature ids a campaign was told are known (`fuzz --known`): op blame
+  /// names the first wrong op whose signature is not among them, when
+  /// there is one, so that a case that fails in a known way and a new one
+  /// is filed under the new one and reduced to it.
+  std::set<std::string> knownSignatures;
 };
 
 /// How the MLIR styles emit the case under `config`: its style, and the

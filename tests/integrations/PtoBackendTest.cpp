@@ -279,6 +279,37 @@ return %2
   EXPECT_EQ(blame.difference, "extreme");
 }
 
+// Two ops go wrong on their own, each a known simulator behaviour here
+// (tabs(-0) and trelu(-0) are -0): the one blamed is the nearest the
+// output, unless its signature is known and the other's is not; a case
+// that fails in a known way and a new one is filed under the new one.
+TEST(PtoBackend, AKnownWrongOpIsPassedOverForAnother) {
+  const Case c = parseOrFail(R"(npufuzz-case 1
+data seed=7 edge_rate=0
+%0 = input {fill=zeros} : f32[4,32]
+%1 = neg %0 : f32[4,32]
+%2 = relu %1 : f32[4,32]
+%3 = abs %1 : f32[4,32]
+%4 = add %2, %3 : f32[4,32]
+return %4
+)");
+  MlirJit jit;
+  RunConfig config = pto();
+  ASSERT_EQ(runCase(c, jit, config).verdict, VerdictKind::Mismatch);
+  OpBlame blame = blameOp(c, jit, config);
+  ASSERT_TRUE(blame.found);
+  EXPECT_EQ(blame.op, "abs") << blame.detail;
+  const Signature absZero{VerdictKind::Mismatch, "", "abs", "signed-zero"};
+  config.knownSignatures = {absZero.id()};
+  blame = blameOp(c, jit, config);
+  ASSERT_TRUE(blame.found);
+  EXPECT_EQ(blame.op, "relu") << blame.detail;
+  // Both known: the nearest again.
+  const Signature reluZero{VerdictKind::Mismatch, "", "relu", "signed-zero"};
+  config.knownSignatures.insert(reluZero.id());
+  EXPECT_EQ(blameOp(c, jit, config).op, "abs");
+}
+
 // A failing case runs several times (again, other poison, the blame probe)
 // and keeps its build between them; when its task ends, none of its
 // directories is left (the build outlives the backend object that made it).

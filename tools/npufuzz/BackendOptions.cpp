@@ -4,6 +4,7 @@
 #include "backend/mlir/Pipelines.h"
 #include "driver/Isolation.h"
 #include "driver/ReduceCommand.h"
+#include "driver/Report.h"
 #include "ir/FileText.h"
 #include "oracles/RunConfig.h"
 
@@ -45,6 +46,11 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                   cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default "
                            "0.02)"),
                   cl::value_desc("SHARE"), cl::sub(sub), cl::cat(category())),
+      known("known",
+            cl::desc("Known signature ids, one per line (ci/known-signatures.txt): a case "
+                     "whose wrong values start at several ops is named by one that is not "
+                     "known"),
+            cl::value_desc("FILE"), cl::sub(sub), cl::cat(category())),
       ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(sub),
                  cl::cat(category())) {}
 
@@ -131,6 +137,14 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
   }
+  if (!known.empty()) {
+    if (!checkPath("--known", known, PathKind::RegularFile))
+      return false;
+    if (!readKnownSignatures(known, config.knownSignatures, error)) {
+      fail("--known: " + error);
+      return false;
+    }
+  }
   if (config.backend == BackendKind::Pto) {
     config.pto.ptoas = ptoas;
     config.pto.ptoIsa = ptoIsa;
@@ -175,6 +189,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--pto-memcheck", ptoMemcheck});
   for (const std::string &f : ptoasFlags)
     flags.insert(flags.end(), {"--ptoas-flag", f});
+  if (!known.empty())
+    flags.insert(flags.end(), {"--known", known});
   return flags;
 }
 

@@ -27,6 +27,9 @@ struct BackendOptions {
   cl::opt<std::string> name, cmd, opt, runner;
   cl::opt<bool> persistent;
   cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck;
+  /// --known FILE: signatures op blame passes over when another op is wrong
+  /// too (RunConfig::knownSignatures).
+  cl::opt<std::string> known;
   cl::list<std::string> ptoasFlags;
 
   /// The backend with its flags into `config`: --cmd and --persistent

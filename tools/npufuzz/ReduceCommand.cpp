@@ -81,6 +81,7 @@ int runReduce() {
   o.backend = config.backend;
   o.external = config.external;
   o.pto = config.pto;
+  o.knownSignatures = config.knownSignatures;
   return runReduceCommand(o, std::cout);
 }
 
