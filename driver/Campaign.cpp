@@ -843,6 +843,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.memoryBytes = options.limits.addressSpaceBytes;
     r.progress = false;
     r.jit = &jit;
+    r.plugins = options.passPlugins;           // for the MLIR-level reduction's own runs
     r.target = parseSignatureText(found.text); // the root cause, generalised
     std::ostringstream log;
     const int status = runReduceCommand(r, log);

@@ -4,6 +4,7 @@
 #include "backend/mlir/Pipelines.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/VerifyPipeline.h"
 #include "ir/FileText.h"
 #include "ir/NumberText.h"
 #include "ir/Text.h"
@@ -11,6 +12,8 @@
 #include "shrink/Generalize.h"
 #include "shrink/Reducer.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -24,6 +27,7 @@
 #include <memory>
 #include <poll.h>
 #include <sstream>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -183,12 +187,14 @@ bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins, std::str
   return true;
 }
 
-/// The skeleton of the IR `cand` gives its blamed pass `blamed` (the last
-/// element of its pipeline of that name, options aside when `blamed` has
-/// none): the elements before it run in a child, since they are the
-/// compiler under test. Empty when there is no such pass or it fails.
-std::string skeletonBefore(MlirJit &jit, const Candidate &cand, const std::string &blamed,
-                           const RunConfig &caseConfig, const IsolationLimits &limits) {
+/// The MLIR `cand` gives its blamed pass `blamed` (the last element of its
+/// pipeline of that name, options aside when `blamed` has none), made by
+/// the elements before it in a child, since they are the compiler under
+/// test; and that element as the pipeline writes it. Empty when there is
+/// no such pass or the elements before it fail.
+std::pair<std::string, std::string> irBefore(MlirJit &jit, const Candidate &cand,
+                                             const std::string &blamed, const RunConfig &caseConfig,
+                                             const IsolationLimits &limits) {
   RunConfig config = caseConfig;
   config.pipeline = cand.pipeline;
   Pipeline p;
@@ -196,7 +202,7 @@ std::string skeletonBefore(MlirJit &jit, const Candidate &cand, const std::strin
   MlirKernel kernel;
   if (blamed.empty() || !resolvePipeline(cand.pipeline, config.style, p, error, config.stage) ||
       !emitMlir(cand.c, emitOptionsOf(config), kernel, error))
-    return "";
+    return {};
   const std::vector<std::string> elements = p.elements();
   for (size_t i = elements.size(); i-- > 0;) {
     const bool plain = blamed.find('{') == std::string::npos;
@@ -205,13 +211,66 @@ std::string skeletonBefore(MlirJit &jit, const Candidate &cand, const std::strin
     const std::vector<std::string> before(elements.begin(), elements.begin() + i);
     const ChildOutcome o = runIsolated(
         [&] {
-          std::string skeleton, why;
-          return jit.skeleton(kernel.text, before, skeleton, why) ? skeleton : std::string();
+          const BackendRun r = jit.transform(kernel.text, before);
+          return r.ok() ? r.mlir : std::string();
         },
         limits);
-    return o.end == ChildOutcome::End::Returned ? o.payload : std::string();
+    if (o.end != ChildOutcome::End::Returned || o.payload.empty())
+      return {};
+    return {o.payload, elements[i]};
   }
-  return "";
+  return {};
+}
+
+/// Whether `element` alone miscompiles `ir`, as verify-pipeline judges it
+/// on its data sets (in a child, with the passes' plugins).
+bool passMiscompiles(const std::string &ir, const std::string &element,
+                     const std::vector<std::string> &plugins, const IsolationLimits &limits) {
+  llvm::SmallString<128> path;
+  int fd = -1;
+  if (llvm::sys::fs::createTemporaryFile("npufuzz-ir", "mlir", fd, path))
+    return false;
+  const bool written = writeAll(fd, ir.data(), ir.size());
+  ::close(fd);
+  VerifyPipelineOptions v;
+  v.file = path.str().str();
+  v.pipeline = element;
+  v.passPlugins = plugins;
+  const VerifyPipelineReport r =
+      written ? verifyPipelineIsolated(v, limits) : VerifyPipelineReport();
+  llvm::sys::fs::remove(path);
+  return r.verdict == "mismatch" && r.passName == element && r.miscompiledBy.empty();
+}
+
+/// How many verify-pipeline runs an MLIR reduction may take: a bound on
+/// runs, not on time, so that the skeleton does not depend on the
+/// machine's speed.
+constexpr unsigned kMaxIrReductionTests = 40;
+
+/// `ir` reduced as mlir-reduce would: ops erased one at a time
+/// (MlirJit::erasures) while `element` alone still miscompiles it. As it
+/// is when it does not miscompile it to begin with (the failure needs the
+/// case's data, which verify-pipeline's data sets need not have).
+std::string reduceIrForPass(MlirJit &jit, std::string ir, const std::string &element,
+                            const std::vector<std::string> &plugins, const IsolationLimits &limits,
+                            unsigned &tests) {
+  ++tests;
+  if (!passMiscompiles(ir, element, plugins, limits))
+    return ir;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const std::string &variant : jit.erasures(ir)) {
+      if (tests >= kMaxIrReductionTests)
+        return ir;
+      ++tests;
+      if (passMiscompiles(variant, element, plugins, limits)) {
+        ir = variant;
+        changed = true;
+        break;
+      }
+    }
+  }
+  return ir;
 }
 } // namespace
 
@@ -333,6 +392,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   // skeleton of the IR the blamed pass was given.
   Bucket bucket = bucketOf(sig.kind, blamed, r.reduced.c);
   std::string skeleton;
+  unsigned irReductionTests = 0;
   if (o.interestingnessCmd.empty() && r.confirmed) {
     const FailurePattern pattern =
         failurePattern(r.reduced, sig, runner, config.style, config.stage, &generalizeCost);
@@ -347,7 +407,15 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       if (seen.ran && sameRootCause(sig, seen.signature))
         skeletonConfig = canonical;
     }
-    skeleton = skeletonBefore(jit, r.reduced, blamed, skeletonConfig, limits);
+    // The IR given to the blamed pass, reduced to what it miscompiles.
+    const auto [ir, element] = irBefore(jit, r.reduced, blamed, skeletonConfig, limits);
+    if (!ir.empty()) {
+      const std::string reducedIr =
+          reduceIrForPass(jit, ir, element, o.plugins, limits, irReductionTests);
+      std::string why;
+      if (!jit.skeleton(reducedIr, {}, skeleton, why))
+        skeleton.clear();
+    }
     bucket = bucketOf(sig.kind, blamed, pattern.families, pattern.dtypeClasses, skeleton);
   }
   llvm::json::Object report{
@@ -361,6 +429,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       {"skeleton_id", skeleton.empty() ? std::string() : skeletonId(skeleton)},
       {"generalize_tests", static_cast<int64_t>(generalizeCost.tests)},
       {"generalize_seconds", generalizeCost.seconds},
+      {"ir_reduction_tests", static_cast<int64_t>(irReductionTests)},
       {"verdict", std::string(verdictName(sig.kind))},
       {"pass", blamed},
       {"interestingness", o.interestingnessCmd.empty() ? "same-signature" : "command"},

@@ -66,6 +66,8 @@ struct ReduceCommandOptions {
   /// is reduced (none: the canonical plan).
   std::optional<uint64_t> loweringSeed;
   PassStage stage = PassStage::Entry;
+  /// Pass plugins: loaded into the command's own JIT when it makes one, and
+  /// into the runs that reduce the MLIR given to a blamed pass.
   std::vector<std::string> plugins;
   /// Where candidates run: the in-process JIT, or a backend outside npufuzz
   /// (external, torch) with its toolchain.

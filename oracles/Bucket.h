@@ -7,8 +7,9 @@
 // the same minimal op pattern (the scalar families of the ops that remain
 // and that the failure needs, inputs aside), the same dtype classes (float,
 // int, bool) of those ops' results, and the same skeleton of the IR given to
-// the blamed pass (backend/mlir/IrSkeleton.h): two bugs of one pass need
-// different IR. A signature not reduced is a bucket of its own.
+// the blamed pass, reduced to what the pass miscompiles (ops erased while
+// verify-pipeline still blames it; backend/mlir/IrSkeleton.h): two bugs of
+// one pass need different IR. A signature not reduced is a bucket of its own.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_BUCKET_H

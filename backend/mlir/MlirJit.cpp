@@ -484,6 +484,37 @@ bool MlirJit::skeleton(const std::string &text, const std::vector<std::string> &
 }
 
 namespace {
+/// The ops of `module` erasures() may erase, in pre-order.
+std::vector<mlir::Operation *> erasableOps(mlir::ModuleOp module) {
+  std::vector<mlir::Operation *> ops;
+  module->walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
+    if (op == module.getOperation() || mlir::isa<mlir::func::FuncOp>(op) ||
+        op->hasTrait<mlir::OpTrait::IsTerminator>() || !op->use_empty())
+      return;
+    ops.push_back(op);
+  });
+  return ops;
+}
+} // namespace
+
+std::vector<std::string> MlirJit::erasures(const std::string &text) {
+  BackendRun r;
+  impl().context();
+  auto module = impl().parse(text, r);
+  if (!module)
+    return {};
+  const size_t n = erasableOps(*module).size();
+  std::vector<std::string> out;
+  for (size_t k = 0; k < n; ++k) {
+    mlir::OwningOpRef<mlir::ModuleOp> copy(mlir::cast<mlir::ModuleOp>((*module)->clone()));
+    erasableOps(*copy)[k]->erase();
+    if (mlir::succeeded(mlir::verify(*copy)))
+      out.push_back(printOp(*copy));
+  }
+  return out;
+}
+
+namespace {
 /// The case dtype of an MLIR element type, if it is one.
 std::optional<DType> dtypeOf(mlir::Type t) {
   if (t.isF32())

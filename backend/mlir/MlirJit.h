@@ -85,6 +85,13 @@ public:
   bool skeleton(const std::string &text, const std::vector<std::string> &elements,
                 std::string &skeleton, std::string &error);
 
+  /// `text` with one op erased, once for each op that can go: every op of
+  /// a function's body (nested ones too, in pre-order) whose results are
+  /// unused and that ends no block; each variant verifies. Empty when
+  /// `text` does not parse. (A reducer of MLIR, as mlir-reduce's
+  /// erase-op pattern.)
+  std::vector<std::string> erasures(const std::string &text);
+
   /// How a function of arbitrary MLIR is driven with generated buffers.
   struct EntryDriver {
     /// The function called: the entry itself when it takes only static

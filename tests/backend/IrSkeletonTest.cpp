@@ -63,3 +63,28 @@ TEST(IrSkeleton, ABadModuleIsAnError) {
   EXPECT_FALSE(jit.skeleton("func.func @f( {", {}, skeleton, error));
   EXPECT_FALSE(error.empty());
 }
+
+TEST(IrSkeleton, ErasuresTakeOutOneUnusedOpEach) {
+  MlirJit jit;
+  const std::string text = "func.func @f(%a: memref<8xf32>, %b: memref<8xf32>) {\n"
+                           "  %c = arith.constant 1.0 : f32\n"
+                           "  affine.for %i = 0 to 8 {\n"
+                           "    %x = affine.load %a[%i] : memref<8xf32>\n"
+                           "    %y = arith.addf %x, %c : f32\n"
+                           "    affine.store %y, %b[%i] : memref<8xf32>\n"
+                           "  }\n"
+                           "  memref.copy %a, %b : memref<8xf32> to memref<8xf32>\n"
+                           "  return\n}\n";
+  // The loop, the store in it and the copy: the constant, load and add
+  // have uses, the return and the loop's yield end their blocks.
+  const std::vector<std::string> variants = jit.erasures(text);
+  ASSERT_EQ(variants.size(), 3u);
+  for (const std::string &v : variants) {
+    std::string diagnostic;
+    EXPECT_TRUE(jit.parses(v, diagnostic)) << diagnostic;
+  }
+  EXPECT_EQ(variants[0].find("affine.for"), std::string::npos) << variants[0];
+  EXPECT_EQ(variants[1].find("affine.store"), std::string::npos) << variants[1];
+  EXPECT_EQ(variants[2].find("memref.copy"), std::string::npos) << variants[2];
+  EXPECT_TRUE(jit.erasures("func.func @f( {").empty());
+}
