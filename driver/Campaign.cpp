@@ -446,6 +446,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   state.shardCount = options.shardCount;
   if (!state.load(statePath, result.error) || !checkCampaignIdentity(options, result.error))
     return result;
+  // Findings a resumed directory already has are their own roots: one
+  // written before roots existed is filed under its case signature, and
+  // later cases with that signature go to it.
+  for (const FindingSummary &f : scanFindings(options.outDir))
+    if (parseSignatureText(f.text))
+      state.roots.emplace(f.id, f.text);
 
   stopRequested = 0;
   auto previousHandler = std::signal(SIGINT, onSigint);
@@ -590,7 +596,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
 
   // Counts a finished case, writes its finding, and advances the resume
   // watermark past every completed index.
-  auto record = [&](const Running &r, CaseReport report) {
+  // `lastTry`: the case's retry at the end, which records whatever it finds.
+  auto record = [&](const Running &r, CaseReport report, bool lastTry) {
     // Counted once its finding is kept: a case whose finding cannot be
     // written stops the run uncounted, and runs again on resume.
     const std::string verdict(verdictName(report.result.verdict));
@@ -603,16 +610,36 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       // A case signature seen for the first time is generalised to what
       // the failure needs (here, while the workers go on), so that one bug
       // showing in many ops is one finding, reduced once.
+      // Its variants get blame's budget (they run the case with blame), and
+      // a generalisation a variant could not finish is not kept: the case
+      // runs again at the end with more time, and a root is only ever
+      // recorded once it was decided, so that one seed is one finding.
       const std::string caseId = report.signature.id();
       if (!state.roots.count(caseId)) {
+        IsolationLimits variantLimits = options.limits;
+        variantLimits.wallSeconds =
+            std::max(options.limits.wallSeconds, kBlameTimeFactor * report.seconds) *
+            (lastTry ? kRetryTimeFactor : 1);
+        GeneralizeCost cost;
         const Signature root =
             generalizeSignature({r.c, options.config.pipeline}, report.signature,
-                                isolatedRunner(jit, caseConfig, options.limits),
-                                options.config.style, options.config.stage, &generalizeCost);
-        state.roots[caseId] = root.text();
-        ++result.generalized;
+                                isolatedRunner(jit, caseConfig, variantLimits),
+                                options.config.style, options.config.stage, &cost);
+        generalizeCost.tests += cost.tests;
+        generalizeCost.seconds += cost.seconds;
+        if (cost.undecided && !lastTry) {
+          deferredHere[r.index] = {report.result.verdict, false};
+          state.deferred.insert(r.index);
+          markDone(r.index);
+          return;
+        }
+        if (!cost.undecided) {
+          state.roots[caseId] = root.text();
+          ++result.generalized;
+        }
       }
-      f.root = parseSignatureText(state.roots.at(caseId));
+      f.root = state.roots.count(caseId) ? parseSignatureText(state.roots.at(caseId))
+                                         : std::optional<Signature>(report.signature);
       // The programs are written with a signature's first case only; for
       // the others (pto: a ptoas run in this loop) the seed is enough.
       std::error_code missing;
@@ -746,7 +773,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           ++i;
           continue;
         }
-        record(r, std::move(report));
+        record(r, std::move(report), false);
       } else if (!cutShort) {
         CaseReport report = reportOf(r.confirm->outcome());
         // Rare, and run here while the workers go on: a kernel that
@@ -772,7 +799,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         }
         if (report.result.verdict != r.workerVerdict)
           ++(r.workerWasUsed ? result.historyDependent : result.unconfirmed);
-        record(r, std::move(report));
+        record(r, std::move(report), false);
       }
       running.erase(running.begin() + i);
     }
@@ -806,7 +833,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         said != deferredHere.end() && report.result.verdict != said->second.verdict)
       ++(said->second.used ? result.historyDependent : result.unconfirmed);
     ++result.retried;
-    record(r, std::move(report));
+    record(r, std::move(report), true);
   }
   fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.

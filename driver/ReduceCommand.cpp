@@ -77,8 +77,12 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
       const CaseReport report = reportOf(child->outcome());
       Observation o;
       // Not run: the machine refused the process, or a tool could not
-      // start. Neither says anything about the candidate.
-      o.ran = child->outcome().end != ChildOutcome::End::ForkFailed && !report.environmentError();
+      // start, or the deadline cut it short before its own time limit.
+      // None says anything about the candidate.
+      const bool cutByDeadline = child->outcome().end == ChildOutcome::End::TimedOut &&
+                                 batchLimits.wallSeconds < limits.wallSeconds;
+      o.ran = child->outcome().end != ChildOutcome::End::ForkFailed && !report.environmentError() &&
+              !cutByDeadline;
       o.signature = report.signature;
       o.summary = report.result.summary;
       out.push_back(std::move(o));
@@ -257,9 +261,38 @@ std::string reduceIrForPass(MlirJit &jit, std::string ir, const std::string &ele
   ++tests;
   if (!passMiscompiles(ir, element, plugins, limits))
     return ir;
-  for (bool changed = true; changed;) {
+  // The variants are made in a child: the IR is the compiler's output,
+  // and parsing, verifying or printing it may fail in ways that must not
+  // take the campaign down.
+  auto erasures = [&](size_t limit) {
+    const ChildOutcome o = runIsolated(
+        [&] {
+          llvm::json::Array variants;
+          for (std::string &v : jit.erasures(ir, limit))
+            variants.push_back(std::move(v));
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          os << llvm::json::Value(std::move(variants));
+          return text;
+        },
+        limits);
+    std::vector<std::string> out;
+    if (o.end != ChildOutcome::End::Returned)
+      return out;
+    llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(o.payload);
+    if (!parsed) {
+      llvm::consumeError(parsed.takeError());
+      return out;
+    }
+    if (const llvm::json::Array *a = parsed->getAsArray())
+      for (const llvm::json::Value &v : *a)
+        if (const std::optional<llvm::StringRef> text = v.getAsString())
+          out.push_back(text->str());
+    return out;
+  };
+  for (bool changed = true; changed && tests < kMaxIrReductionTests;) {
     changed = false;
-    for (const std::string &variant : jit.erasures(ir)) {
+    for (const std::string &variant : erasures(kMaxIrReductionTests - tests)) {
       if (tests >= kMaxIrReductionTests)
         return ir;
       ++tests;
@@ -412,9 +445,13 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     if (!ir.empty()) {
       const std::string reducedIr =
           reduceIrForPass(jit, ir, element, o.plugins, limits, irReductionTests);
-      std::string why;
-      if (!jit.skeleton(reducedIr, {}, skeleton, why))
-        skeleton.clear();
+      const ChildOutcome made = runIsolated(
+          [&] {
+            std::string text, why;
+            return jit.skeleton(reducedIr, {}, text, why) ? text : std::string();
+          },
+          limits);
+      skeleton = made.end == ChildOutcome::End::Returned ? made.payload : std::string();
     }
     bucket = bucketOf(sig.kind, blamed, pattern.families, pattern.dtypeClasses, skeleton);
   }

@@ -199,7 +199,9 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
           it->second.bucketKey = f.bucketKey;
           it->second.skeleton = f.skeleton;
         }
-        it->second.known = it->second.known || f.known;
+        // Known only when every copy is: a reduced copy whose skeleton is
+        // not listed may be a new bug under a known signature.
+        it->second.known = it->second.known && f.known;
       }
     }
   }

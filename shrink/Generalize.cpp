@@ -101,9 +101,12 @@ std::optional<Case> variantWithout(const Case &c, const std::string &family, int
       continue;
     std::optional<OpKind> swap;
     if (nth >= 0) {
-      int seen = 0;
+      // The first kind of each other family the slot takes, in table
+      // order; the nth of those families.
+      std::set<std::string> families;
       for (const OpKind k : swapKinds(op))
-        if (familyOf(k) != family && accepts(x, op, k) && seen++ == nth) {
+        if (familyOf(k) != family && accepts(x, op, k) && families.insert(familyOf(k)).second &&
+            static_cast<int>(families.size()) == nth + 1) {
           swap = k;
           break;
         }
@@ -154,7 +157,8 @@ using Clock = std::chrono::steady_clock;
 /// Runs variants and counts the cost.
 class Trials {
 public:
-  Trials(const CandidateRunner &run, GeneralizeCost *cost) : run_(run), cost_(cost) {}
+  Trials(const CandidateRunner &run, GeneralizeCost *cost, VerdictKind target)
+      : run_(run), cost_(cost), target_(target) {}
   std::vector<Observation> operator()(const std::vector<Candidate> &batch) {
     if (batch.empty())
       return {};
@@ -163,6 +167,9 @@ public:
     if (cost_) {
       cost_->tests += static_cast<unsigned>(batch.size());
       cost_->seconds += std::chrono::duration<double>(Clock::now() - start).count();
+      for (const Observation &o : seen)
+        if (!o.ran || (o.signature.kind == VerdictKind::Hang && target_ != VerdictKind::Hang))
+          cost_->undecided = true;
     }
     return seen;
   }
@@ -170,6 +177,7 @@ public:
 private:
   const CandidateRunner &run_;
   GeneralizeCost *cost_;
+  VerdictKind target_;
 };
 
 /// The pipeline of `cand` cut after the last occurrence of `pass` (with any
@@ -206,19 +214,22 @@ bool sameFailure(const Signature &target, const Observation &o) {
 /// another bug of the same pass.)
 bool familyIrrelevant(const Candidate &cand, const Signature &target, const std::string &family,
                       Trials &trials, int depth = 1) {
+  // Two swaps to two other families; the substitution where the family's
+  // ops have not both.
   std::vector<Candidate> batch;
   std::vector<std::set<std::string>> putIn;
-  for (int nth = -1; nth < 2; ++nth) {
+  for (int nth = 0; nth < 2; ++nth) {
     std::set<std::string> in;
-    // Substitution (nth -1) only where no op of the family has a swap.
-    if (nth < 0 && !std::none_of(
-                       cand.c.ops.begin(), cand.c.ops.end(),
-                       [&](const Op &op) {
-                         return op.kind != OpKind::Input && familyOf(op.kind) == family &&
-                                !swapKinds(op).empty();
-                       }))
-      continue;
     if (std::optional<Case> x = variantWithout(cand.c, family, nth, in)) {
+      batch.push_back({std::move(*x), cand.pipeline});
+      putIn.push_back(std::move(in));
+    }
+  }
+  if (batch.size() < 2) {
+    batch.clear();
+    putIn.clear();
+    std::set<std::string> in;
+    if (std::optional<Case> x = variantWithout(cand.c, family, -1, in)) {
       batch.push_back({std::move(*x), cand.pipeline});
       putIn.push_back(std::move(in));
     }
@@ -248,7 +259,7 @@ Signature generalizeSignature(const Candidate &failing, const Signature &seen,
   Signature out = seen;
   if (seen.kind != VerdictKind::Mismatch || seen.where.empty() || seen.where == kAnyOp)
     return out;
-  Trials trials(run, cost);
+  Trials trials(run, cost, seen.kind);
   Candidate cand = failing;
   const auto [passes, at] = cutAfter(failing, seen.pass, style, stage);
   if (at >= 0)
@@ -293,7 +304,7 @@ FailurePattern failurePattern(const Candidate &reduced, const Signature &target,
     out.families = families;
     return out;
   }
-  Trials trials(run, cost);
+  Trials trials(run, cost, target.kind);
   Candidate cand = reduced;
   if (const auto [passes, at] = cutAfter(reduced, target.pass, style, stage); at >= 0)
     cand.pipeline = pipelineSpec(passes);

@@ -40,6 +40,9 @@ namespace npufuzz {
 struct GeneralizeCost {
   unsigned tests = 0; ///< variants run
   double seconds = 0;
+  /// A variant could not run (the machine refused it) or ran out of time:
+  /// another try, with more time, may answer otherwise.
+  bool undecided = false;
 };
 
 /// `seen`, the signature `failing` fails with, with only what the failure

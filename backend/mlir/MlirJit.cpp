@@ -497,7 +497,7 @@ std::vector<mlir::Operation *> erasableOps(mlir::ModuleOp module) {
 }
 } // namespace
 
-std::vector<std::string> MlirJit::erasures(const std::string &text) {
+std::vector<std::string> MlirJit::erasures(const std::string &text, size_t limit) {
   BackendRun r;
   impl().context();
   auto module = impl().parse(text, r);
@@ -505,7 +505,7 @@ std::vector<std::string> MlirJit::erasures(const std::string &text) {
     return {};
   const size_t n = erasableOps(*module).size();
   std::vector<std::string> out;
-  for (size_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < n && out.size() < limit; ++k) {
     mlir::OwningOpRef<mlir::ModuleOp> copy(mlir::cast<mlir::ModuleOp>((*module)->clone()));
     erasableOps(*copy)[k]->erase();
     if (mlir::succeeded(mlir::verify(*copy)))

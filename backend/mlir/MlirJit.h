@@ -12,6 +12,7 @@
 #include "backend/BackendRun.h"
 #include "backend/mlir/MlirEmitter.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -85,12 +86,12 @@ public:
   bool skeleton(const std::string &text, const std::vector<std::string> &elements,
                 std::string &skeleton, std::string &error);
 
-  /// `text` with one op erased, once for each op that can go: every op of
-  /// a function's body (nested ones too, in pre-order) whose results are
-  /// unused and that ends no block; each variant verifies. Empty when
-  /// `text` does not parse. (A reducer of MLIR, as mlir-reduce's
-  /// erase-op pattern.)
-  std::vector<std::string> erasures(const std::string &text);
+  /// `text` with one op erased, once for each op that can go (the first
+  /// `limit` of them): every op of a function's body (nested ones too, in
+  /// pre-order) whose results are unused and that ends no block; each
+  /// variant verifies. Empty when `text` does not parse. (A reducer of
+  /// MLIR, as mlir-reduce's erase-op pattern.)
+  std::vector<std::string> erasures(const std::string &text, size_t limit = SIZE_MAX);
 
   /// How a function of arbitrary MLIR is driven with generated buffers.
   struct EntryDriver {

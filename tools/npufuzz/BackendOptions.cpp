@@ -8,6 +8,8 @@
 #include "ir/FileText.h"
 #include "oracles/RunConfig.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 
 #include <cstdio>
@@ -189,8 +191,12 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--pto-memcheck", ptoMemcheck});
   for (const std::string &f : ptoasFlags)
     flags.insert(flags.end(), {"--ptoas-flag", f});
-  if (!known.empty())
-    flags.insert(flags.end(), {"--known", known});
+  if (!known.empty()) {
+    // Absolute, so that a finding's repro line works from anywhere.
+    llvm::SmallString<256> path(known.getValue());
+    llvm::sys::fs::make_absolute(path);
+    flags.insert(flags.end(), {"--known", path.str().str()});
+  }
   return flags;
 }
 
