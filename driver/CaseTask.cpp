@@ -7,6 +7,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <chrono>
 #include <csignal>
 #include <cstring>
 #include <functional>
@@ -101,7 +102,12 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // The first run records the IR coverage; the oracles' reruns do not.
   RunConfig first = config;
   first.jit.recordIrCoverage = true;
+  auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  const auto firstStart = std::chrono::steady_clock::now();
   const CaseOutcome out = runCase(c, jit, first);
+  t.firstRunSeconds = since(firstStart);
   static_cast<CaseVerdict &>(t) = differentialVerdict(c, out);
   t.message = out.run.message;
   t.passWarnings = out.run.passWarnings;
@@ -138,8 +144,11 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
           return std::nullopt;
         return o.payload;
       }};
-  for (const std::unique_ptr<Oracle> &oracle : defaultOracles())
+  for (const std::unique_ptr<Oracle> &oracle : defaultOracles()) {
+    const auto oracleStart = std::chrono::steady_clock::now();
     oracle->check(ctx, t);
+    t.oracleSeconds.emplace_back(oracle->name(), since(oracleStart));
+  }
   // A blame the machine did not let start would record the finding without
   // what it names: the case could not be judged, which is no finding.
   if (!blameRefused.empty()) {

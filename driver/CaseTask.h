@@ -15,6 +15,8 @@
 #include "oracles/Signature.h"
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace npufuzz {
 
@@ -28,6 +30,12 @@ struct TaskResult : CaseVerdict {
   std::vector<std::string> entryOps, passesThatChanged;
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
+  /// Where the task's own time went, for a profile (bench_phases): the
+  /// first run whole (reference, emission, passes, code generation,
+  /// execution and the comparison), then each oracle's check by name. Kept
+  /// in the process that ran the task; a worker does not send them.
+  double firstRunSeconds = 0;
+  std::vector<std::pair<std::string, double>> oracleSeconds;
 
   std::string toJson() const;
   static bool fromJson(const std::string &text, TaskResult &out);
