@@ -546,12 +546,22 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   RunConfig workerConfig = config;
   workerConfig.blame = false;
   // A task builds its case from the seed it is sent.
-  const Worker::Handler handler = [&jit, &options, &workerConfig](const std::string &request) {
-    const uint64_t seed = std::stoull(request);
-    const Case c = generateCase(seed, options.policy);
-    RunConfig config = workerConfig;
-    config.loweringSeed = loweringSeedFor(options, seed);
-    return runCaseTask(c, jit, config).toJson();
+  auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
+    return [&jit, &options, runConfig](const std::string &request) {
+      const uint64_t seed = std::stoull(request);
+      const Case c = generateCase(seed, options.policy);
+      RunConfig config = runConfig;
+      config.loweringSeed = loweringSeedFor(options, seed);
+      return runCaseTask(c, jit, config).toJson();
+    };
+  };
+  const Worker::Handler handler = taskWith(workerConfig);
+  // Blame's own budget for a failing case that took `caseSeconds`: the
+  // case's limits, with kBlameTimeFactor times its time when that is more.
+  auto blameBudget = [&options](double caseSeconds) {
+    IsolationLimits limits = options.limits;
+    limits.wallSeconds = std::max(limits.wallSeconds, kBlameTimeFactor * caseSeconds);
+    return limits;
   };
   // Batches of consecutive indices (index / batch), built ahead by isolated
   // children; a case waits for its batch, which may also fail to build.
@@ -616,10 +626,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       // recorded once it was decided, so that one seed is one finding.
       const std::string caseId = report.signature.id();
       if (!state.roots.count(caseId)) {
-        IsolationLimits variantLimits = options.limits;
-        variantLimits.wallSeconds =
-            std::max(options.limits.wallSeconds, kBlameTimeFactor * report.seconds) *
-            (lastTry ? kRetryTimeFactor : 1);
+        IsolationLimits variantLimits = blameBudget(report.seconds);
+        variantLimits.wallSeconds *= lastTry ? kRetryTimeFactor : 1;
         GeneralizeCost cost;
         const Signature root =
             generalizeSignature({r.c, options.config.pipeline}, report.signature,
@@ -757,19 +765,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           r.workerVerdict = report.result.verdict;
           r.workerWasUsed = r.worker->servedBefore() > 0;
           // Blame's budget scales with the time the case took.
-          IsolationLimits caseLimits = options.limits;
-          caseLimits.wallSeconds =
-              std::max(options.limits.wallSeconds, kBlameTimeFactor * report.seconds);
           RunConfig confirmConfig = config;
-          const IsolationLimits confirmLimits = limitsWithBlame(caseLimits, confirmConfig);
-          r.confirm = std::make_unique<Child>(
-              [&jit, &options, confirmConfig, seed = r.seed] {
-                const Case c = generateCase(seed, options.policy);
-                RunConfig caseConfig = confirmConfig;
-                caseConfig.loweringSeed = loweringSeedFor(options, seed);
-                return runCaseTask(c, jit, caseConfig).toJson();
-              },
-              confirmLimits);
+          const IsolationLimits confirmLimits =
+              limitsWithBlame(blameBudget(report.seconds), confirmConfig);
+          r.confirm =
+              std::make_unique<Child>([task = taskWith(confirmConfig),
+                                       request = std::to_string(r.seed)] { return task(request); },
+                                      confirmLimits);
           ++i;
           continue;
         }

@@ -209,8 +209,7 @@ std::pair<std::string, std::string> irBefore(MlirJit &jit, const Candidate &cand
     return {};
   const std::vector<std::string> elements = p.elements();
   for (size_t i = elements.size(); i-- > 0;) {
-    const bool plain = blamed.find('{') == std::string::npos;
-    if (elements[i] != blamed && !(plain && passWithoutOptions(elements[i]) == blamed))
+    if (!namesPass(blamed, elements[i]))
       continue;
     const std::vector<std::string> before(elements.begin(), elements.begin() + i);
     const ChildOutcome o = runIsolated(

@@ -37,9 +37,12 @@ bool sameRootCause(const Signature &target, const Signature &seen) {
     return false;
   if (target.where != kAnyOp && target.where != seen.where)
     return false;
-  if (target.pass == seen.pass)
-    return true;
-  return target.pass.find('{') == std::string::npos && passWithoutOptions(seen.pass) == target.pass;
+  return namesPass(target.pass, seen.pass);
+}
+
+bool namesPass(const std::string &named, const std::string &element) {
+  return named == element ||
+         (named.find('{') == std::string::npos && passWithoutOptions(element) == named);
 }
 
 std::optional<Signature> parseSignatureText(const std::string &text) {

@@ -39,6 +39,11 @@ inline constexpr const char *kAnyOp = "any op";
 /// for `func.func(arith-expand{include-bf16=true})`.
 std::string passWithoutOptions(const std::string &element);
 
+/// Whether the pass `named` (a signature's) names the pipeline element
+/// `element`: the same text, or `named` carries no options and `element`
+/// is that pass with some.
+bool namesPass(const std::string &named, const std::string &element);
+
 /// Whether `seen` is a failure of the root cause `target` names: the same
 /// verdict and message, the same pass (or, when `target`'s pass carries no
 /// options, the same pass with whatever options), and the same where unless

@@ -190,8 +190,7 @@ std::pair<std::vector<std::string>, int> cutAfter(const Candidate &cand, const s
   if (pass.empty() || !resolvePipeline(cand.pipeline, style, p, error, stage))
     return {{}, -1};
   for (size_t i = p.passes.size(); i-- > 0;)
-    if (p.passes[i] == pass ||
-        (pass.find('{') == std::string::npos && passWithoutOptions(p.passes[i]) == pass))
+    if (namesPass(pass, p.passes[i]))
       return {std::vector<std::string>(p.passes.begin(), p.passes.begin() + i + 1),
               static_cast<int>(i)};
   return {{}, -1};
