@@ -18,6 +18,8 @@ std::string_view statusName(BackendRun::Status s) {
   case BackendRun::Status::ContractGap: return "contract-gap";
   case BackendRun::Status::OutOfMemory: return "out-of-memory";
   case BackendRun::Status::EnvironmentError: return "environment-error";
+  case BackendRun::Status::OutOfBoundsWrite: return "out-of-bounds-write";
+  case BackendRun::Status::OutOfBoundsRead: return "out-of-bounds-read";
   }
   return "?";
 }

@@ -9,6 +9,7 @@
 
 #include "ir/TensorData.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,11 @@ struct BackendRun {
     /// executed, a temporary directory cannot be made, the machine refused
     /// a fork. npufuzz's environment, never the tool under test.
     EnvironmentError,
+    /// The kernel wrote outside its buffers (a changed redzone), or a
+    /// bounds-checked run stopped at a store outside its memref.
+    OutOfBoundsWrite,
+    /// A bounds-checked run stopped at a load outside its memref.
+    OutOfBoundsRead,
   };
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.
@@ -57,6 +63,14 @@ struct BackendRun {
   /// The emitted module, and (when asked for) the IR around a failing pass.
   std::string mlir, irBeforePass, irAfterPass;
   std::vector<TensorData> outputs;
+  /// The pattern every output was filled with before the kernel ran, when
+  /// the backend fills them: elements outside an output's valid shape must
+  /// still hold it (ir/Case.h), and the judgement checks that they do.
+  std::optional<uint32_t> outputFill;
+  /// For an out-of-bounds status, what it is about, without numbers: the
+  /// op of a bounds-checked access (`memref.store`), or the kind of buffer
+  /// whose redzone changed (`input`, `output`, `temporary`).
+  std::string faultSite;
   /// Seconds spent in each stage.
   double emitSeconds = 0, passSeconds = 0, codegenSeconds = 0, executeSeconds = 0;
 

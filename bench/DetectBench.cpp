@@ -57,6 +57,7 @@ struct Fault {
   std::string name, seed, style, pipeline;
   bool baseline = false; ///< an unmodified pipeline: runs its whole budget
   std::string policy;    ///< policy text for --policy; empty: the defaults
+  std::string stage;     ///< --pass-stage; empty: entry
 };
 
 /// The default policy almost never makes a tile with more than 4 non-unit
@@ -72,20 +73,28 @@ std::vector<Fault> faults() {
   const std::string fuse = "func.func(linalg-fuse-elementwise-ops)";
   return {
       {"index-i64-compare", "000", "tensor", fuse + ",func.func(npufuzz-bug-index-i64-compare)",
-       false, ""},
-      {"uninit-validshape", "002", "npu", "func.func(npufuzz-bug-uninit-validshape)", false, ""},
-      {"slice-fusion-assert", "001", "tensor", "func.func(npufuzz-bug-slice-fusion-assert)", false,
+       false, "", ""},
+      {"uninit-validshape", "002", "npu", "func.func(npufuzz-bug-uninit-validshape)", false, "",
        ""},
-      {"floormod-stride", "003", "npu", "func.func(npufuzz-bug-floormod-stride)", false, ""},
-      {"unit-dim-collapse", "003", "npu", "func.func(npufuzz-bug-unit-dim-collapse)", false, ""},
-      {"peel-alias", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, ""},
-      {"peel-alias+policy", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, kPeelPolicy},
-      {"drop-tail", "003", "npu", "func.func(npufuzz-bug-drop-tail)", false, ""},
+      {"slice-fusion-assert", "001", "tensor", "func.func(npufuzz-bug-slice-fusion-assert)", false,
+       "", ""},
+      {"floormod-stride", "003", "npu", "func.func(npufuzz-bug-floormod-stride)", false, "", ""},
+      {"unit-dim-collapse", "003", "npu", "func.func(npufuzz-bug-unit-dim-collapse)", false, "",
+       ""},
+      {"peel-alias", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, "", ""},
+      {"peel-alias+policy", "003", "npu", "func.func(npufuzz-bug-peel-alias)", false, kPeelPolicy,
+       ""},
+      {"drop-tail", "003", "npu", "func.func(npufuzz-bug-drop-tail)", false, "", ""},
+      // Memory errors: each style's loops run one past a row. The tensor
+      // style's loops exist from the loops stage on.
+      {"loop-overrun", "003", "affine", "func.func(npufuzz-bug-loop-overrun)", false, "", ""},
+      {"loop-overrun", "003", "tensor", "func.func(npufuzz-bug-loop-overrun)", false, "", "loops"},
+      {"loop-overrun", "003", "npu", "func.func(npufuzz-bug-loop-overrun)", false, "", ""},
       {"bf16-round-half-away", "004", "affine", "func.func(npufuzz-bug-bf16-round-half-away)",
-       false, ""},
-      {"unmodified", "-", "affine", "O0", true, ""},
-      {"unmodified", "-", "tensor", fuse, true, ""},
-      {"unmodified", "-", "npu", "O0", true, ""},
+       false, "", ""},
+      {"unmodified", "-", "affine", "O0", true, "", ""},
+      {"unmodified", "-", "tensor", fuse, true, "", ""},
+      {"unmodified", "-", "npu", "O0", true, "", ""},
   };
 }
 
@@ -157,6 +166,10 @@ Run campaign(const Fault &f, uint64_t seedStart, double seconds, const std::stri
                                    "--seed-start",
                                    std::to_string(seedStart),
                                    "--quiet"};
+  if (!f.stage.empty()) {
+    argv.push_back("--pass-stage");
+    argv.push_back(f.stage);
+  }
   if (!f.policy.empty()) {
     const std::string policyPath = dir + ".policy";
     std::error_code ec;
@@ -285,6 +298,10 @@ Reduced reduce(const Fault &f, const Run &run, const std::string &out) {
                                    "--jobs",
                                    std::to_string(jobs),
                                    "--quiet"};
+  if (!f.stage.empty()) {
+    argv.push_back("--pass-stage");
+    argv.push_back(f.stage);
+  }
   if (run.loweringSeed) {
     argv.push_back("--lowering-seed");
     argv.push_back(std::to_string(*run.loweringSeed));
@@ -401,6 +418,7 @@ int main(int argc, char **argv) {
                      {"pipeline", f.pipeline},
                      {"baseline", f.baseline},
                      {"policy", f.policy.empty() ? "default" : f.policy},
+                     {"stage", f.stage.empty() ? "entry" : f.stage},
                      {"runs", std::move(runArray)},
                      {"detected", static_cast<int64_t>(detected)}};
     if (!f.baseline && detected) {

@@ -782,7 +782,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         // crashed took the confirming child with it before it could blame.
         RunConfig caseConfig = config;
         caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
-        blameKernelCrash(r.c, jit, caseConfig, options.limits, report);
+        blameKernelFault(r.c, jit, caseConfig, options.limits, report);
         if (stoppedBy(report)) {
           running.erase(running.begin() + i);
           continue;

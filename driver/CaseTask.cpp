@@ -3,8 +3,10 @@
 
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
+#include "oracles/MemoryErrorOracle.h"
 #include "oracles/Oracle.h"
 
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <chrono>
@@ -118,9 +120,11 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.passSeconds = out.run.passSeconds;
   t.codegenSeconds = out.run.codegenSeconds;
   t.executeSeconds = out.run.executeSeconds;
-  // The other oracles judge a run that agrees or is wrong; any other
-  // verdict is final.
-  if (out.verdict != VerdictKind::Ok && out.verdict != VerdictKind::Mismatch)
+  // The other oracles judge a run that agrees or is wrong, or that wrote
+  // outside a buffer or region (to name and blame it); any other verdict
+  // is final.
+  if (out.verdict != VerdictKind::Ok && out.verdict != VerdictKind::Mismatch &&
+      out.verdict != VerdictKind::OutOfBoundsWrite && out.verdict != VerdictKind::OutOfRegionWrite)
     return t;
 
   Pipeline pipeline;
@@ -161,29 +165,33 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   return t;
 }
 
+namespace {
+/// Runs `work` in a child of its own; a machine that refuses the child
+/// makes `report` an environment error (nothing is found) and returns
+/// nothing.
+std::optional<ChildOutcome> runOrRefuse(const std::function<std::string()> &work,
+                                        const IsolationLimits &limits, CaseReport &report) {
+  ChildOutcome o = runIsolated(work, limits);
+  if (o.end != ChildOutcome::End::ForkFailed)
+    return o;
+  report.result.verdict = VerdictKind::EnvironmentError;
+  report.result.summary = report.result.message =
+      "could not start a blame process: " + o.stderrText;
+  return std::nullopt;
+}
+
+/// Names the pass after which `report`'s kernel first crashes, each prefix
+/// run in a child of its own.
 void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
-                      const IsolationLimits &caseLimits, CaseReport &report) {
-  if (report.result.verdict != VerdictKind::Crash || report.result.where != "kernel" ||
-      !report.result.passName.empty() || !config.blame || runsExternally(config.backend))
-    return;
-  Pipeline pipeline;
-  std::string error;
-  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage))
-    return;
+                      const Pipeline &pipeline, const IsolationLimits &limits, CaseReport &report) {
   for (size_t k = 0; k <= pipeline.passes.size(); ++k) {
-    RunConfig prefix = config;
-    prefix.pipeline = "O0";
-    for (size_t i = 0; i < k; ++i)
-      prefix.pipeline = (i ? prefix.pipeline + "," : std::string()) + pipeline.passes[i];
-    const ChildOutcome o = runIsolated(
-        [&] { return std::string(verdictName(runCase(c, jit, prefix).verdict)); }, caseLimits);
-    if (o.end == ChildOutcome::End::ForkFailed) {
-      report.result.verdict = VerdictKind::EnvironmentError;
-      report.result.summary = report.result.message =
-          "could not start a blame process: " + o.stderrText;
+    const RunConfig prefix = withPassPrefix(config, pipeline, k);
+    const std::optional<ChildOutcome> o = runOrRefuse(
+        [&] { return std::string(verdictName(runCase(c, jit, prefix).verdict)); }, limits, report);
+    if (!o)
       return;
-    }
-    if (o.end != ChildOutcome::End::Signalled || diedIn(o.stderrText).stage != RunningStage::Kernel)
+    if (o->end != ChildOutcome::End::Signalled ||
+        diedIn(o->stderrText).stage != RunningStage::Kernel)
       continue;
     if (k == 0)
       return; // the tail alone: no pass to blame
@@ -195,6 +203,44 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
     report.signature.pass = report.result.passName;
     return;
   }
+}
+} // namespace
+
+void blameKernelFault(const Case &c, MlirJit &jit, const RunConfig &config,
+                      const IsolationLimits &caseLimits, CaseReport &report) {
+  TaskResult &result = report.result;
+  if (result.verdict != VerdictKind::Crash || result.where != "kernel" ||
+      !result.passName.empty() || !config.blame || runsExternally(config.backend))
+    return;
+  Pipeline pipeline;
+  std::string error;
+  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage))
+    return;
+  // A crash may be an access outside a buffer, which a bounds-checked run
+  // stops at before it is made (oracles/MemoryErrorOracle.h).
+  const std::optional<ChildOutcome> o = runOrRefuse(
+      [&] {
+        return llvm::formatv("{0}",
+                             llvm::json::Value(nameOutOfBounds(c, jit, config, pipeline).toJson()))
+            .str();
+      },
+      caseLimits, report);
+  if (!o)
+    return;
+  llvm::Expected<llvm::json::Value> named = llvm::json::parse(o->payload);
+  const llvm::json::Object *object = named ? named->getAsObject() : nullptr;
+  if (!named)
+    llvm::consumeError(named.takeError());
+  const MemoryErrorBlame b = o->end == ChildOutcome::End::Returned && object
+                                 ? MemoryErrorBlame::fromJson(*object)
+                                 : MemoryErrorBlame();
+  if (b.verdict == VerdictKind::Ok)
+    return blameKernelCrash(c, jit, config, pipeline, caseLimits, report);
+  b.applyTo(result);
+  report.signature = Signature();
+  report.signature.kind = b.verdict;
+  report.signature.where = b.where;
+  report.signature.pass = b.passName;
 }
 
 IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &config) {
@@ -335,6 +381,12 @@ CaseReport reportOf(const ChildOutcome &o) {
     if (s.where.empty()) // its headline: the rest is the checker's report
       s.message = normalizeMessage(r.result.message.substr(0, r.result.message.find('\n')));
     break;
+  case VerdictKind::OutOfBoundsRead:
+  case VerdictKind::OutOfBoundsWrite:
+  case VerdictKind::OutOfRegionWrite:
+    // The access or buffer and the pass: never the indices or offsets.
+    s.where = r.result.where;
+    break;
   case VerdictKind::Hang:
   case VerdictKind::Oom: break;
   default:
@@ -357,7 +409,7 @@ CaseReport runCaseIsolated(const Case &c, MlirJit &jit, const RunConfig &caseCon
   const IsolationLimits limits = limitsWithBlame(caseLimits, config);
   CaseReport report =
       reportOf(runIsolated([&] { return runCaseTask(c, jit, config).toJson(); }, limits));
-  blameKernelCrash(c, jit, config, caseLimits, report);
+  blameKernelFault(c, jit, config, caseLimits, report);
   return report;
 }
 

@@ -55,12 +55,13 @@ IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &co
 
 struct CaseReport;
 /// When `report` is a crash in the compiled kernel (no pass to name: the
-/// worker died before it could blame one), runs the case with each prefix
-/// of the pipeline's passes in a child of its own, each within
-/// `caseLimits`, and names the first pass after which the kernel crashes,
-/// in the report and its signature. Nothing for other reports, external
-/// backends, or when no prefix crashes.
-void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
+/// worker died before its oracles could run), names and blames it in
+/// children of its own, each within `caseLimits`: as an out-of-bounds
+/// access when a bounds-checked run stops at one (oracles/
+/// MemoryErrorOracle.h), else on the first pass after which the kernel
+/// crashes. Nothing for other reports, external backends, or without
+/// blame.
+void blameKernelFault(const Case &c, MlirJit &jit, const RunConfig &config,
                       const IsolationLimits &caseLimits, CaseReport &report);
 
 /// Everything the parent knows about one finished case.

@@ -129,7 +129,10 @@ bool isCoarse(const std::string &signatureText) {
   case VerdictKind::ReferenceError:
   case VerdictKind::SimulatorFault:
   case VerdictKind::ContractGap:
-  case VerdictKind::EnvironmentError: return false;
+  case VerdictKind::EnvironmentError:
+  case VerdictKind::OutOfBoundsWrite:
+  case VerdictKind::OutOfBoundsRead:
+  case VerdictKind::OutOfRegionWrite: return false;
   }
   return false;
 }

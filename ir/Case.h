@@ -57,6 +57,13 @@ namespace npufuzz {
 /// result element is defined when every element it was computed from is
 /// defined and it lies inside the result's valid shape. fillpad defines the
 /// padding. Only defined output elements are compared.
+///
+/// The valid-region contract: a kernel leaves the elements of its outputs
+/// outside their valid shape as they were. PTO's TSTORE stores the valid
+/// region only, and a caller whose output is a view into a bigger live
+/// tensor relies on it. Every backend keeps to it; the harness fills each
+/// output before the run and checks them (`out-of-region-write`). Kernels
+/// access nothing outside their buffers (`out-of-bounds-read`/`-write`).
 enum class OpKind : uint8_t {
 #define NPF_OP(Enum, Name, Cat, Operands, Results, Base, Weight, Traits) Enum,
 #include "ir/Ops.def"

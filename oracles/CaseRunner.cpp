@@ -5,6 +5,7 @@
 #include "ir/Storage.h"
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"
+#include "oracles/ValidRegion.h"
 #include "reference/Executor.h"
 
 #include <chrono>
@@ -90,6 +91,14 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   v.summary = base.summary;
   v.passName = base.run.passName;
   v.passIndex = base.run.passIndex;
+  if (base.verdict == VerdictKind::OutOfBoundsRead || base.verdict == VerdictKind::OutOfBoundsWrite)
+    v.where = base.run.faultSite;
+  // Outside a valid region: the op of the first output written there.
+  for (size_t k = 0; base.verdict == VerdictKind::OutOfRegionWrite && k < c.outputs.size(); ++k)
+    if (writeOutsideValidRegion(base.run.outputs.at(k), base.run.outputFill.value_or(0))) {
+      v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
+      break;
+    }
   for (size_t k = 0; k < base.comparisons.size(); ++k)
     if (!base.comparisons[k].match) {
       v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));

@@ -2,6 +2,7 @@
 #include "oracles/Differential.h"
 
 #include "oracles/Exactness.h"
+#include "oracles/ValidRegion.h"
 
 namespace npufuzz {
 
@@ -20,6 +21,8 @@ VerdictKind verdictOf(BackendRun::Status s) {
   case BackendRun::Status::ContractGap: return VerdictKind::ContractGap;
   case BackendRun::Status::UninitializedRead: return VerdictKind::UninitializedRead;
   case BackendRun::Status::EnvironmentError: return VerdictKind::EnvironmentError;
+  case BackendRun::Status::OutOfBoundsWrite: return VerdictKind::OutOfBoundsWrite;
+  case BackendRun::Status::OutOfBoundsRead: return VerdictKind::OutOfBoundsRead;
   }
   return VerdictKind::CompileError;
 }
@@ -34,6 +37,16 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
                 run.message.substr(0, run.message.find('\n'));
     return j;
   }
+  // A write outside an output's valid shape is a memory error whatever the
+  // values inside it are.
+  for (size_t k = 0; run.outputFill && k < run.outputs.size(); ++k)
+    if (std::optional<std::string> where =
+            writeOutsideValidRegion(run.outputs[k], *run.outputFill)) {
+      j.verdict = VerdictKind::OutOfRegionWrite;
+      j.summary = "output " + std::to_string(k) + " (%" + std::to_string(c.outputs[k]) +
+                  "): " + *where + " changed";
+      return j;
+    }
   const std::vector<Exactness> exactness = classifyValues(c);
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     j.comparisons.push_back(

@@ -2,6 +2,7 @@
 #include "oracles/Oracle.h"
 
 #include "oracles/Compare.h"
+#include "oracles/MemoryErrorOracle.h"
 #include "oracles/MetamorphicOracle.h"
 #include "oracles/NondeterminismOracle.h"
 #include "oracles/OpBlameOracle.h"
@@ -21,6 +22,7 @@ std::vector<std::unique_ptr<Oracle>> defaultOracles() {
   oracles.push_back(std::make_unique<MetamorphicOracle>());
   oracles.push_back(std::make_unique<NondeterminismOracle>());
   oracles.push_back(std::make_unique<PoisonOracle>());
+  oracles.push_back(std::make_unique<MemoryErrorOracle>());
   oracles.push_back(std::make_unique<OpBlameOracle>());
   oracles.push_back(std::make_unique<PassBlameOracle>());
   return oracles;

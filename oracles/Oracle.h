@@ -62,8 +62,8 @@ public:
 };
 
 /// Every oracle after the differential one, in the order they judge a
-/// case: metamorphic variants, nondeterminism, poison fill, op blame, pass
-/// blame.
+/// case: metamorphic variants, nondeterminism, poison fill, memory errors,
+/// op blame, pass blame.
 std::vector<std::unique_ptr<Oracle>> defaultOracles();
 
 } // namespace npufuzz

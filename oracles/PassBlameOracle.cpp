@@ -32,8 +32,10 @@ PassBlame passBlameInChild(const OracleContext &ctx, const std::function<PassBla
 }
 
 void PassBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
+  // A memory error the memory-error oracle named has its pass already.
   if (ctx.base.verdict != VerdictKind::Mismatch || !ctx.config.blame ||
-      runsExternally(ctx.config.backend))
+      runsExternally(ctx.config.backend) || v.verdict == VerdictKind::OutOfBoundsRead ||
+      v.verdict == VerdictKind::OutOfBoundsWrite)
     return;
   const PassBlame blame = passBlameInChild(ctx, [&] {
     return blameCasePass(ctx.c, ctx.jit, ctx.pipeline, emitOptionsOf(ctx.config), ctx.config.jit);

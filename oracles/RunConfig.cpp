@@ -15,6 +15,14 @@ MlirEmitOptions emitOptionsOf(const RunConfig &config) {
   return o;
 }
 
+RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes) {
+  RunConfig prefix = config;
+  prefix.pipeline = "O0";
+  for (size_t i = 0; i < passes; ++i)
+    prefix.pipeline = (i ? prefix.pipeline + "," : std::string()) + pipeline.passes[i];
+  return prefix;
+}
+
 std::string torchPython(const std::string &python) {
   if (!python.empty())
     return python;

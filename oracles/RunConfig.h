@@ -57,6 +57,10 @@ struct RunConfig {
 /// plan its lowering seed draws.
 MlirEmitOptions emitOptionsOf(const RunConfig &config);
 
+/// `config` with only the first `passes` passes of `pipeline` (its resolved
+/// pipeline; the stage is kept): what blame by prefix runs.
+RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes);
+
 /// The python --backend torch uses: `python` when given, else
 /// $NPUFUZZ_PYTHON, else Debian's /usr/bin/python3 (a python3 earlier on
 /// PATH may lack Debian's python3-torch).

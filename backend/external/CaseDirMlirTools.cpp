@@ -197,8 +197,16 @@ int adapterExitCode(const BackendRun &run) {
   case BackendRun::Status::CompileError: return kExternalExitCompileError;
   case BackendRun::Status::SimulatorFault: return kExternalExitSimulatorFault;
   case BackendRun::Status::EnvironmentError: return kExternalExitEnvironment;
-  default: return 1;
+  case BackendRun::Status::OutOfBoundsWrite: return kExternalExitOutOfBoundsWrite;
+  case BackendRun::Status::OutOfBoundsRead: return kExternalExitOutOfBoundsRead;
+  case BackendRun::Status::RuntimeError:
+  case BackendRun::Status::Crashed:
+  case BackendRun::Status::TimedOut:
+  case BackendRun::Status::OutOfMemory:
+  case BackendRun::Status::ContractGap:
+  case BackendRun::Status::UninitializedRead: return 1;
   }
+  return 1;
 }
 
 } // namespace npufuzz

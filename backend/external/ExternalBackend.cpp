@@ -277,6 +277,10 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
                                                       err.substr(0, err.find('\n')));
   if (end.exitCode == kExternalExitSimulatorFault)
     return withHeadline(Status::SimulatorFault, err.substr(0, err.find('\n')));
+  if (end.exitCode == kExternalExitOutOfBoundsWrite)
+    return withHeadline(Status::OutOfBoundsWrite, err.substr(0, err.find('\n')));
+  if (end.exitCode == kExternalExitOutOfBoundsRead)
+    return withHeadline(Status::OutOfBoundsRead, err.substr(0, err.find('\n')));
   const std::string diagnostic = diagnosticLine(err);
   if (end.exitCode == kExternalExitCompileError || !diagnostic.empty())
     return withHeadline(Status::CompileError,

@@ -36,6 +36,10 @@ constexpr int kExternalExitSimulatorFault = 79; ///< the simulator rejected an o
 /// The adapter could not run the case at all (a tool of its own that cannot
 /// start, a full disk): npufuzz's environment, never a finding.
 constexpr int kExternalExitEnvironment = 80;
+/// The kernel wrote (81) or read (82) outside its buffers; the first line
+/// of stderr says where.
+constexpr int kExternalExitOutOfBoundsWrite = 81;
+constexpr int kExternalExitOutOfBoundsRead = 82;
 
 struct ExternalToolchain {
   /// The command. `{dir}` inside any element is replaced by the case

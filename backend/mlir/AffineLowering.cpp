@@ -223,14 +223,19 @@ std::string AffineEmitter::load(ValueId v, const std::vector<std::string> &subsc
 void AffineEmitter::store(const std::string &x, ValueId v,
                           const std::vector<std::string> &subscripts) {
   const Buffer &b = buf(v);
+  storeTo(x, b.memref, b.type, subscripts);
+}
+
+void AffineEmitter::storeTo(const std::string &x, const std::string &memref,
+                            const std::string &type, const std::vector<std::string> &subscripts) {
   bool affine = true;
   for (const std::string &s : subscripts)
     affine = affine && isAffineSubscript(s);
   if (affine)
-    line("affine.store " + x + ", " + b.memref + "[" + joined(subscripts) + "] : " + b.type);
+    line("affine.store " + x + ", " + memref + "[" + joined(subscripts) + "] : " + type);
   else
-    line("memref.store " + x + ", " + b.memref + "[" + joined(ssaSubscripts(subscripts)) +
-         "] : " + b.type);
+    line("memref.store " + x + ", " + memref + "[" + joined(ssaSubscripts(subscripts)) +
+         "] : " + type);
 }
 
 // --- Ops ------------------------------------------------------------------------
@@ -456,8 +461,18 @@ bool AffineEmitter::run() {
   if (!unsupported.empty())
     return false;
   for (size_t k = 0; k < c_.outputs.size(); ++k) {
-    const Buffer &b = buf(c_.outputs[k]);
-    line("memref.copy " + b.memref + ", " + outputArg(k) + " : " + b.type + " to " + b.type);
+    const ValueId v = c_.outputs[k];
+    const Buffer &b = buf(v);
+    if (!c_.typeOf(v).valid) {
+      line("memref.copy " + b.memref + ", " + outputArg(k) + " : " + b.type + " to " + b.type);
+      continue;
+    }
+    // The valid region only: the rest of the output keeps what it held
+    // (ir/Case.h).
+    const std::string outType = memrefType(c_.typeOf(v));
+    loopNest(boundsOf(v, true), [&](const std::vector<std::string> &ivs) {
+      storeTo(load(v, ivs), outputArg(k), outType, ivs);
+    });
   }
   for (const std::string &a : allocs_)
     line("memref.dealloc " + a);

@@ -59,6 +59,8 @@ public:
   /// is affine in affine loops, memref.load/store otherwise.
   std::string load(ValueId v, const std::vector<std::string> &subscripts);
   void store(const std::string &x, ValueId v, const std::vector<std::string> &subscripts);
+  void storeTo(const std::string &x, const std::string &memref, const std::string &type,
+               const std::vector<std::string> &subscripts);
   std::string loadFrom(const std::string &memref, const std::string &type,
                        const std::vector<std::string> &subscripts);
   /// A view subscript: an inline affine expression in affine loops with

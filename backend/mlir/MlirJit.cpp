@@ -7,10 +7,14 @@
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
 
+#include "backend/mlir/BoundsCheckPass.h"
 #include "backend/mlir/IrSkeleton.h"
 #include "backend/mlir/RunningStage.h"
 
+#include "backend/runtime/BoundsCheck.h"
+#include "backend/runtime/KernelHeap.h"
 #include "backend/runtime/NpuSim.h"
+#include "backend/runtime/Redzone.h"
 #include "backend/runtime/Runtime.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -72,6 +76,7 @@ void initializeOnce() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::registerAllPasses();
+    registerBoundsCheckPass();
     installRunningStageReporter();
   });
 }
@@ -142,7 +147,39 @@ std::vector<int64_t> descriptor(void *data, const std::vector<int64_t> &shape) {
 struct CallArg {
   TensorData *buffer;
   int64_t scalar;
+  std::string name; ///< what a fault in the buffer calls it: `argument 0 (input 0)`
+  std::string kind; ///< and without numbers: `input`, `output`, `argument`
 };
+
+/// The elements with the bounds check before the tail lowers memrefs to
+/// pointers, when `options` asks for it.
+std::vector<std::string> withBoundsCheck(const std::vector<std::string> &elements,
+                                         const JitOptions &options) {
+  if (!options.boundsCheck)
+    return elements;
+  std::vector<std::string> out = elements;
+  auto at = std::find(out.begin(), out.end(), "expand-strided-metadata");
+  out.insert(at, kBoundsCheckElement);
+  return out;
+}
+
+bool writes(const BoundsFault &f) {
+  const std::vector<BoundsSite> &sites = boundsSites();
+  return f.site >= 0 && static_cast<size_t>(f.site) < sites.size() &&
+         sites[static_cast<size_t>(f.site)].write;
+}
+
+/// What a bounds check that stopped a kernel found.
+std::string describe(const BoundsFault &f) {
+  const std::vector<BoundsSite> &sites = boundsSites();
+  if (f.site < 0 || static_cast<size_t>(f.site) >= sites.size())
+    return "out-of-bounds access at unknown site " + std::to_string(f.site);
+  const BoundsSite &s = sites[static_cast<size_t>(f.site)];
+  return std::string(s.write ? "out-of-bounds write: " : "out-of-bounds read: ") + s.op + " at " +
+         s.location + " accesses [" + std::to_string(f.index) +
+         (f.extent > 1 ? ", " + std::to_string(f.index + f.extent) + ")" : "]") + " of dimension " +
+         std::to_string(f.dim) + ", whose size is " + std::to_string(f.size) + ", of " + s.type;
+}
 
 struct MlirJit::Impl {
   mlir::DialectRegistry registry;
@@ -369,33 +406,64 @@ struct MlirJit::Impl {
 
     r.executeSeconds = 0;
     for (std::vector<CallArg> *set : argSets)
-      call(*fn, *set, r);
+      if (!call(*fn, *set, r))
+        break;
     return true;
   }
 
-  /// One call of a compiled entry.
-  template <typename Fn> void call(Fn &fn, std::vector<CallArg> &args, BackendRun &r) {
+  /// One call of a compiled entry, each buffer between redzones; false
+  /// (with `r` saying why) when it wrote outside a buffer or a bounds check
+  /// stopped it.
+  bool call(PackedKernel fn, std::vector<CallArg> &args, BackendRun &r) {
     // The packed entry takes the address of each argument: of a pointer to a
     // memref descriptor, or of an index value.
     std::vector<std::vector<int64_t>> descriptors;
     descriptors.reserve(args.size());
+    std::vector<std::unique_ptr<GuardedBuffer>> guards(args.size());
     std::vector<void *> descriptorPtrs(args.size(), nullptr);
     std::vector<void *> packed;
+    const uint32_t redzone = scratchPoisonPattern();
     for (size_t i = 0; i < args.size(); ++i) {
-      if (!args[i].buffer) {
+      TensorData *b = args[i].buffer;
+      if (!b) {
         packed.push_back(&args[i].scalar);
         continue;
       }
-      descriptors.push_back(descriptor(args[i].buffer->data(), args[i].buffer->type.shape));
+      guards[i] = std::make_unique<GuardedBuffer>(b->bytes.size(), redzone);
+      std::copy(b->bytes.begin(), b->bytes.end(), guards[i]->data());
+      descriptors.push_back(descriptor(guards[i]->data(), b->type.shape));
       descriptorPtrs[i] = descriptors.back().data();
       packed.push_back(&descriptorPtrs[i]);
     }
     const auto t0 = Clock::now();
     markRunningStage(RunningStage::Kernel);
     paintStack(kPaintedStackBytes);
-    fn(packed.data());
+    const std::optional<BoundsFault> stopped = callKernelChecked(fn, packed.data());
     clearRunningStage();
     r.executeSeconds += since(t0);
+    std::optional<RedzoneFault> fault = endKernelHeap();
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (!guards[i])
+        continue;
+      std::copy(guards[i]->data(), guards[i]->data() + guards[i]->size(),
+                args[i].buffer->bytes.begin());
+      if (!fault)
+        fault = guards[i]->check(args[i].name, args[i].kind);
+    }
+    if (stopped) {
+      r.status = writes(*stopped) ? BackendRun::Status::OutOfBoundsWrite
+                                  : BackendRun::Status::OutOfBoundsRead;
+      r.message = describe(*stopped);
+      r.faultSite = boundsSites().at(static_cast<size_t>(stopped->site)).op;
+      return false;
+    }
+    if (fault) {
+      r.status = BackendRun::Status::OutOfBoundsWrite;
+      r.message = fault->describe();
+      r.faultSite = fault->kind;
+      return false;
+    }
+    return true;
   }
 };
 
@@ -748,14 +816,15 @@ BackendRun MlirJit::executeEach(const std::string &text, const std::vector<std::
     return r;
   if (auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry))
     fn->setAttr("llvm.emit_c_interface", mlir::UnitAttr::get(impl().ctx.get()));
-  if (!impl().runPipeline(module, text, elements, options.locateFailingPass, r))
+  if (!impl().runPipeline(module, text, withBoundsCheck(elements, options),
+                          options.locateFailingPass, r))
     return r;
   r.passSeconds = since(t0);
   std::vector<std::vector<CallArg>> args(bufferSets.size());
   std::vector<std::vector<CallArg> *> sets;
   for (size_t s = 0; s < bufferSets.size(); ++s) {
     for (TensorData &b : bufferSets[s])
-      args[s].push_back({&b, 0});
+      args[s].push_back({&b, 0, "argument " + std::to_string(args[s].size()), "argument"});
     sets.push_back(&args[s]);
   }
   setScratchPoison(scratchPoison(options.poison));
@@ -773,7 +842,8 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   auto module = impl().parse(kernel.text, r);
   if (!module)
     return r;
-  if (!impl().runPipeline(module, kernel.text, elements, options.locateFailingPass, r,
+  if (!impl().runPipeline(module, kernel.text, withBoundsCheck(elements, options),
+                          options.locateFailingPass, r,
                           options.recordIrCoverage
                               ? std::optional(std::pair(options.userPassesFrom, options.userPasses))
                               : std::nullopt))
@@ -785,20 +855,24 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   r.outputs.clear();
   for (const TensorType &t : outputTypes)
     r.outputs.push_back(TensorData::filled(t, options.poison));
+  r.outputFill = options.poison;
   std::vector<CallArg> args;
   for (const KernelArg &a : kernel.args) {
+    const std::string position = "argument " + std::to_string(args.size());
     if (a.kind == KernelArg::Kind::ValidDim)
-      args.push_back({nullptr, a.value});
+      args.push_back({nullptr, a.value, position, ""});
+    else if (a.kind == KernelArg::Kind::Input)
+      args.push_back({&inputCopies.at(a.index), 0,
+                      position + " (input " + std::to_string(a.index) + ")", "input"});
     else
-      args.push_back(
-          {a.kind == KernelArg::Kind::Input ? &inputCopies.at(a.index) : &r.outputs.at(a.index),
-           0});
+      args.push_back({&r.outputs.at(a.index), 0,
+                      position + " (output " + std::to_string(a.index) + ")", "output"});
   }
   // A kernel of the npu style talks to the simulated DMA engine, which
   // records a fault instead of touching memory; report it as the verdict.
   resetSimulator();
   setScratchPoison(scratchPoison(options.poison));
-  if (impl().compileAndCall(*module, kernel.entry, args, options.cpu, r) &&
+  if (impl().compileAndCall(*module, kernel.entry, args, options.cpu, r) && r.ok() &&
       takeSimulatorFault(r.message))
     r.status = BackendRun::Status::SimulatorFault;
   return r;

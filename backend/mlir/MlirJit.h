@@ -40,6 +40,12 @@ struct JitOptions {
   /// for reruns and blame, which would only record it again.
   bool recordIrCoverage = false;
   size_t userPassesFrom = 0, userPasses = 0;
+  /// Check every load and store against its memref's bounds (the
+  /// npufuzz-bounds-check element before the tail lowers memrefs): the
+  /// first access outside its memref stops the kernel and is the run's
+  /// status. Off by default: it is for naming a memory error, and costs
+  /// a call per subscript.
+  bool boundsCheck = false;
 };
 
 /// The fill of a kernel's temporaries for output poison `poison`.

@@ -93,8 +93,21 @@ void NpuEmitter::dma(bool toDram, const Access &a, const SpadTile &t, const Bloc
                      size_t tileIndex) {
   declareRuntime("func.func private @npf_sim_dma(i64, !llvm.ptr, i64, i64, i64, i64, i64, "
                  "i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)");
-  const std::vector<std::string> &extent = b.tileExtent[tileIndex];
+  std::vector<std::string> extent = b.tileExtent[tileIndex];
   const int64_t bytes = byteSize(storageType(t.dtype));
+  // A clipped store moves the part of the block inside the valid region,
+  // when there is one (the engine takes no empty transfer).
+  const bool clipped = toDram && !a.clipRows.empty();
+  if (clipped) {
+    extent[0] = clip(b, 0, a.clipRows);
+    extent[1] = clip(b, 1, a.clipCols);
+    const std::string rowsLeft = fresh(), colsLeft = fresh(), any = fresh();
+    line(rowsLeft + " = arith.cmpi sgt, " + extent[0] + ", " + indexConst(0) + " : index");
+    line(colsLeft + " = arith.cmpi sgt, " + extent[1] + ", " + indexConst(0) + " : index");
+    line(any + " = arith.andi " + rowsLeft + ", " + colsLeft + " : i1");
+    line("scf.if " + any + " {");
+    indent_ += 2;
+  }
   // DRAM offset of the block: base + sum(coeff * origin), as an affine map.
   std::string dims, expr = std::to_string(a.base), args;
   for (size_t k = 0, n = 0; k < a.originCoeff.size(); ++k) {
@@ -155,6 +168,10 @@ void NpuEmitter::dma(bool toDram, const Access &a, const SpadTile &t, const Bloc
        ") : (i64, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, "
        "i64, i64, i64, i64) -> ()");
   closeFor(peel);
+  if (clipped) {
+    indent_ -= 2;
+    line("}");
+  }
 }
 
 } // namespace npufuzz

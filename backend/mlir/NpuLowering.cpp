@@ -149,6 +149,12 @@ void NpuEmitter::planCopy(ValueId from, const DramBuf &to) {
   p.loads.push_back(rowMajor(0, from));
   Access out = rowMajor(0, from);
   out.dram = to;
+  if (t.valid) {
+    // Into a kernel output: its valid region only (ir/Case.h).
+    const DramBuf &fb = bufs_.at(from);
+    out.clipRows = fb.rows.empty() ? std::to_string(t.valid->rows) : fb.rows;
+    out.clipCols = fb.cols.empty() ? std::to_string(t.valid->cols) : fb.cols;
+  }
   p.stores.push_back(out);
   emitPlan(p);
 }

@@ -74,6 +74,10 @@ struct Access {
   std::vector<int64_t> stride; ///< per tile dim
   int64_t base = 0;
   std::vector<int64_t> originCoeff; ///< per result dim
+  /// For a store of a rank-2 result: the valid rows/cols (literal or SSA)
+  /// it is clipped to, so the rest of the destination keeps what it held;
+  /// empty: the whole block.
+  std::string clipRows, clipCols;
 };
 
 /// One block of a plan, as SSA `index` values.

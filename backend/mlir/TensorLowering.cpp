@@ -453,8 +453,25 @@ bool TensorEmitter::run() {
     const std::string m = fresh("res");
     line(m + " = bufferization.to_buffer " + tv.name + " read_only : " + tv.type + " to " +
          strided);
-    line("linalg.copy ins(" + m + " : " + strided + ") outs(" + outputArg(k) + " : " +
-         memrefType(t) + ")");
+    if (!t.valid) {
+      line("linalg.copy ins(" + m + " : " + strided + ") outs(" + outputArg(k) + " : " +
+           memrefType(t) + ")");
+      continue;
+    }
+    // The valid region only, between subviews of both: the rest of the
+    // output keeps what it held (ir/Case.h).
+    const std::string rows = indexValue(tv.rows.empty() ? std::to_string(t.shape[0]) : tv.rows);
+    const std::string cols = indexValue(tv.cols.empty() ? std::to_string(t.shape[1]) : tv.cols);
+    const std::string elem = elemType(t.dtype);
+    const std::string from = fresh("region"), to = fresh("region");
+    const std::string fromType = "memref<?x?x" + elem + ", strided<[?, ?], offset: ?>>";
+    const std::string toType =
+        "memref<?x?x" + elem + ", strided<[" + std::to_string(t.shape[1]) + ", 1]>>";
+    line(from + " = memref.subview " + m + "[0, 0] [" + rows + ", " + cols +
+         "] [1, 1] : " + strided + " to " + fromType);
+    line(to + " = memref.subview " + outputArg(k) + "[0, 0] [" + rows + ", " + cols +
+         "] [1, 1] : " + memrefType(t) + " to " + toType);
+    line("linalg.copy ins(" + from + " : " + fromType + ") outs(" + to + " : " + toType + ")");
   }
   assemble(params);
   return true;

@@ -1,6 +1,8 @@
 //===- backend/runtime/Runtime.cpp - Functions compiled kernels call ------===//
 #include "backend/runtime/Runtime.h"
 
+#include "backend/runtime/BoundsCheck.h"
+#include "backend/runtime/KernelHeap.h"
 #include "backend/runtime/NpuSim.h"
 
 #include "ir/DType.h"
@@ -39,40 +41,14 @@ extern "C" __attribute__((weak)) __bf16 __truncsfbf2(float x) {
   return r;
 }
 
-namespace {
-thread_local uint32_t gScratchPoison = 0x99999999u;
-
-void poison(void *p, size_t bytes) {
-  fillPattern(static_cast<uint8_t *>(p), bytes, gScratchPoison);
-}
-
-/// The kernel's malloc: the C library's, then the poison. The size of a
-/// block is not kept, so only what is requested is filled.
-void *poisonedMalloc(size_t bytes) {
-  void *p = std::malloc(bytes);
-  if (p)
-    poison(p, bytes);
-  return p;
-}
-
-void *poisonedAlignedAlloc(size_t alignment, size_t bytes) {
-  void *p = std::aligned_alloc(alignment, bytes);
-  if (p)
-    poison(p, bytes);
-  return p;
-}
-} // namespace
-
 namespace npufuzz {
-
-void setScratchPoison(uint32_t pattern) { gScratchPoison = pattern; }
 
 __attribute__((noinline)) void paintStack(size_t bytes) {
   // An alloca below this frame, filled, and kept by an empty asm that
   // claims to read it (so the stores are not elided); the kernel's frame,
   // called next, reuses that stack.
   unsigned char *area = static_cast<unsigned char *>(__builtin_alloca(bytes));
-  poison(area, bytes);
+  fillPattern(area, bytes, scratchPoisonPattern());
   asm volatile("" : : "r"(area) : "memory");
 }
 
@@ -82,8 +58,10 @@ std::vector<std::pair<std::string, void *>> runtimeSymbols() {
           {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
           {"npf_sim_begin", reinterpret_cast<void *>(&npf_sim_begin)},
           {"npf_sim_dma", reinterpret_cast<void *>(&npf_sim_dma)},
-          {"malloc", reinterpret_cast<void *>(&poisonedMalloc)},
-          {"aligned_alloc", reinterpret_cast<void *>(&poisonedAlignedAlloc)}};
+          {"npf_rt_bounds", reinterpret_cast<void *>(&npf_rt_bounds)},
+          {"malloc", reinterpret_cast<void *>(&kernelMalloc)},
+          {"aligned_alloc", reinterpret_cast<void *>(&kernelAlignedAlloc)},
+          {"free", reinterpret_cast<void *>(&kernelFree)}};
 }
 
 } // namespace npufuzz

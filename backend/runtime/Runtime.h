@@ -29,17 +29,9 @@ __bf16 __truncsfbf2(float x);
 namespace npufuzz {
 
 /// Name and address of every runtime symbol, for registering with a JIT.
-/// They include `malloc` and `aligned_alloc`, which fill what they return
-/// with the scratch poison: a kernel's temporaries then hold a known pattern
-/// instead of whatever the heap held, so a kernel that reads one before
-/// writing it gives the same result on every run with the same poison
-/// (an uninitialised read found by changing the poison, not a
-/// nondeterministic run).
+/// They include the kernel heap's `malloc`, `aligned_alloc` and `free`
+/// (KernelHeap.h) and the bounds check (BoundsCheck.h).
 std::vector<std::pair<std::string, void *>> runtimeSymbols();
-
-/// The 32-bit pattern (repeated) the JIT's `malloc` fills memory with, for
-/// the calling thread's kernels.
-void setScratchPoison(uint32_t pattern);
 
 /// Fills `bytes` of this thread's stack below the caller's frame with the
 /// scratch poison, so a kernel's stack temporaries (memref.alloca) start

@@ -29,6 +29,10 @@
 //   npufuzz-bug-drop-tail              npu     003   scalar remainder loop
 //                                                    after full vectors ->
 //                                                    dropped
+//   npufuzz-bug-loop-overrun           any     003   innermost unit-step loop
+//                                                    -> one iteration past its
+//                                                    bound (reads and writes
+//                                                    past each row)
 //   npufuzz-bug-bf16-round-half-away   any     004   truncf f32->bf16 ->
 //                                                    (bits + 0x8000) >> 16
 //
@@ -392,6 +396,50 @@ struct DropTailPass : PassWrapper<DropTailPass, OperationPass<func::FuncOp>> {
   }
 };
 
+/// Seed 003's tails, the other way: a remainder computed one too long. Every
+/// innermost loop of step 1 (affine.for with one upper bound, or scf.for)
+/// runs one iteration past its bound, so its loads and stores reach one
+/// element past the row they walk; past the last row, outside the buffer.
+struct LoopOverrunPass : PassWrapper<LoopOverrunPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LoopOverrunPass)
+  StringRef getArgument() const final { return "npufuzz-bug-loop-overrun"; }
+  StringRef getDescription() const final {
+    return "Run every innermost unit-step loop one iteration past its bound";
+  }
+  void runOnOperation() override {
+    auto innermost = [](Operation *loop) {
+      bool inner = true;
+      loop->walk([&](Operation *op) {
+        if (op != loop && (isa<affine::AffineForOp>(op) || isa<scf::ForOp>(op)))
+          inner = false;
+      });
+      return inner;
+    };
+    SmallVector<Operation *> loops;
+    getOperation().walk([&](Operation *op) {
+      if ((isa<affine::AffineForOp>(op) || isa<scf::ForOp>(op)) && innermost(op))
+        loops.push_back(op);
+    });
+    for (Operation *op : loops) {
+      if (auto loop = dyn_cast<affine::AffineForOp>(op)) {
+        const AffineMap ub = loop.getUpperBoundMap();
+        if (loop.getStepAsInt() != 1 || ub.getNumResults() != 1)
+          continue;
+        loop.setUpperBound(loop.getUpperBoundOperands(),
+                           AffineMap::get(ub.getNumDims(), ub.getNumSymbols(), ub.getResult(0) + 1,
+                                          op->getContext()));
+        continue;
+      }
+      auto loop = cast<scf::ForOp>(op);
+      if (getConstantIntValue(loop.getStep()) != 1)
+        continue;
+      OpBuilder b(loop);
+      Value one = arith::ConstantIndexOp::create(b, loop.getLoc(), 1);
+      loop.setUpperBound(arith::AddIOp::create(b, loop.getLoc(), loop.getUpperBound(), one));
+    }
+  }
+};
+
 //===----------------------------------------------------------------------===//
 // Seed 004
 //===----------------------------------------------------------------------===//
@@ -457,6 +505,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<UnitDimCollapsePass>();
             PassRegistration<PeelAliasPass>();
             PassRegistration<DropTailPass>();
+            PassRegistration<LoopOverrunPass>();
             PassRegistration<Bf16RoundHalfAwayPass>();
           }};
 }

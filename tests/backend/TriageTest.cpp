@@ -117,9 +117,46 @@ return %2
   CaseReport r = confirm(c, jit, config);
   ASSERT_EQ(r.result.verdict, VerdictKind::Crash) << r.result.summary << r.stderrText;
   EXPECT_EQ(r.signature.where, "kernel");
-  blameKernelCrash(c, jit, config, limits, r);
+  blameKernelFault(c, jit, config, limits, r);
   EXPECT_EQ(r.signature.pass, "func.func(npufuzz-test-double-free)") << r.result.summary;
   EXPECT_EQ(r.result.passIndex, 1);
+}
+
+TEST(Triage, AnAccessPastABufferIsNamedByABoundsCheckedRunAndBlamedOnItsPass) {
+  // The planted passes move the last subscript of every load (store) one
+  // element on: the kernel reads (writes) one past the end of each row. The
+  // run itself reads the redzone's poison (a wrong value that changes with
+  // it), or changes a redzone; a bounds-checked run names the access.
+  MlirJit jit;
+  ASSERT_NO_FATAL_FAILURE(loadTestPlugin(jit));
+  const Case c = caseOf(R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[4,8]
+%1 = exp %0 : f32[4,8]
+return %1
+)");
+  struct Planted {
+    const char *pass;
+    VerdictKind verdict;
+    const char *access;
+  };
+  for (const Planted &p : {Planted{"func.func(npufuzz-test-load-past-end)",
+                                   VerdictKind::OutOfBoundsRead, "memref.load"},
+                           Planted{"func.func(npufuzz-test-store-past-end)",
+                                   VerdictKind::OutOfBoundsWrite, "memref.store"}}) {
+    RunConfig config;
+    config.pipeline = std::string("func.func(cse),") + p.pass + ",func.func(canonicalize)";
+    const CaseReport r = confirm(c, jit, config);
+    EXPECT_EQ(r.result.verdict, p.verdict) << r.result.summary << r.stderrText;
+    EXPECT_EQ(r.signature.kind, p.verdict);
+    EXPECT_EQ(r.signature.where, p.access);
+    EXPECT_EQ(r.signature.pass, p.pass) << r.result.summary;
+    EXPECT_EQ(r.signature.message, "");
+    EXPECT_EQ(r.result.passIndex, 1);
+    EXPECT_NE(r.result.summary.find("of dimension 1, whose size is 8"), std::string::npos)
+        << r.result.summary;
+  }
 }
 
 TEST(Triage, WarningsOfPassesThatSucceedAreKeptWithTheFinding) {

@@ -45,6 +45,8 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
       {"super_vectorize_ignores_loop_step.mlir",
        "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
+      {"super_vectorize_trip_count_tail.mlir",
+       "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
       {"affine_loop_fusion_sibling_iter_args_use_after_free.mlir",
        "func.func(affine-loop-fusion{mode=sibling})", "crashed", 0, true},
       {"affine_loop_unroll_iter_args_same_init.mlir",

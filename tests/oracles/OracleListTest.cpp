@@ -13,8 +13,10 @@ TEST(OracleList, EachOracleJudgesAfterTheOnesItBuildsOn) {
   for (const auto &oracle : defaultOracles())
     names.push_back(oracle->name());
   // Nondeterminism before poison (a run that differs from itself differs
-  // with any fill); op blame before pass blame (which turns the op into its
+  // with any fill); memory errors after both (a read outside a buffer
+  // shows as either, and is named for what it is) and before the blame of
+  // wrong values; op blame before pass blame (which turns the op into its
   // scalar family once a pass is blamed).
-  EXPECT_EQ(names, (std::vector<std::string>{"metamorphic", "nondeterminism", "poison", "op-blame",
-                                             "pass-blame"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"metamorphic", "nondeterminism", "poison",
+                                             "memory-error", "op-blame", "pass-blame"}));
 }

@@ -25,6 +25,11 @@
 //                                 compiled kernel aborts, the passes do not)
 //   npufuzz-test-warn             emits a warning on every function and
 //                                 succeeds
+//   npufuzz-test-store-past-end   adds 1 to the last subscript of every
+//                                 affine.store and memref.store (the last
+//                                 element of each row is written one past)
+//   npufuzz-test-load-past-end    the same for every affine.load and
+//                                 memref.load
 //   npufuzz-test-two-bugs         two miscompiles that need different IR:
 //                                 every affine.for from 0 to a constant past
 //                                 16 with step 1 loses its last iteration
@@ -282,6 +287,52 @@ struct TwoBugsPass : PassWrapper<TwoBugsPass, OperationPass<func::FuncOp>> {
   }
 };
 
+/// Adds 1 to the last subscript of every load (`loads`) or store of the
+/// affine and memref dialects in `fn`.
+void shiftLastSubscript(func::FuncOp fn, bool loads) {
+  std::vector<Operation *> accesses;
+  fn.walk([&](Operation *op) {
+    const StringRef name = op->getName().getStringRef();
+    if (loads ? name == "affine.load" || name == "memref.load"
+              : name == "affine.store" || name == "memref.store")
+      accesses.push_back(op);
+  });
+  for (Operation *op : accesses) {
+    if (const auto map = op->getAttrOfType<AffineMapAttr>("map")) {
+      const AffineMap m = map.getValue();
+      if (m.getNumResults() == 0)
+        continue;
+      SmallVector<AffineExpr> results(m.getResults().begin(), m.getResults().end());
+      results.back() = results.back() + 1;
+      op->setAttr("map", AffineMapAttr::get(AffineMap::get(m.getNumDims(), m.getNumSymbols(),
+                                                           results, op->getContext())));
+      continue;
+    }
+    // memref.load %m[...] / memref.store %x, %m[...]: the subscripts are the
+    // operands after the memref.
+    const unsigned last = op->getNumOperands() - 1;
+    if (last < (loads ? 1u : 2u))
+      continue;
+    OpBuilder b(op);
+    Value one = arith::ConstantIndexOp::create(b, op->getLoc(), 1);
+    op->setOperand(last, arith::AddIOp::create(b, op->getLoc(), op->getOperand(last), one));
+  }
+}
+
+struct StorePastEndPass : PassWrapper<StorePastEndPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StorePastEndPass)
+  StringRef getArgument() const final { return "npufuzz-test-store-past-end"; }
+  StringRef getDescription() const final { return "Store one element past each subscript"; }
+  void runOnOperation() override { shiftLastSubscript(getOperation(), false); }
+};
+
+struct LoadPastEndPass : PassWrapper<LoadPastEndPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LoadPastEndPass)
+  StringRef getArgument() const final { return "npufuzz-test-load-past-end"; }
+  StringRef getDescription() const final { return "Load one element past each subscript"; }
+  void runOnOperation() override { shiftLastSubscript(getOperation(), true); }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -299,5 +350,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<DoubleFreePass>();
             PassRegistration<WarnPass>();
             PassRegistration<TwoBugsPass>();
+            PassRegistration<StorePastEndPass>();
+            PassRegistration<LoadPastEndPass>();
           }};
 }

@@ -1,0 +1,189 @@
+//===- tests/oracles/MemorySafetyTest.cpp - Accesses outside buffers and regions ===//
+//
+// Each memory-safety verdict alone: a write past a buffer changes its
+// redzone (out-of-bounds-write), a read past one reads the poison the same
+// way every run, a bounds-checked run names the access
+// (out-of-bounds-read/-write), and an output element outside the valid
+// shape that changed is an out-of-region-write.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/runtime/KernelHeap.h"
+#include "backend/runtime/Redzone.h"
+#include "oracles/Differential.h"
+#include "oracles/NondeterminismOracle.h"
+#include "oracles/PoisonOracle.h"
+#include "oracles/ValidRegion.h"
+
+#include "tests/oracles/OracleTestSupport.h"
+
+using namespace npufuzz;
+using namespace npufuzz::testing;
+
+namespace {
+const char *const kStorePastEnd = "func.func(npufuzz-test-store-past-end)";
+const char *const kLoadPastEnd = "func.func(npufuzz-test-load-past-end)";
+
+/// One input through exp: its output is a temporary copied to the output.
+const char *const kExp = R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[4,8]
+%1 = exp %0 : f32[4,8]
+return %1
+)";
+
+/// An output whose valid shape is smaller than its tile.
+const char *const kValidExp = R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[4,8]{valid=2x3}
+%1 = exp %0 : f32[4,8]{valid=2x3}
+return %1
+)";
+
+const MlirStyle kStyles[] = {MlirStyle::Affine, MlirStyle::Tensor, MlirStyle::Npu};
+
+RunConfig boundsChecked(const std::string &pipeline) {
+  RunConfig config = withPipeline(pipeline);
+  config.jit.boundsCheck = true;
+  return config;
+}
+} // namespace
+
+TEST(Redzone, AWritePastEitherEndIsFoundWithItsDistance) {
+  GuardedBuffer past(100, 0x99999999u);
+  EXPECT_FALSE(past.check("b", "output"));
+  past.data()[100 + 5] = 0;
+  const std::optional<RedzoneFault> after = past.check("argument 1 (output 0)", "output");
+  ASSERT_TRUE(after);
+  EXPECT_TRUE(after->after);
+  EXPECT_EQ(after->offset, 5u);
+  EXPECT_EQ(after->kind, "output");
+  EXPECT_EQ(after->describe(), "out-of-bounds write: argument 1 (output 0), 5 bytes past its end "
+                               "(1 of its 128 redzone bytes changed)");
+  GuardedBuffer before(100, 0x99999999u);
+  before.data()[-3] = 0;
+  const std::optional<RedzoneFault> f = before.check("b", "input");
+  ASSERT_TRUE(f);
+  EXPECT_FALSE(f->after);
+  EXPECT_EQ(f->offset, 2u);
+}
+
+TEST(Redzone, AWriteOfThePatternItselfIsNotSeen) {
+  // The limit of a canary: a write of the value it already holds.
+  GuardedBuffer b(16, 0x99999999u);
+  b.data()[16] = 0x99;
+  EXPECT_FALSE(b.check("b", "output"));
+}
+
+TEST(KernelHeap, ATemporaryWrittenPastItsEndIsFoundWhenFreedOrAtTheEnd) {
+  setScratchPoison(0x12345678u);
+  auto *freed = static_cast<uint8_t *>(kernelMalloc(40));
+  auto *kept = static_cast<uint8_t *>(kernelMalloc(8));
+  EXPECT_EQ(freed[0], 0x78); // the poison
+  freed[40] = 1;
+  kernelFree(freed);
+  (void)kept; // never freed: checked and released at the end
+  const std::optional<RedzoneFault> f = endKernelHeap();
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->buffer, "temporary 0 (40 bytes)");
+  EXPECT_EQ(f->kind, "temporary");
+  auto *later = static_cast<uint8_t *>(kernelMalloc(8));
+  later[-1] = 0;
+  const std::optional<RedzoneFault> g = endKernelHeap();
+  ASSERT_TRUE(g);
+  EXPECT_EQ(g->buffer, "temporary 0 (8 bytes)") << "each kernel counts from 0";
+  EXPECT_FALSE(g->after);
+  EXPECT_FALSE(endKernelHeap());
+}
+
+TEST(OutOfBounds, AStorePastABufferIsAnOutOfBoundsWrite) {
+  JudgedCase jc(kExp, withPipeline(kStorePastEnd));
+  EXPECT_EQ(jc.base.verdict, VerdictKind::OutOfBoundsWrite) << jc.base.summary;
+  EXPECT_NE(jc.base.summary.find("past its end"), std::string::npos) << jc.base.summary;
+  const CaseVerdict v = differentialVerdict(jc.c, jc.base);
+  // The first buffer written past: exp's temporary (affine style).
+  EXPECT_EQ(v.where, "temporary") << jc.base.summary;
+}
+
+TEST(OutOfBounds, AReadPastABufferReadsThePoisonTheSameWayEveryRun) {
+  JudgedCase jc(kExp, withPipeline(kLoadPastEnd));
+  ASSERT_EQ(jc.base.verdict, VerdictKind::Mismatch) << jc.base.summary;
+  // Not nondeterministic: the redzone holds the same poison each run...
+  CaseVerdict v = jc.judge(NondeterminismOracle());
+  EXPECT_EQ(v.verdict, VerdictKind::Mismatch) << v.summary;
+  // ...and another poison changes what was read.
+  v = jc.judge(PoisonOracle(), v);
+  EXPECT_EQ(v.verdict, VerdictKind::UninitializedRead) << v.summary;
+}
+
+TEST(OutOfBounds, ABoundsCheckedRunNamesTheLoadAndItsIndex) {
+  JudgedCase jc(kExp, boundsChecked(kLoadPastEnd));
+  ASSERT_EQ(jc.base.verdict, VerdictKind::OutOfBoundsRead) << jc.base.summary;
+  EXPECT_EQ(jc.base.run.faultSite, "memref.load");
+  EXPECT_NE(jc.base.summary.find("accesses [8] of dimension 1, whose size is 8"), std::string::npos)
+      << jc.base.summary;
+  EXPECT_EQ(differentialVerdict(jc.c, jc.base).where, "memref.load");
+}
+
+TEST(OutOfBounds, ABoundsCheckedRunNamesTheStore) {
+  JudgedCase jc(kExp, boundsChecked(kStorePastEnd));
+  ASSERT_EQ(jc.base.verdict, VerdictKind::OutOfBoundsWrite) << jc.base.summary;
+  EXPECT_EQ(jc.base.run.faultSite, "memref.store");
+}
+
+TEST(OutOfBounds, ABoundsCheckedRunOfACorrectKernelIsOk) {
+  for (const MlirStyle style : kStyles) {
+    // O0: O2's super-vectorizer writes past a loop over a valid region
+    // (corpus/upstream/super_vectorize_trip_count_tail.mlir).
+    RunConfig config = boundsChecked("O0");
+    config.style = style;
+    JudgedCase jc(kValidExp, config);
+    EXPECT_EQ(jc.base.verdict, VerdictKind::Ok) << jc.base.summary;
+  }
+}
+
+TEST(ValidRegion, AnElementOutsideTheValidShapeThatChangedIsNamed) {
+  TensorType t;
+  t.shape = {4, 8};
+  t.valid = ValidShape{2, 3, false};
+  TensorData out = TensorData::filled(t, 0xA5A5A5A5u);
+  EXPECT_FALSE(writeOutsideValidRegion(out, 0xA5A5A5A5u));
+  out.bytes[(1 * 8 + 2) * 4] = 0; // [1, 2]: inside
+  EXPECT_FALSE(writeOutsideValidRegion(out, 0xA5A5A5A5u));
+  out.bytes[(1 * 8 + 3) * 4 + 3] = 0; // [1, 3]: outside
+  out.bytes[(3 * 8 + 0) * 4] = 0;     // [3, 0]: outside
+  EXPECT_EQ(writeOutsideValidRegion(out, 0xA5A5A5A5u),
+            std::optional<std::string>("element [1, 3] outside valid 2x3 (2 written)"));
+  t.valid.reset();
+  out.type = t;
+  EXPECT_FALSE(writeOutsideValidRegion(out, 0xA5A5A5A5u)) << "no valid shape: all of it is valid";
+}
+
+TEST(ValidRegion, AKernelThatWritesOutsideTheValidShapeIsOutOfRegion) {
+  JudgedCase jc(kValidExp);
+  ASSERT_EQ(jc.base.verdict, VerdictKind::Ok) << jc.base.summary;
+  ASSERT_TRUE(jc.base.run.outputFill);
+  BackendRun run = jc.base.run;
+  run.outputs[0].bytes[(3 * 8 + 7) * 4] ^= 1;
+  const Judgement j = judgeRun(jc.c, jc.base.reference, run);
+  EXPECT_EQ(j.verdict, VerdictKind::OutOfRegionWrite);
+  EXPECT_EQ(j.summary, "output 0 (%1): element [3, 7] outside valid 2x3 (1 written) changed");
+  jc.base.run = run;
+  jc.base.verdict = j.verdict;
+  EXPECT_EQ(differentialVerdict(jc.c, jc.base).where, "exp");
+}
+
+TEST(ValidRegion, EveryStyleLeavesWhatIsOutsideTheValidShape) {
+  std::string dynamicText = kValidExp;
+  for (size_t at; (at = dynamicText.find("2x3}")) != std::string::npos;)
+    dynamicText.replace(at, 4, "2x3,dyn}");
+  for (const MlirStyle style : kStyles) {
+    RunConfig config;
+    config.style = style;
+    JudgedCase jc(kValidExp, config);
+    EXPECT_EQ(jc.base.verdict, VerdictKind::Ok) << jc.base.summary;
+    JudgedCase dynamic(dynamicText, config);
+    EXPECT_EQ(dynamic.base.verdict, VerdictKind::Ok) << dynamic.base.summary;
+  }
+}
