@@ -49,6 +49,9 @@ cl::opt<std::string> jsonOut("json", cl::desc("Results file"), cl::init("bench-d
 cl::opt<std::string> workDir("work", cl::desc("Campaign directories"),
                              cl::init("/tmp/npufuzz-bench-detect"));
 cl::opt<std::string> npufuzzPath("npufuzz", cl::desc("npufuzz binary (default: next to this)"));
+cl::opt<std::string> testPluginPath(
+    "test-plugin",
+    cl::desc("The test plugin, for faults of its passes (default: ../lib from this)"));
 cl::opt<std::string> pluginPath("plugin",
                                 cl::desc("Planted-bug plugin (default: ../lib from this)"));
 
@@ -65,6 +68,11 @@ struct Fault {
 /// style's peel loops go unexercised. This is the tweak that exercises them;
 /// its row is reported next to the default one, not instead of it.
 const char *const kPeelPolicy = "rank.5=6 rank.6=6 dim.small=12";
+
+/// The plugin of `f`'s pass: the test plugin's passes are npufuzz-test-*.
+std::string pluginOf(const Fault &f) {
+  return f.pipeline.find("npufuzz-test-") != std::string::npos ? testPluginPath : pluginPath;
+}
 
 /// The pipelines name the fault's pass where a compiler would run it: the
 /// tensor-style index fault needs elementwise fusion first to bring the
@@ -90,6 +98,11 @@ std::vector<Fault> faults() {
       {"loop-overrun", "003", "affine", "func.func(npufuzz-bug-loop-overrun)", false, "", ""},
       {"loop-overrun", "003", "tensor", "func.func(npufuzz-bug-loop-overrun)", false, "", "loops"},
       {"loop-overrun", "003", "npu", "func.func(npufuzz-bug-loop-overrun)", false, "", ""},
+      // Masks that end inside their buffer (the affine style's masked
+      // copy-out of a valid region), from the test plugin.
+      {"long-mask", "002", "affine", "func.func(npufuzz-test-long-mask)", false, "", ""},
+      {"drop-write-mask", "002", "affine", "func.func(npufuzz-test-drop-write-mask)", false, "",
+       ""},
       {"bf16-round-half-away", "004", "affine", "func.func(npufuzz-bug-bf16-round-half-away)",
        false, "", ""},
       {"unmodified", "-", "affine", "O0", true, "", ""},
@@ -158,7 +171,7 @@ Run campaign(const Fault &f, uint64_t seedStart, double seconds, const std::stri
                                    "--pipeline",
                                    f.pipeline,
                                    "--load-pass-plugin",
-                                   pluginPath,
+                                   pluginOf(f),
                                    "--max-time",
                                    std::to_string(seconds),
                                    "--jobs",
@@ -292,7 +305,7 @@ Reduced reduce(const Fault &f, const Run &run, const std::string &out) {
                                    "--pipeline",
                                    f.pipeline,
                                    "--load-pass-plugin",
-                                   pluginPath,
+                                   pluginOf(f),
                                    "--max-time",
                                    std::to_string(reduceBudget),
                                    "--jobs",
@@ -343,6 +356,11 @@ int main(int argc, char **argv) {
     SmallString<256> lib(self);
     sys::path::append(lib, "..", "lib", "libnpufuzz_planted_bugs.so");
     pluginPath = lib.str().str();
+  }
+  if (testPluginPath.empty()) {
+    SmallString<256> lib(self);
+    sys::path::append(lib, "..", "lib", "libnpufuzz_test_plugin.so");
+    testPluginPath = lib.str().str();
   }
   const double baseSeconds = baselineBudget > 0 ? baselineBudget : budget;
   const bool canReduce = haveReduce();

@@ -6,7 +6,6 @@
 #include "oracles/MemoryErrorOracle.h"
 #include "oracles/Oracle.h"
 
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
 #include <chrono>
@@ -219,20 +218,11 @@ void blameKernelFault(const Case &c, MlirJit &jit, const RunConfig &config,
   // A crash may be an access outside a buffer, which a bounds-checked run
   // stops at before it is made (oracles/MemoryErrorOracle.h).
   const std::optional<ChildOutcome> o = runOrRefuse(
-      [&] {
-        return llvm::formatv("{0}",
-                             llvm::json::Value(nameOutOfBounds(c, jit, config, pipeline).toJson()))
-            .str();
-      },
-      caseLimits, report);
+      [&] { return nameOutOfBounds(c, jit, config, pipeline).toJson(); }, caseLimits, report);
   if (!o)
     return;
-  llvm::Expected<llvm::json::Value> named = llvm::json::parse(o->payload);
-  const llvm::json::Object *object = named ? named->getAsObject() : nullptr;
-  if (!named)
-    llvm::consumeError(named.takeError());
-  const MemoryErrorBlame b = o->end == ChildOutcome::End::Returned && object
-                                 ? MemoryErrorBlame::fromJson(*object)
+  const MemoryErrorBlame b = o->end == ChildOutcome::End::Returned
+                                 ? MemoryErrorBlame::fromJson(o->payload)
                                  : MemoryErrorBlame();
   if (b.verdict == VerdictKind::Ok)
     return blameKernelCrash(c, jit, config, pipeline, caseLimits, report);

@@ -2,6 +2,8 @@
 #include "driver/IrCoverage.h"
 #include "driver/JsonFile.h"
 
+#include "backend/mlir/MlirEmitter.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
@@ -67,6 +69,15 @@ std::string formatIrCoverage(const IrCoverage &c) {
       s += llvm::formatv("  {0,6:F1}%  {1,8}  {2}\n", c.cases ? 100.0 * n / c.cases : 0.0, n, key)
                .str();
   };
+  // A mask bug shows only where a mask ends before its buffer does.
+  const auto masked = c.opNames.find("vector.create_mask");
+  const auto inside = c.ops.find(kMaskInsideBufferEntry);
+  const uint64_t withMasks = masked == c.opNames.end() ? 0 : masked->second;
+  const uint64_t withInside = inside == c.ops.end() ? 0 : inside->second;
+  s += llvm::formatv("masks: {0} of the {1} cases with a vector.create_mask ({2:F1}%) have one "
+                     "that may end inside its buffer\n",
+                     withInside, withMasks, withMasks ? 100.0 * withInside / withMasks : 0.0)
+           .str();
   table("op names at the entry (any element type), share of cases", c.opNames);
   table("ops at the entry, share of cases", c.ops);
   table("user passes that changed the IR, share of cases", c.changedBy);

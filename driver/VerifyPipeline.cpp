@@ -8,6 +8,7 @@
 #include "backend/mlir/MlirTools.h"
 #include "backend/mlir/Pipelines.h"
 #include "oracles/DataSets.h"
+#include "oracles/MemoryErrorOracle.h"
 #include "oracles/PassBlame.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -207,8 +208,22 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       return options.mlirOpt.empty() ? jit.transform(t, e) : tool.transform(t, e);
     };
     error.clear();
-    const PassBlame blame =
+    PassBlame blame =
         blameModulePass(driver, jit, withLowering, transform, datasets, JitOptions(), error);
+    // A wrong value or a changed redzone may be an access outside a memref:
+    // blamed again bounds-checked, the first pass after which one is made
+    // names it (oracles/MemoryErrorOracle.h).
+    if (error.empty() && blame.found && mayBeOutOfBounds(blame.verdict)) {
+      JitOptions checked;
+      checked.boundsCheck = true;
+      std::string checkedError;
+      const PassBlame named =
+          blameModulePass(driver, jit, withLowering, transform, datasets, checked, checkedError);
+      if (checkedError.empty() && named.found &&
+          (named.verdict == VerdictKind::OutOfBoundsRead ||
+           named.verdict == VerdictKind::OutOfBoundsWrite))
+        blame = named;
+    }
     if (!error.empty()) {
       reasons += (reasons.empty() ? "" : "; ") + ("@" + entry + ": ") + error;
       continue;

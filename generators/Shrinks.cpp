@@ -280,6 +280,32 @@ void shapeMoves(const Case &c, Collector &col) {
           substituteDim(x, d, to);
           return reinfer(x);
         });
+    // The same with each valid extent strictly inside such a dim scaled to
+    // stay strictly inside: a finding about the region outside a valid
+    // shape keeps one (the clamp above would make the region the tile).
+    for (int64_t to : targets)
+      if (to >= 2 && to < d)
+        col.tryEdit([d, to](Case &x) {
+          auto scale = [&](int64_t &extent, int64_t dim) {
+            if (dim == d && extent < d)
+              extent = std::clamp<int64_t>(extent * to / d, 1, to - 1);
+          };
+          for (Op &op : x.ops) {
+            if (opCategory(op.kind) == OpCategory::Source) {
+              TensorType &t = x.values[op.results[0]].type;
+              if (t.valid && t.rank() == 2) {
+                scale(t.valid->rows, t.shape[0]);
+                scale(t.valid->cols, t.shape[1]);
+              }
+            } else if (op.kind == OpKind::SetValidShape && x.typeOf(op.operands[0]).rank() == 2) {
+              const std::vector<int64_t> &in = x.typeOf(op.operands[0]).shape;
+              scale(op.attrs.rows, in[0]);
+              scale(op.attrs.cols, in[1]);
+            }
+          }
+          substituteDim(x, d, to);
+          return reinfer(x);
+        });
   }
   // Drop one unit dim of a source, lowering its rank.
   for (size_t i = 0; i < c.ops.size(); ++i) {

@@ -1,7 +1,8 @@
 //===- oracles/MemoryErrorOracle.cpp - Memory errors named and blamed -----===//
 #include "oracles/MemoryErrorOracle.h"
 
-#include "oracles/ChildJson.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 namespace npufuzz {
 
@@ -34,14 +35,6 @@ void blameFirstPrefix(const RunConfig &config, const Pipeline &pipeline,
 }
 } // namespace
 
-llvm::json::Object MemoryErrorBlame::toJson() const {
-  return llvm::json::Object{{"verdict", std::string(verdictName(verdict))},
-                            {"where", where},
-                            {"summary", summary},
-                            {"pass", passName},
-                            {"pass_index", passIndex}};
-}
-
 void MemoryErrorBlame::applyTo(CaseVerdict &v) const {
   if (verdict == VerdictKind::Ok)
     return;
@@ -56,14 +49,32 @@ void MemoryErrorBlame::applyTo(CaseVerdict &v) const {
     v.summary += "; first after pass " + std::to_string(passIndex) + " (" + passName + ")";
 }
 
-MemoryErrorBlame MemoryErrorBlame::fromJson(const llvm::json::Object &o) {
+std::string MemoryErrorBlame::toJson() const {
+  return llvm::formatv("{0}", llvm::json::Value(
+                                  llvm::json::Object{{"verdict", std::string(verdictName(verdict))},
+                                                     {"where", where},
+                                                     {"summary", summary},
+                                                     {"pass", passName},
+                                                     {"pass_index", passIndex}}))
+      .str();
+}
+
+MemoryErrorBlame MemoryErrorBlame::fromJson(const std::string &text) {
   MemoryErrorBlame b;
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse(text);
+  if (!v) {
+    llvm::consumeError(v.takeError());
+    return b;
+  }
+  const llvm::json::Object *o = v->getAsObject();
+  if (!o)
+    return b;
   b.verdict =
-      parseVerdictName(o.getString("verdict").value_or("ok").str()).value_or(VerdictKind::Ok);
-  b.where = o.getString("where").value_or("").str();
-  b.summary = o.getString("summary").value_or("").str();
-  b.passName = o.getString("pass").value_or("").str();
-  b.passIndex = static_cast<int>(o.getInteger("pass_index").value_or(-1));
+      parseVerdictName(o->getString("verdict").value_or("ok").str()).value_or(VerdictKind::Ok);
+  b.where = o->getString("where").value_or("").str();
+  b.summary = o->getString("summary").value_or("").str();
+  b.passName = o->getString("pass").value_or("").str();
+  b.passIndex = static_cast<int>(o->getInteger("pass_index").value_or(-1));
   return b;
 }
 
@@ -132,7 +143,7 @@ void MemoryErrorOracle::check(OracleContext &ctx, CaseVerdict &v) const {
                            ctx.base.verdict == VerdictKind::OutOfRegionWrite;
   if (!name && !sameVerdict)
     return;
-  const std::optional<llvm::json::Object> j = jsonFromChild(ctx, [&] {
+  const std::optional<std::string> found = ctx.inChild([&] {
     MemoryErrorBlame b;
     if (name)
       b = nameOutOfBounds(ctx.c, ctx.jit, ctx.config, ctx.pipeline);
@@ -142,9 +153,8 @@ void MemoryErrorOracle::check(OracleContext &ctx, CaseVerdict &v) const {
     }
     return b.toJson();
   });
-  if (!j)
-    return;
-  MemoryErrorBlame::fromJson(*j).applyTo(v);
+  if (found)
+    MemoryErrorBlame::fromJson(*found).applyTo(v);
 }
 
 } // namespace npufuzz

@@ -16,8 +16,6 @@
 
 #include "oracles/Oracle.h"
 
-#include "llvm/Support/JSON.h"
-
 #include <optional>
 #include <string>
 
@@ -36,8 +34,10 @@ struct MemoryErrorBlame {
   /// named nothing.
   void applyTo(CaseVerdict &v) const;
 
-  llvm::json::Object toJson() const;
-  static MemoryErrorBlame fromJson(const llvm::json::Object &o);
+  /// As JSON text, to come back from the child it was found in; text that
+  /// is not such JSON reads as nothing named.
+  std::string toJson() const;
+  static MemoryErrorBlame fromJson(const std::string &text);
 };
 
 /// Runs `c` bounds-checked under `config`; when an access leaves its memref,

@@ -238,6 +238,42 @@ void AffineEmitter::storeTo(const std::string &x, const std::string &memref,
          "] : " + type);
 }
 
+bool AffineEmitter::maskedCopyOut(ValueId v, const std::string &out) {
+  const TensorType &t = c_.typeOf(v);
+  const Buffer &b = buf(v);
+  // Plain rows of numbers only: a strided source, and i1 or index lanes,
+  // take the loop nest.
+  if (b.type != memrefType(t) || t.dtype == DType::I1 || t.dtype == DType::Index)
+    return false;
+  constexpr int64_t kLanes = 8;
+  const std::vector<std::string> bounds = boundsOf(v, true);
+  const std::string vt = "vector<" + std::to_string(kLanes) + "x" + elemType(t.dtype) + ">";
+  const std::string pad = zeroOf(t.dtype);
+  const std::string r = fresh("r"), j = fresh("j"), rest = fresh("rest"), mask = fresh("mask"),
+                    x = fresh("v");
+  line("scf.for " + r + " = " + indexConst(0) + " to " + indexValue(bounds[0]) + " step " +
+       indexConst(1) + " {");
+  indent_ += 2;
+  line("scf.for " + j + " = " + indexConst(0) + " to " + indexValue(bounds[1]) + " step " +
+       indexConst(kLanes) + " {");
+  indent_ += 2;
+  // The mask ends at the valid columns, inside the row when the region is
+  // narrower than the tile.
+  line(rest + " = arith.subi " + indexValue(bounds[1]) + ", " + j + " : index");
+  line(mask + " = vector.create_mask " + rest + " : vector<" + std::to_string(kLanes) + "xi1>");
+  line(x + " = vector.transfer_read " + b.memref + "[" + r + ", " + j + "], " + pad + ", " + mask +
+       " {in_bounds = [false]} : " + b.type + ", " + vt);
+  line("vector.transfer_write " + x + ", " + out + "[" + r + ", " + j + "], " + mask +
+       " {in_bounds = [false]} : " + vt + ", " + b.type);
+  indent_ -= 2;
+  line("}");
+  indent_ -= 2;
+  line("}");
+  if (t.valid->dynamic || t.valid->cols < t.shape[1])
+    out_.maskInsideBuffer = true;
+  return true;
+}
+
 // --- Ops ------------------------------------------------------------------------
 
 void AffineEmitter::emitElementwise(const Op &op) {
@@ -470,6 +506,14 @@ bool AffineEmitter::run() {
     // The valid region only: the rest of the output keeps what it held
     // (ir/Case.h).
     const std::string outType = memrefType(c_.typeOf(v));
+    const std::string comment = "// output " + std::to_string(k) + ": its valid region by ";
+    if (plan.outputs == OutputForm::MaskedVectors) {
+      line(comment + "masked rows");
+      if (maskedCopyOut(v, outputArg(k)))
+        continue;
+    } else {
+      line(comment + "loops");
+    }
     loopNest(boundsOf(v, true), [&](const std::vector<std::string> &ivs) {
       storeTo(load(v, ivs), outputArg(k), outType, ivs);
     });

@@ -64,7 +64,15 @@ struct MlirKernel {
   std::string text;                 ///< a complete module
   std::string entry = "npf_kernel"; ///< the function to call
   std::vector<KernelArg> args;
+  /// Some vector mask of the kernel may end before its buffer does (a
+  /// valid region narrower than its tile): a mask one lane too long, or
+  /// none, then writes what must be kept. IR coverage counts such kernels.
+  bool maskInsideBuffer = false;
 };
+
+/// How IR coverage names the kernels with a mask inside its buffer, beside
+/// the `op-name element-type` pairs of their entry IR.
+inline constexpr const char *kMaskInsideBufferEntry = "vector.create_mask (ends inside its buffer)";
 
 /// Emits the module for `c`. Returns false with a reason when the case uses
 /// something this style cannot express (an `unsupported` verdict).

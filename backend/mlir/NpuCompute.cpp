@@ -214,6 +214,10 @@ void NpuEmitter::emitElementwise(const Op &op) {
     std::vector<std::string> loopBounds;
     for (size_t d = 0; d < b.extent.size(); ++d)
       loopBounds.push_back(clip(b, d, d == 0 ? bounds.rows : d == 1 ? bounds.cols : ""));
+    // A masked tail of a row clipped to the valid columns ends inside the
+    // tile's row.
+    if (vec && plan.tails == TailForm::Masked && !bounds.cols.empty())
+      out_.maskInsideBuffer = true;
     auto body = [&](bool lanes, const std::vector<std::string> &ivs) {
       std::vector<std::string> xs;
       for (int i = 0; i < out; ++i)

@@ -297,6 +297,8 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
     std::memcpy(outputs[k].bytes.data(), data.data(), data.size());
   }
   r.outputs = std::move(outputs);
+  // TSTORE stores the valid region only: the rest must still hold the fill.
+  r.outputFill = poison;
 }
 
 /// emitPto's text for `c`, or why PTO cannot run it.

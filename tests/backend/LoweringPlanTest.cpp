@@ -61,6 +61,10 @@ bool stepsBy(const std::string &text, int step) {
 
 /// What a kernel lowered with each form shows, where the case has the
 /// construct the point varies. Every form must have an entry.
+/// A masked read along a reduction's axis (not an output's masked row).
+const char *const kMaskedAxisRead =
+    "vector.transfer_read [^\n]*%mask[0-9]+ \\{in_bounds = \\[[a-z]+\\], permutation_map";
+
 const std::map<std::string, std::function<bool(const std::string &)>> &markers() {
   static const std::map<std::string, std::function<bool(const std::string &)>> m = {
       {"index=affine-map",
@@ -91,10 +95,8 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
       {"reduce=scalar",
        [](const std::string &t) { return has(t, "// reduce_") && !has(t, "vector\\."); }},
       {"reduce=vector.reduction",
-       [](const std::string &t) {
-         return has(t, "vector.reduction") && !has(t, "vector.create_mask");
-       }},
-      {"reduce=masked", [](const std::string &t) { return has(t, "vector.create_mask"); }},
+       [](const std::string &t) { return has(t, "vector.reduction") && !has(t, kMaskedAxisRead); }},
+      {"reduce=masked", [](const std::string &t) { return has(t, kMaskedAxisRead); }},
       {"reduce=multi_reduction",
        [](const std::string &t) { return has(t, "vector.multi_reduction"); }},
       {"matmul=scalar",
@@ -119,6 +121,13 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
        [](const std::string &t) { return has(t, "// fillpad\n[^/]*linalg.generic"); }},
       {"pad=tensor.pad", [](const std::string &t) { return has(t, "tensor.pad"); }},
       {"pad=insert_slice", [](const std::string &t) { return has(t, "tensor.insert_slice"); }},
+      {"outputs=loops",
+       [](const std::string &t) { return has(t, "// output [0-9]+: its valid region by loops"); }},
+      {"outputs=masked",
+       [](const std::string &t) {
+         return has(t, "// output [0-9]+: its valid region by masked rows") &&
+                has(t, "vector.create_mask");
+       }},
   };
   return m;
 }
@@ -184,7 +193,7 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
   EXPECT_NE(loweringSeedOf(1), loweringSeedOf(2));
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Affine),
             "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
-            "matmul=vector.contract bounds=index");
+            "matmul=vector.contract bounds=index outputs=masked");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
             "index=divsi-select bounds=index linalg=generic pad=insert_slice");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu),

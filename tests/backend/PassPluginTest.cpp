@@ -179,3 +179,18 @@ TEST(PassPlugin, AnEntryThatCannotBeDrivenSaysWhy) {
             std::string::npos)
       << r.json();
 }
+
+TEST(PassPlugin, AnAccessOutsideAMemrefIsNamedAndBlamed) {
+  // The planted passes move the last subscript of each load (store) one
+  // element on: verify-pipeline names the access outside its memref, with
+  // the pass after which a bounds-checked run first makes one.
+  const std::string file = emittedKernelFile("bf16_rne_cast.npf");
+  const VerifyPipelineReport read =
+      verify(file, "func.func(cse),func.func(npufuzz-test-load-past-end)");
+  EXPECT_EQ(read.verdict, "out-of-bounds-read") << read.json();
+  EXPECT_EQ(read.passName, "func.func(npufuzz-test-load-past-end)");
+  EXPECT_NE(read.detail.find("memref.load"), std::string::npos) << read.json();
+  const VerifyPipelineReport write = verify(file, "func.func(npufuzz-test-store-past-end)");
+  EXPECT_EQ(write.verdict, "out-of-bounds-write") << write.json();
+  EXPECT_EQ(write.passIndex, 0) << write.json();
+}

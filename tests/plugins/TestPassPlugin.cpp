@@ -30,6 +30,10 @@
 //                                 element of each row is written one past)
 //   npufuzz-test-load-past-end    the same for every affine.load and
 //                                 memref.load
+//   npufuzz-test-long-mask        makes every 1-D vector.create_mask one
+//                                 lane longer
+//   npufuzz-test-drop-write-mask  drops the mask of every masked
+//                                 vector.transfer_write
 //   npufuzz-test-two-bugs         two miscompiles that need different IR:
 //                                 every affine.for from 0 to a constant past
 //                                 16 with step 1 loses its last iteration
@@ -40,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/AffineExpr.h"
 #include "mlir/IR/AffineMap.h"
 #include "mlir/IR/Builders.h"
@@ -333,6 +338,33 @@ struct LoadPastEndPass : PassWrapper<LoadPastEndPass, OperationPass<func::FuncOp
   void runOnOperation() override { shiftLastSubscript(getOperation(), true); }
 };
 
+struct LongMaskPass : PassWrapper<LongMaskPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LongMaskPass)
+  StringRef getArgument() const final { return "npufuzz-test-long-mask"; }
+  StringRef getDescription() const final { return "Make every 1-D create_mask one lane longer"; }
+  void runOnOperation() override {
+    getOperation().walk([](vector::CreateMaskOp mask) {
+      if (mask.getNumOperands() != 1)
+        return;
+      OpBuilder b(mask);
+      Value one = arith::ConstantIndexOp::create(b, mask.getLoc(), 1);
+      mask->setOperand(0, arith::AddIOp::create(b, mask.getLoc(), mask.getOperand(0), one));
+    });
+  }
+};
+
+struct DropWriteMaskPass : PassWrapper<DropWriteMaskPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropWriteMaskPass)
+  StringRef getArgument() const final { return "npufuzz-test-drop-write-mask"; }
+  StringRef getDescription() const final { return "Drop the mask of every transfer_write"; }
+  void runOnOperation() override {
+    getOperation().walk([](vector::TransferWriteOp write) {
+      if (write.getMask())
+        write.getMaskMutable().clear();
+    });
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -352,5 +384,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<TwoBugsPass>();
             PassRegistration<StorePastEndPass>();
             PassRegistration<LoadPastEndPass>();
+            PassRegistration<LongMaskPass>();
+            PassRegistration<DropWriteMaskPass>();
           }};
 }

@@ -238,6 +238,21 @@ void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed
     config.stage = expect.stage;
 }
 
+std::pair<std::string, std::string> pipelineAsRecorded(const std::string &caseText,
+                                                       const cl::opt<std::string> &pipeline,
+                                                       const cl::opt<std::string> &style) {
+  std::pair<std::string, std::string> chosen = {pipeline.getValue(), style.getValue()};
+  std::string error;
+  Expectation expect;
+  if (!parseExpectation(caseText, expect, error))
+    return chosen;
+  if (!pipeline.getNumOccurrences() && !expect.pipeline.empty())
+    chosen.first = expect.pipeline;
+  if (!style.getNumOccurrences() && !expect.style.empty())
+    chosen.second = expect.style;
+  return chosen;
+}
+
 bool configureRun(const std::string &pipeline, const std::string &style,
                   const BackendOptions &backend, const PassStageOption &stage,
                   const std::vector<std::string> &plugins, RunConfig &config) {

@@ -12,6 +12,8 @@
 #include "tools/npufuzz/ToolOptions.h"
 
 #include <optional>
+#include <string>
+#include <utility>
 
 namespace npufuzz {
 struct RunConfig;
@@ -55,6 +57,12 @@ struct LoweringSeedOption {
   SeedOpt seed;
   std::optional<uint64_t> given() const;
 };
+
+/// The pipeline and style of `caseText`'s `// expect:` line, for each that
+/// the command line does not give (`pipeline`, `style`); else theirs.
+std::pair<std::string, std::string> pipelineAsRecorded(const std::string &caseText,
+                                                       const llvm::cl::opt<std::string> &pipeline,
+                                                       const llvm::cl::opt<std::string> &style);
 
 /// How the case of `caseText` failed when a campaign recorded it: the
 /// lowering seed and pass stage of its `// expect:` line, for each that the

@@ -7,6 +7,7 @@
 #include "oracles/RunConfig.h"
 
 #include <iostream>
+#include <tuple>
 
 namespace npufuzz::tool {
 
@@ -63,8 +64,10 @@ int runReduce() {
     return kExitError;
   // The reducer reads the case itself; its expect line is read here.
   std::string text, error;
-  if (readFileBytes(file, text, error, 64u << 20))
+  if (readFileBytes(file, text, error, 64u << 20)) {
     lowerAsRecorded(text, loweringSeed, stage, staged);
+    std::tie(o.pipeline, o.style) = pipelineAsRecorded(text, pipeline, style);
+  }
   o.loweringSeed = staged.loweringSeed;
   o.stage = staged.stage;
   o.plugins = plugins;

@@ -40,7 +40,8 @@ int runRun() {
   if (!loadCase(file, c, &text))
     return kExitError;
   RunConfig config;
-  if (!configureRun(pipeline, style, backend, stage, plugins, config))
+  const auto [recordedPipeline, recordedStyle] = pipelineAsRecorded(text, pipeline, style);
+  if (!configureRun(recordedPipeline, recordedStyle, backend, stage, plugins, config))
     return kExitError;
   config.loweringSeed = loweringSeed.given();
   lowerAsRecorded(text, loweringSeed, stage, config);
