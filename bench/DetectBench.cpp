@@ -98,6 +98,15 @@ std::vector<Fault> faults() {
       {"loop-overrun", "003", "affine", "func.func(npufuzz-bug-loop-overrun)", false, "", ""},
       {"loop-overrun", "003", "tensor", "func.func(npufuzz-bug-loop-overrun)", false, "", "loops"},
       {"loop-overrun", "003", "npu", "func.func(npufuzz-bug-loop-overrun)", false, "", ""},
+      // Reads and writes one element past each row, from the test plugin.
+      {"load-past-end", "003", "affine", "func.func(npufuzz-test-load-past-end)", false, "", ""},
+      {"load-past-end", "003", "tensor", "func.func(npufuzz-test-load-past-end)", false, "",
+       "loops"},
+      {"load-past-end", "003", "npu", "func.func(npufuzz-test-load-past-end)", false, "", ""},
+      {"store-past-end", "003", "affine", "func.func(npufuzz-test-store-past-end)", false, "", ""},
+      {"store-past-end", "003", "tensor", "func.func(npufuzz-test-store-past-end)", false, "",
+       "loops"},
+      {"store-past-end", "003", "npu", "func.func(npufuzz-test-store-past-end)", false, "", ""},
       // Masks that end inside their buffer (the affine style's masked
       // copy-out of a valid region), from the test plugin.
       {"long-mask", "002", "affine", "func.func(npufuzz-test-long-mask)", false, "", ""},
