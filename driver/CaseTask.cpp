@@ -217,8 +217,11 @@ void blameKernelFault(const Case &c, MlirJit &jit, const RunConfig &config,
     return;
   // A crash may be an access outside a buffer, which a bounds-checked run
   // stops at before it is made (oracles/MemoryErrorOracle.h).
+  // One bounds-checked run, and one per prefix when it names an access.
+  IsolationLimits namingLimits = caseLimits;
+  namingLimits.wallSeconds *= static_cast<double>(pipeline.passes.size() + 2);
   const std::optional<ChildOutcome> o = runOrRefuse(
-      [&] { return nameOutOfBounds(c, jit, config, pipeline).toJson(); }, caseLimits, report);
+      [&] { return nameOutOfBounds(c, jit, config, pipeline).toJson(); }, namingLimits, report);
   if (!o)
     return;
   const MemoryErrorBlame b = o->end == ChildOutcome::End::Returned

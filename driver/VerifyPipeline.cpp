@@ -219,9 +219,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
       std::string checkedError;
       const PassBlame named =
           blameModulePass(driver, jit, withLowering, transform, datasets, checked, checkedError);
-      if (checkedError.empty() && named.found &&
-          (named.verdict == VerdictKind::OutOfBoundsRead ||
-           named.verdict == VerdictKind::OutOfBoundsWrite))
+      if (checkedError.empty() && named.found && isOutOfBounds(named.verdict))
         blame = named;
     }
     if (!error.empty()) {

@@ -5,6 +5,7 @@
 #include "ir/Storage.h"
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"
+#include "oracles/MemoryErrorOracle.h"
 #include "reference/Executor.h"
 
 #include <chrono>
@@ -94,7 +95,7 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   v.summary = base.summary;
   v.passName = base.run.passName;
   v.passIndex = base.run.passIndex;
-  if (base.verdict == VerdictKind::OutOfBoundsRead || base.verdict == VerdictKind::OutOfBoundsWrite)
+  if (isOutOfBounds(base.verdict))
     v.where = base.run.faultSite;
   // Outside a valid region: no op names it. What writes there is the copy
   // or store of the output, whichever op made the value (the summary says

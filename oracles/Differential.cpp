@@ -39,7 +39,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   }
   // A write outside an output's valid shape is a memory error whatever the
   // values inside it are.
-  for (size_t k = 0; run.outputFill && k < run.outputs.size(); ++k)
+  for (size_t k = 0; run.outputFill && k < run.outputs.size() && k < c.outputs.size(); ++k)
     if (std::optional<std::string> where =
             writeOutsideValidRegion(run.outputs[k], *run.outputFill)) {
       j.verdict = VerdictKind::OutOfRegionWrite;

@@ -6,10 +6,11 @@
 
 namespace npufuzz {
 
-namespace {
 bool isOutOfBounds(VerdictKind v) {
   return v == VerdictKind::OutOfBoundsRead || v == VerdictKind::OutOfBoundsWrite;
 }
+
+namespace {
 
 RunConfig boundsChecked(const RunConfig &config) {
   RunConfig checked = config;

@@ -51,6 +51,9 @@ MemoryErrorBlame nameOutOfBounds(const Case &c, MlirJit &jit, const RunConfig &c
 void blameFirstPassWith(const Case &c, MlirJit &jit, const RunConfig &config,
                         const Pipeline &pipeline, VerdictKind verdict, MemoryErrorBlame &blame);
 
+/// Whether `v` is out-of-bounds-read or -write.
+bool isOutOfBounds(VerdictKind v);
+
 /// Whether a case judged `v` may be a memory error a bounds-checked run can
 /// name.
 bool mayBeOutOfBounds(VerdictKind v);

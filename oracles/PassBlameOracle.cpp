@@ -2,6 +2,7 @@
 #include "oracles/PassBlameOracle.h"
 
 #include "oracles/ChildJson.h"
+#include "oracles/MemoryErrorOracle.h"
 #include "oracles/Signature.h"
 
 namespace npufuzz {
@@ -34,8 +35,7 @@ PassBlame passBlameInChild(const OracleContext &ctx, const std::function<PassBla
 void PassBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   // A memory error the memory-error oracle named has its pass already.
   if (ctx.base.verdict != VerdictKind::Mismatch || !ctx.config.blame ||
-      runsExternally(ctx.config.backend) || v.verdict == VerdictKind::OutOfBoundsRead ||
-      v.verdict == VerdictKind::OutOfBoundsWrite)
+      runsExternally(ctx.config.backend) || isOutOfBounds(v.verdict))
     return;
   const PassBlame blame = passBlameInChild(ctx, [&] {
     return blameCasePass(ctx.c, ctx.jit, ctx.pipeline, emitOptionsOf(ctx.config), ctx.config.jit);

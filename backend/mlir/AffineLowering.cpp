@@ -238,7 +238,7 @@ void AffineEmitter::storeTo(const std::string &x, const std::string &memref,
          "] : " + type);
 }
 
-bool AffineEmitter::maskedCopyOut(ValueId v, const std::string &out) {
+bool AffineEmitter::maskedCopyOut(size_t k, ValueId v) {
   const TensorType &t = c_.typeOf(v);
   const Buffer &b = buf(v);
   // Plain rows of numbers only: a strided source, and i1 or index lanes,
@@ -246,6 +246,8 @@ bool AffineEmitter::maskedCopyOut(ValueId v, const std::string &out) {
   if (b.type != memrefType(t) || t.dtype == DType::I1 || t.dtype == DType::Index)
     return false;
   constexpr int64_t kLanes = 8;
+  const std::string out = outputArg(k);
+  line("// output " + std::to_string(k) + ": its valid region by masked rows");
   const std::vector<std::string> bounds = boundsOf(v, true);
   const std::string vt = "vector<" + std::to_string(kLanes) + "x" + elemType(t.dtype) + ">";
   const std::string pad = zeroOf(t.dtype);
@@ -506,14 +508,9 @@ bool AffineEmitter::run() {
     // The valid region only: the rest of the output keeps what it held
     // (ir/Case.h).
     const std::string outType = memrefType(c_.typeOf(v));
-    const std::string comment = "// output " + std::to_string(k) + ": its valid region by ";
-    if (plan.outputs == OutputForm::MaskedVectors) {
-      line(comment + "masked rows");
-      if (maskedCopyOut(v, outputArg(k)))
-        continue;
-    } else {
-      line(comment + "loops");
-    }
+    if (plan.outputs == OutputForm::MaskedVectors && maskedCopyOut(k, v))
+      continue;
+    line("// output " + std::to_string(k) + ": its valid region by loops");
     loopNest(boundsOf(v, true), [&](const std::vector<std::string> &ivs) {
       storeTo(load(v, ivs), outputArg(k), outType, ivs);
     });

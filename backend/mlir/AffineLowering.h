@@ -61,10 +61,10 @@ public:
   void store(const std::string &x, ValueId v, const std::vector<std::string> &subscripts);
   void storeTo(const std::string &x, const std::string &memref, const std::string &type,
                const std::vector<std::string> &subscripts);
-  /// Copies the valid region of output value `v` to `out` by rows of
-  /// masked 8-lane transfers (OutputForm::MaskedVectors); false, emitting
-  /// nothing, where that form does not apply.
-  bool maskedCopyOut(ValueId v, const std::string &out);
+  /// Copies the valid region of value `v` to output `k` by rows of masked
+  /// 8-lane transfers (OutputForm::MaskedVectors); false, emitting nothing,
+  /// where that form does not apply.
+  bool maskedCopyOut(size_t k, ValueId v);
   std::string loadFrom(const std::string &memref, const std::string &type,
                        const std::vector<std::string> &subscripts);
   /// A view subscript: an inline affine expression in affine loops with

@@ -55,6 +55,19 @@ std::vector<int64_t> vectorExtents(size_t rank, mlir::VectorType vector, mlir::A
   return extent;
 }
 
+/// Extents of a vector.load/store of `vector` from a memref of `type`: the
+/// vector's dims span the memref's innermost dims (one element each for a
+/// memref of vectors, and for a 0-d vector).
+std::vector<int64_t> vectorLoadExtents(mlir::MemRefType type, mlir::VectorType vector) {
+  std::vector<int64_t> extent(static_cast<size_t>(type.getRank()), 1);
+  if (llvm::isa<mlir::VectorType>(type.getElementType()))
+    return extent;
+  const llvm::ArrayRef<int64_t> shape = vector.getShape();
+  for (size_t i = 0; i < shape.size() && i < extent.size(); ++i)
+    extent[extent.size() - 1 - i] = shape[shape.size() - 1 - i];
+  return extent;
+}
+
 std::optional<Access> accessOf(mlir::Operation *op) {
   Access a;
   if (auto load = llvm::dyn_cast<mlir::memref::LoadOp>(op)) {
@@ -67,13 +80,11 @@ std::optional<Access> accessOf(mlir::Operation *op) {
   } else if (auto load = llvm::dyn_cast<mlir::vector::LoadOp>(op)) {
     a.memref = load.getBase();
     a.indices = load.getIndices();
-    a.extent.assign(load.getMemRefType().getRank(), 1);
-    a.extent.back() = load.getVectorType().getShape().back();
+    a.extent = vectorLoadExtents(load.getMemRefType(), load.getVectorType());
   } else if (auto store = llvm::dyn_cast<mlir::vector::StoreOp>(op)) {
     a.memref = store.getBase();
     a.indices = store.getIndices();
-    a.extent.assign(store.getMemRefType().getRank(), 1);
-    a.extent.back() = store.getVectorType().getShape().back();
+    a.extent = vectorLoadExtents(store.getMemRefType(), store.getVectorType());
     a.write = true;
   } else if (auto read = llvm::dyn_cast<mlir::vector::TransferReadOp>(op)) {
     const auto type = llvm::dyn_cast<mlir::MemRefType>(read.getBase().getType());

@@ -43,6 +43,7 @@
 
 #include <chrono>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -157,10 +158,21 @@ std::vector<std::string> withBoundsCheck(const std::vector<std::string> &element
                                          const JitOptions &options) {
   if (!options.boundsCheck)
     return elements;
+  // The tail's (the last) expand-strided-metadata: a user's pipeline may
+  // run one earlier. A pipeline without it has no memrefs left to check.
   std::vector<std::string> out = elements;
-  auto at = std::find(out.begin(), out.end(), "expand-strided-metadata");
-  out.insert(at, kBoundsCheckElement);
+  const auto last = std::find(out.rbegin(), out.rend(), "expand-strided-metadata");
+  if (last != out.rend())
+    out.insert(std::prev(last.base()), kBoundsCheckElement);
   return out;
+}
+
+/// The op of the access a bounds check stopped at.
+std::string siteOp(const BoundsFault &f) {
+  const std::vector<BoundsSite> &sites = boundsSites();
+  return f.site >= 0 && static_cast<size_t>(f.site) < sites.size()
+             ? sites[static_cast<size_t>(f.site)].op
+             : "unknown access";
 }
 
 bool writes(const BoundsFault &f) {
@@ -454,7 +466,7 @@ struct MlirJit::Impl {
       r.status = writes(*stopped) ? BackendRun::Status::OutOfBoundsWrite
                                   : BackendRun::Status::OutOfBoundsRead;
       r.message = describe(*stopped);
-      r.faultSite = boundsSites().at(static_cast<size_t>(stopped->site)).op;
+      r.faultSite = siteOp(*stopped);
       return false;
     }
     if (fault) {

@@ -3,6 +3,7 @@
 
 #include "ir/TensorData.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -34,22 +35,27 @@ void *allocate(size_t alignment, size_t bytes) {
   Block b;
   b.bytes = bytes;
   b.redzone = redzoneBytes(bytes, alignment);
+  // A size past any allocation (a miscompiled negative one) gets what the C
+  // library's malloc gives it: nothing.
+  if (bytes > SIZE_MAX / 2 - 3 * b.redzone)
+    return nullptr;
   b.ordinal = gHeap.allocations++;
   const size_t total = (2 * b.redzone + bytes + b.redzone - 1) / b.redzone * b.redzone;
   b.base = static_cast<uint8_t *>(std::aligned_alloc(std::max<size_t>(alignment, 64), total));
   if (!b.base)
     return nullptr;
-  // The block and both redzones hold the poison.
-  fillPattern(b.base, 2 * b.redzone + bytes, gScratchPoison);
+  // The block and both redzones hold the poison, each zone from the
+  // pattern's first byte (as checkRedzone reads it).
+  fillPattern(b.base, b.redzone, gScratchPoison);
+  fillPattern(b.data(), bytes, gScratchPoison);
+  fillPattern(b.data() + bytes, b.redzone, gScratchPoison);
   gHeap.live.push_back(b);
   return b.data();
 }
 
 void checkAndRelease(const Block &b) {
   if (!gHeap.fault) {
-    std::optional<RedzoneFault> f = checkRedzone(b.base, b.redzone, gScratchPoison, false);
-    if (!f)
-      f = checkRedzone(b.data() + b.bytes, b.redzone, gScratchPoison, true);
+    std::optional<RedzoneFault> f = checkRedzones(b.data(), b.bytes, b.redzone, gScratchPoison);
     if (f) {
       f->buffer =
           "temporary " + std::to_string(b.ordinal) + " (" + std::to_string(b.bytes) + " bytes)";
@@ -67,9 +73,9 @@ uint32_t scratchPoisonPattern() { return gScratchPoison; }
 void *kernelMalloc(size_t bytes) { return allocate(64, bytes); }
 
 void *kernelAlignedAlloc(size_t alignment, size_t bytes) {
-  // aligned_alloc's contract: a power of two; the redzone keeps it for
-  // alignments up to 4 KiB, and a kernel asks for a cache line at most.
-  if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment > 4096)
+  // aligned_alloc's contract: a power of two (the redzone is a multiple of
+  // it, so the block keeps it).
+  if (alignment == 0 || (alignment & (alignment - 1)) != 0)
     return nullptr;
   return allocate(alignment, bytes);
 }

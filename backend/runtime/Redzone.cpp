@@ -16,7 +16,7 @@ size_t redzoneBytes(size_t bytes, size_t alignment) {
 }
 
 std::string RedzoneFault::describe() const {
-  return "out-of-bounds write: " + buffer + ", " + std::to_string(offset) + " bytes " +
+  return "out-of-bounds write: " + buffer + ", at byte " + std::to_string(offset) + " " +
          (after ? "past its end" : "before its start") + " (" + std::to_string(changedBytes) +
          " of its " + std::to_string(redzone) + " redzone bytes changed)";
 }
@@ -42,6 +42,12 @@ std::optional<RedzoneFault> checkRedzone(const uint8_t *zone, size_t bytes, uint
   return f;
 }
 
+std::optional<RedzoneFault> checkRedzones(const uint8_t *data, size_t bytes, size_t redzone,
+                                          uint32_t pattern) {
+  std::optional<RedzoneFault> f = checkRedzone(data - redzone, redzone, pattern, false);
+  return f ? f : checkRedzone(data + bytes, redzone, pattern, true);
+}
+
 void GuardedBuffer::Free::operator()(uint8_t *p) const { std::free(p); }
 
 GuardedBuffer::GuardedBuffer(size_t bytes, uint32_t pattern)
@@ -56,10 +62,7 @@ GuardedBuffer::GuardedBuffer(size_t bytes, uint32_t pattern)
 
 std::optional<RedzoneFault> GuardedBuffer::check(const std::string &name,
                                                  const std::string &kind) const {
-  const uint8_t *base = base_.get();
-  std::optional<RedzoneFault> f = checkRedzone(base, redzone_, pattern_, false);
-  if (!f)
-    f = checkRedzone(base + redzone_ + bytes_, redzone_, pattern_, true);
+  std::optional<RedzoneFault> f = checkRedzones(base_.get() + redzone_, bytes_, redzone_, pattern_);
   if (f) {
     f->buffer = name;
     f->kind = kind;

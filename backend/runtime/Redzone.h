@@ -23,8 +23,9 @@ namespace npufuzz {
 
 /// Bytes of redzone on each side of a buffer of `bytes`: as many as the
 /// buffer, so a wrong stride or a row too many lands in it, at least one
-/// cache line and at most 64 KiB; a multiple of `alignment` (a power of
-/// two of at most 4 KiB) so the buffer keeps the alignment of its base.
+/// cache line and at most 64 KiB (or `alignment`, when larger); a multiple
+/// of `alignment` (a power of two) so the buffer keeps the alignment of its
+/// base.
 size_t redzoneBytes(size_t bytes, size_t alignment = 64);
 
 /// A changed redzone.
@@ -47,6 +48,11 @@ struct RedzoneFault {
 /// zone, in memory order), and `after` says which side of the buffer it is.
 std::optional<RedzoneFault> checkRedzone(const uint8_t *zone, size_t bytes, uint32_t pattern,
                                          bool after);
+
+/// The first changed byte of the redzones of `redzone` bytes before and
+/// after the `bytes` at `data` (the one before first), if any.
+std::optional<RedzoneFault> checkRedzones(const uint8_t *data, size_t bytes, size_t redzone,
+                                          uint32_t pattern);
 
 /// A buffer of `bytes` between redzones filled with `pattern`.
 class GuardedBuffer {

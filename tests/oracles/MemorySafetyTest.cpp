@@ -61,7 +61,7 @@ TEST(Redzone, AWritePastEitherEndIsFoundWithItsDistance) {
   EXPECT_TRUE(after->after);
   EXPECT_EQ(after->offset, 5u);
   EXPECT_EQ(after->kind, "output");
-  EXPECT_EQ(after->describe(), "out-of-bounds write: argument 1 (output 0), 5 bytes past its end "
+  EXPECT_EQ(after->describe(), "out-of-bounds write: argument 1 (output 0), at byte 5 past its end "
                                "(1 of its 128 redzone bytes changed)");
   GuardedBuffer before(100, 0x99999999u);
   before.data()[-3] = 0;
@@ -96,6 +96,11 @@ TEST(KernelHeap, ATemporaryWrittenPastItsEndIsFoundWhenFreedOrAtTheEnd) {
   ASSERT_TRUE(g);
   EXPECT_EQ(g->buffer, "temporary 0 (8 bytes)") << "each kernel counts from 0";
   EXPECT_FALSE(g->after);
+  EXPECT_FALSE(endKernelHeap());
+  // Sizes that are no multiple of the pattern's 4 bytes: untouched, their
+  // redzones still read as the pattern.
+  for (size_t bytes : {1u, 3u, 5u, 4095u})
+    kernelFree(kernelMalloc(bytes));
   EXPECT_FALSE(endKernelHeap());
 }
 
