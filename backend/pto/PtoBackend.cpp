@@ -321,6 +321,9 @@ bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text
   if (!writeBytes(dir.file("kernel.pto"), text.data(), text.size()))
     return cannotWrite(dir, r);
   std::vector<std::string> argv = {t.ptoas, "--pto-arch=" + t.arch};
+  if (t.insertSync && std::find(t.ptoasFlags.begin(), t.ptoasFlags.end(), "--enable-insert-sync") ==
+                          t.ptoasFlags.end())
+    argv.push_back("--enable-insert-sync");
   argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
   argv.insert(argv.end(), {dir.file("kernel.pto"), "-o", dir.file("kernel.cpp")});
   const CommandEnd end =

@@ -46,8 +46,13 @@ struct PtoToolchain {
   std::string ptoIsa;                  ///< pto-isa's include directory (holds pto/pto-inst.hpp)
   std::string arch = "a3";             ///< --pto-arch
   std::vector<std::string> ptoasFlags; ///< more ptoas options
-  std::string cxx = "clang++-22";      ///< compiles the simulator
-  unsigned timeoutSeconds = 60;        ///< per stage
+  /// Run ptoas with --enable-insert-sync: kernels synchronised as they
+  /// would ship (set/wait flags between pipes, barriers, a tail sync).
+  /// Off, a kernel has no synchronisation, which the sequential simulator
+  /// cannot tell apart.
+  bool insertSync = true;
+  std::string cxx = "clang++-22"; ///< compiles the simulator
+  unsigned timeoutSeconds = 60;   ///< per stage
   uint64_t addressSpaceBytes = 8ull << 30;
   /// Parent of the case directories (the system temporary directory when
   /// empty) and of the precompiled simulator header.

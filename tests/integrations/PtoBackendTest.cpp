@@ -25,6 +25,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 
@@ -406,4 +408,42 @@ TEST(PtoBackend, ARegressionOfOneTOpFamilyIsAFewSignatures) {
   // Named by its family (ptoas also lowers some other ops through a tmul,
   // which generalisation may show need no particular op).
   EXPECT_NE(list.find(" | mul | "), std::string::npos) << list;
+}
+
+TEST(PtoBackend, KernelsAreSynchronisedAsTheyWouldShipUnlessAskedNotTo) {
+  // ptoas --enable-insert-sync orders each producer and consumer on
+  // different pipes (set_flag/wait_flag), and drains the stores at the end
+  // (ptoas_auto_sync_tail). The sequential simulator runs both alike.
+  const std::string text = R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[8,64]
+%1 = input : f32[8,64]
+%2 = add %0, %1 : f32[8,64]
+return %2
+)";
+  for (const bool sync : {true, false}) {
+    RunConfig config = pto();
+    const std::string work =
+        ::testing::TempDir() + "/npufuzz-pto-sync-test-" + std::to_string(sync);
+    std::filesystem::remove_all(work);
+    std::filesystem::create_directories(work);
+    config.pto.workDir = work;
+    config.pto.keepCaseDir = true;
+    config.pto.insertSync = sync;
+    const CaseOutcome out = run(text, config);
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+    std::string cpp;
+    for (const auto &e : std::filesystem::recursive_directory_iterator(work))
+      if (e.path().filename() == "kernel.cpp") {
+        std::ifstream in(e.path());
+        cpp.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+      }
+    ASSERT_FALSE(cpp.empty()) << "no kernel.cpp kept under " << work;
+    // (The preamble defines ptoas_auto_sync_tail either way: its call, and
+    // the loads' MTE2 -> V waits, are the kernel's.)
+    EXPECT_EQ(cpp.find("wait_flag(PIPE_MTE2, PIPE_V") != std::string::npos, sync) << cpp;
+    EXPECT_EQ(cpp.find("ptoas_auto_sync_tail(PTOAutoSyncTailMode") != std::string::npos, sync)
+        << cpp;
+    std::filesystem::remove_all(work);
+  }
 }

@@ -54,7 +54,11 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                      "known"),
             cl::value_desc("FILE"), cl::sub(sub), cl::cat(category())),
       ptoasFlags("ptoas-flag", cl::desc("One more ptoas option (repeatable)"), cl::sub(sub),
-                 cl::cat(category())) {}
+                 cl::cat(category())),
+      ptoNoInsertSync("pto-no-insert-sync",
+                      cl::desc("Run ptoas without --enable-insert-sync (on by default): "
+                               "kernels with no synchronisation between pipes"),
+                      cl::sub(sub), cl::cat(category())) {}
 
 namespace {
 
@@ -125,9 +129,10 @@ bool BackendOptions::setUp(RunConfig &config) const {
     return false;
   }
   const bool ptoFlags = !ptoas.empty() || !ptoIsa.empty() || !ptoArch.empty() ||
-                        !ptoMemcheck.empty() || !ptoasFlags.empty();
+                        !ptoMemcheck.empty() || !ptoasFlags.empty() || ptoNoInsertSync;
   if (config.backend != BackendKind::Pto && ptoFlags) {
-    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck and --ptoas-flag are for --backend pto");
+    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag and --pto-no-insert-sync "
+         "are for --backend pto");
     return false;
   }
   std::string error;
@@ -153,6 +158,7 @@ bool BackendOptions::setUp(RunConfig &config) const {
     if (!ptoArch.empty())
       config.pto.arch = ptoArch;
     config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
+    config.pto.insertSync = !ptoNoInsertSync;
     if (!ptoMemcheck.empty()) {
       double share = 0;
       if (!parseFiniteReal(ptoMemcheck, share) || share < 0 || share > 1) {
@@ -191,6 +197,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--pto-memcheck", ptoMemcheck});
   for (const std::string &f : ptoasFlags)
     flags.insert(flags.end(), {"--ptoas-flag", f});
+  if (ptoNoInsertSync)
+    flags.push_back("--pto-no-insert-sync");
   if (!known.empty()) {
     // Absolute, so that a finding's repro line works from anywhere.
     llvm::SmallString<256> path(known.getValue());

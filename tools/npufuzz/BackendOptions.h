@@ -33,6 +33,7 @@ struct BackendOptions {
   /// too (RunConfig::knownSignatures).
   cl::opt<std::string> known;
   cl::list<std::string> ptoasFlags;
+  cl::opt<bool> ptoNoInsertSync;
 
   /// The backend with its flags into `config`: --cmd and --persistent
   /// (external), --python (torch), --ptoas, --pto-isa, --pto-arch,
