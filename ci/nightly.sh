@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 #===- ci/nightly.sh - The nightly fuzzing run -------------------------------===#
 #
-# A time-boxed campaign per (style, pipeline), new findings reduced, the
+# A time-boxed campaign per (backend, style, pipeline): the MLIR styles and
+# pipelines, real ptoas + pto-isa and real PyTorch; new findings reduced, the
 # regression corpus replayed, and a report (report.json, junit.xml,
 # index.html) in $OUT/report. Exits non-zero only on new signatures (or on a
 # regression whose verdict changed); known signatures are listed in
@@ -24,37 +25,43 @@ cmake -S . -B build -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=cl
 # The regression corpus replays planted faults from the test plugin.
 cmake --build build --target npufuzz npufuzz_rt npufuzz_test_plugin
 
-CONFIGS=("affine O0" "affine O2" "affine random:1" "tensor O0" "tensor O2" "npu O0" "npu O2")
+# The seeds' toolchains beside the MLIR pipelines: real ptoas + pto-isa
+# (built once into a cache by ci/install-pto.sh) and Debian's PyTorch.
+while IFS= read -r line; do
+  case $line in NPUFUZZ_PTOAS=*|NPUFUZZ_PTO_ISA=*) export "${line?}" ;; esac
+done < <(bash ci/install-pto.sh)
+
+# backend style pipeline
+CONFIGS=("mlir-jit affine O0" "mlir-jit affine O2" "mlir-jit affine random:1"
+  "mlir-jit tensor O0" "mlir-jit tensor O2" "mlir-jit npu O0" "mlir-jit npu O2"
+  "pto affine O0" "torch affine O0")
 PER=$((BUDGET / ${#CONFIGS[@]}))
 DIRS=()
 for config in "${CONFIGS[@]}"; do
-  read -r style pipeline <<<"$config"
-  dir="$OUT/campaigns/$style-${pipeline//:/-}"
+  read -r backend style pipeline <<<"$config"
+  name="$style-${pipeline//:/-}"
+  [ "$backend" = mlir-jit ] || name=$backend
+  dir="$OUT/campaigns/$name"
   DIRS+=("$dir")
-  "$NPUFUZZ" fuzz -o "$dir" --style "$style" --pipeline "$pipeline" --max-time "$PER" \
-    --known ci/known-signatures.txt \
-    --shard "$SHARD" --quiet
+  "$NPUFUZZ" fuzz -o "$dir" --backend "$backend" --style "$style" --pipeline "$pipeline" \
+    --max-time "$PER" --known ci/known-signatures.txt --shard "$SHARD" --quiet
 done
 
 # Reduce the first case of every signature the known list does not have.
-if "$NPUFUZZ" --help | grep -q " reduce "; then
-  for dir in "${DIRS[@]}"; do
-    for finding in "$dir"/findings/*/; do
-      [ -d "$finding" ] || continue
-      id=$(basename "$finding")
-      grep -q "^$id\b" ci/known-signatures.txt 2>/dev/null && continue
-      [ -d "$finding/reduced" ] && continue
-      pipeline=$(sed -n 's/.*"pipeline": "\(.*\)",/\1/p' "$finding/report.json")
-      style=$(sed -n 's/.*"style": "\(.*\)",/\1/p' "$finding/report.json")
-      # The lowering seed the case failed with (null: the canonical lowering).
-      lowering=$(sed -n 's/.*"lowering_seed": \([0-9][0-9]*\),/--lowering-seed \1/p' \
-        "$finding/report.json")
-      # shellcheck disable=SC2086 # $lowering is empty or two words
-      "$NPUFUZZ" reduce "$finding/case.npf" -o "$finding/reduced" --pipeline "$pipeline" \
-        --style "$style" $lowering --max-time 120 || true
-    done
+# A finding's case.npf carries its pipeline, style, lowering seed and pass
+# stage (its expect line), which `npufuzz reduce` reads; the backend is the
+# campaign's.
+for i in "${!CONFIGS[@]}"; do
+  read -r backend _ _ <<<"${CONFIGS[$i]}"
+  for finding in "${DIRS[$i]}"/findings/*/; do
+    [ -d "$finding" ] || continue
+    id=$(basename "$finding")
+    grep -q "^$id\b" ci/known-signatures.txt 2>/dev/null && continue
+    [ -d "$finding/reduced" ] && continue
+    "$NPUFUZZ" reduce "$finding/case.npf" -o "$finding/reduced" --backend "$backend" \
+      --known ci/known-signatures.txt --max-time 120 || true
   done
-fi
+done
 
 status=0
 if "$NPUFUZZ" --help | grep -q " replay "; then
