@@ -1,0 +1,236 @@
+//===- oracles/RaceAnalysis.cpp - Happens-before over a PTO kernel's trace ===//
+#include "oracles/RaceAnalysis.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <tuple>
+
+namespace npufuzz {
+
+std::string_view pipeName(Pipe p) {
+  switch (p) {
+  case Pipe::S: return "S";
+  case Pipe::V: return "V";
+  case Pipe::MTE1: return "MTE1";
+  case Pipe::MTE2: return "MTE2";
+  case Pipe::MTE3: return "MTE3";
+  case Pipe::M: return "M";
+  case Pipe::All: return "ALL";
+  case Pipe::FIX: return "FIX";
+  }
+  return "?";
+}
+
+std::string_view memoryName(Memory m) {
+  switch (m) {
+  case Memory::GM: return "GM";
+  case Memory::UB: return "UB";
+  case Memory::L1: return "L1";
+  case Memory::L0A: return "L0A";
+  case Memory::L0B: return "L0B";
+  case Memory::L0C: return "L0C";
+  }
+  return "?";
+}
+
+std::string_view RaceFinding::verdict() const {
+  switch (kind) {
+  case Kind::Race: return "race";
+  case Kind::SyncDeadlock: return "sync-deadlock";
+  case Kind::SyncMisuse: return "sync-misuse";
+  case Kind::UnflushedStore: return "unflushed-store";
+  }
+  return "?";
+}
+
+namespace {
+using Clock = std::array<uint64_t, kPipes>;
+
+size_t index(Pipe p) { return static_cast<size_t>(p); }
+
+/// `TADD`, `set_flag`, `wait_flag`, `pipe_barrier`.
+std::string kindOf(const TraceEvent &e) {
+  switch (e.kind) {
+  case TraceEvent::Kind::Instruction: return e.name;
+  case TraceEvent::Kind::SetFlag: return "set_flag";
+  case TraceEvent::Kind::WaitFlag: return "wait_flag";
+  case TraceEvent::Kind::Barrier: return "pipe_barrier";
+  }
+  return "?";
+}
+
+/// The pipe an event runs on: a set on its source, a wait on its
+/// destination.
+Pipe pipeOf(const TraceEvent &e) {
+  return e.kind == TraceEvent::Kind::SetFlag    ? e.src
+         : e.kind == TraceEvent::Kind::WaitFlag ? e.dst
+                                                : e.pipe;
+}
+
+/// `TADD (V, kernel.cpp:14)`.
+std::string where(const TraceEvent &e) {
+  std::string name = kindOf(e);
+  if (e.kind == TraceEvent::Kind::SetFlag || e.kind == TraceEvent::Kind::WaitFlag)
+    name += "(" + std::string(pipeName(e.src)) + ", " + std::string(pipeName(e.dst)) +
+            ", EVENT_ID" + std::to_string(e.event) + ")";
+  else
+    name += " (" + std::string(pipeName(e.pipe));
+  if (e.line > 0)
+    name += std::string(e.kind == TraceEvent::Kind::Instruction ? ", " : " at ") +
+            "kernel.cpp:" + std::to_string(e.line);
+  if (e.kind == TraceEvent::Kind::Instruction || e.kind == TraceEvent::Kind::Barrier)
+    name += ")";
+  return name;
+}
+
+std::string range(Memory m, uint64_t begin, uint64_t end) {
+  return std::string(memoryName(m)) + " [" + std::to_string(begin) + ", " + std::to_string(end) +
+         ")";
+}
+
+/// The overlap of two accesses of which one writes, if any.
+std::optional<std::pair<uint64_t, uint64_t>> conflict(const MemoryAccess &a,
+                                                      const MemoryAccess &b) {
+  if (a.memory != b.memory || (!a.write && !b.write))
+    return std::nullopt;
+  const uint64_t begin = std::max(a.begin, b.begin), end = std::min(a.end, b.end);
+  if (begin >= end)
+    return std::nullopt;
+  return std::pair(begin, end);
+}
+} // namespace
+
+std::string RaceFinding::signature(const std::vector<TraceEvent> &trace) const {
+  const TraceEvent &a = trace.at(first), &b = trace.at(second);
+  const std::string kinds = first == second ? kindOf(a) : kindOf(a) + "/" + kindOf(b);
+  std::string pipes(pipeName(pipeOf(a)));
+  if (a.kind == TraceEvent::Kind::SetFlag || a.kind == TraceEvent::Kind::WaitFlag)
+    pipes = std::string(pipeName(a.src)) + "->" + std::string(pipeName(a.dst));
+  else if (first != second)
+    pipes += "->" + std::string(pipeName(pipeOf(b)));
+  return std::string(verdict()) + " | " + kinds + " | " + pipes;
+}
+
+std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
+  std::vector<RaceFinding> findings;
+  std::array<Clock, kPipes> clocks{};
+  std::vector<Clock> stamps(trace.size());
+  /// Sets not yet waited on, by (src, dst, event): the set and its clock.
+  std::map<std::tuple<Pipe, Pipe, int>, std::pair<size_t, Clock>> pending;
+  auto tick = [&](Pipe p, size_t i) {
+    ++clocks[index(p)][index(p)];
+    stamps[i] = clocks[index(p)];
+  };
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceEvent &e = trace[i];
+    switch (e.kind) {
+    case TraceEvent::Kind::Instruction: {
+      tick(e.pipe, i);
+      // An earlier access on another pipe that is not ordered before this.
+      for (size_t j = 0; j < i; ++j) {
+        const TraceEvent &o = trace[j];
+        if (o.kind != TraceEvent::Kind::Instruction || o.pipe == e.pipe ||
+            stamps[j][index(o.pipe)] <= stamps[i][index(o.pipe)])
+          continue;
+        std::optional<std::tuple<Memory, uint64_t, uint64_t, bool, bool>> hit;
+        for (const MemoryAccess &a : o.accesses)
+          for (const MemoryAccess &b : e.accesses)
+            if (!hit)
+              if (auto overlap = conflict(a, b))
+                hit = std::tuple(a.memory, overlap->first, overlap->second, a.write, b.write);
+        if (!hit)
+          continue;
+        const auto [memory, begin, end, firstWrites, secondWrites] = *hit;
+        RaceFinding f;
+        f.kind = RaceFinding::Kind::Race;
+        f.first = j;
+        f.second = i;
+        f.memory = memory;
+        f.begin = begin;
+        f.end = end;
+        f.text = "race: " + where(o) + (firstWrites ? " writes " : " reads ") +
+                 range(memory, begin, end) + " and " + where(e) +
+                 (secondWrites ? " writes it" : " reads it") + " with no order between them";
+        findings.push_back(std::move(f));
+      }
+      break;
+    }
+    case TraceEvent::Kind::SetFlag: {
+      tick(e.src, i);
+      const auto key = std::tuple(e.src, e.dst, e.event);
+      auto it = pending.find(key);
+      if (it != pending.end()) {
+        RaceFinding f;
+        f.kind = RaceFinding::Kind::SyncMisuse;
+        f.first = it->second.first;
+        f.second = i;
+        f.text = "sync-misuse: " + where(e) + " sets an event already set by " +
+                 where(trace[it->second.first]) + " and not yet waited on";
+        findings.push_back(std::move(f));
+      }
+      pending[key] = {i, clocks[index(e.src)]};
+      break;
+    }
+    case TraceEvent::Kind::WaitFlag: {
+      const auto key = std::tuple(e.src, e.dst, e.event);
+      auto it = pending.find(key);
+      if (it == pending.end()) {
+        RaceFinding f;
+        f.kind = RaceFinding::Kind::SyncDeadlock;
+        f.first = f.second = i;
+        f.text = "sync-deadlock: " + where(e) + " waits for an event no earlier set_flag sets";
+        findings.push_back(std::move(f));
+      } else {
+        Clock &c = clocks[index(e.dst)];
+        for (size_t p = 0; p < kPipes; ++p)
+          c[p] = std::max(c[p], it->second.second[p]);
+        pending.erase(it);
+      }
+      tick(e.dst, i);
+      break;
+    }
+    case TraceEvent::Kind::Barrier:
+      if (e.pipe == Pipe::All) {
+        Clock all{};
+        for (const Clock &c : clocks)
+          for (size_t p = 0; p < kPipes; ++p)
+            all[p] = std::max(all[p], c[p]);
+        clocks.fill(all);
+      }
+      tick(e.pipe == Pipe::All ? Pipe::S : e.pipe, i);
+      break;
+    }
+  }
+  for (const auto &[key, set] : pending) {
+    RaceFinding f;
+    f.kind = RaceFinding::Kind::SyncMisuse;
+    f.first = f.second = set.first;
+    f.text = "sync-misuse: " + where(trace[set.first]) + " is never waited on";
+    findings.push_back(std::move(f));
+  }
+  // The kernel ends on the scalar pipe: a GM write must be ordered before.
+  const Clock &end = clocks[index(Pipe::S)];
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const TraceEvent &e = trace[i];
+    if (e.kind != TraceEvent::Kind::Instruction || stamps[i][index(e.pipe)] <= end[index(e.pipe)])
+      continue;
+    for (const MemoryAccess &a : e.accesses)
+      if (a.write && a.memory == Memory::GM) {
+        RaceFinding f;
+        f.kind = RaceFinding::Kind::UnflushedStore;
+        f.first = f.second = i;
+        f.memory = a.memory;
+        f.begin = a.begin;
+        f.end = a.end;
+        f.text = "unflushed-store: " + where(e) + " writes " + range(a.memory, a.begin, a.end) +
+                 " and nothing orders it before the kernel's end";
+        findings.push_back(std::move(f));
+        break;
+      }
+  }
+  return findings;
+}
+
+} // namespace npufuzz
