@@ -160,6 +160,17 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
     out.push_back("gather:" + std::string(opName(origin(c, op.operands[1]).kind)));
     return;
   case OpKind::SetValidShape: out.push_back(a.dynamic ? "valid:dynamic" : "valid:static"); return;
+  case OpKind::Insert: {
+    // Where the written region ends: inside the live tensor's rows (its
+    // neighbours are compared), and whether only a valid region is written.
+    const TensorType &dest = c.typeOf(op.operands[0]), &src = c.typeOf(op.operands[1]);
+    const size_t last = dest.rank() - 1;
+    if (a.offsets[last] + src.shape[last] < dest.shape[last])
+      out.push_back("insert:interior");
+    if (src.valid)
+      out.push_back("insert:valid");
+    return;
+  }
   case OpKind::Select:
   case OpKind::MaskedFill:
   case OpKind::ReduceSum:

@@ -250,6 +250,41 @@ bool buildFillPad(GenContext &g) {
   return g.emit(OpKind::FillPad, {*x}, attrs) >= 0;
 }
 
+/// insert: a tile written into a live tensor that holds it (the seeds'
+/// `out[r:, c:] = tile`). The live tensor is an existing value when one
+/// holds the tile, or a new input a little bigger in each dim, so the
+/// region ends inside it and its neighbours are compared.
+bool buildInsert(GenContext &g) {
+  const ValueId src = pickOperand(g, anyDType);
+  if (src == kNoValue)
+    return false;
+  const TensorType st = g.c.typeOf(src);
+  std::optional<ValueId> dest = g.pickExisting([&](const TensorType &t) {
+    if (t.dtype != st.dtype || t.rank() != st.rank() || t.shape == st.shape)
+      return false;
+    for (unsigned d = 0; d < t.rank(); ++d)
+      if (t.shape[d] < st.shape[d])
+        return false;
+    return true;
+  });
+  if (!dest || !g.rng.chance(g.policy.reuseRate)) {
+    TensorType dt{st.dtype, st.shape, std::nullopt};
+    for (size_t d = 0; d < dt.shape.size(); ++d)
+      if (g.rng.chance(d + 1 == dt.shape.size() ? 0.8 : 0.5))
+        dt.shape[d] += g.rng.range(1, std::max<int64_t>(4, dt.shape[d] / 2));
+    if (dt.numElements() > g.elementsLeft())
+      dt.shape = st.shape;
+    dest = g.newInput(dt);
+    if (*dest == kNoValue)
+      return false;
+  }
+  const std::vector<int64_t> &ds = g.c.typeOf(*dest).shape;
+  OpAttrs attrs;
+  for (size_t d = 0; d < ds.size(); ++d)
+    attrs.offsets.push_back(g.rng.range(0, ds[d] - st.shape[d]));
+  return g.emit(OpKind::Insert, {*dest, src}, attrs) >= 0;
+}
+
 bool buildConst(GenContext &g) {
   const TensorType t = g.drawType(anyDType, 1, kMaxRank, /*allowValid=*/false);
   OpAttrs attrs;
@@ -306,6 +341,7 @@ unsigned minRankFor(OpKind k) {
   case OpKind::ArgMax:
   case OpKind::TopK:
   case OpKind::Gather:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return 1;
@@ -350,6 +386,7 @@ bool buildOp(GenContext &g, OpKind k) {
   case OpKind::Gather: return buildGather(g);
   case OpKind::SetValidShape: return buildSetValidShape(g);
   case OpKind::FillPad: return buildFillPad(g);
+  case OpKind::Insert: return buildInsert(g);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false;

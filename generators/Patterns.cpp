@@ -134,7 +134,8 @@ bool buildSwiGlu(GenContext &g) {
 }
 
 /// Seed 002: row_expand_mul into a fresh tile, narrowed by set_validshape
-/// (often to one row, often dynamically) and padded by fillpad.
+/// (often to one row, often dynamically) and padded by fillpad, then often
+/// inserted into a bigger live tensor.
 bool buildValidTail(GenContext &g) {
   static const int64_t kRows[] = {1, 4, 8, 16};
   const int64_t rows = pickOf(g, kRows);
@@ -150,7 +151,23 @@ bool buildValidTail(GenContext &g) {
   const ValueId narrowed = g.emitValue(OpKind::SetValidShape, {product}, valid);
   OpAttrs pad;
   pad.pad = g.rng.chance(0.6) ? PadKind::Zero : static_cast<PadKind>(g.rng.below(3));
-  return g.emit(OpKind::FillPad, {narrowed}, pad) >= 0;
+  const ValueId padded = g.emitValue(OpKind::FillPad, {narrowed}, pad);
+  if (padded == kNoValue)
+    return false;
+  // A policy that weighs insert at zero (pto's) keeps the pattern without it.
+  if (g.policy.opWeights[static_cast<size_t>(OpKind::Insert)] == 0 || !g.rng.chance(0.5))
+    return true;
+  // `out[r:, c:] = h_chunk` into a live tensor that holds more: the padded
+  // tile, or its valid rows alone (a KV-cache row update).
+  const int64_t cacheRows = rows + g.rng.range(1, 16);
+  const int64_t cacheCols = cols + (g.rng.chance(0.5) ? 0 : g.rng.range(1, 8));
+  const ValueId cache = g.newInput({dt, {cacheRows, cacheCols}, std::nullopt});
+  if (cache == kNoValue)
+    return true;
+  OpAttrs at;
+  at.offsets = {g.rng.range(0, cacheRows - rows), g.rng.range(0, cacheCols - cols)};
+  g.emit(OpKind::Insert, {cache, g.rng.chance(0.5) ? padded : narrowed}, at);
+  return true;
 }
 
 /// Seed 003: a 4-D tile flattened by a mixed-radix floordiv/mod map, split

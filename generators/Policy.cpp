@@ -273,7 +273,8 @@ Policy ptoPolicy() {
 # PTO tiles: rank 2, the dtypes and ops that the A2/A3 t-ops take (no i8
 # arithmetic, and/or only on i8/i16, not only on i16, xor needs a tmp tile),
 # dims mostly multiples of 32 (whole 32-byte rows and columns); no division
-# (division by zero is target-defined in PTO).
+# (division by zero is target-defined in PTO); no insert (tinsert is vec to
+# vec on A5 only).
 max_rank = 2
 rank.1 = 0
 rank.2 = 1
@@ -328,6 +329,7 @@ op.argmax = 0
 op.topk = 0
 op.matmul = 0
 op.gather = 0
+op.insert = 0
 pattern.moe_mask = 0
 pattern.swiglu = 0
 pattern.radix_split = 0

@@ -24,7 +24,7 @@ namespace npufuzz {
 enum class PatternKind : uint8_t {
   MoeMask,    ///< iota == expert_idx mask, index vs i64, masked_fill, topk
   SwiGlu,     ///< matmul -> chunk x2 -> silu(gate) * up -> matmul
-  ValidTail,  ///< row_expand_mul -> set_validshape -> fillpad
+  ValidTail,  ///< row_expand_mul -> set_validshape -> fillpad (-> insert)
   RadixSplit, ///< mixed-radix floordiv/mod index_map to >4-D, unit dims, tails
 };
 constexpr int kNumPatterns = 4;

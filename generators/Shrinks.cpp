@@ -65,6 +65,11 @@ bool reinfer(Case &c) {
       a.cols = std::min(a.cols, in.shape[1]);
     } else if (op.kind == OpKind::TopK && a.axis >= 0 && a.axis < static_cast<int64_t>(in.rank())) {
       a.k = std::min(a.k, in.shape[a.axis]);
+    } else if (op.kind == OpKind::Insert && a.offsets.size() == in.rank() &&
+               c.typeOf(op.operands[1]).rank() == in.rank()) {
+      const TensorType &src = c.typeOf(op.operands[1]);
+      for (size_t i = 0; i < in.rank(); ++i)
+        a.offsets[i] = std::max<int64_t>(0, std::min(a.offsets[i], in.shape[i] - src.shape[i]));
     } else if (op.kind == OpKind::Slice && a.sizes.size() == in.rank()) {
       for (size_t i = 0; i < in.rank(); ++i) {
         a.sizes[i] = std::min(a.sizes[i], (in.shape[i] - 1) / a.strides[i] + 1);
@@ -409,6 +414,9 @@ void attributeMoves(const Case &c, Collector &col) {
       edit([](Op &o) { std::fill(o.attrs.strides.begin(), o.attrs.strides.end(), 1); });
     if (op.kind == OpKind::TopK && a.k > 1)
       edit([](Op &o) { o.attrs.k = 1; });
+    if (op.kind == OpKind::Insert &&
+        std::any_of(a.offsets.begin(), a.offsets.end(), [](int64_t o) { return o != 0; }))
+      edit([](Op &o) { std::fill(o.attrs.offsets.begin(), o.attrs.offsets.end(), 0); });
   }
   if (c.edgeRate > 0)
     col.tryEdit([](Case &x) {
@@ -431,6 +439,9 @@ uint64_t caseSize(const Case &c) {
     size += op.kind == OpKind::Cast && a.rounding != RoundingMode::NearestEven;
     size += op.kind == OpKind::FillPad && a.pad != PadKind::Zero;
     size += op.kind == OpKind::TopK ? static_cast<uint64_t>(a.k) : 0;
+    if (op.kind == OpKind::Insert)
+      size += static_cast<uint64_t>(
+          std::count_if(a.offsets.begin(), a.offsets.end(), [](int64_t o) { return o != 0; }));
     for (int64_t s : a.strides)
       size += static_cast<uint64_t>(s - 1);
   }

@@ -80,6 +80,7 @@ bool isElementwise(OpKind k) {
   case OpKind::Gather:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false;

@@ -53,6 +53,12 @@ namespace npufuzz {
 /// float->int rounds under `rounding` and saturates, NaN -> 0; int->int wraps
 /// (sign-extends when widening); i1 -> number is 0/1; anything -> i1 is x != 0.
 ///
+/// insert(dest, src) {offsets}: destination passing, the seeds' `out[r:, c:]
+/// = tile` or a KV-cache row update. The result is `dest` (its type, valid
+/// shape included) with the valid region of `src` (all of it below rank 2)
+/// written at `offsets`; every other element of `dest` keeps its value and
+/// definedness. src has dest's dtype and rank and fits at the offsets.
+///
 /// Definedness: an element outside its value's valid shape is undefined. A
 /// result element is defined when every element it was computed from is
 /// defined and it lies inside the result's valid shape. fillpad defines the

@@ -344,6 +344,21 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       r.dtype = in[0]->dtype;
       r.shape = in[0]->shape;
       break;
+    case OpKind::Insert: {
+      const TensorType &dest = *in[0], &src = *in[1];
+      if (!sameDType(dest, src, error))
+        return false;
+      bool fits = src.rank() == dest.rank() && a.offsets.size() == dest.rank();
+      for (unsigned i = 0; fits && i < dest.rank(); ++i)
+        fits = a.offsets[i] >= 0 && a.offsets[i] + src.shape[i] <= dest.shape[i];
+      if (!fits) {
+        error = "insert of " + shapeStr(src.shape) + " at offsets " + shapeStr(a.offsets) +
+                " does not fit in " + shapeStr(dest.shape);
+        return false;
+      }
+      r = dest;
+      break;
+    }
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
       error = "unhandled op";

@@ -81,6 +81,7 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
   case OpKind::Gather:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false;

@@ -58,6 +58,7 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
   case OpKind::Gather:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false; // elementwise and view ops: by the table's trait alone

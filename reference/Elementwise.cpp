@@ -372,6 +372,7 @@ bool evalElementwise(OpEval &e) {
   case OpKind::Gather:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return e.fail("not an elementwise op: " + name);

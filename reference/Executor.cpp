@@ -1,7 +1,7 @@
 //===- reference/Executor.cpp - The exact reference executor --------------===//
 //
 // The dispatch loop, the source ops (input, const, iota) and the valid-shape
-// ops (set_validshape, fillpad). The op families live in Elementwise.cpp,
+// ops (set_validshape, fillpad, insert). The op families live in Elementwise.cpp,
 // Structured.cpp and Views.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -97,6 +97,33 @@ bool fillpad(OpEval &e) {
   return true;
 }
 
+/// insert: dest, with the valid region of src (all of it below rank 2)
+/// written at the offsets, value and definedness.
+bool insert(OpEval &e) {
+  const RefTensor &dest = e.operand(0), &src = e.operand(1);
+  RefTensor &out = e.result();
+  out.f = dest.f;
+  out.i = dest.i;
+  out.defined = dest.defined;
+  const std::vector<int64_t> &off = e.op.attrs.offsets;
+  const std::vector<int64_t> srcStrides = src.strides(), outStrides = out.strides();
+  const size_t rank = src.type.shape.size();
+  const int64_t n = src.numElements();
+  for (int64_t k = 0; k < n; ++k) {
+    if (!src.insideValid(k))
+      continue;
+    int64_t at = 0;
+    for (size_t d = 0; d < rank; ++d)
+      at += (k / srcStrides[d] % src.type.shape[d] + off[d]) * outStrides[d];
+    if (out.isFloat())
+      out.f[at] = src.f[k];
+    else
+      out.i[at] = src.i[k];
+    out.defined[at] = src.defined[k];
+  }
+  return true;
+}
+
 bool input(OpEval &e, const RefTensor &given) {
   RefTensor &out = e.result();
   if (given.type != out.type)
@@ -124,6 +151,7 @@ bool evalOther(OpEval &e) {
   switch (e.op.kind) {
   case OpKind::SetValidShape: return copySameShape(e);
   case OpKind::FillPad: return fillpad(e);
+  case OpKind::Insert: return insert(e);
   case OpKind::Select:
   case OpKind::MaskedFill:
   case OpKind::Cast: return evalElementwise(e);

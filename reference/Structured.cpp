@@ -301,6 +301,7 @@ bool evalStructured(OpEval &e) {
   case OpKind::Cast:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return e.fail("not a structured op: " + std::string(opName(e.op.kind)));

@@ -393,6 +393,10 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
   }
   switch (op.kind) {
   case OpKind::FillPad: return true;
+  case OpKind::Insert:
+    // TINSERT takes vec -> vec tiles on A5 only; ptoas's A2/A3 verifier (the
+    // arch the kernels are built for) takes acc -> mat.
+    return unsupported = "pto: insert is tinsert, vec->vec on A5 only", false;
   case OpKind::Cast:
     if (isFloat(in) || isFloat(op.attrs.dtype))
       return true;
@@ -568,6 +572,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       case OpKind::TopK:
       case OpKind::Matmul:
       case OpKind::Gather:
+      case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
         break;

@@ -449,6 +449,23 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
                    ", " + pad + ")");
     break;
   }
+  case OpKind::Insert: {
+    // `out[r:, c:] = tile` on a copy of the destination, the source's
+    // valid region only.
+    const TensorType &src = c_.typeOf(op.operands[1]);
+    std::vector<int64_t> sizes = src.shape;
+    if (src.valid)
+      sizes = {src.valid->rows, src.valid->cols};
+    std::string to, from;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const int64_t at = a.offsets[d];
+      to += (d ? ", " : "") + std::to_string(at) + ":" + std::to_string(at + sizes[d]);
+      from += (d ? ", " : "") + std::string(":") + std::to_string(sizes[d]);
+    }
+    assign(op, x + ".clone()");
+    line(v(op.results[0]) + "[" + to + "] = " + operand(op, 1) + "[" + from + "]");
+    break;
+  }
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;

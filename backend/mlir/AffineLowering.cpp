@@ -240,14 +240,26 @@ void AffineEmitter::storeTo(const std::string &x, const std::string &memref,
 
 bool AffineEmitter::maskedCopyOut(size_t k, ValueId v) {
   const TensorType &t = c_.typeOf(v);
-  const Buffer &b = buf(v);
+  if (!maskedRowsApply(v))
+    return false;
+  line("// output " + std::to_string(k) + ": its valid region by masked rows");
+  maskedRows(v, outputArg(k), memrefType(t), {0, 0}, t.shape[1]);
+  return true;
+}
+
+bool AffineEmitter::maskedRowsApply(ValueId v) const {
+  const TensorType &t = c_.typeOf(v);
   // Plain rows of numbers only: a strided source, and i1 or index lanes,
   // take the loop nest.
-  if (b.type != memrefType(t) || t.dtype == DType::I1 || t.dtype == DType::Index)
-    return false;
+  return t.rank() == 2 && buf(v).type == memrefType(t) && t.dtype != DType::I1 &&
+         t.dtype != DType::Index;
+}
+
+void AffineEmitter::maskedRows(ValueId v, const std::string &to, const std::string &toType,
+                               const std::vector<int64_t> &at, int64_t toCols) {
+  const TensorType &t = c_.typeOf(v);
+  const Buffer &b = buf(v);
   constexpr int64_t kLanes = 8;
-  const std::string out = outputArg(k);
-  line("// output " + std::to_string(k) + ": its valid region by masked rows");
   const std::vector<std::string> bounds = boundsOf(v, true);
   const std::string vt = "vector<" + std::to_string(kLanes) + "x" + elemType(t.dtype) + ">";
   const std::string pad = zeroOf(t.dtype);
@@ -260,20 +272,28 @@ bool AffineEmitter::maskedCopyOut(size_t k, ValueId v) {
        indexConst(kLanes) + " {");
   indent_ += 2;
   // The mask ends at the valid columns, inside the row when the region is
-  // narrower than the tile.
+  // narrower than the tile or lands inside a wider destination.
   line(rest + " = arith.subi " + indexValue(bounds[1]) + ", " + j + " : index");
   line(mask + " = vector.create_mask " + rest + " : vector<" + std::to_string(kLanes) + "xi1>");
   line(x + " = vector.transfer_read " + b.memref + "[" + r + ", " + j + "], " + pad + ", " + mask +
        " {in_bounds = [false]} : " + b.type + ", " + vt);
-  line("vector.transfer_write " + x + ", " + out + "[" + r + ", " + j + "], " + mask +
-       " {in_bounds = [false]} : " + vt + ", " + b.type);
+  std::string tr = r, tj = j;
+  if (at[0] != 0) {
+    tr = fresh("r");
+    line(tr + " = arith.addi " + r + ", " + indexConst(at[0]) + " : index");
+  }
+  if (at[1] != 0) {
+    tj = fresh("j");
+    line(tj + " = arith.addi " + j + ", " + indexConst(at[1]) + " : index");
+  }
+  line("vector.transfer_write " + x + ", " + to + "[" + tr + ", " + tj + "], " + mask +
+       " {in_bounds = [false]} : " + vt + ", " + toType);
   indent_ -= 2;
   line("}");
   indent_ -= 2;
   line("}");
-  if (t.valid->dynamic || t.valid->cols < t.shape[1])
+  if ((t.valid && (t.valid->dynamic || t.valid->cols < t.shape[1])) || at[1] + t.shape[1] < toCols)
     out_.maskInsideBuffer = true;
-  return true;
 }
 
 // --- Ops ------------------------------------------------------------------------
@@ -467,6 +487,77 @@ void AffineEmitter::emitFillPad(const Op &op) {
       x = r;
     }
     store(x, res, ivs);
+  });
+}
+
+void AffineEmitter::emitInsert(const Op &op) {
+  const ValueId dest = op.operands[0], src = op.operands[1], res = op.results[0];
+  const TensorType &dt = c_.typeOf(dest), &st = c_.typeOf(src);
+  const std::vector<int64_t> &at = op.attrs.offsets;
+  const Buffer db = buf(dest);
+  alloc(res);
+  // The result is the destination's copy, with the destination's region.
+  bufs_[res].rows = db.rows;
+  bufs_[res].cols = db.cols;
+  const Buffer rb = buf(res);
+  if (db.type == rb.type) {
+    line("memref.copy " + db.memref + ", " + rb.memref + " : " + db.type + " to " + rb.type);
+  } else {
+    loopNest(boundsOf(res, false),
+             [&](const std::vector<std::string> &ivs) { store(load(dest, ivs), res, ivs); });
+  }
+  const Buffer sb = buf(src);
+  const std::vector<std::string> bounds = boundsOf(src, true);
+  switch (plan.inserts) {
+  case InsertForm::Loops: break;
+  case InsertForm::SubviewCopy:
+    if (sb.type != memrefType(st))
+      break;
+    {
+      // Both regions as strided subviews with the region's (runtime) sizes.
+      std::vector<std::string> sizes, zeros, ones, offs;
+      const std::vector<int64_t> ss = rowMajorStrides(st.shape), ds = rowMajorStrides(dt.shape);
+      int64_t offset = 0;
+      for (size_t d = 0; d < bounds.size(); ++d) {
+        sizes.push_back(indexValue(bounds[d]));
+        zeros.push_back("0");
+        ones.push_back("1");
+        offs.push_back(std::to_string(at[d]));
+        offset += at[d] * ds[d];
+      }
+      auto strided = [&](const std::vector<int64_t> &strides, int64_t off) {
+        std::string ty = "memref<";
+        for (size_t d = 0; d < bounds.size(); ++d)
+          ty += "?x";
+        return ty + elemType(st.dtype) + ", strided<[" + ints(strides) +
+               "], offset: " + std::to_string(off) + ">>";
+      };
+      line("// insert: the region by subview and copy");
+      const std::string from = fresh("region"), to = fresh("region");
+      const std::string fromType = strided(ss, 0), toType = strided(ds, offset);
+      line(from + " = memref.subview " + sb.memref + "[" + joined(zeros) + "] [" + joined(sizes) +
+           "] [" + joined(ones) + "] : " + sb.type + " to " + fromType);
+      line(to + " = memref.subview " + rb.memref + "[" + joined(offs) + "] [" + joined(sizes) +
+           "] [" + joined(ones) + "] : " + rb.type + " to " + toType);
+      line("memref.copy " + from + ", " + to + " : " + fromType + " to " + toType);
+      return;
+    }
+  case InsertForm::MaskedVectors:
+    if (!maskedRowsApply(src))
+      break;
+    line("// insert: the region by masked rows");
+    maskedRows(src, rb.memref, rb.type, at, dt.shape[1]);
+    return;
+  }
+  line("// insert: the region by loops");
+  loopNest(bounds, [&](const std::vector<std::string> &ivs) {
+    std::vector<std::string> to;
+    for (size_t d = 0; d < ivs.size(); ++d)
+      to.push_back(at[d] == 0 ? ivs[d]
+                              : subscriptOf(IndexExpr::add(IndexExpr::dim(static_cast<unsigned>(d)),
+                                                           IndexExpr::constant(at[d])),
+                                            ivs));
+    store(load(src, ivs), res, to);
   });
 }
 

@@ -65,6 +65,14 @@ public:
   /// 8-lane transfers (OutputForm::MaskedVectors); false, emitting nothing,
   /// where that form does not apply.
   bool maskedCopyOut(size_t k, ValueId v);
+  /// Whether value `v` can be copied by maskedRows: a rank-2 identity
+  /// buffer of numbers.
+  bool maskedRowsApply(ValueId v) const;
+  /// Copies the valid region of `v` into memref `to` (of `toType`, `toCols`
+  /// columns) at offsets `at`, by rows of 8-lane transfers masked to the
+  /// valid columns.
+  void maskedRows(ValueId v, const std::string &to, const std::string &toType,
+                  const std::vector<int64_t> &at, int64_t toCols);
   std::string loadFrom(const std::string &memref, const std::string &type,
                        const std::vector<std::string> &subscripts);
   /// A view subscript: an inline affine expression in affine loops with
@@ -96,6 +104,7 @@ private:
   void emitSource(const Op &op) override;
   void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;
   void emitFillPad(const Op &op) override;
+  void emitInsert(const Op &op) override;
   void emitReduce(const Op &op) override;
   void emitArgMax(const Op &op) override;
   void emitTopK(const Op &op) override;

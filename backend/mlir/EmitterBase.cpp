@@ -151,6 +151,7 @@ void EmitterBase::emitOp(size_t opIndex) {
     return emitSetValidShape(op, rows, cols);
   }
   case OpKind::FillPad: return emitFillPad(op);
+  case OpKind::Insert: return emitInsert(op);
   case OpKind::ReduceSum:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin: return emitReduce(op);

@@ -188,6 +188,9 @@ protected:
   virtual void emitSetValidShape(const Op &op, const std::string &rows,
                                  const std::string &cols) = 0;
   virtual void emitFillPad(const Op &op) = 0;
+  /// insert: a copy of dest with src's valid region written at the offsets
+  /// (ir/Case.h).
+  virtual void emitInsert(const Op &op) = 0;
   /// reduce_sum, reduce_max, reduce_min.
   virtual void emitReduce(const Op &op) = 0;
   virtual void emitArgMax(const Op &op) = 0;

@@ -227,6 +227,39 @@ void NpuEmitter::emitView(const Op &op) {
 
 // --- Ops --------------------------------------------------------------------------
 
+void NpuEmitter::emitInsert(const Op &op) {
+  const ValueId dest = op.operands[0], src = op.operands[1], res = op.results[0];
+  const TensorType &dt = c_.typeOf(dest), &st = c_.typeOf(src);
+  alloc(res);
+  // The destination's copy (its valid region: the rest is undefined in the
+  // result too).
+  planCopy(dest, bufs_.at(res));
+  if (!unsupported.empty())
+    return;
+  bufs_[res].rows = bufs_.at(dest).rows;
+  bufs_[res].cols = bufs_.at(dest).cols;
+  // Then the source's blocks, stored at the offsets and clipped to its
+  // valid region by the DMA descriptor.
+  Plan p;
+  p.space = st.shape;
+  p.splittable.assign(st.rank(), true);
+  p.tiles.push_back(resultTile(st.dtype, st.rank()));
+  p.loads.push_back(rowMajor(0, src));
+  Access out = rowMajor(0, src);
+  out.dram = bufs_.at(res);
+  out.stride = rowMajorStrides(dt.shape);
+  out.originCoeff = out.stride;
+  for (size_t d = 0; d < dt.rank(); ++d)
+    out.base += op.attrs.offsets[d] * out.stride[d];
+  const DramBuf &sb = bufs_.at(src);
+  if (!sb.rows.empty()) {
+    out.clipRows = sb.rows;
+    out.clipCols = sb.cols;
+  }
+  p.stores.push_back(out);
+  emitPlan(p);
+}
+
 void NpuEmitter::emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) {
   // No data moves: the result aliases its operand with a narrower region.
   DramBuf b = bufs_.at(op.operands[0]);

@@ -159,6 +159,7 @@ private:
   void emitElementwise(const Op &op) override;
   void emitSource(const Op &op) override;
   void emitFillPad(const Op &op) override;
+  void emitInsert(const Op &op) override;
   void emitView(const Op &op) override;
   void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;
   void emitReduce(const Op &op) override;

@@ -353,6 +353,7 @@ EmitterBase::ReduceRule EmitterBase::reduceRule(OpKind k, DType t) {
   case OpKind::Gather:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     unsupported = std::string(opName(k)) + " is not a reduction";
@@ -388,6 +389,7 @@ std::string EmitterBase::elementwise(const Op &op, const std::vector<std::string
   case OpKind::Gather:
   case OpKind::SetValidShape:
   case OpKind::FillPad:
+  case OpKind::Insert:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     break;

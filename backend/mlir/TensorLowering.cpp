@@ -408,6 +408,34 @@ void TensorEmitter::emitFillPad(const Op &op) {
   bind(res, r);
 }
 
+void TensorEmitter::emitInsert(const Op &op) {
+  const ValueId dest = op.operands[0], src = op.operands[1], res = op.results[0];
+  const TensorType &st = c_.typeOf(src);
+  const TensorValue dv = val(dest), sv = val(src);
+  std::vector<std::string> offsets, sizes, ones;
+  for (size_t d = 0; d < st.rank(); ++d) {
+    offsets.push_back(std::to_string(op.attrs.offsets[d]));
+    sizes.push_back(std::to_string(st.shape[d]));
+    ones.push_back("1");
+  }
+  std::string region = sv.name, regionType = sv.type;
+  if (!sv.rows.empty()) {
+    // Only the valid region is written: slice it out with runtime sizes.
+    const std::string zero = indexConst(0);
+    sizes = {indexValue(sv.rows), indexValue(sv.cols)};
+    region = fresh("region");
+    regionType = "tensor<?x?x" + elemType(st.dtype) + ">";
+    line(region + " = tensor.extract_slice " + sv.name + "[" + zero + ", " + zero + "] [" +
+         joined(sizes) + "] [1, 1] : " + sv.type + " to " + regionType);
+  }
+  const std::string r = fresh("ins");
+  line(r + " = tensor.insert_slice " + region + " into " + dv.name + "[" + joined(offsets) + "] [" +
+       joined(sizes) + "] [" + joined(ones) + "] : " + regionType + " into " + dv.type);
+  TensorValue tv = dv;
+  tv.name = r;
+  vals_[res] = tv;
+}
+
 void TensorEmitter::emitSetValidShape(const Op &op, const std::string &rows,
                                       const std::string &cols) {
   // No data moves: the result is its operand with a narrower region.

@@ -6,10 +6,10 @@
 // semantics; views are tensor.extract_slice, reshapes, linalg.transpose or
 // generics with the view's index map; matmul is linalg.matmul/batch_matmul;
 // topk is scf.for over tensors. Every value is computed over its whole shape:
-// elements outside a valid shape are undefined, so only fillpad consults the
-// valid region. Results reach the output memrefs through linalg.copy from
-// bufferization.to_buffer: no memref.copy of a strided buffer may remain,
-// since it lowers to a `memrefCopy` call the JIT does not provide.
+// elements outside a valid shape are undefined, so only fillpad and insert
+// (tensor.insert_slice of the valid region) consult it. Results reach the output memrefs through
+// linalg.copy from bufferization.to_buffer: no memref.copy of a strided buffer may remain, since it
+// lowers to a `memrefCopy` call the JIT does not provide.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_MLIR_TENSORLOWERING_H
@@ -73,6 +73,7 @@ private:
   void emitSource(const Op &op) override;
   void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;
   void emitFillPad(const Op &op) override;
+  void emitInsert(const Op &op) override;
   void emitReduce(const Op &op) override;
   void emitArgMax(const Op &op) override;
   void emitTopK(const Op &op) override;

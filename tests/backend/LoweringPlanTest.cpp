@@ -120,13 +120,24 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
       {"pad=select",
        [](const std::string &t) { return has(t, "// fillpad\n[^/]*linalg.generic"); }},
       {"pad=tensor.pad", [](const std::string &t) { return has(t, "tensor.pad"); }},
-      {"pad=insert_slice", [](const std::string &t) { return has(t, "tensor.insert_slice"); }},
+      {"pad=insert_slice",
+       [](const std::string &t) { return has(t, "// fillpad\n[^/]*tensor.insert_slice"); }},
       {"outputs=loops",
        [](const std::string &t) { return has(t, "// output [0-9]+: its valid region by loops"); }},
       {"outputs=masked",
        [](const std::string &t) {
          return has(t, "// output [0-9]+: its valid region by masked rows") &&
                 has(t, "vector.create_mask");
+       }},
+      {"inserts=loops",
+       [](const std::string &t) { return has(t, "// insert: the region by loops"); }},
+      {"inserts=subview",
+       [](const std::string &t) {
+         return has(t, "// insert: the region by subview and copy\n[^/]*memref.copy");
+       }},
+      {"inserts=masked",
+       [](const std::string &t) {
+         return has(t, "// insert: the region by masked rows") && has(t, "vector.create_mask");
        }},
   };
   return m;
@@ -193,7 +204,7 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
   EXPECT_NE(loweringSeedOf(1), loweringSeedOf(2));
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Affine),
             "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
-            "matmul=vector.contract bounds=index outputs=masked");
+            "matmul=vector.contract bounds=index outputs=masked inserts=masked");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
             "index=divsi-select bounds=index linalg=generic pad=insert_slice");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu),

@@ -12,6 +12,7 @@
 #include "driver/Campaign.h"
 #include "driver/CaseTask.h"
 #include "driver/ReduceCommand.h"
+#include "generators/Policy.h"
 #include "ir/FileText.h"
 #include "ir/Storage.h"
 #include "ir/Text.h"
@@ -375,6 +376,7 @@ TEST(PtoBackend, ARegressionOfOneTOpFamilyIsAFewSignatures) {
     if (!ptoas.empty())
       o.config.pto.ptoas = ptoas;
     o.config.pto.memcheckShare = 0;
+    o.policy = ptoPolicy(); // as `fuzz --backend pto` draws its cases
     o.maxCases = 60;
     o.jobs = 2;
     o.limits.wallSeconds = 120;

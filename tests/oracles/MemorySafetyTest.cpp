@@ -18,6 +18,8 @@
 
 #include "tests/oracles/OracleTestSupport.h"
 
+#include <functional>
+
 using namespace npufuzz;
 using namespace npufuzz::testing;
 
@@ -44,6 +46,18 @@ return %1
 )";
 
 const MlirStyle kStyles[] = {MlirStyle::Affine, MlirStyle::Tensor, MlirStyle::Npu};
+
+/// The test plugin's two planted mask faults.
+const char *const kMaskFaults[] = {"func.func(npufuzz-test-long-mask)",
+                                   "func.func(npufuzz-test-drop-write-mask)"};
+
+/// The first lowering seed whose plan satisfies `taken`.
+std::optional<uint64_t> loweringSeedWhere(const std::function<bool(const LoweringPlan &)> &taken) {
+  for (uint64_t s = 0; s < 64; ++s)
+    if (taken(LoweringPlan::draw(s)))
+      return s;
+  return std::nullopt;
+}
 
 RunConfig boundsChecked(const std::string &pipeline) {
   RunConfig config = withPipeline(pipeline);
@@ -199,13 +213,10 @@ TEST(ValidRegion, AMaskOneLaneLongOrDroppedWritesOutsideTheValidShape) {
   // The affine style's masked copy-out: rows of 8-lane transfers masked to
   // the 3 valid columns of an 8-column tile. A mask that ends inside its
   // buffer is one whose bugs show.
-  std::optional<uint64_t> maskedSeed;
-  for (uint64_t s = 0; s < 64 && !maskedSeed; ++s)
-    if (LoweringPlan::draw(s).outputs == OutputForm::MaskedVectors)
-      maskedSeed = s;
+  const std::optional<uint64_t> maskedSeed = loweringSeedWhere(
+      [](const LoweringPlan &p) { return p.outputs == OutputForm::MaskedVectors; });
   ASSERT_TRUE(maskedSeed);
-  for (const char *pass :
-       {"func.func(npufuzz-test-long-mask)", "func.func(npufuzz-test-drop-write-mask)"}) {
+  for (const char *pass : kMaskFaults) {
     RunConfig config = withPipeline(pass);
     config.loweringSeed = maskedSeed;
     JudgedCase jc(kValidExp, config);
@@ -216,5 +227,48 @@ TEST(ValidRegion, AMaskOneLaneLongOrDroppedWritesOutsideTheValidShape) {
     ASSERT_TRUE(emitMlir(jc.c, emitOptionsOf(config), kernel, error)) << error;
     EXPECT_TRUE(kernel.maskInsideBuffer);
     EXPECT_NE(kernel.text.find("vector.create_mask"), std::string::npos);
+  }
+}
+
+/// A KV-cache row update: the valid row of a 2x5 tile written into a live
+/// 4x12 cache at (1, 3). The region ends inside the cache's rows, so the
+/// elements just past it are compared.
+const char *const kInsertExp = R"(npufuzz-case 1
+generator seed=1 policy="default"
+data seed=1 edge_rate=0
+%0 = input : f32[4,12]
+%1 = input : f32[2,5]{valid=1x5}
+%2 = insert %0, %1 {offsets=[1,3]} : f32[4,12]
+return %2
+)";
+
+TEST(ValidRegion, EveryInsertFormKeepsTheLiveTensorAroundItsRegion) {
+  for (const MlirStyle style : kStyles)
+    for (uint64_t s = 0; s < 16; ++s) {
+      RunConfig config;
+      config.style = style;
+      config.loweringSeed = s;
+      JudgedCase jc(kInsertExp, config);
+      EXPECT_EQ(jc.base.verdict, VerdictKind::Ok)
+          << mlirStyleName(style) << ", lowering seed " << s << ": " << jc.base.summary;
+    }
+}
+
+TEST(ValidRegion, AMaskOneLaneLongOrDroppedInAnInsertChangesTheLiveTensor) {
+  // The affine style's masked insert: 8-lane rows masked to the tile's 5
+  // valid columns, landing at column 3 of 12. A longer or dropped mask
+  // writes cache elements that are defined and compared.
+  const std::optional<uint64_t> maskedSeed = loweringSeedWhere(
+      [](const LoweringPlan &p) { return p.inserts == InsertForm::MaskedVectors; });
+  ASSERT_TRUE(maskedSeed);
+  for (const char *pass : kMaskFaults) {
+    RunConfig config = withPipeline(pass);
+    config.loweringSeed = maskedSeed;
+    JudgedCase jc(kInsertExp, config);
+    EXPECT_EQ(jc.base.verdict, VerdictKind::Mismatch) << pass << ": " << jc.base.summary;
+    MlirKernel kernel;
+    std::string error;
+    ASSERT_TRUE(emitMlir(jc.c, emitOptionsOf(config), kernel, error)) << error;
+    EXPECT_TRUE(kernel.maskInsideBuffer);
   }
 }

@@ -245,6 +245,65 @@ TEST(ValidShape, FillPadKeepsInsideDefinedness) {
   expectDefined(r, {1, 0, 1, 1, 1, 1, 1, 1, 1});
 }
 
+OpAttrs offsetsAttr(std::vector<int64_t> offsets) {
+  OpAttrs a;
+  a.offsets = std::move(offsets);
+  return a;
+}
+
+TEST(Insert, WritesTheSourcesValidRegionAndKeepsTheRestOfTheDestination) {
+  // A KV-cache row update: cache[3,4], a 2x2 tile with one valid row (its
+  // second row is undefined), written at (1, 1). Only row 1, cols 1..2
+  // change; everything else keeps the cache's values, defined.
+  const RefTensor cache = floats(ty(DType::F32, {3, 4}), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  const RefTensor tile = floats(ty(DType::F32, {2, 2}, vs(1, 2)), {-1, -2, -3, -4});
+  const RefTensor r =
+      evalOp(OpKind::Insert, {cache, tile}, offsetsAttr({1, 1}), ty(DType::F32, {3, 4}));
+  expectFloats(r, {0, 1, 2, 3, 4, -1, -2, 7, 8, 9, 10, 11});
+  expectDefined(r, {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1});
+}
+
+TEST(Insert, CarriesDefinednessBothWays) {
+  // An undefined source element stays undefined where it lands; an
+  // undefined destination element outside the region stays undefined.
+  const RefTensor dest = ints(ty(DType::I32, {2, 3}), {1, 2, 3, 4, 5, 6});
+  RefTensor src = ints(ty(DType::I32, {1, 2}), {7, 8});
+  src.defined = {0, 1};
+  RefTensor d = dest;
+  d.defined = {1, 1, 1, 1, 1, 0};
+  const RefTensor r = evalOp(OpKind::Insert, {d, src}, offsetsAttr({0, 1}), ty(DType::I32, {2, 3}));
+  expectInts(r, {1, 0, 8, 4, 5, 0});
+  expectDefined(r, {1, 0, 1, 1, 1, 0});
+  // Rank 1 and 3 insert the whole source.
+  expectInts(evalOp(OpKind::Insert,
+                    {ints(ty(DType::I8, {4}), {1, 2, 3, 4}), ints(ty(DType::I8, {2}), {9, 9})},
+                    offsetsAttr({2}), ty(DType::I8, {4})),
+             {1, 2, 9, 9});
+  expectInts(
+      evalOp(OpKind::Insert,
+             {ints(ty(DType::I32, {2, 1, 2}), {1, 2, 3, 4}), ints(ty(DType::I32, {1, 1, 1}), {0})},
+             offsetsAttr({1, 0, 1}), ty(DType::I32, {2, 1, 2})),
+      {1, 2, 3, 0});
+}
+
+TEST(Insert, ASourceThatDoesNotFitIsRefused) {
+  CaseBuilder b;
+  const ValueId dest = b.input(floats(ty(DType::F32, {2, 2}), {1, 2, 3, 4}));
+  const ValueId src = b.input(floats(ty(DType::F32, {1, 2}), {5, 6}));
+  Op op;
+  op.kind = OpKind::Insert;
+  op.operands = {dest, src};
+  op.attrs.offsets = {0, 1};
+  std::vector<TensorType> types;
+  std::string error;
+  EXPECT_FALSE(inferResultTypes(b.c, op, types, error));
+  EXPECT_NE(error.find("does not fit"), std::string::npos) << error;
+  op.attrs.offsets = {1, 0};
+  EXPECT_TRUE(inferResultTypes(b.c, op, types, error)) << error;
+  ASSERT_EQ(types.size(), 1u);
+  EXPECT_EQ(types[0], b.c.typeOf(dest));
+}
+
 TEST(ValidShape, SetValidShapeCannotDefineUndefinedElements) {
   // Widening the valid shape of a 1x3-valid tile to 2x3 keeps row 1
   // undefined: it was undefined in the source.
