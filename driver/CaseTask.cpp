@@ -380,6 +380,13 @@ CaseReport reportOf(const ChildOutcome &o) {
     // The access or buffer and the pass: never the indices or offsets.
     s.where = r.result.where;
     break;
+  case VerdictKind::Race:
+  case VerdictKind::SyncDeadlock:
+  case VerdictKind::SyncMisuse:
+  case VerdictKind::UnflushedStore:
+    // The two instruction kinds and the pipe pair: never addresses.
+    s.where = r.result.where;
+    break;
   case VerdictKind::Hang:
   case VerdictKind::Oom: break;
   default:

@@ -132,7 +132,11 @@ bool isCoarse(const std::string &signatureText) {
   case VerdictKind::EnvironmentError:
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::OutOfBoundsRead:
-  case VerdictKind::OutOfRegionWrite: return false;
+  case VerdictKind::OutOfRegionWrite:
+  case VerdictKind::Race:
+  case VerdictKind::SyncDeadlock:
+  case VerdictKind::SyncMisuse:
+  case VerdictKind::UnflushedStore: return false;
   }
   return false;
 }

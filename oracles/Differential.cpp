@@ -2,6 +2,7 @@
 #include "oracles/Differential.h"
 
 #include "oracles/Exactness.h"
+#include "oracles/RaceAnalysis.h"
 #include "oracles/ValidRegion.h"
 
 namespace npufuzz {
@@ -25,6 +26,21 @@ VerdictKind verdictOf(BackendRun::Status s) {
   case BackendRun::Status::OutOfBoundsRead: return VerdictKind::OutOfBoundsRead;
   }
   return VerdictKind::CompileError;
+}
+
+VerdictKind syncVerdict(const RaceFinding &f) {
+  switch (f.kind) {
+  case RaceFinding::Kind::Race: return VerdictKind::Race;
+  case RaceFinding::Kind::SyncDeadlock: return VerdictKind::SyncDeadlock;
+  case RaceFinding::Kind::SyncMisuse: return VerdictKind::SyncMisuse;
+  case RaceFinding::Kind::UnflushedStore: return VerdictKind::UnflushedStore;
+  }
+  return VerdictKind::Race;
+}
+
+bool isSyncVerdict(VerdictKind v) {
+  return v == VerdictKind::Race || v == VerdictKind::SyncDeadlock || v == VerdictKind::SyncMisuse ||
+         v == VerdictKind::UnflushedStore;
 }
 
 Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
@@ -57,6 +73,15 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
       j.summary = "output " + std::to_string(k) + " (%" + std::to_string(c.outputs[k]) +
                   "): " + std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.compared) +
                   " elements differ; first " + cmp.firstMismatch;
+    }
+  }
+  // Right values from a sequential simulator: what a core running the
+  // pipes at once would do is the trace's to say.
+  if (j.verdict == VerdictKind::Ok && !run.pipeTrace.empty()) {
+    const std::vector<RaceFinding> found = analyzeRaces(run.pipeTrace);
+    if (!found.empty()) {
+      j.verdict = syncVerdict(found.front());
+      j.summary = found.front().text;
     }
   }
   return j;

@@ -22,7 +22,15 @@ struct Judgement {
 /// The verdict a failed backend status maps to.
 VerdictKind verdictOf(BackendRun::Status s);
 
-/// Compares every output of `run` with the reference's, by exactness class.
+struct RaceFinding;
+/// The verdict of a finding of the race oracle.
+VerdictKind syncVerdict(const RaceFinding &f);
+/// race, sync-deadlock, sync-misuse, unflushed-store.
+bool isSyncVerdict(VerdictKind v);
+
+/// Compares every output of `run` with the reference's, by exactness class;
+/// a run whose values agree and whose pipe trace shows a race or a sync
+/// error takes that verdict (oracles/RaceAnalysis.h).
 Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run);
 
 } // namespace npufuzz

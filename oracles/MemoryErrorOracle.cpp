@@ -128,7 +128,11 @@ bool mayBeOutOfBounds(VerdictKind v) {
   case VerdictKind::ContractGap:
   case VerdictKind::EnvironmentError:
   case VerdictKind::OutOfBoundsRead:
-  case VerdictKind::OutOfRegionWrite: return false;
+  case VerdictKind::OutOfRegionWrite:
+  case VerdictKind::Race:
+  case VerdictKind::SyncDeadlock:
+  case VerdictKind::SyncMisuse:
+  case VerdictKind::UnflushedStore: return false;
   }
   return false;
 }

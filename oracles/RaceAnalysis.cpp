@@ -9,32 +9,6 @@
 
 namespace npufuzz {
 
-std::string_view pipeName(Pipe p) {
-  switch (p) {
-  case Pipe::S: return "S";
-  case Pipe::V: return "V";
-  case Pipe::MTE1: return "MTE1";
-  case Pipe::MTE2: return "MTE2";
-  case Pipe::MTE3: return "MTE3";
-  case Pipe::M: return "M";
-  case Pipe::All: return "ALL";
-  case Pipe::FIX: return "FIX";
-  }
-  return "?";
-}
-
-std::string_view memoryName(Memory m) {
-  switch (m) {
-  case Memory::GM: return "GM";
-  case Memory::UB: return "UB";
-  case Memory::L1: return "L1";
-  case Memory::L0A: return "L0A";
-  case Memory::L0B: return "L0B";
-  case Memory::L0C: return "L0C";
-  }
-  return "?";
-}
-
 std::string_view RaceFinding::verdict() const {
   switch (kind) {
   case Kind::Race: return "race";
@@ -102,15 +76,29 @@ std::optional<std::pair<uint64_t, uint64_t>> conflict(const MemoryAccess &a,
 }
 } // namespace
 
-std::string RaceFinding::signature(const std::vector<TraceEvent> &trace) const {
+/// An event's kind as a signature names it: the vector pipe's instructions
+/// are one kind (`vector`), since what races is the pipe, not whether it
+/// adds or multiplies; a data mover or a cube op keeps its name.
+static std::string signatureKind(const TraceEvent &e) {
+  return e.kind == TraceEvent::Kind::Instruction && e.pipe == Pipe::V ? "vector" : kindOf(e);
+}
+
+std::string RaceFinding::where(const std::vector<TraceEvent> &trace) const {
   const TraceEvent &a = trace.at(first), &b = trace.at(second);
-  const std::string kinds = first == second ? kindOf(a) : kindOf(a) + "/" + kindOf(b);
+  const std::string kinds =
+      first == second ? signatureKind(a) : signatureKind(a) + "/" + signatureKind(b);
   std::string pipes(pipeName(pipeOf(a)));
   if (a.kind == TraceEvent::Kind::SetFlag || a.kind == TraceEvent::Kind::WaitFlag)
     pipes = std::string(pipeName(a.src)) + "->" + std::string(pipeName(a.dst));
   else if (first != second)
     pipes += "->" + std::string(pipeName(pipeOf(b)));
-  return std::string(verdict()) + " | " + kinds + " | " + pipes;
+  return kinds + " " + pipes;
+}
+
+std::string RaceFinding::signature(const std::vector<TraceEvent> &trace) const {
+  std::string w = where(trace);
+  w.replace(w.rfind(' '), 1, " | ");
+  return std::string(verdict()) + " | " + w;
 }
 
 std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {

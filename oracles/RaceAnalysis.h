@@ -24,6 +24,8 @@
 #ifndef NPUFUZZ_ORACLES_RACEANALYSIS_H
 #define NPUFUZZ_ORACLES_RACEANALYSIS_H
 
+#include "backend/pto/PipeTrace.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -31,33 +33,6 @@
 #include <vector>
 
 namespace npufuzz {
-
-/// The pipes of a core, as pto-isa numbers them (PIPE_S = 0, ...).
-enum class Pipe : uint8_t { S, V, MTE1, MTE2, MTE3, M, All, FIX };
-inline constexpr size_t kPipes = 8;
-std::string_view pipeName(Pipe p);
-
-/// The memories an access can be in.
-enum class Memory : uint8_t { GM, UB, L1, L0A, L0B, L0C };
-std::string_view memoryName(Memory m);
-
-/// Bytes [begin, end) of `memory`, read or written.
-struct MemoryAccess {
-  Memory memory = Memory::GM;
-  uint64_t begin = 0, end = 0;
-  bool write = false;
-};
-
-struct TraceEvent {
-  enum class Kind : uint8_t { Instruction, SetFlag, WaitFlag, Barrier };
-  Kind kind = Kind::Instruction;
-  std::string name;                  ///< TLOAD, TADD, ... (instructions)
-  Pipe pipe = Pipe::S;               ///< an instruction's or a barrier's pipe
-  Pipe src = Pipe::S, dst = Pipe::S; ///< a flag's pipes
-  int event = 0;                     ///< a flag's event id
-  std::vector<MemoryAccess> accesses;
-  int line = 0; ///< where it is in kernel.cpp (0: unknown)
-};
 
 struct RaceFinding {
   enum class Kind : uint8_t { Race, SyncDeadlock, SyncMisuse, UnflushedStore };
@@ -73,8 +48,13 @@ struct RaceFinding {
   /// `race`, `sync-deadlock`, `sync-misuse`, `unflushed-store`.
   std::string_view verdict() const;
   /// What a signature keeps: the verdict, the two instruction kinds and
-  /// the pipe pair, never addresses (`race | TLOAD/TADD | MTE2->V`).
+  /// the pipe pair, never addresses (`race | TLOAD/vector | MTE2->V`). The
+  /// vector pipe's instructions are one kind, `vector`: one missing sync
+  /// between two pipes is one signature whichever op it showed at.
   std::string signature(const std::vector<TraceEvent> &trace) const;
+  /// The signature without its verdict, as a case signature's `where`:
+  /// `TLOAD/vector MTE2->V`.
+  std::string where(const std::vector<TraceEvent> &trace) const;
 };
 
 /// Every finding of `trace`: races and flag findings in trace order of the

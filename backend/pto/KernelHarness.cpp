@@ -1,6 +1,7 @@
 //===- backend/pto/KernelHarness.cpp - main() around ptoas's kernels ------===//
 #include "backend/pto/KernelHarness.h"
 
+#include "backend/pto/TraceShim.h"
 #include "ir/TensorData.h"
 
 #include <algorithm>
@@ -41,7 +42,7 @@ static bool npfFile(const char *dir, int k, void *data, size_t size, bool write)
 )";
 
 /// `npfMain(dir)` for the npf_kernel in scope, in the current namespace.
-std::string runner(const KernelBuffers &b) {
+std::string runner(const KernelBuffers &b, bool trace) {
   const size_t n = b.bytes.size() + b.ints.size();
   std::ostringstream h;
   h << "constexpr size_t npfNumArgs = " << n << ";\n" << kCall;
@@ -61,6 +62,9 @@ std::string runner(const KernelBuffers &b) {
       << ", false)) { std::fprintf(stderr, \"harness: cannot read arg" << k
       << ".bin\\n\"); return 2; }\n";
   h << "  npfCall(&npf_kernel, bufs, ints);\n";
+  if (trace)
+    h << "  if (!::npf_trace::write(dir)) { std::fprintf(stderr, \"harness: cannot write "
+         "trace.txt\\n\"); return 2; }\n";
   for (size_t k = 0; k < b.bytes.size(); ++k)
     if (b.isOutput[k])
       h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << b.bytes[k]
@@ -88,20 +92,21 @@ KernelBuffers kernelBuffers(const Case &c) {
   return b;
 }
 
-std::string singleHarness(const KernelBuffers &b) {
+std::string singleHarness(const KernelBuffers &b, bool trace) {
   // The kernel stays at namespace scope, as ptoas wrote it: an assertion or
   // a memory checker names its functions as they are in kernel.cpp.
-  return "#include \"kernel.cpp\"\nnamespace npf_run {\n" + runner(b) +
+  return (trace ? traceShim() : std::string()) + "#include \"kernel.cpp\"\nnamespace npf_run {\n" +
+         runner(b, trace) +
          "} // namespace npf_run\n"
          "int main(int argc, char **argv) { return npf_run::npfMain(argc > 1 ? argv[1] : \".\"); "
          "}\n";
 }
 
-std::string batchHarness(const std::vector<KernelBuffers> &kernels) {
-  std::string h;
+std::string batchHarness(const std::vector<KernelBuffers> &kernels, bool trace) {
+  std::string h = trace ? traceShim() : std::string();
   for (size_t k = 0; k < kernels.size(); ++k)
     h += "namespace npf_k" + std::to_string(k) + " {\n#include \"k" + std::to_string(k) +
-         ".cpp\"\n" + runner(kernels[k]) + "} // namespace npf_k" + std::to_string(k) + "\n";
+         ".cpp\"\n" + runner(kernels[k], trace) + "} // namespace npf_k" + std::to_string(k) + "\n";
   h += "int main(int argc, char **argv) {\n  if (argc < 3)\n    return 2;\n"
        "  switch (std::atoi(argv[2])) {\n";
   for (size_t k = 0; k < kernels.size(); ++k)

@@ -31,11 +31,12 @@ struct KernelBuffers {
 /// and (rows, cols) per dynamic set_validshape in op order (PtoEmitter.h).
 KernelBuffers kernelBuffers(const Case &c);
 
-/// One kernel, included as kernel.cpp: `binary DIR`.
-std::string singleHarness(const KernelBuffers &b);
+/// One kernel, included as kernel.cpp: `binary DIR`. With `trace`, the
+/// kernel records its pipe trace into DIR/trace.txt (backend/pto/TraceShim.h).
+std::string singleHarness(const KernelBuffers &b, bool trace);
 
 /// Kernels included as k0.cpp, k1.cpp, ...: `binary DIR K` runs kernel K.
-std::string batchHarness(const std::vector<KernelBuffers> &kernels);
+std::string batchHarness(const std::vector<KernelBuffers> &kernels, bool trace);
 
 } // namespace npufuzz
 

@@ -6,7 +6,9 @@
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/KernelHarness.h"
 #include "backend/pto/Memcheck.h"
+#include "backend/pto/PipeTrace.h"
 #include "backend/pto/PrecompiledSimulator.h"
+#include "backend/pto/TraceShim.h"
 #include "ir/FileText.h"
 #include "ir/Hash.h"
 
@@ -189,8 +191,9 @@ std::shared_ptr<PtoBuilds> newPtoBuilds() { return std::make_shared<PtoBuilds>()
 namespace {
 /// What a kernel's binary depends on besides the toolchain: its text, its
 /// buffers and whether memcheck needs line tables.
-std::string buildKey(const std::string &text, const KernelBuffers &b, bool memcheck) {
-  std::string key = text + '\0' + (memcheck ? "memcheck" : "");
+std::string buildKey(const PtoToolchain &t, const std::string &text, const KernelBuffers &b,
+                     bool memcheck) {
+  std::string key = text + '\0' + (memcheck ? "memcheck" : "") + (t.raceTrace ? " trace" : "");
   for (const size_t n : b.bytes)
     key += ' ' + std::to_string(n);
   key += ';';
@@ -221,7 +224,14 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
     r.message = error;
     return false;
   }
-  const std::string h = singleHarness(b);
+  // The pipe trace, unless the kernel has a t-op the shim cannot see, or
+  // memcheck watches it: the trace reads each tile's valid shape, and an
+  // uninitialised one must be reported at the kernel's t-op, not there.
+  std::string cpp, readError;
+  const bool trace = t.raceTrace && !memcheck &&
+                     readFileBytes(dir.file("kernel.cpp"), cpp, readError) &&
+                     untracedOps(cpp).empty();
+  const std::string h = singleHarness(b, trace);
   if (!writeBytes(dir.file("harness.cpp"), h.data(), h.size()))
     return cannotWrite(dir, r);
   const CommandEnd end =
@@ -299,6 +309,13 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   r.outputs = std::move(outputs);
   // TSTORE stores the valid region only: the rest must still hold the fill.
   r.outputFill = poison;
+  // The pipe trace, when the kernel was built with it.
+  std::string trace, error;
+  if (t.raceTrace && readFileBytes(dir.file("trace.txt"), trace, error) &&
+      !parsePipeTrace(trace, r.pipeTrace, error)) {
+    r.status = Status::RuntimeError;
+    r.message = "simulator: " + error;
+  }
 }
 
 /// emitPto's text for `c`, or why PTO cannot run it.
@@ -387,7 +404,7 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
   r.emitSeconds = since(t0);
   const KernelBuffers buffers = kernelBuffers(c);
   const bool memcheck = memcheckChosen(t, text);
-  const std::string key = buildKey(text, buffers, memcheck);
+  const std::string key = buildKey(t, text, buffers, memcheck);
   auto dir = std::make_unique<CaseDir>(t);
   if (!dir->made()) {
     r.status = BackendRun::Status::EnvironmentError;
@@ -440,7 +457,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     if (!ptoText(c, text, reason) || memcheckChosen(t, text))
       continue;
     Kernel k{kernelBuffers(c), "", ""};
-    k.key = buildKey(text, k.buffers, false);
+    k.key = buildKey(t, text, k.buffers, false);
     std::error_code ec;
     if (std::any_of(kernels.begin(), kernels.end(),
                     [&](const Kernel &o) { return o.key == k.key; }) ||
@@ -452,8 +469,9 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     BackendRun r;
     std::string error;
     if (!one.made() || !assemble(t, one, text, r) ||
-        !readFileBytes(one.file("kernel.cpp"), k.cpp, error))
-      continue; // the case's own run reports it
+        !readFileBytes(one.file("kernel.cpp"), k.cpp, error) ||
+        (t.raceTrace && !untracedOps(k.cpp).empty()))
+      continue; // the case's own run reports it, or builds it without the trace
     kernels.push_back(std::move(k));
   }
   PrecompiledSimulator sim;
@@ -474,7 +492,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
                  kernels[k].cpp.size());
       buffers.push_back(kernels[k].buffers);
     }
-    const std::string h = batchHarness(buffers);
+    const std::string h = batchHarness(buffers, t.raceTrace);
     writeBytes(batch.file("harness.cpp"), h.data(), h.size());
     // The binary lives in the batch directory, beside the entries.
     const fs::path binary =

@@ -51,6 +51,10 @@ struct PtoToolchain {
   /// Off, a kernel has no synchronisation, which the sequential simulator
   /// cannot tell apart.
   bool insertSync = true;
+  /// Build kernels with the pipe trace (backend/pto/TraceShim.h), which the
+  /// race oracle orders; a kernel with a t-op the shim does not know, or
+  /// one memcheck watches, is built without it.
+  bool raceTrace = true;
   std::string cxx = "clang++-22"; ///< compiles the simulator
   unsigned timeoutSeconds = 60;   ///< per stage
   uint64_t addressSpaceBytes = 8ull << 30;

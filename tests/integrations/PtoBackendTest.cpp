@@ -433,7 +433,13 @@ return %2
     config.pto.keepCaseDir = true;
     config.pto.insertSync = sync;
     const CaseOutcome out = run(text, config);
-    EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+    // The simulator computes the same values either way; the pipe trace
+    // shows the loads and the add unordered.
+    EXPECT_EQ(out.verdict, sync ? VerdictKind::Ok : VerdictKind::Race) << out.summary << "\n"
+                                                                       << out.run.message;
+    EXPECT_FALSE(out.run.pipeTrace.empty());
+    if (!sync)
+      EXPECT_EQ(differentialVerdict(parseOrFail(text), out).where, "TLOAD/vector MTE2->V");
     std::string cpp;
     for (const auto &e : std::filesystem::recursive_directory_iterator(work))
       if (e.path().filename() == "kernel.cpp") {
@@ -447,5 +453,75 @@ return %2
     EXPECT_EQ(cpp.find("ptoas_auto_sync_tail(PTOAutoSyncTailMode") != std::string::npos, sync)
         << cpp;
     std::filesystem::remove_all(work);
+  }
+}
+
+namespace {
+const char *const kAddCase = R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[8,64]
+%1 = input : f32[8,64]
+%2 = add %0, %1 : f32[8,64]
+return %2
+)";
+
+/// The four sync bugs tests/integrations/pto/sync_bug_ptoas.sh plants, and
+/// the verdict and `where` each must get.
+struct SyncBug {
+  const char *name;
+  VerdictKind verdict;
+  const char *where;
+};
+const SyncBug kSyncBugs[] = {
+    {"drop-wait", VerdictKind::Race, "TLOAD/vector MTE2->V"},
+    {"swap-event", VerdictKind::SyncDeadlock, "wait_flag MTE2->V"},
+    {"drop-tail", VerdictKind::UnflushedStore, "TSTORE MTE3"},
+    {"set-early", VerdictKind::Race, "TLOAD/vector MTE2->V"},
+};
+
+RunConfig withSyncBug(const SyncBug &bug) {
+  RunConfig config = pto();
+  EXPECT_EQ(::setenv("NPUFUZZ_REAL_PTOAS", config.pto.ptoas.c_str(), 1), 0);
+  EXPECT_EQ(::setenv("NPUFUZZ_SYNC_BUG", bug.name, 1), 0);
+  config.pto.ptoas = npufuzz::testing::sourceDir() + "/tests/integrations/pto/sync_bug_ptoas.sh";
+  return config;
+}
+} // namespace
+
+TEST(PtoRaceOracle, EachPlantedSyncBugHasItsVerdict) {
+  for (const SyncBug &bug : kSyncBugs) {
+    const CaseOutcome out = run(kAddCase, withSyncBug(bug));
+    EXPECT_EQ(out.verdict, bug.verdict) << bug.name << ": " << out.summary << "\n"
+                                        << out.run.message;
+    EXPECT_EQ(differentialVerdict(parseOrFail(kAddCase), out).where, bug.where) << bug.name;
+  }
+  // The same kernel as ptoas makes it: no finding.
+  EXPECT_EQ(run(kAddCase).verdict, VerdictKind::Ok);
+}
+
+TEST(PtoRaceOracle, EachPlantedSyncBugIsFoundInACampaign) {
+  for (const SyncBug &bug : kSyncBugs) {
+    CampaignOptions o;
+    o.outDir = ::testing::TempDir() + "/npufuzz-pto-sync-" + bug.name;
+    std::filesystem::remove_all(o.outDir);
+    o.config = withSyncBug(bug);
+    o.config.pto.memcheckShare = 0;
+    o.policy = ptoPolicy();
+    o.maxCases = 12;
+    o.jobs = 2;
+    o.progress = false;
+    o.reduce = false;
+    MlirJit jit;
+    const CampaignResult r = runCampaign(o, jit);
+    EXPECT_TRUE(r.error.empty()) << r.error;
+    bool found = false;
+    std::string seen;
+    for (const FindingSummary &f : r.findings) {
+      found |= f.id.rfind(std::string(verdictName(bug.verdict)) + "-", 0) == 0;
+      seen += f.id + " " + f.text + "\n";
+    }
+    EXPECT_TRUE(found) << bug.name << ": no " << verdictName(bug.verdict) << " finding in\n"
+                       << seen;
+    std::filesystem::remove_all(o.outDir);
   }
 }

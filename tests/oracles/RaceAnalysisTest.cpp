@@ -87,9 +87,9 @@ TEST(RaceAnalysis, ASynchronisedKernelHasNoFinding) {
 TEST(RaceAnalysis, AnUnsynchronisedKernelRacesOnEveryPipePair) {
   const std::vector<TraceEvent> trace = {kLoad, kAdd, kStore};
   const std::vector<RaceFinding> found = analyzeRaces(trace);
-  EXPECT_EQ(signatures(trace),
-            (std::vector<std::string>{"race | TLOAD/TADD | MTE2->V", "race | TADD/TSTORE | V->MTE3",
-                                      "unflushed-store | TSTORE | MTE3"}));
+  EXPECT_EQ(signatures(trace), (std::vector<std::string>{"race | TLOAD/vector | MTE2->V",
+                                                         "race | vector/TSTORE | V->MTE3",
+                                                         "unflushed-store | TSTORE | MTE3"}));
   ASSERT_FALSE(found.empty());
   EXPECT_EQ(found[0].text, "race: TLOAD (MTE2, kernel.cpp:10) writes UB [0, 256) and TADD (V, "
                            "kernel.cpp:12) reads it with no order between them");
@@ -101,7 +101,7 @@ TEST(RaceAnalysis, AnUnsynchronisedKernelRacesOnEveryPipePair) {
 TEST(RaceAnalysis, ADroppedWaitIsARaceAndASetNeverWaitedOn) {
   std::vector<TraceEvent> trace = synchronised();
   trace.erase(trace.begin() + 2); // wait(MTE2, V)
-  EXPECT_EQ(signatures(trace), (std::vector<std::string>{"race | TLOAD/TADD | MTE2->V",
+  EXPECT_EQ(signatures(trace), (std::vector<std::string>{"race | TLOAD/vector | MTE2->V",
                                                          "sync-misuse | set_flag | MTE2->V"}));
 }
 
@@ -109,7 +109,7 @@ TEST(RaceAnalysis, SwappedEventIdsDeadlockTheWait) {
   std::vector<TraceEvent> trace = synchronised();
   trace[2].event = 1; // wait(MTE2, V, 1) after set(MTE2, V, 0)
   EXPECT_EQ(signatures(trace), (std::vector<std::string>{"sync-deadlock | wait_flag | MTE2->V",
-                                                         "race | TLOAD/TADD | MTE2->V",
+                                                         "race | TLOAD/vector | MTE2->V",
                                                          "sync-misuse | set_flag | MTE2->V"}));
 }
 
@@ -128,7 +128,7 @@ TEST(RaceAnalysis, ADroppedTailSyncLeavesTheStoreUnflushed) {
 TEST(RaceAnalysis, ASetAboveItsProducerOrdersNothing) {
   std::vector<TraceEvent> trace = synchronised();
   std::swap(trace[0], trace[1]); // set(MTE2, V) before the load
-  EXPECT_EQ(signatures(trace), std::vector<std::string>{"race | TLOAD/TADD | MTE2->V"});
+  EXPECT_EQ(signatures(trace), std::vector<std::string>{"race | TLOAD/vector | MTE2->V"});
 }
 
 TEST(RaceAnalysis, AnEventSetTwiceBeforeItsWaitIsMisuse) {

@@ -58,6 +58,10 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
       ptoNoInsertSync("pto-no-insert-sync",
                       cl::desc("Run ptoas without --enable-insert-sync (on by default): "
                                "kernels with no synchronisation between pipes"),
+                      cl::sub(sub), cl::cat(category())),
+      ptoNoRaceOracle("pto-no-race-oracle",
+                      cl::desc("Run kernels without their pipe trace, so with no race oracle "
+                               "(on by default)"),
                       cl::sub(sub), cl::cat(category())) {}
 
 namespace {
@@ -129,10 +133,11 @@ bool BackendOptions::setUp(RunConfig &config) const {
     return false;
   }
   const bool ptoFlags = !ptoas.empty() || !ptoIsa.empty() || !ptoArch.empty() ||
-                        !ptoMemcheck.empty() || !ptoasFlags.empty() || ptoNoInsertSync;
+                        !ptoMemcheck.empty() || !ptoasFlags.empty() || ptoNoInsertSync ||
+                        ptoNoRaceOracle;
   if (config.backend != BackendKind::Pto && ptoFlags) {
-    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag and --pto-no-insert-sync "
-         "are for --backend pto");
+    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag, --pto-no-insert-sync "
+         "and --pto-no-race-oracle are for --backend pto");
     return false;
   }
   std::string error;
@@ -159,6 +164,7 @@ bool BackendOptions::setUp(RunConfig &config) const {
       config.pto.arch = ptoArch;
     config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
     config.pto.insertSync = !ptoNoInsertSync;
+    config.pto.raceTrace = !ptoNoRaceOracle;
     if (!ptoMemcheck.empty()) {
       double share = 0;
       if (!parseFiniteReal(ptoMemcheck, share) || share < 0 || share > 1) {
@@ -199,6 +205,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--ptoas-flag", f});
   if (ptoNoInsertSync)
     flags.push_back("--pto-no-insert-sync");
+  if (ptoNoRaceOracle)
+    flags.push_back("--pto-no-race-oracle");
   if (!known.empty()) {
     // Absolute, so that a finding's repro line works from anywhere.
     llvm::SmallString<256> path(known.getValue());

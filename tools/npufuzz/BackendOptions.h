@@ -34,6 +34,7 @@ struct BackendOptions {
   cl::opt<std::string> known;
   cl::list<std::string> ptoasFlags;
   cl::opt<bool> ptoNoInsertSync;
+  cl::opt<bool> ptoNoRaceOracle;
 
   /// The backend with its flags into `config`: --cmd and --persistent
   /// (external), --python (torch), --ptoas, --pto-isa, --pto-arch,
