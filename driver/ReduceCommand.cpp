@@ -8,6 +8,7 @@
 #include "ir/FileText.h"
 #include "ir/NumberText.h"
 #include "ir/Text.h"
+#include "oracles/Backend.h"
 #include "oracles/Bucket.h"
 #include "shrink/Generalize.h"
 #include "shrink/Reducer.h"
@@ -496,6 +497,14 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       !writeFileAtomic((dir / "kernel.mlir").string(), mlir) ||
       !writeFileAtomic((dir / "report.json").string(), json))
     return fail("cannot write to " + o.outDir, 1);
+  // What the backend made of the reduced case (pto: kernel.pto and ptoas's
+  // kernel.cpp, whose lines a race report names).
+  std::string written = "case.npf,kernel.mlir,report.json";
+  for (const auto &[name, text] : makeBackend(config)->programs(r.reduced.c)) {
+    if (!writeFileAtomic((dir / name).string(), text))
+      return fail("cannot write to " + o.outDir, 1);
+    written += "," + name;
+  }
 
   out << "reduced in " << std::fixed << std::setprecision(1) << r.seconds << " s"
       << (r.timedOut ? " (time limit)" : "") << ": size " << r.before.caseSize << " -> "
@@ -511,7 +520,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       << generalizeCost.seconds << " s\n"
       << (r.confirmed ? "re-checked: still interesting\n"
                       : "re-check FAILED: the reduced case is no longer interesting\n")
-      << "wrote " << o.outDir << "/{case.npf,kernel.mlir,report.json}\n";
+      << "wrote " << o.outDir << "/{" << written << "}\n";
   return r.confirmed ? 0 : 1;
 }
 
