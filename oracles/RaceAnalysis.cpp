@@ -83,22 +83,29 @@ static std::string signatureKind(const TraceEvent &e) {
   return e.kind == TraceEvent::Kind::Instruction && e.pipe == Pipe::V ? "vector" : kindOf(e);
 }
 
-std::string RaceFinding::where(const std::vector<TraceEvent> &trace) const {
-  const TraceEvent &a = trace.at(first), &b = trace.at(second);
-  const std::string kinds =
-      first == second ? signatureKind(a) : signatureKind(a) + "/" + signatureKind(b);
-  std::string pipes(pipeName(pipeOf(a)));
+/// The two instruction kinds and the pipes of a finding: what its
+/// signature and `where` keep.
+static std::pair<std::string, std::string> kindsAndPipes(const RaceFinding &f,
+                                                         const std::vector<TraceEvent> &trace) {
+  const TraceEvent &a = trace.at(f.first), &b = trace.at(f.second);
+  std::string kinds = signatureKind(a), pipes(pipeName(pipeOf(a)));
+  if (f.first != f.second)
+    kinds += "/" + signatureKind(b);
   if (a.kind == TraceEvent::Kind::SetFlag || a.kind == TraceEvent::Kind::WaitFlag)
     pipes = std::string(pipeName(a.src)) + "->" + std::string(pipeName(a.dst));
-  else if (first != second)
+  else if (f.first != f.second)
     pipes += "->" + std::string(pipeName(pipeOf(b)));
+  return {kinds, pipes};
+}
+
+std::string RaceFinding::where(const std::vector<TraceEvent> &trace) const {
+  const auto [kinds, pipes] = kindsAndPipes(*this, trace);
   return kinds + " " + pipes;
 }
 
 std::string RaceFinding::signature(const std::vector<TraceEvent> &trace) const {
-  std::string w = where(trace);
-  w.replace(w.rfind(' '), 1, " | ");
-  return std::string(verdict()) + " | " + w;
+  const auto [kinds, pipes] = kindsAndPipes(*this, trace);
+  return std::string(verdict()) + " | " + kinds + " | " + pipes;
 }
 
 std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {

@@ -490,9 +490,45 @@ void AffineEmitter::emitFillPad(const Op &op) {
   });
 }
 
+bool AffineEmitter::insertBySubview(ValueId src, ValueId res, const std::vector<int64_t> &at) {
+  const TensorType &st = c_.typeOf(src);
+  const Buffer &sb = buf(src), &rb = buf(res);
+  if (sb.type != memrefType(st))
+    return false;
+  // Both regions as strided subviews with the region's (runtime) sizes.
+  const std::vector<std::string> bounds = boundsOf(src, true);
+  const std::vector<int64_t> toStrides = rowMajorStrides(c_.typeOf(res).shape);
+  std::vector<std::string> sizes, zeros, ones, offsets;
+  int64_t offset = 0;
+  for (size_t d = 0; d < bounds.size(); ++d) {
+    sizes.push_back(indexValue(bounds[d]));
+    zeros.push_back("0");
+    ones.push_back("1");
+    offsets.push_back(std::to_string(at[d]));
+    offset += at[d] * toStrides[d];
+  }
+  auto strided = [&](const std::vector<int64_t> &strides, int64_t off) {
+    std::string ty = "memref<";
+    for (size_t d = 0; d < bounds.size(); ++d)
+      ty += "?x";
+    return ty + elemType(st.dtype) + ", strided<[" + ints(strides) +
+           "], offset: " + std::to_string(off) + ">>";
+  };
+  line("// insert: the region by subview and copy");
+  const std::string from = fresh("region"), to = fresh("region");
+  const std::string fromType = strided(rowMajorStrides(st.shape), 0),
+                    toType = strided(toStrides, offset);
+  line(from + " = memref.subview " + sb.memref + "[" + joined(zeros) + "] [" + joined(sizes) +
+       "] [" + joined(ones) + "] : " + sb.type + " to " + fromType);
+  line(to + " = memref.subview " + rb.memref + "[" + joined(offsets) + "] [" + joined(sizes) +
+       "] [" + joined(ones) + "] : " + rb.type + " to " + toType);
+  line("memref.copy " + from + ", " + to + " : " + fromType + " to " + toType);
+  return true;
+}
+
 void AffineEmitter::emitInsert(const Op &op) {
   const ValueId dest = op.operands[0], src = op.operands[1], res = op.results[0];
-  const TensorType &dt = c_.typeOf(dest), &st = c_.typeOf(src);
+  const TensorType &dt = c_.typeOf(dest);
   const std::vector<int64_t> &at = op.attrs.offsets;
   const Buffer db = buf(dest);
   alloc(res);
@@ -506,42 +542,13 @@ void AffineEmitter::emitInsert(const Op &op) {
     loopNest(boundsOf(res, false),
              [&](const std::vector<std::string> &ivs) { store(load(dest, ivs), res, ivs); });
   }
-  const Buffer sb = buf(src);
   const std::vector<std::string> bounds = boundsOf(src, true);
   switch (plan.inserts) {
   case InsertForm::Loops: break;
   case InsertForm::SubviewCopy:
-    if (sb.type != memrefType(st))
-      break;
-    {
-      // Both regions as strided subviews with the region's (runtime) sizes.
-      std::vector<std::string> sizes, zeros, ones, offs;
-      const std::vector<int64_t> ss = rowMajorStrides(st.shape), ds = rowMajorStrides(dt.shape);
-      int64_t offset = 0;
-      for (size_t d = 0; d < bounds.size(); ++d) {
-        sizes.push_back(indexValue(bounds[d]));
-        zeros.push_back("0");
-        ones.push_back("1");
-        offs.push_back(std::to_string(at[d]));
-        offset += at[d] * ds[d];
-      }
-      auto strided = [&](const std::vector<int64_t> &strides, int64_t off) {
-        std::string ty = "memref<";
-        for (size_t d = 0; d < bounds.size(); ++d)
-          ty += "?x";
-        return ty + elemType(st.dtype) + ", strided<[" + ints(strides) +
-               "], offset: " + std::to_string(off) + ">>";
-      };
-      line("// insert: the region by subview and copy");
-      const std::string from = fresh("region"), to = fresh("region");
-      const std::string fromType = strided(ss, 0), toType = strided(ds, offset);
-      line(from + " = memref.subview " + sb.memref + "[" + joined(zeros) + "] [" + joined(sizes) +
-           "] [" + joined(ones) + "] : " + sb.type + " to " + fromType);
-      line(to + " = memref.subview " + rb.memref + "[" + joined(offs) + "] [" + joined(sizes) +
-           "] [" + joined(ones) + "] : " + rb.type + " to " + toType);
-      line("memref.copy " + from + ", " + to + " : " + fromType + " to " + toType);
+    if (insertBySubview(src, res, at))
       return;
-    }
+    break;
   case InsertForm::MaskedVectors:
     if (!maskedRowsApply(src))
       break;

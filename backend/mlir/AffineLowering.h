@@ -73,6 +73,10 @@ public:
   /// valid columns.
   void maskedRows(ValueId v, const std::string &to, const std::string &toType,
                   const std::vector<int64_t> &at, int64_t toCols);
+  /// Writes the valid region of `src` into `res`'s buffer at offsets `at`
+  /// by memref.subview of both and memref.copy (InsertForm::SubviewCopy);
+  /// false, emitting nothing, for a strided source.
+  bool insertBySubview(ValueId src, ValueId res, const std::vector<int64_t> &at);
   std::string loadFrom(const std::string &memref, const std::string &type,
                        const std::vector<std::string> &subscripts);
   /// A view subscript: an inline affine expression in affine loops with

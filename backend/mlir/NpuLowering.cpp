@@ -140,7 +140,8 @@ void NpuEmitter::emitPlan(const Plan &p) {
   closeFor(loops);
 }
 
-void NpuEmitter::planCopy(ValueId from, const DramBuf &to) {
+void NpuEmitter::planCopy(ValueId from, const DramBuf &to, const std::vector<int64_t> &toShape,
+                          const std::vector<int64_t> &at) {
   const TensorType &t = c_.typeOf(from);
   Plan p;
   p.space = t.shape;
@@ -149,8 +150,15 @@ void NpuEmitter::planCopy(ValueId from, const DramBuf &to) {
   p.loads.push_back(rowMajor(0, from));
   Access out = rowMajor(0, from);
   out.dram = to;
+  if (!toShape.empty()) {
+    out.stride = rowMajorStrides(toShape);
+    out.originCoeff = out.stride;
+    for (size_t d = 0; d < at.size(); ++d)
+      out.base += at[d] * out.stride[d];
+  }
   if (t.valid) {
-    // Into a kernel output: its valid region only (ir/Case.h).
+    // Its valid region only: the rest of the destination keeps what it
+    // held (ir/Case.h).
     const DramBuf &fb = bufs_.at(from);
     out.clipRows = fb.rows.empty() ? std::to_string(t.valid->rows) : fb.rows;
     out.clipCols = fb.cols.empty() ? std::to_string(t.valid->cols) : fb.cols;
@@ -229,35 +237,15 @@ void NpuEmitter::emitView(const Op &op) {
 
 void NpuEmitter::emitInsert(const Op &op) {
   const ValueId dest = op.operands[0], src = op.operands[1], res = op.results[0];
-  const TensorType &dt = c_.typeOf(dest), &st = c_.typeOf(src);
   alloc(res);
   // The destination's copy (its valid region: the rest is undefined in the
-  // result too).
+  // result too), then the source's valid region at the offsets.
   planCopy(dest, bufs_.at(res));
   if (!unsupported.empty())
     return;
   bufs_[res].rows = bufs_.at(dest).rows;
   bufs_[res].cols = bufs_.at(dest).cols;
-  // Then the source's blocks, stored at the offsets and clipped to its
-  // valid region by the DMA descriptor.
-  Plan p;
-  p.space = st.shape;
-  p.splittable.assign(st.rank(), true);
-  p.tiles.push_back(resultTile(st.dtype, st.rank()));
-  p.loads.push_back(rowMajor(0, src));
-  Access out = rowMajor(0, src);
-  out.dram = bufs_.at(res);
-  out.stride = rowMajorStrides(dt.shape);
-  out.originCoeff = out.stride;
-  for (size_t d = 0; d < dt.rank(); ++d)
-    out.base += op.attrs.offsets[d] * out.stride[d];
-  const DramBuf &sb = bufs_.at(src);
-  if (!sb.rows.empty()) {
-    out.clipRows = sb.rows;
-    out.clipCols = sb.cols;
-  }
-  p.stores.push_back(out);
-  emitPlan(p);
+  planCopy(src, bufs_.at(res), c_.typeOf(dest).shape, op.attrs.offsets);
 }
 
 void NpuEmitter::emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) {

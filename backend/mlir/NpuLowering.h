@@ -167,8 +167,11 @@ private:
   void emitTopK(const Op &op) override;
   void emitMatmul(const Op &op) override;
   void emitGather(const Op &op) override;
-  /// Copies `from` to the output buffer `to` through the scratchpad.
-  void planCopy(ValueId from, const DramBuf &to);
+  /// Copies `from` (its valid region, when it has one) through the
+  /// scratchpad into `to`: a buffer of its shape, or one of `toShape` with
+  /// `from` placed at offsets `at`.
+  void planCopy(ValueId from, const DramBuf &to, const std::vector<int64_t> &toShape = {},
+                const std::vector<int64_t> &at = {});
 
   NpuOptions opt_;
   std::map<ValueId, DramBuf> bufs_;

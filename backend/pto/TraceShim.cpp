@@ -110,13 +110,12 @@ struct FillPadPipe {
     else return static_cast<int>(::pto::OpPipeEntry<::pto::Op::TFILLPAD_VEC>::pipe);
   }
 };
-template <typename P, typename F, typename... A>
-decltype(auto) op(const char *name, int line, P pipe, F &&run, A &&...a) {
+// Instantiated per pipe rule and operand types, not per call site.
+template <typename P, typename... A> void record(const char *name, int line, P pipe, A &&...a) {
   Event e{'I', name, pipe(a...), 0, 0, 0, line, {}};
   int k = 0;
   (access(e.accesses, a, k++ == 0), ...);
   events().push_back(std::move(e));
-  return run(std::forward<A>(a)...);
 }
 inline void flag(char kind, int line, int src, int dst, int id) { events().push_back({kind, "", 0, src, dst, id, line, {}}); }
 inline void barrier(int line, int pipe) { events().push_back({'B', "", pipe, 0, 0, 0, line, {}}); }
@@ -151,10 +150,11 @@ inline bool write(const char *dir) {
 #define pipe_barrier(...) ::npf_trace::barrier(__LINE__, __VA_ARGS__)
 )";
 
+/// Records the call, then makes it. The operands are named twice: ptoas
+/// passes variables and casts of them, which have no side effects.
 std::string opMacro(const std::string &name, const std::string &pipe) {
-  return "#define " + name + "(...) ::npf_trace::op(\"" + name + "\", __LINE__, " + pipe +
-         ", [&](auto &&...a) -> decltype(auto) { return ::pto::" + name +
-         "(std::forward<decltype(a)>(a)...); }, __VA_ARGS__)\n";
+  return "#define " + name + "(...) (::npf_trace::record(\"" + name + "\", __LINE__, " + pipe +
+         ", __VA_ARGS__), ::pto::" + name + "(__VA_ARGS__))\n";
 }
 
 bool isIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }

@@ -44,6 +44,29 @@ RunConfig pto() {
   return config;
 }
 
+/// The findings of a pto campaign of `maxCases` cases drawn as `fuzz
+/// --backend pto` draws them, under `config`, without memcheck or
+/// reduction (in a scratch directory named after `name`).
+std::vector<FindingSummary> ptoCampaign(const std::string &name, RunConfig config,
+                                        uint64_t maxCases) {
+  CampaignOptions o;
+  o.outDir = ::testing::TempDir() + "/npufuzz-pto-" + name;
+  std::filesystem::remove_all(o.outDir);
+  o.config = std::move(config);
+  o.config.pto.memcheckShare = 0;
+  o.policy = ptoPolicy();
+  o.maxCases = maxCases;
+  o.jobs = 2;
+  o.limits.wallSeconds = 120;
+  o.progress = false;
+  o.reduce = false;
+  MlirJit jit;
+  const CampaignResult r = runCampaign(o, jit);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  std::filesystem::remove_all(o.outDir);
+  return r.findings;
+}
+
 CaseOutcome run(const std::string &text, const RunConfig &config = pto()) {
   MlirJit jit;
   return runCase(parseOrFail(text), jit, config);
@@ -369,26 +392,12 @@ TEST(PtoBackend, TheToolchainFindingsCorpusKeepsItsVerdicts) {
 // doing.
 TEST(PtoBackend, ARegressionOfOneTOpFamilyIsAFewSignatures) {
   auto campaign = [](const std::string &name, const std::string &ptoas) {
-    CampaignOptions o;
-    o.outDir = ::testing::TempDir() + "/npufuzz-pto-" + name;
-    std::filesystem::remove_all(o.outDir);
-    o.config = pto();
+    RunConfig config = pto();
     if (!ptoas.empty())
-      o.config.pto.ptoas = ptoas;
-    o.config.pto.memcheckShare = 0;
-    o.policy = ptoPolicy(); // as `fuzz --backend pto` draws its cases
-    o.maxCases = 60;
-    o.jobs = 2;
-    o.limits.wallSeconds = 120;
-    o.progress = false;
-    o.reduce = false;
-    MlirJit jit;
-    const CampaignResult r = runCampaign(o, jit);
-    EXPECT_TRUE(r.error.empty()) << r.error;
+      config.pto.ptoas = ptoas;
     std::set<std::string> ids;
-    for (const FindingSummary &f : r.findings)
+    for (const FindingSummary &f : ptoCampaign(name, config, 60))
       ids.insert(f.id + " " + f.text);
-    std::filesystem::remove_all(o.outDir);
     return ids;
   };
   const char *source = std::getenv("NPUFUZZ_SOURCE_DIR"); // set by CTest
@@ -501,27 +510,14 @@ TEST(PtoRaceOracle, EachPlantedSyncBugHasItsVerdict) {
 
 TEST(PtoRaceOracle, EachPlantedSyncBugIsFoundInACampaign) {
   for (const SyncBug &bug : kSyncBugs) {
-    CampaignOptions o;
-    o.outDir = ::testing::TempDir() + "/npufuzz-pto-sync-" + bug.name;
-    std::filesystem::remove_all(o.outDir);
-    o.config = withSyncBug(bug);
-    o.config.pto.memcheckShare = 0;
-    o.policy = ptoPolicy();
-    o.maxCases = 12;
-    o.jobs = 2;
-    o.progress = false;
-    o.reduce = false;
-    MlirJit jit;
-    const CampaignResult r = runCampaign(o, jit);
-    EXPECT_TRUE(r.error.empty()) << r.error;
     bool found = false;
     std::string seen;
-    for (const FindingSummary &f : r.findings) {
+    for (const FindingSummary &f :
+         ptoCampaign(std::string("sync-") + bug.name, withSyncBug(bug), 12)) {
       found |= f.id.rfind(std::string(verdictName(bug.verdict)) + "-", 0) == 0;
       seen += f.id + " " + f.text + "\n";
     }
     EXPECT_TRUE(found) << bug.name << ": no " << verdictName(bug.verdict) << " finding in\n"
                        << seen;
-    std::filesystem::remove_all(o.outDir);
   }
 }
