@@ -1,6 +1,7 @@
 //===- backend/pto/KernelHarness.cpp - main() around ptoas's kernels ------===//
 #include "backend/pto/KernelHarness.h"
 
+#include "backend/external/ExternalBackend.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/TensorData.h"
 
@@ -57,19 +58,23 @@ std::string runner(const KernelBuffers &b, bool trace) {
   for (size_t k = 0; k < n; ++k)
     h << (k ? ", " : "") << (k < b.bytes.size() ? 0 : b.ints[k - b.bytes.size()]);
   h << "};\n";
+  // A file the harness cannot read or write is the machine's (a full disk),
+  // never the kernel's: the exit status classifyEnd takes for that.
+  const std::string machine = "return " + std::to_string(kExternalExitEnvironment) + "; }\n";
   for (size_t k = 0; k < b.bytes.size(); ++k)
     h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << b.bytes[k]
-      << ", false)) { std::fprintf(stderr, \"harness: cannot read arg" << k
-      << ".bin\\n\"); return 2; }\n";
+      << ", false)) { std::fprintf(stderr, \"harness: cannot read arg" << k << ".bin\\n\"); "
+      << machine;
   h << "  npfCall(&npf_kernel, bufs, ints);\n";
   if (trace)
     h << "  if (!::npf_trace::write(dir)) { std::fprintf(stderr, \"harness: cannot write "
-         "trace.txt\\n\"); return 2; }\n";
+         "trace.txt\\n\"); "
+      << machine;
   for (size_t k = 0; k < b.bytes.size(); ++k)
     if (b.isOutput[k])
       h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << b.bytes[k]
-        << ", true)) { std::fprintf(stderr, \"harness: cannot write arg" << k
-        << ".bin\\n\"); return 2; }\n";
+        << ", true)) { std::fprintf(stderr, \"harness: cannot write arg" << k << ".bin\\n\"); "
+        << machine;
   h << "  return 0;\n}\n";
   return h.str();
 }

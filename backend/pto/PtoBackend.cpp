@@ -313,7 +313,8 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   std::string trace, error;
   if (t.raceTrace && readFileBytes(dir.file("trace.txt"), trace, error) &&
       !parsePipeTrace(trace, r.pipeTrace, error)) {
-    r.status = Status::RuntimeError;
+    // The harness wrote it: a torn file is the machine's, not the kernel's.
+    r.status = Status::EnvironmentError;
     r.message = "simulator: " + error;
   }
 }
