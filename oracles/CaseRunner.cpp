@@ -22,11 +22,14 @@ double since(Clock::time_point t) {
 } // namespace
 
 BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
-                         const std::vector<std::string> &elements,
-                         const std::vector<TensorData> &inputs,
+                         const Pipeline &pipeline, const std::vector<TensorData> &inputs,
                          const std::vector<TensorType> &outputTypes, uint32_t poison,
                          const Case &c) {
-  return makeBackend(config)->run({c, jit, kernel, elements, inputs, outputTypes, poison});
+  // The user's passes follow the elements before their stage; the rest is
+  // the style's lowering and the tail.
+  RunConfig run = config;
+  run.jit.userElements = std::pair(pipeline.passElement(0), pipeline.passes.size());
+  return makeBackend(run)->run({c, jit, kernel, pipeline.elements(), inputs, outputTypes, poison});
 }
 
 CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
@@ -65,13 +68,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   const std::vector<TensorType> outputTypes = c.outputTypes();
   if (!error.empty())
     kernel = MlirKernel();
-  // The user's passes follow the elements before their stage; the JIT
-  // notes which of them change the IR.
-  RunConfig run = config;
-  run.jit.userPassesFrom = pipeline.passElement(0);
-  run.jit.userPasses = pipeline.passes.size();
-  out.run = executeKernel(run, jit, kernel, pipeline.elements(), inputs, outputTypes,
-                          config.jit.poison, c);
+  out.run = executeKernel(config, jit, kernel, pipeline, inputs, outputTypes, config.jit.poison, c);
   out.run.emitSeconds = emitSeconds;
   // IR coverage of a fact the IR does not show: a mask that may end inside
   // its buffer (MlirKernel::maskInsideBuffer), counted as an entry op.
@@ -86,8 +83,8 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
 
 BackendRun rerunKernel(const Case &c, MlirJit &jit, const RunConfig &config,
                        const Pipeline &pipeline, const CaseOutcome &base, uint32_t poison) {
-  return executeKernel(config, jit, base.kernel, pipeline.elements(),
-                       toTensorData(base.reference.inputs), c.outputTypes(), poison, c);
+  return executeKernel(config, jit, base.kernel, pipeline, toTensorData(base.reference.inputs),
+                       c.outputTypes(), poison, c);
 }
 
 CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {

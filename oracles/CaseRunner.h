@@ -27,8 +27,7 @@ namespace npufuzz {
 
 /// Runs case `c`'s emitted kernel on the configured backend (makeBackend).
 BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
-                         const std::vector<std::string> &elements,
-                         const std::vector<TensorData> &inputs,
+                         const Pipeline &pipeline, const std::vector<TensorData> &inputs,
                          const std::vector<TensorType> &outputTypes, uint32_t poison,
                          const Case &c);
 

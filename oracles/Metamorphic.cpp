@@ -89,8 +89,8 @@ BackendRun runVariant(const Case &c, MlirJit &jit, const RunConfig &config,
     r.status = BackendRun::Status::Unsupported;
     return r;
   }
-  return executeKernel(config, jit, kernel, pipeline.elements(), inputs, c.outputTypes(),
-                       config.jit.poison, c);
+  return executeKernel(config, jit, kernel, pipeline, inputs, c.outputTypes(), config.jit.poison,
+                       c);
 }
 } // namespace
 
@@ -101,8 +101,11 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
   const std::vector<TensorType> outputTypes = c.outputTypes();
   const std::vector<TensorData> repadded = repaddedInputs(base.reference);
   if (!repadded.empty()) {
-    const BackendRun variant = executeKernel(config, jit, base.kernel, pipeline.elements(),
-                                             repadded, outputTypes, config.jit.poison, c);
+    // The same kernel on other inputs: the code the base run compiled.
+    RunConfig same = config;
+    same.jit.reuseCompiled = true;
+    const BackendRun variant = executeKernel(same, jit, base.kernel, pipeline, repadded,
+                                             outputTypes, config.jit.poison, c);
     if (variant.ok()) {
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())

@@ -1,7 +1,7 @@
 //===- backend/mlir/MlirJit.h - In-process MLIR passes and JIT --*- C++ -*-===//
 //
 // Runs emitted MLIR through a pass pipeline with PassManager and executes the
-// kernel with ExecutionEngine, in this process. One MLIRContext is reused
+// kernel with one LLVM JIT per process (KernelJit), in this process. One MLIRContext is reused
 // across runs (recreated periodically so memory stays flat). MLIR headers stay
 // in the .cpp.
 //
@@ -14,7 +14,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npufuzz {
@@ -33,19 +35,27 @@ struct JitOptions {
   /// lowers fptrunc to bf16 with VCVTNEPS2BF16, which flushes denormals.
   /// `host` targets this machine's CPU and features.
   std::string cpu = "x86-64-v3";
+  /// The user's elements of the pipeline, [first, first + count), when the
+  /// caller knows them: the others, the style's lowering and the tail, are
+  /// trusted and run in groups, the IR verified after each group instead of
+  /// after each element (a failure is still named by its element, run
+  /// again one at a time). Unknown: every element is verified after it.
+  std::optional<std::pair<size_t, size_t>> userElements;
   /// Record the IR coverage of the run (BackendRun::entryOps,
-  /// passesThatChanged): the ops at the entry of the user's passes, which
-  /// are `userPasses` elements from element `userPassesFrom` (the rest is
-  /// the style's lowering and tail), and which of them change the IR. Off
-  /// for reruns and blame, which would only record it again.
+  /// passesThatChanged): the ops at the entry of the user's elements, and
+  /// which of them change the IR. Needs `userElements`. Off for reruns and
+  /// blame, which would only record it again.
   bool recordIrCoverage = false;
-  size_t userPassesFrom = 0, userPasses = 0;
   /// Check every load and store against its memref's bounds (the
   /// npufuzz-bounds-check element before the tail lowers memrefs): the
   /// first access outside its memref stops the kernel and is the run's
   /// status. Off by default: it is for naming a memory error, and costs
   /// a call per subscript.
   bool boundsCheck = false;
+  /// Call the kernel compiled last again, without parsing, passes or code
+  /// generation, when it was compiled from the same text, elements and
+  /// options (a rerun on other inputs); otherwise compile as usual.
+  bool reuseCompiled = false;
 };
 
 /// The fill of a kernel's temporaries for output poison `poison`.

@@ -2,6 +2,7 @@
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/Pipelines.h"
 #include "generators/CaseGenerator.h"
+#include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 
@@ -158,4 +159,50 @@ TEST(MlirBackend, UserPassesRunAtTheirStage) {
     EXPECT_EQ(loops.find("affine."), std::string::npos) << loops;
     EXPECT_EQ(loops.find("linalg."), std::string::npos) << loops;
   }
+}
+
+// A rerun on other inputs (the padding check) calls the code compiled
+// last, and gets what a fresh compilation of the same kernel gets; another
+// text or pipeline is compiled anew.
+TEST(MlirBackend, ARerunOnOtherInputsCallsTheCodeCompiledLast) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase(R"(npufuzz-case 1
+data seed=3 edge_rate=0
+%0 = input : f32[4,8]{valid=2x8}
+%1 = fillpad %0 {pad=zero} : f32[4,8]
+%2 = exp %1 : f32[4,8]
+return %2
+)",
+                        c, err))
+      << err.format("case");
+  MlirKernel kernel;
+  std::string error;
+  ASSERT_TRUE(emitMlir(c, MlirEmitOptions(), kernel, error)) << error;
+  Pipeline o0, o2;
+  ASSERT_TRUE(resolvePipeline("O0", MlirStyle::Affine, o0, error)) << error;
+  ASSERT_TRUE(resolvePipeline("O2", MlirStyle::Affine, o2, error)) << error;
+  std::vector<TensorData> first = toTensorData(runReference(c).inputs), other = first;
+  for (size_t i = 0; i < other[0].bytes.size(); i += 4)
+    other[0].bytes[i] ^= 0x01; // the last mantissa bit: other finite values
+  MlirJit jit;
+  JitOptions compile, reuse;
+  reuse.reuseCompiled = true;
+  const BackendRun base = jit.run(kernel, o0.elements(), first, c.outputTypes(), compile);
+  ASSERT_TRUE(base.ok()) << base.message;
+  EXPECT_GT(base.codegenSeconds, 0);
+  const BackendRun again = jit.run(kernel, o0.elements(), other, c.outputTypes(), reuse);
+  ASSERT_TRUE(again.ok()) << again.message;
+  EXPECT_EQ(again.passSeconds, 0);
+  EXPECT_EQ(again.codegenSeconds, 0);
+  const BackendRun fresh = jit.run(kernel, o0.elements(), other, c.outputTypes(), compile);
+  ASSERT_TRUE(fresh.ok()) << fresh.message;
+  EXPECT_GT(fresh.codegenSeconds, 0);
+  ASSERT_EQ(again.outputs.size(), fresh.outputs.size());
+  EXPECT_EQ(again.outputs[0].bytes, fresh.outputs[0].bytes);
+  EXPECT_NE(again.outputs[0].bytes, base.outputs[0].bytes);
+  // Another pipeline is another kernel.
+  const BackendRun optimised = jit.run(kernel, o2.elements(), other, c.outputTypes(), reuse);
+  ASSERT_TRUE(optimised.ok()) << optimised.message;
+  EXPECT_GT(optimised.codegenSeconds, 0);
 }

@@ -1,8 +1,12 @@
 //===- tests/backend/PassPluginTest.cpp - Planted faults are blamed -------===//
 #include "backend/mlir/MlirEmitter.h"
+#include "backend/mlir/MlirJit.h"
+#include "backend/mlir/Pipelines.h"
 #include "driver/VerifyPipeline.h"
+#include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/PassBlame.h"
+#include "reference/Executor.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -193,4 +197,86 @@ TEST(PassPlugin, AnAccessOutsideAMemrefIsNamedAndBlamed) {
   const VerifyPipelineReport write = verify(file, "func.func(npufuzz-test-store-past-end)");
   EXPECT_EQ(write.verdict, "out-of-bounds-write") << write.json();
   EXPECT_EQ(write.passIndex, 0) << write.json();
+}
+
+namespace {
+/// A kernel that multiplies (npufuzz-test-break-verifier fires on it), its
+/// inputs and output types.
+struct MulKernel {
+  MlirKernel kernel;
+  std::vector<TensorData> inputs;
+  std::vector<TensorType> outputTypes;
+};
+
+MulKernel mulKernel() {
+  Case c;
+  TextError err;
+  EXPECT_TRUE(parseCase("npufuzz-case 1\ndata seed=1 edge_rate=0\n%a = input : f32[4,8]\n"
+                        "%b = input : f32[4,8]\n%m = mul %a, %b : f32[4,8]\nreturn %m\n",
+                        c, err))
+      << err.format("case");
+  MulKernel k;
+  std::string unsupported;
+  EXPECT_TRUE(emitMlir(c, MlirEmitOptions(), k.kernel, unsupported)) << unsupported;
+  k.inputs = toTensorData(runReference(c).inputs);
+  k.outputTypes = c.outputTypes();
+  return k;
+}
+
+/// O0's elements with `element` put before element `at`.
+std::vector<std::string> o0With(const std::string &element, size_t at) {
+  Pipeline p;
+  std::string error;
+  EXPECT_TRUE(resolvePipeline("O0", MlirStyle::Affine, p, error)) << error;
+  std::vector<std::string> elements = p.elements();
+  elements.insert(elements.begin() + static_cast<std::ptrdiff_t>(at), element);
+  return elements;
+}
+} // namespace
+
+// The style's lowering and the tail run in groups, verified once after
+// each group: a trusted element that breaks the IR is still named, by the
+// stepwise rerun, exactly as when every element is verified on its own.
+TEST(PassPlugin, ATrustedElementThatBreaksTheIrIsNamedAsBefore) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const MulKernel k = mulKernel();
+  // Trusted element 0 breaks the IR; element 1 is the user's, so the group
+  // [0, 1) is verified before it runs.
+  const std::vector<std::string> elements = o0With("func.func(npufuzz-test-break-verifier)", 0);
+  const std::vector<std::string> withUser = [&] {
+    std::vector<std::string> e = elements;
+    e.insert(e.begin() + 1, "func.func(canonicalize)");
+    return e;
+  }();
+  for (const bool grouped : {false, true}) {
+    JitOptions options;
+    if (grouped)
+      options.userElements = std::pair<size_t, size_t>(1, 1);
+    const BackendRun r = jit.run(k.kernel, withUser, k.inputs, k.outputTypes, options);
+    EXPECT_EQ(r.status, BackendRun::Status::VerifierError)
+        << (grouped ? "grouped: " : "") << r.message;
+    EXPECT_EQ(r.passIndex, 0) << (grouped ? "grouped" : "one at a time");
+    EXPECT_EQ(r.passName, "func.func(npufuzz-test-break-verifier)");
+    EXPECT_NE(r.irBeforePass.find("arith.mulf"), std::string::npos);
+  }
+}
+
+// A warning from an element inside a group is kept with that element,
+// not with the group's last.
+TEST(PassPlugin, WhatATrustedElementSaysIsKeptWithItsElement) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const MulKernel k = mulKernel();
+  const std::vector<std::string> elements = o0With("func.func(npufuzz-test-warn)", 2);
+  JitOptions options;
+  options.userElements = std::pair<size_t, size_t>(0, 0); // every element trusted
+  const BackendRun r = jit.run(k.kernel, elements, k.inputs, k.outputTypes, options);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_NE(r.passWarnings.find("after pass 2 (func.func(npufuzz-test-warn)):\n"),
+            std::string::npos)
+      << r.passWarnings;
+  EXPECT_NE(r.passWarnings.find("npufuzz-test-warn saw this function"), std::string::npos);
 }
