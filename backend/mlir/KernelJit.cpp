@@ -3,6 +3,7 @@
 
 #include "backend/runtime/Runtime.h"
 
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/ExecutionEngine/Orc/CompileUtils.h"
 #include "llvm/ExecutionEngine/Orc/ExecutionUtils.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
@@ -11,6 +12,7 @@
 #include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
 #include "llvm/ExecutionEngine/SectionMemoryManager.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/TargetParser/Host.h"
@@ -67,6 +69,36 @@ bool addPackedWrapper(llvm::Module &module, const std::string &name) {
   }
   b.CreateRetVoid();
   return true;
+}
+/// Replaces each extractvalue of a field an insertvalue put in its
+/// aggregate by the inserted value, then drops the insertvalues nothing
+/// uses any more. The lowering builds every memref descriptor with
+/// insertvalues and takes it apart with extractvalues; these are the same
+/// values without the aggregate operations, which FastISel cannot select
+/// (each one sent the rest of its block to SelectionDAG, two thirds of the
+/// code generator's time). Nothing else changes: no load, store or
+/// arithmetic is touched.
+void forwardAggregateFields(llvm::Module &module) {
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : llvm::make_early_inc_range(block))
+        if (auto *extract = llvm::dyn_cast<llvm::ExtractValueInst>(&inst))
+          if (llvm::Value *field =
+                  llvm::FindInsertedValue(extract->getAggregateOperand(), extract->getIndices());
+              field && field != extract) {
+            extract->replaceAllUsesWith(field);
+            extract->eraseFromParent();
+          }
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (llvm::Function &fn : module)
+      for (llvm::BasicBlock &block : fn)
+        for (llvm::Instruction &inst : llvm::make_early_inc_range(llvm::reverse(block)))
+          if (llvm::isa<llvm::InsertValueInst>(inst) && inst.use_empty()) {
+            inst.eraseFromParent();
+            erased = true;
+          }
+  }
 }
 } // namespace
 
@@ -158,6 +190,7 @@ PackedKernel KernelJit::compile(std::unique_ptr<llvm::LLVMContext> context,
     error = "no function " + ciface + " with a body in the translated module";
     return nullptr;
   }
+  forwardAggregateFields(*module);
   llvm::orc::ResourceTrackerSP tracker = impl_->jit->getMainJITDylib().createResourceTracker();
   if (llvm::Error e = impl_->jit->addIRModule(
           tracker, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {

@@ -40,7 +40,8 @@ public:
   /// module is compiled for.
   void prepare(llvm::Module &module) const;
 
-  /// Compiles `module` (prepared, its context with it) as it is, with the
+  /// Compiles `module` (prepared, its context with it), its memref
+  /// descriptors' fields forwarded from insertvalue to extractvalue, with the
   /// packed entry `_mlir__mlir_ciface_<entry>` that ExecutionEngine's
   /// lookupPacked names, and returns that entry; null with `error`. The
   /// kernel compiled before is released first.
