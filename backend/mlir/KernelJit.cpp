@@ -105,6 +105,7 @@ void forwardAggregateFields(llvm::Module &module) {
 struct KernelJit::Impl {
   std::unique_ptr<llvm::orc::LLJIT> jit;
   llvm::orc::ResourceTrackerSP current; ///< the kernel compiled last
+  uint64_t compiled = 0;                ///< kernels compiled (or tried)
 };
 
 KernelJit::KernelJit(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -185,6 +186,7 @@ PackedKernel KernelJit::compile(std::unique_ptr<llvm::LLVMContext> context,
                                 std::unique_ptr<llvm::Module> module, const std::string &entry,
                                 std::string &error) {
   release();
+  ++impl_->compiled;
   const std::string ciface = "_mlir_ciface_" + entry;
   if (!addPackedWrapper(*module, ciface)) {
     error = "no function " + ciface + " with a body in the translated module";
@@ -208,6 +210,8 @@ PackedKernel KernelJit::compile(std::unique_ptr<llvm::LLVMContext> context,
   impl_->current = std::move(tracker);
   return address->toPtr<PackedKernel>();
 }
+
+uint64_t KernelJit::generation() const { return impl_->compiled; }
 
 void KernelJit::release() {
   if (impl_ && impl_->current) {

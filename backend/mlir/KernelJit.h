@@ -16,6 +16,7 @@
 
 #include "backend/runtime/BoundsCheck.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -51,6 +52,10 @@ public:
 
   /// Releases the kernel compiled last, if any.
   void release();
+
+  /// How many kernels this JIT has compiled: the code `compile` returned
+  /// is callable while this is what it was just after.
+  uint64_t generation() const;
 
 private:
   struct Impl;

@@ -37,6 +37,7 @@
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Tools/Plugins/PassPlugin.h"
 
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
@@ -219,8 +220,20 @@ bool nestedElement(const std::string &element) {
 struct CompiledKernel {
   std::string key; ///< what it was compiled from; empty: not for reuse
   PackedKernel fn = nullptr;
+  uint64_t generation = 0;  ///< KernelJit's: any later compilation released it
   std::string passWarnings; ///< what its passes said while succeeding
 };
+
+/// Whether a second call of `module`'s code starts from the state the
+/// first did: not when it has a global it may write (the npu style's
+/// scratchpad starts at zero in each compiled kernel, and a call leaves
+/// its contents behind).
+bool callsAlike(const llvm::Module &module) {
+  for (const llvm::GlobalVariable &g : module.globals())
+    if (!g.isDeclaration() && !g.isConstant())
+      return false;
+  return true;
+}
 
 /// What a compiled kernel depends on: its text, the pipeline and the
 /// options that change the code.
@@ -340,17 +353,18 @@ struct MlirJit::Impl {
   /// The pass manager of `elements[first, first + count)`, trusted; null
   /// with `r` saying why when an element does not parse.
   TrustedGroup *group(const std::vector<std::string> &elements, size_t first, size_t count,
-                      BackendRun &r) {
-    std::string key;
+                      bool verifyEach, BackendRun &r) {
+    std::string key = verifyEach ? "verify each\n" : "verify after\n";
     for (size_t i = first; i < first + count; ++i)
       key += elements[i] + "\n";
     if (const auto it = groups.find(key); it != groups.end())
       return it->second.get();
     auto g = std::make_unique<TrustedGroup>();
+    // Verified after each pass when asked, as every element always was: a
+    // trusted element that breaks the IR is named for it, before a later
+    // one can crash on what it left. Otherwise once, after the group.
     g->pm = std::make_unique<mlir::PassManager>(ctx.get(), "builtin.module");
-    // Verified once, after the group: the IR between trusted elements is
-    // checked again only when something fails (runStepwise).
-    g->pm->enableVerifier(false);
+    g->pm->enableVerifier(verifyEach);
     for (size_t i = first; i < first + count; ++i) {
       const size_t before = g->pm->size();
       std::string pipelineError;
@@ -382,7 +396,7 @@ struct MlirJit::Impl {
   bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
                    const std::vector<std::string> &elements, bool locate, BackendRun &r,
                    std::optional<std::pair<size_t, size_t>> user = std::nullopt,
-                   bool coverage = false) {
+                   bool coverage = false, bool verifyTrusted = true) {
     DiagnosticCollector diags(ctx.get());
     const size_t from = user ? user->first : 0, count = user ? user->second : 0;
     auto isUser = [&](size_t i) { return !user || (i >= from && i < from + count); };
@@ -399,7 +413,9 @@ struct MlirJit::Impl {
         // Two nested pipelines in a row (`func.func(a)`, `func.func(b)`)
         // would be merged into one by the pass manager: a group ends
         // before the second.
-        while (end < elements.size() && !isUser(end) &&
+        // A group also ends where the user's elements start, even when
+        // there are none: the IR coverage is taken there.
+        while (end < elements.size() && !isUser(end) && !(user && end == from) &&
                !(nestedElement(elements[end - 1]) && nestedElement(elements[end])))
           ++end;
       Step step{i, end - i, nullptr, nullptr};
@@ -412,7 +428,7 @@ struct MlirJit::Impl {
           r.message = "cannot parse pass pipeline element '" + elements[i] + "': " + pipelineError;
           return false;
         }
-      } else if (!(step.group = group(elements, i, end - i, r))) {
+      } else if (!(step.group = group(elements, i, end - i, verifyTrusted, r))) {
         return false;
       }
       steps.push_back(std::move(step));
@@ -450,8 +466,8 @@ struct MlirJit::Impl {
         ok = mlir::succeeded(step.group->pm->run(*module));
         m.warnings = nullptr;
         failed = m.running;
-        // The group's one verification, while the last element is marked.
-        ok = ok && mlir::succeeded(mlir::verify(*module));
+        if (!verifyTrusted) // the group's one verification
+          ok = ok && mlir::succeeded(mlir::verify(*module));
       }
       const size_t last = step.first + step.count - 1;
       if (ok && current) {
@@ -519,6 +535,7 @@ struct MlirJit::Impl {
       return false;
     }
     jit->prepare(*llvmModule);
+    const bool reusable = !key.empty() && callsAlike(*llvmModule);
     // LLVM's O0 pipeline (always-inline and the like), as ExecutionEngine
     // ran it: the code generator gets what the lowering wrote.
     if (llvm::Error e = mlir::makeOptimizingTransformer(0, 0, nullptr)(llvmModule.get())) {
@@ -535,7 +552,7 @@ struct MlirJit::Impl {
     }
     clearRunningStage();
     r.codegenSeconds = since(t0);
-    last = {key, fn, r.passWarnings};
+    last = {reusable ? key : std::string(), fn, jit->generation(), r.passWarnings};
 
     r.executeSeconds = 0;
     for (std::vector<CallArg> *set : argSets)
@@ -974,7 +991,12 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   const std::string key = compileKey(kernel.text, elements, options);
   // A rerun of the kernel compiled last, on other inputs, calls its code
   // again: the same text through the same passes compiles to the same code.
-  const bool reuse = options.reuseCompiled && impl().last.fn && impl().last.key == key;
+  // (Not bounds-checked: the check's sites are the last checked build's.)
+  std::string jitError;
+  const KernelJit *kernelJit = KernelJit::forCpu(options.cpu, jitError);
+  const bool reuse = options.reuseCompiled && !options.boundsCheck && impl().last.fn &&
+                     !impl().last.key.empty() && impl().last.key == key && kernelJit &&
+                     kernelJit->generation() == impl().last.generation;
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (reuse) {
     r.passWarnings = impl().last.passWarnings;
@@ -985,7 +1007,7 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
       return r;
     if (!impl().runPipeline(module, kernel.text, withBoundsCheck(elements, options),
                             options.locateFailingPass, r, options.userElements,
-                            options.recordIrCoverage))
+                            options.recordIrCoverage, options.verifyTrustedElements))
       return r;
     r.passSeconds = since(t0);
   }

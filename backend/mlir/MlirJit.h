@@ -41,6 +41,13 @@ struct JitOptions {
   /// after each element (a failure is still named by its element, run
   /// again one at a time). Unknown: every element is verified after it.
   std::optional<std::pair<size_t, size_t>> userElements;
+  /// Verify the IR after every trusted element too, as after the user's
+  /// (the default, and what a finding is recorded with). Off, a group of
+  /// trusted elements is verified once, after its last: a campaign's
+  /// workers only say whether a case fails, and a failing case runs again
+  /// in a fresh child with this on, where a trusted element that breaks
+  /// the IR is named before a later one can crash on what it left.
+  bool verifyTrustedElements = true;
   /// Record the IR coverage of the run (BackendRun::entryOps,
   /// passesThatChanged): the ops at the entry of the user's elements, and
   /// which of them change the IR. Needs `userElements`. Off for reruns and

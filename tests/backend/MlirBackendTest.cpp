@@ -206,3 +206,53 @@ return %2
   ASSERT_TRUE(optimised.ok()) << optimised.message;
   EXPECT_GT(optimised.codegenSeconds, 0);
 }
+
+// The IR coverage is of the IR at the user's stage, also with no user
+// passes (O0), where the trusted elements before and after the stage
+// would otherwise run as one group.
+TEST(MlirBackend, EntryOpsAreTakenAtTheStageWithNoUserPasses) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase(R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[4,8]
+%1 = exp %0 : f32[4,8]
+return %1
+)",
+                        c, err))
+      << err.format("case");
+  MlirJit jit;
+  RunConfig config;
+  config.stage = PassStage::Loops;
+  config.jit.recordIrCoverage = true;
+  const CaseOutcome out = runCase(c, jit, config);
+  ASSERT_EQ(out.verdict, VerdictKind::Ok) << out.summary;
+  const std::vector<std::string> &ops = out.run.entryOps;
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "math.exp f32"), ops.end());
+  EXPECT_NE(std::find(ops.begin(), ops.end(), "scf.for index"), ops.end())
+      << ::testing::PrintToString(ops);
+  EXPECT_EQ(std::find(ops.begin(), ops.end(), "affine.for"), ops.end());
+}
+
+// A kernel with state of its own (the npu style's scratchpad global, zero
+// in each compiled kernel) is compiled again for a rerun, never reused.
+TEST(MlirBackend, AKernelWithAWritableGlobalIsNotReused) {
+  const Case c = generateCase(5, Policy::defaults());
+  MlirEmitOptions emit;
+  emit.style = MlirStyle::Npu;
+  MlirKernel kernel;
+  std::string error;
+  ASSERT_TRUE(emitMlir(c, emit, kernel, error)) << error;
+  ASSERT_NE(kernel.text.find("@npf_spad"), std::string::npos);
+  Pipeline o0;
+  ASSERT_TRUE(resolvePipeline("O0", MlirStyle::Npu, o0, error)) << error;
+  const std::vector<TensorData> inputs = toTensorData(runReference(c).inputs);
+  MlirJit jit;
+  JitOptions reuse;
+  reuse.reuseCompiled = true;
+  const BackendRun first = jit.run(kernel, o0.elements(), inputs, c.outputTypes(), reuse);
+  ASSERT_TRUE(first.ok()) << first.message;
+  const BackendRun again = jit.run(kernel, o0.elements(), inputs, c.outputTypes(), reuse);
+  ASSERT_TRUE(again.ok()) << again.message;
+  EXPECT_GT(again.codegenSeconds, 0);
+}
