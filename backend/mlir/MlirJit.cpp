@@ -206,8 +206,18 @@ struct GroupMarks : mlir::PassInstrumentation {
 struct TrustedGroup {
   std::unique_ptr<mlir::PassManager> pm;
   GroupMarks *marks = nullptr; ///< owned by `pm`
-  std::vector<size_t> elementOfPass;
 };
+
+/// Appends pipeline element `element` to `pm`; false with `r` saying why.
+bool addElement(mlir::OpPassManager &pm, const std::string &element, BackendRun &r) {
+  std::string pipelineError;
+  llvm::raw_string_ostream errs(pipelineError);
+  if (mlir::succeeded(mlir::parsePassPipeline(element, pm, errs)))
+    return true;
+  r.status = BackendRun::Status::PassFailure;
+  r.message = "cannot parse pass pipeline element '" + element + "': " + pipelineError;
+  return false;
+}
 
 /// `op(pipeline)`: a pipeline nested on an op, which the pass manager would
 /// merge with one that follows it.
@@ -365,21 +375,17 @@ struct MlirJit::Impl {
     // one can crash on what it left. Otherwise once, after the group.
     g->pm = std::make_unique<mlir::PassManager>(ctx.get(), "builtin.module");
     g->pm->enableVerifier(verifyEach);
+    std::vector<size_t> elementOfPass; // of each top-level pass, in order
     for (size_t i = first; i < first + count; ++i) {
       const size_t before = g->pm->size();
-      std::string pipelineError;
-      llvm::raw_string_ostream errs(pipelineError);
-      if (mlir::failed(mlir::parsePassPipeline(elements[i], *g->pm, errs))) {
-        r.status = BackendRun::Status::PassFailure;
-        r.message = "cannot parse pass pipeline element '" + elements[i] + "': " + pipelineError;
+      if (!addElement(*g->pm, elements[i], r))
         return nullptr;
-      }
-      g->elementOfPass.insert(g->elementOfPass.end(), g->pm->size() - before, i - first);
+      elementOfPass.insert(elementOfPass.end(), g->pm->size() - before, i - first);
     }
     auto marks = std::make_unique<GroupMarks>();
     size_t k = 0;
     for (mlir::Pass &pass : g->pm->getPasses())
-      marks->element[&pass] = g->elementOfPass[k++];
+      marks->element[&pass] = elementOfPass[k++];
     g->marks = marks.get();
     g->pm->addInstrumentation(std::move(marks));
     return (groups[key] = std::move(g)).get();
@@ -410,24 +416,18 @@ struct MlirJit::Impl {
     for (size_t i = 0; i < elements.size();) {
       size_t end = i + 1;
       if (!isUser(i))
-        // Two nested pipelines in a row (`func.func(a)`, `func.func(b)`)
-        // would be merged into one by the pass manager: a group ends
-        // before the second.
-        // A group also ends where the user's elements start, even when
-        // there are none: the IR coverage is taken there.
+        // A group ends before the second of two nested pipelines in a row
+        // (`func.func(a)`, `func.func(b)`), which the pass manager would
+        // merge, and where the user's elements start, even when there are
+        // none: the IR coverage is taken there.
         while (end < elements.size() && !isUser(end) && !(user && end == from) &&
                !(nestedElement(elements[end - 1]) && nestedElement(elements[end])))
           ++end;
       Step step{i, end - i, nullptr, nullptr};
       if (isUser(i)) {
         step.single = std::make_unique<mlir::PassManager>(ctx.get(), "builtin.module");
-        std::string pipelineError;
-        llvm::raw_string_ostream errs(pipelineError);
-        if (mlir::failed(mlir::parsePassPipeline(elements[i], *step.single, errs))) {
-          r.status = BackendRun::Status::PassFailure;
-          r.message = "cannot parse pass pipeline element '" + elements[i] + "': " + pipelineError;
+        if (!addElement(*step.single, elements[i], r))
           return false;
-        }
       } else if (!(step.group = group(elements, i, end - i, verifyTrusted, r))) {
         return false;
       }
@@ -499,6 +499,17 @@ struct MlirJit::Impl {
       return false;
     }
     return true;
+  }
+
+  /// Whether `last` is the code of `key` and still callable: a rerun of
+  /// the kernel compiled last, on other inputs, calls its code again (the
+  /// same text through the same passes compiles to the same code). Not
+  /// bounds-checked: the check's sites are those of the last checked build.
+  bool stillCompiled(const std::string &key, const JitOptions &options) {
+    std::string error;
+    const KernelJit *jit = KernelJit::forCpu(options.cpu, error);
+    return !options.boundsCheck && last.fn && !last.key.empty() && last.key == key && jit &&
+           jit->generation() == last.generation;
   }
 
   /// JIT-compiles `module` for `cpu` and calls `entry` through its C
@@ -989,14 +1000,7 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   r.mlir = kernel.text;
   impl().context();
   const std::string key = compileKey(kernel.text, elements, options);
-  // A rerun of the kernel compiled last, on other inputs, calls its code
-  // again: the same text through the same passes compiles to the same code.
-  // (Not bounds-checked: the check's sites are the last checked build's.)
-  std::string jitError;
-  const KernelJit *kernelJit = KernelJit::forCpu(options.cpu, jitError);
-  const bool reuse = options.reuseCompiled && !options.boundsCheck && impl().last.fn &&
-                     !impl().last.key.empty() && impl().last.key == key && kernelJit &&
-                     kernelJit->generation() == impl().last.generation;
+  const bool reuse = options.reuseCompiled && impl().stillCompiled(key, options);
   mlir::OwningOpRef<mlir::ModuleOp> module;
   if (reuse) {
     r.passWarnings = impl().last.passWarnings;

@@ -1,9 +1,9 @@
 //===- backend/mlir/MlirJit.h - In-process MLIR passes and JIT --*- C++ -*-===//
 //
 // Runs emitted MLIR through a pass pipeline with PassManager and executes the
-// kernel with one LLVM JIT per process (KernelJit), in this process. One MLIRContext is reused
-// across runs (recreated periodically so memory stays flat). MLIR headers stay
-// in the .cpp.
+// kernel with one LLVM JIT per process (KernelJit), in this process. One
+// MLIRContext is reused across runs (recreated periodically so memory stays
+// flat). MLIR headers stay in the .cpp.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_MLIR_MLIRJIT_H
@@ -37,9 +37,8 @@ struct JitOptions {
   std::string cpu = "x86-64-v3";
   /// The user's elements of the pipeline, [first, first + count), when the
   /// caller knows them: the others, the style's lowering and the tail, are
-  /// trusted and run in groups, the IR verified after each group instead of
-  /// after each element (a failure is still named by its element, run
-  /// again one at a time). Unknown: every element is verified after it.
+  /// trusted and run in groups of cached pass managers (a failure is still
+  /// named by its element). Unknown: every element runs on its own.
   std::optional<std::pair<size_t, size_t>> userElements;
   /// Verify the IR after every trusted element too, as after the user's
   /// (the default, and what a finding is recorded with). Off, a group of
