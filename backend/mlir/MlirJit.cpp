@@ -533,7 +533,9 @@ struct MlirJit::Impl {
     std::string error;
     KernelJit *jit = KernelJit::forCpu(cpu, error);
     if (!jit) {
-      r.status = BackendRun::Status::CompileError;
+      // No target machine, or the C runner utils cannot be loaded: the
+      // installation's fault, never the kernel's.
+      r.status = BackendRun::Status::EnvironmentError;
       r.message = error;
       return false;
     }
