@@ -319,6 +319,37 @@ TEST(DTypeSweep, EveryExponentAgainstOracles) {
   }
 }
 
+TEST(DTypeSweep, BF16NearestEvenIsTheNearestOfTheDirectedRoundings) {
+  // floatToBF16Bits rounds to nearest-even in a carry form of its own; the
+  // directed modes go through the exact integer rounding. Nearest-even must
+  // be the nearer of the two neighbours they give, the even one on a tie
+  // (every f32 and bf16 difference is exact in double).
+  for (uint64_t b = 0; b < (uint64_t(1) << 32); b += 4093) {
+    for (uint32_t low : {0x0000u, 0x7FFFu, 0x8000u, 0x8001u}) {
+      const uint32_t bits = (uint32_t(b) & 0xFFFF0000u) | low;
+      const float v = fromBits(bits);
+      if (std::isnan(v))
+        continue;
+      const uint16_t ne = floatToBF16Bits(v, RNE);
+      const uint16_t dn = floatToBF16Bits(v, RDN), up = floatToBF16Bits(v, RUP);
+      const double dDn = double(v) - double(bf16BitsToFloat(dn));
+      const double dUp = double(bf16BitsToFloat(up)) - double(v);
+      uint16_t want = dDn < dUp ? dn : up;
+      if (dn != up && dDn == dUp)
+        want = (dn & 1) == 0 ? dn : up;
+      if (std::isinf(v))
+        want = dn; // both directed roundings keep an infinity
+      else if (std::isinf(bf16BitsToFloat(up)) && !std::isinf(bf16BitsToFloat(dn)))
+        // Above the largest finite bf16: nearest-even overflows from its
+        // midpoint with infinity on, as IEEE defines.
+        want = v >= 0x1.FFp127 ? up : dn;
+      else if (std::isinf(bf16BitsToFloat(dn)) && !std::isinf(bf16BitsToFloat(up)))
+        want = v <= -0x1.FFp127 ? dn : up;
+      ASSERT_EQ(ne, want) << std::hex << bits;
+    }
+  }
+}
+
 TEST(DTypeFastRounding, Boundaries) {
   // Around the f16 fast path's edges: 2^-14 (smallest normal), the largest
   // subnormal's midpoint, 65504 / 65519 / 65520 and 2^16.
