@@ -4,6 +4,7 @@
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/PtoBackend.h"
+#include "backend/pto/TraceShim.h"
 
 #include <cstdio>
 #include <cstring>
@@ -19,10 +20,43 @@ namespace fs = std::filesystem;
 
 /// What the precompiled header holds: pto-inst.hpp needs <cstdint> before
 /// it; the rest is what the harness uses.
-const char *kPrelude = "#include <cstdint>\n#include <cstdio>\n#include <type_traits>\n"
-                       "#include <cstdlib>\n#include <utility>\n#include \"pto/pto-inst.hpp\"\n";
+///
+/// pto-isa's own loop helpers (pto/cpu/parallel.hpp) are replaced, under
+/// that header's include guard, by sequential ones with the same interface.
+/// Its helpers split a loop over a tile's rows across std::threads when the
+/// tile has 16,384 elements or more, so every loop body (one per
+/// instruction and tile type) instantiated and compiled std::thread's
+/// machinery: about a fifth of compiling a kernel, for a branch the fuzzed
+/// tiles hardly take. The rows are independent, so the order they run in
+/// changes no result; a simulator that runs them in one thread is the one
+/// the race oracle assumes anyway (backend/pto/TraceShim.h). Its
+/// vectorisation hint is a pragma that does nothing at -O0.
+const char *kPrelude = R"(#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <type_traits>
+#include <utility>
+#define PTO_CPU_PARALLEL_HPP
+#define PTO_CPU_VECTORIZE_LOOP
+namespace pto::cpu {
+inline unsigned get_thread_count() noexcept { return 1; }
+template <typename Fn> inline void parallel_for_1d(std::size_t begin, std::size_t end, std::size_t, Fn fn) {
+  for (std::size_t i = begin; i < end; ++i)
+    fn(i);
+}
+template <typename Fn> inline void parallel_for_rows(std::size_t rows, std::size_t, Fn fn) {
+  parallel_for_1d(0, rows, 0, fn);
+}
+} // namespace pto::cpu
+#include "pto/pto-inst.hpp"
+)";
 
-bool writeText(const std::string &path, const char *text) {
+/// The prelude and pipe trace's recorder (backend/pto/TraceShim.h), which
+/// every harness with the race oracle on would otherwise compile again.
+std::string preludeText() { return std::string(kPrelude) + traceDefinitions(); }
+
+bool writeText(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   return static_cast<bool>(out << text) && static_cast<bool>(out.flush());
 }
@@ -56,7 +90,7 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
   }
   // Keyed by everything the build depends on, including the compiler binary
   // itself: a precompiled header from another compiler build is rejected.
-  std::string key = t.cxx + "\n" + t.ptoIsa + "\n" + kPrelude;
+  std::string key = t.cxx + "\n" + t.ptoIsa + "\n" + preludeText();
   for (const std::string &f : simulatorFlags(t))
     key += "\n" + f;
   std::error_code ec;
@@ -83,7 +117,7 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
   // may be reading it already (the same text).
   const std::string header = (dir / "prelude.h").string();
   if (!fs::exists(header, ec) &&
-      (!writeText(tag + ".h", kPrelude) || (fs::rename(tag + ".h", header, ec), ec))) {
+      (!writeText(tag + ".h", preludeText()) || (fs::rename(tag + ".h", header, ec), ec))) {
     error = "cannot write " + header;
     return false;
   }

@@ -34,7 +34,11 @@ const char *const kLocationPipe[][2] = {
 /// Not instructions: they run on the scalar unit and touch no buffer.
 const char *const kNotInstructions[] = {"TASSIGN"};
 
-const char *const kPrelude = R"(// --- npufuzz's pipe trace (backend/pto/TraceShim.h) ---
+/// The recorder itself, kept apart from the macros so that the simulator's
+/// precompiled header holds it, compiled once (backend/pto/PrecompiledSimulator.h);
+/// a harness's own copy is skipped by its guard then.
+const char *const kDefinitions = R"(#ifndef NPF_TRACE_DEFINITIONS
+#define NPF_TRACE_DEFINITIONS
 #include "pto/pto-inst.hpp"
 #include <cstdint>
 #include <cstdio>
@@ -145,7 +149,10 @@ inline bool write(const char *dir) {
   return std::fclose(f) == 0;
 }
 } // namespace npf_trace
-#define set_flag(...) ::npf_trace::flag('S', __LINE__, __VA_ARGS__)
+#endif // NPF_TRACE_DEFINITIONS
+)";
+
+const char *const kMacros = R"(#define set_flag(...) ::npf_trace::flag('S', __LINE__, __VA_ARGS__)
 #define wait_flag(...) ::npf_trace::flag('W', __LINE__, __VA_ARGS__)
 #define pipe_barrier(...) ::npf_trace::barrier(__LINE__, __VA_ARGS__)
 )";
@@ -163,7 +170,9 @@ bool isIdentifierChar(char c) { return std::isalnum(static_cast<unsigned char>(c
 
 const std::string &traceShim() {
   static const std::string text = [] {
-    std::string s = kPrelude;
+    std::string s = "// --- npufuzz's pipe trace (backend/pto/TraceShim.h) ---\n";
+    s += kDefinitions;
+    s += kMacros;
     for (const char *name : kFixedPipe)
       s += opMacro(name, std::string("::npf_trace::FixedPipe<::pto::Op::") + name + ">{}");
     for (const auto &row : kLocationPipe)
@@ -172,6 +181,8 @@ const std::string &traceShim() {
   }();
   return text;
 }
+
+const char *traceDefinitions() { return kDefinitions; }
 
 std::vector<std::string> untracedOps(const std::string &kernelCpp) {
   std::set<std::string> traced(std::begin(kFixedPipe), std::end(kFixedPipe));

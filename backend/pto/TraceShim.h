@@ -28,6 +28,11 @@ namespace npufuzz {
 /// DIR/trace.txt.
 const std::string &traceShim();
 
+/// The part of the shim that does not depend on the kernel, behind its own
+/// include guard: the simulator's precompiled header includes it, so a
+/// kernel's compile neither parses nor instantiates it again.
+const char *traceDefinitions();
+
 /// T-op calls in `kernelCpp` the shim does not trace: names it has no row
 /// for, and calls with explicit template arguments (`TLOAD<...>(`), which a
 /// function-like macro cannot see. A kernel with any is not analysed.
