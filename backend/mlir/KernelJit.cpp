@@ -70,6 +70,46 @@ bool addPackedWrapper(llvm::Module &module, const std::string &name) {
   b.CreateRetVoid();
   return true;
 }
+/// Replaces each load of an aggregate that is only taken apart (every use an
+/// extractvalue) by a load of each field taken, at the same point, from the
+/// field's address. The C interface's wrapper of a kernel loads each memref
+/// descriptor whole: FastISel cannot select such a load, and the wrapper
+/// went to SelectionDAG, more than half the code generator's time for a
+/// small kernel. Loading the fields one by one where the aggregate was
+/// loaded reads the same bytes at the same moment.
+void splitAggregateLoads(llvm::Module &module) {
+  const llvm::DataLayout &layout = module.getDataLayout();
+  std::vector<llvm::LoadInst *> work;
+  for (llvm::Function &fn : module)
+    for (llvm::BasicBlock &block : fn)
+      for (llvm::Instruction &inst : block)
+        if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
+          work.push_back(load);
+  while (!work.empty()) {
+    llvm::LoadInst *load = work.back();
+    work.pop_back();
+    if (!load->getType()->isAggregateType() || !load->isSimple() ||
+        !llvm::all_of(load->users(),
+                      [](const llvm::User *u) { return llvm::isa<llvm::ExtractValueInst>(u); }))
+      continue;
+    llvm::IRBuilder<> b(load);
+    for (llvm::User *user : llvm::make_early_inc_range(load->users())) {
+      auto *extract = llvm::cast<llvm::ExtractValueInst>(user);
+      std::vector<llvm::Value *> path = {b.getInt32(0)};
+      for (unsigned index : extract->getIndices())
+        path.push_back(b.getInt32(index));
+      const uint64_t offset = layout.getIndexedOffsetInType(load->getType(), path);
+      llvm::Value *address = b.CreateInBoundsGEP(load->getType(), load->getPointerOperand(), path);
+      llvm::LoadInst *field = b.CreateAlignedLoad(extract->getType(), address,
+                                                  llvm::commonAlignment(load->getAlign(), offset));
+      extract->replaceAllUsesWith(field);
+      extract->eraseFromParent();
+      work.push_back(field); // a field that is an aggregate itself
+    }
+    load->eraseFromParent();
+  }
+}
+
 /// Replaces each extractvalue of a field an insertvalue put in its
 /// aggregate by the inserted value, then drops the insertvalues nothing
 /// uses any more. The lowering builds every memref descriptor with
@@ -192,6 +232,7 @@ PackedKernel KernelJit::compile(std::unique_ptr<llvm::LLVMContext> context,
     error = "no function " + ciface + " with a body in the translated module";
     return nullptr;
   }
+  splitAggregateLoads(*module);
   forwardAggregateFields(*module);
   llvm::orc::ResourceTrackerSP tracker = impl_->jit->getMainJITDylib().createResourceTracker();
   if (llvm::Error e = impl_->jit->addIRModule(
