@@ -31,6 +31,12 @@ namespace fs = std::filesystem;
 /// changes no result; a simulator that runs them in one thread is the one
 /// the race oracle assumes anyway (backend/pto/TraceShim.h). Its
 /// vectorisation hint is a pragma that does nothing at -O0.
+///
+/// pto-isa marks every instruction and helper always_inline (PTO_INLINE,
+/// for the device compiler). On the CPU that only makes the compiler inline
+/// each instruction's whole implementation at every call at -O0, and then
+/// select code for one huge kernel function: a sixth of compiling a kernel.
+/// Plain `inline` computes the same, each instantiation compiled once.
 const char *kPrelude = R"(#include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -49,6 +55,9 @@ template <typename Fn> inline void parallel_for_rows(std::size_t rows, std::size
   parallel_for_1d(0, rows, 0, fn);
 }
 } // namespace pto::cpu
+#include "pto/common/type.hpp"
+#undef PTO_INLINE
+#define PTO_INLINE inline
 #include "pto/pto-inst.hpp"
 )";
 
