@@ -262,17 +262,7 @@ float bitsToFloat(uint32_t b) {
 }
 
 uint16_t floatToBF16Bits(float v, RoundingMode m) {
-  // Nearest-even is what every kernel's f32 -> bf16 truncation calls, once
-  // per element, so it takes the carry form: bf16 keeps f32's exponent, so
-  // adding just under half a bf16 ulp (plus the kept last bit, for ties) and
-  // dropping the low half is exact for every non-NaN value, subnormals and
-  // overflow to infinity included.
-  if (m == RoundingMode::NearestEven) {
-    const uint32_t b = floatBits(v);
-    if ((b & 0x7FFFFFFFu) <= 0x7F800000u)
-      return uint16_t((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
-  }
-  return floatTo16(v, kBF16, m);
+  return m == RoundingMode::NearestEven ? floatToBF16BitsNearestEven(v) : floatTo16(v, kBF16, m);
 }
 
 uint16_t floatToF16Bits(float v, RoundingMode m) { return floatTo16(v, kF16, m); }

@@ -58,6 +58,20 @@ float bitsToFloat(uint32_t bits);
 /// and the sign of zero are kept (round(-0.3) is -0).
 double roundToIntegral(double d, RoundingMode m);
 
+/// f32 -> bf16 to nearest, ties to even, in its carry form: bf16 keeps
+/// f32's exponent, so adding just under half a bf16 ulp (plus the kept last
+/// bit, for ties) and dropping the low half is exact for every value,
+/// subnormals and overflow to infinity included. NaN becomes the quiet NaN
+/// with its sign, as floatToBF16Bits gives. Inline: a kernel's every f32 ->
+/// bf16 truncation calls it (the runtime's __truncsfbf2).
+inline uint16_t floatToBF16BitsNearestEven(float v) {
+  uint32_t b;
+  __builtin_memcpy(&b, &v, sizeof b);
+  if ((b & 0x7FFFFFFFu) > 0x7F800000u)
+    return uint16_t(((b >> 16) & 0x8000u) | 0x7FC0u);
+  return uint16_t((b + 0x7FFFu + ((b >> 16) & 1u)) >> 16);
+}
+
 /// Exact IEEE conversions between f32 and the 16-bit formats.
 uint16_t floatToBF16Bits(float v, RoundingMode m);
 uint16_t floatToF16Bits(float v, RoundingMode m);

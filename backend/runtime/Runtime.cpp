@@ -35,7 +35,7 @@ extern "C" int32_t npf_rt_int_to_bits(int64_t x, int32_t dtype, int32_t mode) {
 }
 
 extern "C" __attribute__((weak)) __bf16 __truncsfbf2(float x) {
-  const uint16_t bits = floatToBF16Bits(x, RoundingMode::NearestEven);
+  const uint16_t bits = floatToBF16BitsNearestEven(x);
   __bf16 r;
   std::memcpy(&r, &bits, sizeof r);
   return r;
