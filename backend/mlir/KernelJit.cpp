@@ -254,6 +254,15 @@ PackedKernel KernelJit::compile(std::unique_ptr<llvm::LLVMContext> context,
 
 uint64_t KernelJit::generation() const { return impl_->compiled; }
 
+void *KernelJit::address(const std::string &name) {
+  auto found = impl_->jit->lookup(name);
+  if (!found) {
+    llvm::consumeError(found.takeError());
+    return nullptr;
+  }
+  return found->toPtr<void *>();
+}
+
 void KernelJit::release() {
   if (impl_ && impl_->current) {
     llvm::consumeError(impl_->current->remove());

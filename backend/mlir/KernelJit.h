@@ -50,6 +50,10 @@ public:
                        std::unique_ptr<llvm::Module> module, const std::string &entry,
                        std::string &error);
 
+  /// The address of `name`, a symbol the kernel compiled last defines (and
+  /// exports); null when it has none.
+  void *address(const std::string &name);
+
   /// Releases the kernel compiled last, if any.
   void release();
 

@@ -38,6 +38,7 @@
 #include "mlir/Tools/Plugins/PassPlugin.h"
 
 #include "llvm/IR/GlobalVariable.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/TargetSelect.h"
@@ -45,6 +46,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
+#include <cstring>
 #include <functional>
 #include <iterator>
 #include <map>
@@ -226,22 +228,48 @@ bool nestedElement(const std::string &element) {
   return paren != std::string::npos && element.find('.') < paren && element.find('{') > paren;
 }
 
+/// A writable global of a compiled kernel that starts at zero: where it
+/// is, and how many bytes.
+struct ZeroStartedGlobal {
+  void *address = nullptr;
+  uint64_t bytes = 0;
+};
+
 /// The kernel compiled last, callable until the next compilation.
 struct CompiledKernel {
   std::string key; ///< what it was compiled from; empty: not for reuse
   PackedKernel fn = nullptr;
   uint64_t generation = 0;  ///< KernelJit's: any later compilation released it
   std::string passWarnings; ///< what its passes said while succeeding
+  /// Set to zero again before each reuse: a call leaves its contents
+  /// behind (the npu style's scratchpad), and a second call must start
+  /// from the state the first did.
+  std::vector<ZeroStartedGlobal> globals;
 };
 
-/// Whether a second call of `module`'s code starts from the state the
-/// first did: not when it has a global it may write (the npu style's
-/// scratchpad starts at zero in each compiled kernel, and a call leaves
-/// its contents behind).
-bool callsAlike(const llvm::Module &module) {
-  for (const llvm::GlobalVariable &g : module.globals())
-    if (!g.isDeclaration() && !g.isConstant())
-      return false;
+/// Gives each writable global of `module` an exported function that
+/// returns its address (`accessors`, with the global's size), for a reuse
+/// to set it to zero again. False when one starts at something else: a call
+/// of the reused code could then not start from the state the first did.
+/// The kernel's own code is unchanged.
+bool addGlobalAccessors(llvm::Module &module,
+                        std::vector<std::pair<std::string, uint64_t>> &accessors) {
+  std::vector<llvm::GlobalVariable *> writable;
+  for (llvm::GlobalVariable &g : module.globals())
+    if (!g.isDeclaration() && !g.isConstant()) {
+      if (!g.hasInitializer() || !g.getInitializer()->isNullValue())
+        return false;
+      writable.push_back(&g);
+    }
+  llvm::LLVMContext &context = module.getContext();
+  auto *type = llvm::FunctionType::get(llvm::PointerType::getUnqual(context), false);
+  for (llvm::GlobalVariable *g : writable) {
+    const std::string name = "npf_global_address_" + std::to_string(accessors.size());
+    auto *fn = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage, name, module);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", fn));
+    b.CreateRet(g);
+    accessors.push_back({name, module.getDataLayout().getTypeAllocSize(g->getValueType())});
+  }
   return true;
 }
 
@@ -548,7 +576,8 @@ struct MlirJit::Impl {
       return false;
     }
     jit->prepare(*llvmModule);
-    const bool reusable = !key.empty() && callsAlike(*llvmModule);
+    std::vector<std::pair<std::string, uint64_t>> accessors;
+    bool reusable = !key.empty() && addGlobalAccessors(*llvmModule, accessors);
     // LLVM's O0 pipeline (always-inline and the like), as ExecutionEngine
     // ran it: the code generator gets what the lowering wrote.
     if (llvm::Error e = mlir::makeOptimizingTransformer(0, 0, nullptr)(llvmModule.get())) {
@@ -564,8 +593,16 @@ struct MlirJit::Impl {
       return false;
     }
     clearRunningStage();
+    std::vector<ZeroStartedGlobal> globals;
+    for (const auto &[accessor, bytes] : reusable ? accessors : decltype(accessors)()) {
+      auto *addressOf = reinterpret_cast<void *(*)()>(jit->address(accessor));
+      reusable = reusable && addressOf;
+      if (addressOf)
+        globals.push_back({addressOf(), bytes});
+    }
     r.codegenSeconds = since(t0);
-    last = {reusable ? key : std::string(), fn, jit->generation(), r.passWarnings};
+    last = {reusable ? key : std::string(), fn, jit->generation(), r.passWarnings,
+            std::move(globals)};
 
     r.executeSeconds = 0;
     for (std::vector<CallArg> *set : argSets)
@@ -1043,6 +1080,8 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   bool ran = true;
   if (reuse) {
     r.executeSeconds = 0;
+    for (const ZeroStartedGlobal &g : impl().last.globals)
+      std::memset(g.address, 0, g.bytes);
     impl().call(impl().last.fn, args, r);
   } else {
     ran = impl().compileAndCall(*module, kernel.entry, args, options.cpu, r, key);
