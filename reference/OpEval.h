@@ -79,7 +79,7 @@ inline float roundRNE(float v, DType t) {
   const uint32_t sign = b & 0x80000000u, mag = b & 0x7FFFFFFFu;
   uint32_t r;
   if (t == DType::BF16 && mag <= 0x7F800000u) {
-    r = (b + 0x7FFFu + ((b >> 16) & 1u)) & 0xFFFF0000u;
+    r = uint32_t(floatToBF16BitsNearestEven(v)) << 16;
   } else if (t == DType::F16 && mag >= 0x38800000u && mag < 0x47800000u) {
     // [2^-14, 2^16): round to 10 mantissa bits; reaching 2^16 means the f16
     // value overflowed to infinity.

@@ -83,14 +83,15 @@ void splitAggregateLoads(llvm::Module &module) {
   for (llvm::Function &fn : module)
     for (llvm::BasicBlock &block : fn)
       for (llvm::Instruction &inst : block)
-        if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst))
+        if (auto *load = llvm::dyn_cast<llvm::LoadInst>(&inst);
+            load && load->getType()->isAggregateType())
           work.push_back(load);
   while (!work.empty()) {
     llvm::LoadInst *load = work.back();
     work.pop_back();
-    if (!load->getType()->isAggregateType() || !load->isSimple() ||
-        !llvm::all_of(load->users(),
-                      [](const llvm::User *u) { return llvm::isa<llvm::ExtractValueInst>(u); }))
+    if (!load->isSimple() || !llvm::all_of(load->users(), [](const llvm::User *u) {
+          return llvm::isa<llvm::ExtractValueInst>(u);
+        }))
       continue;
     llvm::IRBuilder<> b(load);
     for (llvm::User *user : llvm::make_early_inc_range(load->users())) {
@@ -104,7 +105,8 @@ void splitAggregateLoads(llvm::Module &module) {
                                                   llvm::commonAlignment(load->getAlign(), offset));
       extract->replaceAllUsesWith(field);
       extract->eraseFromParent();
-      work.push_back(field); // a field that is an aggregate itself
+      if (field->getType()->isAggregateType()) // a field that is an aggregate itself
+        work.push_back(field);
     }
     load->eraseFromParent();
   }

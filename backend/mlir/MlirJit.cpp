@@ -576,7 +576,7 @@ struct MlirJit::Impl {
       return false;
     }
     jit->prepare(*llvmModule);
-    std::vector<std::pair<std::string, uint64_t>> accessors;
+    std::vector<std::pair<std::string, uint64_t>> accessors; // none unless reusable
     bool reusable = !key.empty() && addGlobalAccessors(*llvmModule, accessors);
     // LLVM's O0 pipeline (always-inline and the like), as ExecutionEngine
     // ran it: the code generator gets what the lowering wrote.
@@ -594,11 +594,11 @@ struct MlirJit::Impl {
     }
     clearRunningStage();
     std::vector<ZeroStartedGlobal> globals;
-    for (const auto &[accessor, bytes] : reusable ? accessors : decltype(accessors)()) {
-      auto *addressOf = reinterpret_cast<void *(*)()>(jit->address(accessor));
-      reusable = reusable && addressOf;
-      if (addressOf)
+    for (const auto &[accessor, bytes] : accessors) {
+      if (auto *addressOf = reinterpret_cast<void *(*)()>(jit->address(accessor)))
         globals.push_back({addressOf(), bytes});
+      else
+        reusable = false;
     }
     r.codegenSeconds = since(t0);
     last = {reusable ? key : std::string(), fn, jit->generation(), r.passWarnings,
