@@ -3,8 +3,7 @@
 // Runs generated cases (the PTO policy) through ptoas and the pto-isa CPU
 // simulator on one core, and splits the time of the cases PTO expresses
 // between ptoas, compiling the simulator with the harness, and running it.
-// The toolchain comes from NPUFUZZ_PTOAS and NPUFUZZ_PTO_ISA (as
-// ci/install-pto.sh prints them).
+// The toolchain is the one `--backend pto` discovers (docs/toolchains.md).
 //
 //   build/bin/bench_pto [count] [seed-start]
 //   build/bin/bench_pto [count] [seed-start] --unsupported
@@ -16,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
+#include "backend/toolchains/BackendToolchains.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
 #include "ir/Storage.h"
@@ -61,7 +61,7 @@ int main(int argc, char **argv) {
   }
   PtoToolchain t;
   std::string error;
-  if (!resolvePtoToolchain(t, error)) {
+  if (!setUpPtoToolchain(t, error)) {
     std::fprintf(stderr, "bench_pto: %s\n", error.c_str());
     return 2;
   }

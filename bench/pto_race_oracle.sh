@@ -9,8 +9,8 @@
 #
 # Each round runs `fuzz --backend pto --max-cases CASES --jobs JOBS
 # --no-reduce` from seed 0 both ways (the order alternates between
-# rounds); the rate is CASES over the summed wall time. The toolchain comes
-# from NPUFUZZ_PTOAS and NPUFUZZ_PTO_ISA (ci/install-pto.sh prints them).
+# rounds); the rate is CASES over the summed wall time. The toolchain is the one
+# that `npufuzz fuzz --backend pto` discovers (docs/toolchains.md).
 # Defaults: build/bin/npufuzz, 150 cases, 2 rounds, 2 jobs.
 #
 #===----------------------------------------------------------------------===#

@@ -2,7 +2,7 @@
 #===- ci/nightly.sh - The nightly fuzzing run -------------------------------===#
 #
 # A time-boxed campaign per (backend, style, pipeline): the MLIR styles and
-# pipelines, real ptoas + pto-isa and real PyTorch; new findings reduced, the
+# pipelines, the user's ptoas + pto-isa and PyTorch; new findings reduced, the
 # regression corpus replayed, and a report (report.json, junit.xml,
 # index.html) in $OUT/report. Exits non-zero only on new signatures (or on a
 # regression whose verdict changed); known signatures are listed in
@@ -25,16 +25,23 @@ cmake -S . -B build -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=cl
 # The regression corpus replays planted faults from the test plugin.
 cmake --build build --target npufuzz npufuzz_rt npufuzz_test_plugin
 
-# The seeds' toolchains beside the MLIR pipelines: real ptoas + pto-isa
-# (built once into a cache by ci/install-pto.sh) and Debian's PyTorch.
-while IFS= read -r line; do
-  case $line in NPUFUZZ_PTOAS=*|NPUFUZZ_PTO_ISA=*) export "${line?}" ;; esac
-done < <(bash ci/install-pto.sh)
-
+# The seeds' toolchains beside the MLIR pipelines: the user's ptoas +
+# pto-isa and PyTorch, as discovery finds them (docs/toolchains.md). A
+# backend whose toolchain is not here is left out, and says so.
+"$NPUFUZZ" toolchains --no-canary-case || exit 2
 # backend style pipeline
 CONFIGS=("mlir-jit affine O0" "mlir-jit affine O2" "mlir-jit affine random:1"
-  "mlir-jit tensor O0" "mlir-jit tensor O2" "mlir-jit npu O0" "mlir-jit npu O2"
-  "pto affine O0" "torch affine O0")
+  "mlir-jit tensor O0" "mlir-jit tensor O2" "mlir-jit npu O0" "mlir-jit npu O2")
+if "$NPUFUZZ" toolchains --no-canary-case --require ptoas --require pto-isa >/dev/null 2>&1; then
+  CONFIGS+=("pto affine O0")
+else
+  echo "nightly: no pto campaign (no PTO toolchain found; docs/toolchains.md)"
+fi
+if "$NPUFUZZ" toolchains --no-canary-case --require torch >/dev/null 2>&1; then
+  CONFIGS+=("torch affine O0")
+else
+  echo "nightly: no torch campaign (no Python with torch found; docs/toolchains.md)"
+fi
 PER=$((BUDGET / ${#CONFIGS[@]}))
 DIRS=()
 for config in "${CONFIGS[@]}"; do

@@ -7,6 +7,7 @@
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/mlir/Pipelines.h"
+#include "backend/toolchains/Canary.h"
 #include "oracles/DataSets.h"
 #include "oracles/MemoryErrorOracle.h"
 #include "oracles/PassBlame.h"
@@ -124,10 +125,10 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
   tool.passPlugins = options.passPlugins;
   tool.timeoutSeconds = options.toolTimeoutSeconds;
   if (!options.mlirOpt.empty()) {
-    tool.mlirOpt = options.mlirOpt;
-    std::string path;
-    if (!tool.find(path, error))
+    LocatedToolchain found;
+    if (!findWorkingToolchain(ToolchainKind::MlirOpt, options.mlirOpt, found, error))
       return fail(error);
+    tool.mlirOpt = found.path;
   }
 
   // 1. The IR after every pass must verify.

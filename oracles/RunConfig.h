@@ -61,14 +61,9 @@ MlirEmitOptions emitOptionsOf(const RunConfig &config);
 /// pipeline; the stage is kept): what blame by prefix runs.
 RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes);
 
-/// The python --backend torch uses: `python` when given, else
-/// $NPUFUZZ_PYTHON, else Debian's /usr/bin/python3 (a python3 earlier on
-/// PATH may lack Debian's python3-torch).
-std::string torchPython(const std::string &python);
-
-/// Sets up `config` for --backend torch with `python`: the persistent
-/// adapter, after checking that this python imports torch and numpy.
-/// False with a message that names the packages otherwise.
+/// Sets up `config` for --backend torch with `python` (--python; empty:
+/// discovered, docs/toolchains.md#torch): the persistent adapter, after the
+/// python's canary imports torch and numpy. False with the reason otherwise.
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error);
 
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).

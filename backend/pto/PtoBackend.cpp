@@ -56,28 +56,9 @@ std::string firstError(const std::string &text) {
 }
 } // namespace
 
-bool resolvePtoToolchain(PtoToolchain &t, std::string &error) {
-  if (t.ptoas.empty())
-    if (const char *env = std::getenv("NPUFUZZ_PTOAS"))
-      t.ptoas = env;
-  if (t.ptoIsa.empty())
-    if (const char *env = std::getenv("NPUFUZZ_PTO_ISA"))
-      t.ptoIsa = env;
-  const std::string help = "; `bash ci/install-pto.sh` builds ptoas and unpacks pto-isa from "
-                           "../shared/third_party and prints both paths";
+bool checkPtoToolchain(const PtoToolchain &t, std::string &error) {
   if (t.ptoas.empty() || t.ptoIsa.empty()) {
-    error = "--backend pto needs --ptoas PATH and --pto-isa DIR (or NPUFUZZ_PTOAS and "
-            "NPUFUZZ_PTO_ISA)" +
-            help;
-    return false;
-  }
-  if (::access(resolveProgram(t.ptoas).c_str(), X_OK) != 0) {
-    error = "--ptoas " + t.ptoas + ": not an executable" + help;
-    return false;
-  }
-  std::error_code ec;
-  if (!fs::exists(fs::path(t.ptoIsa) / "pto" / "pto-inst.hpp", ec)) {
-    error = "--pto-isa " + t.ptoIsa + ": no pto/pto-inst.hpp there" + help;
+    error = "--backend pto needs ptoas and pto-isa (see docs/toolchains.md)";
     return false;
   }
   if (t.memcheckShare > 0 && ::access(resolveProgram(t.valgrind).c_str(), X_OK) != 0) {
@@ -325,8 +306,8 @@ bool ptoText(const Case &c, std::string &text, std::string &reason) {
     return false;
   for (const Value &v : c.values)
     if (v.type.dtype == DType::BF16) {
-      // Documented in shared/third_party/README.md: no std::bfloat16_t with
-      // this C++ library, so the simulator's bfloat16_t is _Float16.
+      // pto-isa's CPU simulator has no std::bfloat16_t with this C++
+      // library, so its bfloat16_t is _Float16 (docs/toolchains.md#pto-isa).
       reason = "pto: pto-isa's CPU simulator holds bf16 as _Float16 (f16 arithmetic)";
       return false;
     }

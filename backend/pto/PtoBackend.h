@@ -74,9 +74,10 @@ struct PtoToolchain {
   std::string batchDir;
 };
 
-/// Fills `t.ptoas` and `t.ptoIsa` from $NPUFUZZ_PTOAS and $NPUFUZZ_PTO_ISA
-/// where empty, and checks both; false with what to do otherwise.
-bool resolvePtoToolchain(PtoToolchain &t, std::string &error);
+/// Checks what the backend needs besides ptoas and pto-isa, which
+/// setUpPtoToolchain (backend/toolchains) finds: the compiler, valgrind
+/// when memcheck watches kernels, the arch. False with what to do otherwise.
+bool checkPtoToolchain(const PtoToolchain &t, std::string &error);
 
 /// Runs `c` with `inputs` (in input-op order) through ptoas and the
 /// simulator; outputs start as `poison`-filled buffers.

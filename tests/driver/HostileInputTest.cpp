@@ -18,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -50,6 +51,12 @@ protected:
     fs::create_directories(tmp + "/dir");
     put("junk", "this is not what any command expects\n");
     put("empty", "");
+    // Headers where pto-isa's are looked for: enough for discovery, so that
+    // the ptoas rows fail on ptoas on any machine.
+    fs::create_directories(tmp + "/isa/pto/common");
+    put("isa/pto/pto-inst.hpp", "");
+    put("isa/pto/common/type.hpp", "");
+    put("typo.json", "{\"ptoass\": \"/opt/ptoas\"}\n");
     put("bad.mlir", "garbage {\n");
     put("div.mlir", "func.func @npf_kernel(%a: memref<4xf32>, %b: memref<4xf32>) {\n"
                     "  %c0 = arith.constant 0 : index\n"
@@ -285,12 +292,54 @@ std::vector<Row> rows() {
       {"run --backend torch with a python that has no torch",
        {"run", "{tmp}/case.npf", "--backend", "torch", "--python", "/bin/false"},
        2,
-       "python3-torch"},
+       "torch /bin/false failed its canary: cannot import torch"},
+      {"run --backend torch with a python that is not one",
+       {"run", "{tmp}/case.npf", "--backend", "torch", "--python", "/bin/true"},
+       2,
+       "printed no torch version"},
       {"run --backend pto with a missing ptoas",
        {"run", "{tmp}/case.npf", "--backend", "pto", "--ptoas", "{tmp}/missing", "--pto-isa",
-        "{tmp}/dir"},
+        "{tmp}/isa"},
        2,
-       "ci/install-pto.sh"},
+       "ptoas from --ptoas: {tmp}/missing is not an executable file; see "
+       "docs/toolchains.md#ptoas"},
+      {"fuzz --backend pto with a ptoas that is /bin/false",
+       {"fuzz", "-o", "{tmp}/pf", "--backend", "pto", "--max-cases", "5", "--pto-isa", "{tmp}/isa"},
+       2,
+       "ptoas /bin/false failed its canary",
+       {"NPUFUZZ_PTOAS=/bin/false"}},
+      {"fuzz --backend pto with a ptoas that is /bin/true",
+       {"fuzz", "-o", "{tmp}/pt", "--backend", "pto", "--max-cases", "5", "--ptoas", "/bin/true",
+        "--pto-isa", "{tmp}/isa"},
+       2,
+       "ptoas /bin/true failed its canary"},
+      {"run --backend pto with a pto-isa directory without its headers",
+       {"run", "{tmp}/case.npf", "--backend", "pto", "--pto-isa", "{tmp}/dir"},
+       2,
+       "no pto/pto-inst.hpp under {tmp}/dir"},
+      {"run with a toolchain config file that does not parse",
+       {"run", "{tmp}/case.npf", "--backend", "pto"},
+       2,
+       "toolchain config {tmp}/junk does not parse",
+       {"NPUFUZZ_CONFIG={tmp}/junk"}},
+      {"run with a toolchain config file that is not there",
+       {"run", "{tmp}/case.npf", "--backend", "torch"},
+       2,
+       "toolchain config {tmp}/missing: ",
+       {"NPUFUZZ_CONFIG={tmp}/missing"}},
+      {"toolchains with a config file naming an unknown toolchain",
+       {"toolchains", "--no-canary-case"},
+       2,
+       "names an unknown toolchain 'ptoass'",
+       {"NPUFUZZ_CONFIG={tmp}/typo.json"}},
+      {"toolchains --require of an unknown toolchain",
+       {"toolchains", "--require", "nope"},
+       2,
+       "--require: unknown toolchain 'nope'"},
+      {"toolchains with a named ptoas that is not one",
+       {"toolchains", "--no-canary-case", "--ptoas", "/bin/true"},
+       2,
+       "ptoas was named (--ptoas) but is not usable"},
       {"run --ptoas without --backend pto",
        {"run", "{tmp}/case.npf", "--ptoas", "{tmp}/junk"},
        2,
@@ -451,7 +500,20 @@ std::vector<Row> rows() {
       {"mlir-tools with an mlir-opt that is not there",
        {"fuzz", "-o", "{tmp}/n", "--backend", "mlir-tools", "--opt", "/nonexistent"},
        2,
-       "--opt: /nonexistent"},
+       "mlir-opt from --opt: /nonexistent is not an executable file"},
+      {"mlir-tools with an mlir-opt that is /bin/true",
+       {"fuzz", "-o", "{tmp}/ot", "--backend", "mlir-tools", "--opt", "/bin/true", "--max-cases",
+        "3"},
+       2,
+       "mlir-opt /bin/true failed its canary: does not report an LLVM version"},
+      {"mlir-tools with an mlir-opt that is /bin/false",
+       {"run", "{tmp}/case.npf", "--backend", "mlir-tools", "--opt", "/bin/false"},
+       2,
+       "mlir-opt /bin/false failed its canary"},
+      {"mlir-tools with an mlir-runner that is mlir-opt",
+       {"run", "{tmp}/case.npf", "--backend", "mlir-tools", "--runner", "mlir-opt-22"},
+       2,
+       "mlir-runner "},
       {"--opt without mlir-tools",
        {"run", "{tmp}/case.npf", "--opt", "/bin/true"},
        2,
@@ -460,6 +522,10 @@ std::vector<Row> rows() {
        {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--opt", "/nonexistent"},
        2,
        "--opt: /nonexistent"},
+      {"verify-pipeline with an mlir-opt that is /bin/true",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--opt", "/bin/true"},
+       2,
+       "mlir-opt /bin/true failed its canary"},
       // Campaign directories: one writer, checked writes, known formats.
       {"fuzz into a directory another run holds",
        {"fuzz", "-o", "{tmp}/held", "--max-cases", "1"},
@@ -538,10 +604,22 @@ TEST_F(HostileInput, EveryRowIsAClearErrorNeverASignalOrASilentSuccess) {
       args.push_back(a);
     }
     std::vector<llvm::StringRef> argv(args.begin(), args.end());
+    auto withTmp = [&](std::string text) {
+      for (size_t at = text.find("{tmp}"); at != std::string::npos; at = text.find("{tmp}"))
+        text.replace(at, 5, tmp);
+      return text;
+    };
+    // The row's variables replace the machine's (getenv takes the first).
     std::vector<std::string> envText;
-    for (char **e = environ; *e; ++e)
-      envText.push_back(*e);
-    envText.insert(envText.end(), row.env.begin(), row.env.end());
+    for (char **e = environ; *e; ++e) {
+      const std::string entry = *e;
+      if (std::none_of(row.env.begin(), row.env.end(), [&](const std::string &v) {
+            return entry.compare(0, v.find('=') + 1, v, 0, v.find('=') + 1) == 0;
+          }))
+        envText.push_back(entry);
+    }
+    for (const std::string &v : row.env)
+      envText.push_back(withTmp(v));
     std::vector<llvm::StringRef> env(envText.begin(), envText.end());
     const std::string out = tmp + "/stdout.txt", err = tmp + "/stderr.txt";
     const std::optional<llvm::StringRef> redirects[] = {llvm::StringRef("/dev/null"),
@@ -552,7 +630,7 @@ TEST_F(HostileInput, EveryRowIsAClearErrorNeverASignalOrASilentSuccess) {
     const std::string said = slurp(err) + slurp(out);
     // ExecuteAndWait gives -2 for a process that died by a signal.
     EXPECT_EQ(status, row.exitCode) << message << "\n" << said;
-    EXPECT_NE(said.find(row.says), std::string::npos) << said;
+    EXPECT_NE(said.find(withTmp(row.says)), std::string::npos) << said;
   }
 }
 

@@ -1,14 +1,15 @@
 //===- tests/integrations/PtoBackendTest.cpp - Real ptoas + pto-isa -------===//
 //
-// Cases through the real PTO toolchain: ptoas built from the snapshot in
-// ../shared/third_party and pto-isa's CPU simulator (ci/install-pto.sh sets
-// NPUFUZZ_PTOAS and NPUFUZZ_PTO_ISA; without them the tests fail, saying
-// so). Seed 002's pattern runs exact; what PTO cannot express, or defines
-// differently, is unsupported with the reason; each stage's failure gets its
-// own verdict.
+// Cases through the real PTO toolchain: the user's ptoas and pto-isa CPU
+// simulator, found as `--backend pto` finds them (docs/toolchains.md).
+// Where discovery finds none, every test here is skipped, naming why. Seed 002's pattern runs
+// exact; what PTO cannot express, or defines differently, is unsupported with the reason; each
+// stage's failure gets its own verdict.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
+#include "backend/toolchains/BackendToolchains.h"
+#include "backend/toolchains/Canary.h"
 #include "driver/Campaign.h"
 #include "driver/CaseTask.h"
 #include "driver/ReduceCommand.h"
@@ -36,11 +37,35 @@ using namespace npufuzz;
 namespace {
 using npufuzz::testing::parseOrFail;
 
+/// Why the PTO toolchain cannot be used on this machine, in discovery's
+/// words; empty when it can.
+const std::string &ptoUnavailable() {
+  static const std::string why = [] {
+    PtoToolchain t;
+    std::string error;
+    return setUpPtoToolchain(t, error) ? std::string() : error;
+  }();
+  return why;
+}
+
+/// First in every test: the real toolchain, or the test is skipped by name
+/// with the reason.
+#define NPUFUZZ_NEEDS_PTO_TOOLCHAIN()                                                              \
+  if (!ptoUnavailable().empty())                                                                   \
+  GTEST_SKIP() << "no PTO toolchain: " << ptoUnavailable()
+
+/// The toolchain discovery found.
+PtoToolchain ptoToolchain() {
+  PtoToolchain t;
+  std::string error;
+  EXPECT_TRUE(setUpPtoToolchain(t, error)) << error;
+  return t;
+}
+
 RunConfig pto() {
   RunConfig config;
   config.backend = BackendKind::Pto;
-  std::string error;
-  EXPECT_TRUE(resolvePtoToolchain(config.pto, error)) << error;
+  config.pto = ptoToolchain();
   return config;
 }
 
@@ -76,6 +101,7 @@ CaseOutcome run(const std::string &text, const RunConfig &config = pto()) {
 // Seed report 002: row_expand_mul, a runtime valid shape, fillpad; the valid
 // shape reaches the kernel as int arguments.
 TEST(PtoBackend, Seed002RunsExactThroughPtoasAndPtoIsa) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   Case c;
   TextError error;
   const std::string path =
@@ -89,6 +115,7 @@ TEST(PtoBackend, Seed002RunsExactThroughPtoasAndPtoIsa) {
 // Rows narrower than a 32-byte block are padded, and an input with a valid
 // shape is loaded whole and then narrowed (TLOAD needs the view's shape).
 TEST(PtoBackend, NarrowRowsAndValidShapedInputsRunExact) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   const CaseOutcome out = run(R"(npufuzz-case 1
 data seed=4 edge_rate=0
 %0 = input {fill=rand} : f32[4,3]{valid=2x3}
@@ -105,6 +132,7 @@ return %3
 // an operand valid beyond its result is narrowed on a copy, and integer abs
 // is max(x, -x) (tabs takes floats).
 TEST(PtoBackend, RewrittenFormsRunExact) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   const CaseOutcome out = run(R"(npufuzz-case 1
 data seed=5 edge_rate=0
 %0 = input {fill=rand} : f32[8,32]
@@ -122,6 +150,7 @@ return %3, %6, %8
 }
 
 TEST(PtoBackend, WhatPtoDefinesOtherwiseIsUnsupportedWithTheReason) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   // The ISA manual: division by zero is target-defined (the simulator
   // asserts); the case model defines it.
   CaseOutcome out = run(R"(npufuzz-case 1
@@ -146,6 +175,7 @@ return %1
 // pto-isa's TADD_IMPL needs one tile type for all three: a contract gap
 // between the two, its own verdict.
 TEST(PtoBackend, PtoasAcceptingWhatPtoIsaRejectsIsAContractGap) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   const CaseOutcome out = run(R"(npufuzz-case 1
 %0 = input {fill=rand} : f32[8,32]
 %1 = fillpad %0 {pad=max} : f32[8,32]
@@ -163,9 +193,9 @@ return %2
 // the machine this was written on): a mismatch at best, and on silicon the
 // garbage of seed 002.
 TEST(PtoBackend, ATileReadBeforeItsValidShapeIsSetIsAnUninitializedRead) {
-  PtoToolchain t;
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  PtoToolchain t = ptoToolchain();
   std::string error;
-  ASSERT_TRUE(resolvePtoToolchain(t, error)) << error;
   std::string bare;
   const std::string path =
       npufuzz::testing::sourceDir() + "/tests/integrations/pto/bare_output_tile.cpp";
@@ -202,9 +232,9 @@ TEST(PtoBackend, ATileReadBeforeItsValidShapeIsSetIsAnUninitializedRead) {
 // pto-isa rejects is left out of its batch, and its case still gets its own
 // contract-gap.
 TEST(PtoBackend, KernelsBuiltTogetherRunAsTheyDoAlone) {
-  PtoToolchain t;
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  PtoToolchain t = ptoToolchain();
   std::string error;
-  ASSERT_TRUE(resolvePtoToolchain(t, error)) << error;
   t.memcheckShare = 0;
   const std::string batchDir = ::testing::TempDir() + "/npufuzz-pto-batch-test";
   std::filesystem::remove_all(batchDir);
@@ -270,6 +300,7 @@ return %1
 // all-values probe blames the cast, so every consumer of an overflowing
 // cast is one finding, not one per consumer.
 TEST(PtoBackend, TheFirstWrongOpIsBlamedNotTheOutputs) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   const Case c = parseOrFail(R"(npufuzz-case 1
 data seed=20103 edge_rate=0.05
 %0 = input {fill=rand} : f32[16,1]
@@ -291,6 +322,7 @@ return %3
 // relu(-0) = -0 upstream of an overflowing cast is wrong too, but in
 // another way: the cast is blamed, as the output's kind of difference says.
 TEST(PtoBackend, ABenignDifferenceUpstreamIsNotBlamed) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   const Case c = parseOrFail(R"(npufuzz-case 1
 data seed=36 edge_rate=0.05
 %0 = input {fill=rand} : f32[1,192]
@@ -310,6 +342,7 @@ return %2
 // output, unless its signature is known and the other's is not; a case
 // that fails in a known way and a new one is filed under the new one.
 TEST(PtoBackend, AKnownWrongOpIsPassedOverForAnother) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   const Case c = parseOrFail(R"(npufuzz-case 1
 data seed=7 edge_rate=0
 %0 = input {fill=zeros} : f32[4,32]
@@ -340,6 +373,7 @@ return %4
 // and keeps its build between them; when its task ends, none of its
 // directories is left (the build outlives the backend object that made it).
 TEST(PtoBackend, AFailingCaseLeavesNoDirectoryBehind) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   RunConfig config = pto();
   const std::string work = ::testing::TempDir() + "/npufuzz-pto-leak-test";
   std::filesystem::remove_all(work);
@@ -361,13 +395,15 @@ return %2
   std::filesystem::remove_all(work);
 }
 
-TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
-  PtoToolchain t;
-  t.ptoas = "/nonexistent/ptoas";
-  t.ptoIsa = "/nonexistent";
-  std::string error;
-  EXPECT_FALSE(resolvePtoToolchain(t, error));
-  EXPECT_NE(error.find("ci/install-pto.sh"), std::string::npos) << error;
+// The real ptoas passes its canary and reports its version.
+TEST(PtoBackend, TheRealToolchainPassesItsCanaries) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const PtoToolchain t = ptoToolchain();
+  const CanaryResult ptoas = runCanary(ToolchainKind::Ptoas, t.ptoas);
+  EXPECT_TRUE(ptoas.passed) << ptoas.error;
+  EXPECT_NE(ptoas.version.find("ptoas"), std::string::npos) << ptoas.version;
+  const CanaryResult isa = runCanary(ToolchainKind::PtoIsa, t.ptoIsa);
+  EXPECT_TRUE(isa.passed) << isa.error;
 }
 
 // corpus/ptoas/: every distinct toolchain finding, reduced, keeps the verdict
@@ -375,6 +411,7 @@ TEST(PtoBackend, AMissingToolchainIsNamedWithItsInstallScript) {
 // (README.md there says which), as `npufuzz replay --backend pto` runs it.
 // A toolchain that fixes one changes its verdict here.
 TEST(PtoBackend, TheToolchainFindingsCorpusKeepsItsVerdicts) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   ReplayOptions o;
   o.dir = npufuzz::testing::sourceDir() + "/corpus/ptoas";
   o.backend = pto();
@@ -391,6 +428,7 @@ TEST(PtoBackend, TheToolchainFindingsCorpusKeepsItsVerdicts) {
 // finds beyond the unmodified toolchain's findings on the same seeds is its
 // doing.
 TEST(PtoBackend, ARegressionOfOneTOpFamilyIsAFewSignatures) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   auto campaign = [](const std::string &name, const std::string &ptoas) {
     RunConfig config = pto();
     if (!ptoas.empty())
@@ -422,6 +460,7 @@ TEST(PtoBackend, ARegressionOfOneTOpFamilyIsAFewSignatures) {
 }
 
 TEST(PtoBackend, KernelsAreSynchronisedAsTheyWouldShipUnlessAskedNotTo) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   // ptoas --enable-insert-sync orders each producer and consumer on
   // different pipes (set_flag/wait_flag), and drains the stores at the end
   // (ptoas_auto_sync_tail). The sequential simulator runs both alike.
@@ -498,6 +537,7 @@ RunConfig withSyncBug(const SyncBug &bug) {
 } // namespace
 
 TEST(PtoRaceOracle, EachPlantedSyncBugHasItsVerdict) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   for (const SyncBug &bug : kSyncBugs) {
     const CaseOutcome out = run(kAddCase, withSyncBug(bug));
     EXPECT_EQ(out.verdict, bug.verdict) << bug.name << ": " << out.summary << "\n"
@@ -509,6 +549,7 @@ TEST(PtoRaceOracle, EachPlantedSyncBugHasItsVerdict) {
 }
 
 TEST(PtoRaceOracle, EachPlantedSyncBugIsFoundInACampaign) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   for (const SyncBug &bug : kSyncBugs) {
     bool found = false;
     std::string seen;

@@ -96,9 +96,15 @@ TEST(TorchBackend, EverySeedCaseRunsExactOnTorch) {
   EXPECT_GE(seeds.size(), 5u);
 }
 
-TEST(TorchBackend, AMissingPythonIsNamedWithThePackagesToInstall) {
+TEST(TorchBackend, AMissingPythonIsNamedWithWhereToRead) {
   RunConfig config;
   std::string error;
   EXPECT_FALSE(configureTorchBackend(config, "/nonexistent/python3", error));
-  EXPECT_NE(error.find("python3-torch"), std::string::npos) << error;
+  EXPECT_NE(error.find("torch from --python: /nonexistent/python3 is not an executable file"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("docs/toolchains.md#torch"), std::string::npos) << error;
+  // A program that runs but is no Python with torch fails the canary.
+  EXPECT_FALSE(configureTorchBackend(config, "/bin/false", error));
+  EXPECT_NE(error.find("cannot import torch and numpy"), std::string::npos) << error;
 }

@@ -2,6 +2,7 @@
 #include "tools/npufuzz/BackendOptions.h"
 
 #include "backend/mlir/Pipelines.h"
+#include "backend/toolchains/BackendToolchains.h"
 #include "driver/Isolation.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Report.h"
@@ -24,23 +25,27 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
           cl::desc("Command for --backend external (one quoted string, split like a shell "
                    "would, run without one; {dir} is the case directory)"),
           cl::value_desc("ARGV"), cl::sub(sub), cl::cat(category())),
-      opt("opt", cl::desc("mlir-opt for --backend mlir-tools (default: mlir-opt-22)"),
+      opt("opt",
+          cl::desc("mlir-opt for --backend mlir-tools (default: discovered, "
+                   "docs/toolchains.md)"),
           cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
-      runner("runner", cl::desc("mlir-runner for --backend mlir-tools (default: mlir-runner-22)"),
+      runner("runner",
+             cl::desc("mlir-runner for --backend mlir-tools (default: discovered, "
+                      "docs/toolchains.md)"),
              cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       persistent("persistent",
                  cl::desc("With --backend external: start the command once and send it case "
                           "directories on stdin (docs/external-backends.md)"),
                  cl::sub(sub), cl::cat(category())),
       python("python",
-             cl::desc("Python for --backend torch (default: $NPUFUZZ_PYTHON, else "
-                      "/usr/bin/python3)"),
+             cl::desc("Python with torch for --backend torch (default: discovered, "
+                      "docs/toolchains.md)"),
              cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
-      ptoas("ptoas", cl::desc("ptoas for --backend pto (default: $NPUFUZZ_PTOAS)"),
+      ptoas("ptoas", cl::desc("ptoas for --backend pto (default: discovered, docs/toolchains.md)"),
             cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       ptoIsa("pto-isa",
              cl::desc("pto-isa's include directory for --backend pto (default: "
-                      "$NPUFUZZ_PTO_ISA)"),
+                      "discovered, docs/toolchains.md)"),
              cl::value_desc("DIR"), cl::sub(sub), cl::cat(category())),
       ptoArch("pto-arch", cl::desc("ptoas --pto-arch: a3 (default) or a5"), cl::sub(sub),
               cl::cat(category())),
@@ -119,14 +124,11 @@ bool BackendOptions::setUp(RunConfig &config) const {
     fail("--opt and --runner are for --backend mlir-tools");
     return false;
   }
-  if (config.backend == BackendKind::MlirTools) {
-    if (!opt.empty())
-      config.tools.mlirOpt = opt;
-    if (!runner.empty())
-      config.tools.mlirRunner = runner;
-    if (!checkProgram("--opt", config.tools.mlirOpt) ||
-        !checkProgram("--runner", config.tools.mlirRunner))
-      return false;
+  std::string error;
+  if (config.backend == BackendKind::MlirTools &&
+      !setUpMlirTools(config.tools, opt, runner, error)) {
+    fail(error);
+    return false;
   }
   if (config.backend != BackendKind::Torch && !python.empty()) {
     fail("--python is for --backend torch");
@@ -140,10 +142,7 @@ bool BackendOptions::setUp(RunConfig &config) const {
          "and --pto-no-race-oracle are for --backend pto");
     return false;
   }
-  std::string error;
   if (config.backend == BackendKind::Torch) {
-    if (!python.empty() && !checkProgram("--python", python))
-      return false;
     if (!configureTorchBackend(config, python, error)) {
       fail(error);
       return false;
@@ -173,7 +172,7 @@ bool BackendOptions::setUp(RunConfig &config) const {
       }
       config.pto.memcheckShare = share;
     }
-    if (!resolvePtoToolchain(config.pto, error)) {
+    if (!setUpPtoToolchain(config.pto, error)) {
       fail(error);
       return false;
     }

@@ -40,6 +40,7 @@ NPUFUZZ_COMMAND(ExternalMlir)
 NPUFUZZ_COMMAND(Report)
 NPUFUZZ_COMMAND(Stats)
 NPUFUZZ_COMMAND(FromBytes)
+NPUFUZZ_COMMAND(Toolchains)
 #undef NPUFUZZ_COMMAND
 
 /// `npufuzz --seed N` at the top level: whether it was asked for, and run.

@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
       {ReportCommand, runReport},
       {StatsCommand, runStats},
       {FromBytesCommand, runFromBytes},
+      {ToolchainsCommand, runToolchains},
   };
   cl::HideUnrelatedOptions(category());
   if (!cl::ParseCommandLineOptions(
@@ -61,6 +62,7 @@ int main(int argc, char **argv) {
           "  npufuzz reduce CASE.npf -o DIR reduce a failing case and its pipeline\n"
           "  npufuzz replay DIR             re-run DIR/*.npf regressions, check verdicts\n"
           "  npufuzz external-mlir DIR      run an external-backend case dir on mlir-opt/runner\n"
+          "  npufuzz toolchains             the toolchains found, their versions and canaries\n"
           "\nExit status: 0 nothing failed, 1 a finding, 2 an error in what npufuzz was given\n"
           "or a machine that refused (a tool that cannot start, a write that failed).\n",
           &llvm::errs()))

@@ -1,0 +1,33 @@
+//===- backend/toolchains/BackendToolchains.h - Each backend's toolchains, ready -*- C++ -*-===//
+//
+// What a backend needs of the user's toolchains, found (Toolchain.h) and
+// past their canaries (Canary.h) before its first case. Each returns false
+// with one line naming the tool, so the command stops with exit 2 and no
+// case is run, never recorded as a finding.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_TOOLCHAINS_BACKENDTOOLCHAINS_H
+#define NPUFUZZ_BACKEND_TOOLCHAINS_BACKENDTOOLCHAINS_H
+
+#include <string>
+
+namespace npufuzz {
+
+struct PtoToolchain;
+struct MlirTool;
+
+/// --backend pto: `t.ptoas` and `t.ptoIsa` hold their flags' values (empty
+/// when not given) and become the toolchains found; then the rest of what
+/// the backend needs (its compiler, valgrind, the arch) is checked.
+bool setUpPtoToolchain(PtoToolchain &t, std::string &error);
+
+/// --backend mlir-tools: `opt` and `runner` are their flags' values.
+bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &runner,
+                    std::string &error);
+
+/// --backend torch: the Python that imports torch (`given`: --python).
+bool findTorchPython(const std::string &given, std::string &python, std::string &error);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_TOOLCHAINS_BACKENDTOOLCHAINS_H

@@ -1,0 +1,243 @@
+//===- backend/toolchains/Canary.cpp - Is it the tool, and does it work ---===//
+#include "backend/toolchains/Canary.h"
+
+#include "backend/emit/PtoEmitter.h"
+#include "backend/external/ExternalBackend.h"
+#include "ir/FileText.h"
+#include "ir/Text.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace npufuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+/// A scratch directory for one canary, removed with it.
+class Scratch {
+public:
+  Scratch() {
+    std::error_code ec;
+    std::string pattern = (fs::temp_directory_path(ec) / "npufuzz-canary-XXXXXX").string();
+    if (!ec && ::mkdtemp(pattern.data()))
+      dir = pattern;
+  }
+  ~Scratch() {
+    std::error_code ec;
+    if (!dir.empty())
+      fs::remove_all(dir, ec);
+  }
+  bool made() const { return !dir.empty(); }
+  std::string file(const std::string &name) const { return dir + "/" + name; }
+
+private:
+  std::string dir;
+};
+
+/// What a probe printed, and how it ended.
+struct Probe {
+  CommandEnd end;
+  std::string out;
+  bool ok() const { return end.kind == CommandEnd::Kind::Exited && end.exitCode == 0; }
+  /// How it ended, for a message: its status, or its first line of stderr.
+  std::string why() const {
+    std::string message;
+    if (end.kind == CommandEnd::Kind::Exited && end.exitCode != 0 && !end.stderrText.empty())
+      return "exited with status " + std::to_string(end.exitCode) + ": " +
+             end.stderrText.substr(0, end.stderrText.find('\n'));
+    classifyEnd(end, message);
+    return message.substr(0, message.find('\n'));
+  }
+};
+
+Probe probe(const Scratch &scratch, const std::vector<std::string> &argv, unsigned seconds = 60) {
+  ExternalToolchain limits;
+  limits.timeoutSeconds = seconds;
+  Probe p;
+  p.end = runCommand(limits, argv, scratch.file("probe.out"), scratch.file("probe.err"));
+  std::string error;
+  readFileBytes(scratch.file("probe.out"), p.out, error, 1 << 20);
+  return p;
+}
+
+std::string firstLine(const std::string &text) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      return line.substr(line.find_first_not_of(" \t"));
+  return "";
+}
+
+bool writeText(const std::string &path, const std::string &text) {
+  std::string error;
+  return writeFileAtomically(path, text, error);
+}
+
+void ptoasCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
+  const Probe version = probe(s, {path, "--version"});
+  if (!version.ok() || firstLine(version.out).empty()) {
+    r.error =
+        "does not report a version (" + (version.ok() ? "it printed nothing" : version.why()) + ")";
+    return;
+  }
+  r.version = firstLine(version.out);
+  Case c;
+  TextError parseError;
+  std::string pto, unsupported;
+  if (!parseCase(canaryCaseText(), c, parseError) || !emitPto(c, pto, unsupported) ||
+      !writeText(s.file("kernel.pto"), pto)) {
+    r.error = "the canary kernel could not be written under $TMPDIR";
+    return;
+  }
+  const Probe run =
+      probe(s, {path, "--pto-arch=a3", s.file("kernel.pto"), "-o", s.file("kernel.cpp")});
+  std::string cpp, error;
+  if (!run.ok()) {
+    r.error = "rejects a one-op kernel (" + run.why() + ")";
+    return;
+  }
+  if (!readFileBytes(s.file("kernel.cpp"), cpp, error, 16 << 20) ||
+      cpp.find("TADD") == std::string::npos) {
+    r.error = "exits 0 on a one-op kernel but writes no C++ calling TADD: it is not ptoas";
+    return;
+  }
+  r.passed = true;
+}
+
+void ptoIsaCanary(const std::string &dir, CanaryResult &r) {
+  std::error_code ec;
+  for (const char *header : {"pto/pto-inst.hpp", "pto/common/type.hpp"})
+    if (!fs::is_regular_file(fs::path(dir) / header, ec)) {
+      r.error = std::string("no ") + header + " under " + dir;
+      return;
+    }
+  // Header-only: its version is its package's (version.cmake beside
+  // include/, as pto-isa's repository has it).
+  r.version = "pto-isa (no version file)";
+  std::ifstream in(fs::path(dir).parent_path() / "version.cmake");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::smatch m;
+  if (std::regex_search(text, m,
+                        std::regex(R"(set_cann_package\(\s*([\w-]+)\s+VERSION\s+"([^"]+)\")")))
+    r.version = m[1].str() + " " + m[2].str();
+  r.passed = true;
+}
+
+void torchCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  // The first import of torch reads a few hundred MB on a cold disk.
+  const Probe p =
+      probe(s,
+            {python, "-c",
+             "import numpy, torch; print('torch', torch.__version__, 'numpy', numpy.__version__)"},
+            120);
+  const std::string line = firstLine(p.out);
+  if (!p.ok()) {
+    r.error = "cannot import torch and numpy (" + p.why() + ")";
+    return;
+  }
+  if (line.rfind("torch ", 0) != 0) {
+    r.error = "exits 0 but does not run Python (it printed no torch version)";
+    return;
+  }
+  r.version = line;
+  r.passed = true;
+}
+
+void mlirOptCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
+  const Probe version = probe(s, {path, "--version"});
+  const std::string text = version.out;
+  const size_t at = text.find("LLVM version");
+  if (!version.ok() || at == std::string::npos) {
+    r.error = "does not report an LLVM version (" +
+              (version.ok() ? std::string("it printed none") : version.why()) + ")";
+    return;
+  }
+  r.version = firstLine(text.substr(at));
+  if (!writeText(s.file("canary.mlir"), "func.func @npufuzz_canary() {\n  return\n}\n")) {
+    r.error = "the canary module could not be written under $TMPDIR";
+    return;
+  }
+  const Probe run = probe(s, {path, s.file("canary.mlir")});
+  if (!run.ok()) {
+    r.error = "rejects an empty function (" + run.why() + ")";
+    return;
+  }
+  if (run.out.find("func.func @npufuzz_canary") == std::string::npos) {
+    r.error = "exits 0 on an empty function but does not print it back: it is not mlir-opt";
+    return;
+  }
+  r.passed = true;
+}
+
+void mlirRunnerCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
+  const Probe version = probe(s, {path, "--version"});
+  const size_t at = version.out.find("LLVM version");
+  if (!version.ok() || at == std::string::npos) {
+    r.error = "does not report an LLVM version (" +
+              (version.ok() ? std::string("it printed none") : version.why()) + ")";
+    return;
+  }
+  r.version = firstLine(version.out.substr(at));
+  if (!writeText(s.file("canary.mlir"), "llvm.func @main() {\n  llvm.return\n}\n")) {
+    r.error = "the canary module could not be written under $TMPDIR";
+    return;
+  }
+  const Probe run =
+      probe(s, {path, s.file("canary.mlir"), "-e", "main", "-entry-point-result=void"});
+  if (!run.ok())
+    r.error = "does not run an empty main (" + run.why() + ")";
+  else
+    r.passed = true;
+}
+} // namespace
+
+const char *canaryCaseText() {
+  return R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[8,64]
+%1 = input : f32[8,64]
+%2 = add %0, %1 : f32[8,64]
+return %2
+)";
+}
+
+CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
+  CanaryResult r;
+  Scratch scratch;
+  if (!scratch.made()) {
+    r.error = "no scratch directory for its canary (set TMPDIR to a writable directory)";
+  } else {
+    switch (kind) {
+    case ToolchainKind::Ptoas: ptoasCanary(scratch, path, r); break;
+    case ToolchainKind::PtoIsa: ptoIsaCanary(path, r); break;
+    case ToolchainKind::Torch: torchCanary(scratch, path, r); break;
+    case ToolchainKind::MlirOpt: mlirOptCanary(scratch, path, r); break;
+    case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
+    }
+  }
+  if (!r.passed)
+    r.error = std::string(toolchainInfo(kind).name) + " " + path +
+              " failed its canary: " + r.error + "; " + toolchainHelp(kind);
+  return r;
+}
+
+bool findWorkingToolchain(ToolchainKind kind, const std::string &given, LocatedToolchain &out,
+                          std::string &error, std::string *version) {
+  ToolchainConfig config;
+  if (!loadToolchainConfig(config, error) || !locateToolchain(kind, given, config, out, error))
+    return false;
+  const CanaryResult r = runCanary(kind, out.path);
+  if (!r.passed) {
+    error = r.error + " (found through " + out.source + ")";
+    return false;
+  }
+  if (version)
+    *version = r.version;
+  return true;
+}
+
+} // namespace npufuzz

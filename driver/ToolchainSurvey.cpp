@@ -1,0 +1,135 @@
+//===- driver/ToolchainSurvey.cpp - What `npufuzz toolchains` shows -------===//
+#include "driver/ToolchainSurvey.h"
+
+#include "backend/toolchains/BackendToolchains.h"
+#include "ir/Text.h"
+#include "oracles/CaseRunner.h"
+#include "oracles/RunConfig.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace npufuzz {
+
+namespace {
+/// The backend whose canary case covers `kind`, and the toolchains it needs.
+BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
+  switch (kind) {
+  case ToolchainKind::Ptoas:
+  case ToolchainKind::PtoIsa:
+    needs = {ToolchainKind::Ptoas, ToolchainKind::PtoIsa};
+    return BackendKind::Pto;
+  case ToolchainKind::Torch: needs = {ToolchainKind::Torch}; return BackendKind::Torch;
+  case ToolchainKind::MlirOpt:
+  case ToolchainKind::MlirRunner:
+    needs = {ToolchainKind::MlirOpt, ToolchainKind::MlirRunner};
+    return BackendKind::MlirTools;
+  }
+  return BackendKind::MlirJit;
+}
+
+/// Runs the canary case on `backend` with the toolchains of `rows`.
+std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &rows,
+                          bool &passed) {
+  auto path = [&](ToolchainKind k) { return rows[static_cast<size_t>(k)].where.path; };
+  RunConfig config;
+  config.backend = backend;
+  config.metamorphicShare = 0;
+  std::string error;
+  switch (backend) {
+  case BackendKind::Pto:
+    config.pto.ptoas = path(ToolchainKind::Ptoas);
+    config.pto.ptoIsa = path(ToolchainKind::PtoIsa);
+    config.pto.memcheckShare = 0;
+    if (!checkPtoToolchain(config.pto, error))
+      return "not run: " + error;
+    break;
+  case BackendKind::Torch:
+    if (!configureTorchBackend(config, path(ToolchainKind::Torch), error))
+      return "not run: " + error;
+    break;
+  case BackendKind::MlirTools:
+    config.tools.mlirOpt = path(ToolchainKind::MlirOpt);
+    config.tools.mlirRunner = path(ToolchainKind::MlirRunner);
+    break;
+  case BackendKind::MlirJit:
+  case BackendKind::External:
+    return "not run: no canary case for " + std::string(backendKindName(backend));
+  }
+  Case c;
+  TextError parseError;
+  if (!parseCase(canaryCaseText(), c, parseError))
+    return "not run: the canary case does not parse";
+  MlirJit jit;
+  const CaseOutcome out = runCase(c, jit, config);
+  passed = out.verdict == VerdictKind::Ok;
+  return passed ? "passed" : std::string(verdictName(out.verdict)) + ": " + out.summary;
+}
+} // namespace
+
+bool surveyToolchains(const std::map<ToolchainKind, std::string> &given, bool withCases,
+                      std::vector<ToolchainRow> &rows, std::string &error) {
+  ToolchainConfig config;
+  if (!loadToolchainConfig(config, error))
+    return false;
+  rows.clear();
+  for (const ToolchainInfo &info : allToolchains()) {
+    ToolchainRow row;
+    row.kind = info.kind;
+    const auto flag = given.find(info.kind);
+    if (!locateToolchain(info.kind, flag == given.end() ? "" : flag->second, config, row.where,
+                         row.missing)) {
+      // A place the user named that holds nothing is broken, not missing.
+      row.state =
+          row.where.source.empty() ? ToolchainRow::State::Missing : ToolchainRow::State::Broken;
+    } else {
+      row.canary = runCanary(info.kind, row.where.path);
+      row.state = row.canary.passed ? ToolchainRow::State::Ok : ToolchainRow::State::Broken;
+    }
+    rows.push_back(std::move(row));
+  }
+  // One canary case a backend, shown on each of its toolchains' rows.
+  std::map<BackendKind, std::pair<std::string, bool>> cases;
+  for (ToolchainRow &row : rows) {
+    std::vector<ToolchainKind> needs;
+    const BackendKind backend = backendOf(row.kind, needs);
+    const auto notOk = std::find_if(needs.begin(), needs.end(), [&](ToolchainKind k) {
+      return rows[static_cast<size_t>(k)].state != ToolchainRow::State::Ok;
+    });
+    if (!withCases) {
+      row.canaryCase = "not run (--no-canary-case)";
+    } else if (notOk != needs.end()) {
+      row.canaryCase = std::string("not run: ") + toolchainInfo(*notOk).name + " is not usable";
+    } else {
+      if (!cases.count(backend)) {
+        bool passed = false;
+        const std::string result = runCanaryCase(backend, rows, passed);
+        cases[backend] = {result, passed};
+      }
+      row.canaryCase = cases[backend].first;
+      row.casePassed = cases[backend].second;
+    }
+  }
+  return true;
+}
+
+std::string formatToolchainRows(const std::vector<ToolchainRow> &rows) {
+  std::ostringstream out;
+  for (const ToolchainRow &row : rows) {
+    const char *name = toolchainInfo(row.kind).name;
+    out << name << std::string(12 - std::min<size_t>(11, std::string(name).size()), ' ');
+    switch (row.state) {
+    case ToolchainRow::State::Ok:
+      out << "ok       " << row.canary.version << "; " << row.where.path << " (from "
+          << row.where.source << "); canary case: " << row.canaryCase << "\n";
+      break;
+    case ToolchainRow::State::Missing: out << "missing  " << row.missing << "\n"; break;
+    case ToolchainRow::State::Broken:
+      out << "broken   " << (row.canary.error.empty() ? row.missing : row.canary.error) << "\n";
+      break;
+    }
+  }
+  return out.str();
+}
+
+} // namespace npufuzz
