@@ -18,7 +18,7 @@ trap 'rm -rf "$OUT"' EXIT
 
 rate() { sed -n 's/.*"cases_per_second": \([0-9.]*\).*/\1/p' "$1/summary.json"; }
 
-PYTHON=${NPUFUZZ_PYTHON:-/usr/bin/python3} "$NPUFUZZ" fuzz -o "$OUT/one-shot" --quiet --no-reduce \
+"$NPUFUZZ" fuzz -o "$OUT/one-shot" --quiet --no-reduce \
   --jobs "$JOBS" --max-cases "$CASES" --backend external \
   --cmd "sh tools/adapters/pytorch_adapter.sh {dir}" >/dev/null
 "$NPUFUZZ" fuzz -o "$OUT/persistent" --quiet --no-reduce --jobs "$JOBS" --max-cases "$CASES" \

@@ -16,8 +16,8 @@ PACKAGES=(
   libfuzzer-22-dev libclang-rt-22-dev
   libxtensor-dev librapidcheck-dev libgtest-dev
   zlib1g-dev libzstd-dev libedit-dev libcurl4-openssl-dev libxml2-dev libffi-dev
-  # --backend torch: real PyTorch (1.13, CPU) and numpy for Debian's python3.
-  python3-torch python3-numpy
+  # --backend inductor compiles its kernels' C++ with g++ (above); torch
+  # itself comes from PyPI (ci/install-torch.sh).
   # --backend pto: memcheck for reads of uninitialised simulator state.
   valgrind
 )

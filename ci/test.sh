@@ -15,6 +15,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash ci/install-deps.sh
 
+# torch 2 from PyPI for --backend torch and inductor, cached outside the
+# clone where discovery finds it (docs/toolchains.md#torch).
+TORCH_PYTHON=$(bash ci/install-torch.sh)
+
 COMMON=(-G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DNPUFUZZ_WERROR=ON)
 JOBS=${NPUFUZZ_JOBS:-$(nproc)}
 
@@ -56,7 +60,7 @@ build/bin/npufuzz toolchains --no-canary-case --require ptoas --require pto-isa 
   PTO_FOUND=1
 echo "== full build: all tests"
 ctest --test-dir build --output-on-failure -j "$JOBS"
-echo "== real PyTorch: a campaign through --backend torch (Debian's python3-torch)"
+echo "== real PyTorch: a campaign through --backend torch ($("$TORCH_PYTHON" -c 'import torch; print("torch", torch.__version__)'))"
 # Any failing case stops it with exit 1 and fails CI; its finding is printed.
 build/bin/npufuzz fuzz -o "$FUZZ_DIR/torch" --backend torch --max-cases 400 --jobs "$JOBS" \
   --no-reduce --quiet --max-findings 1 || {

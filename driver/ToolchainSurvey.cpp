@@ -45,7 +45,9 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
       return "not run: " + error;
     break;
   case BackendKind::Torch:
-    if (!configureTorchBackend(config, path(ToolchainKind::Torch), error))
+  case BackendKind::Inductor:
+    if (!configureTorchBackend(config, path(ToolchainKind::Torch), error,
+                               backend == BackendKind::Inductor))
       return "not run: " + error;
     break;
   case BackendKind::MlirTools:

@@ -86,7 +86,8 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::MlirJit: return std::make_unique<JitBackend>(config.jit);
   case BackendKind::MlirTools: return std::make_unique<ToolsBackend>(config.tools);
   case BackendKind::External:
-  case BackendKind::Torch: return std::make_unique<CommandBackend>(config.external);
+  case BackendKind::Torch:
+  case BackendKind::Inductor: return std::make_unique<CommandBackend>(config.external);
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   }
   return nullptr; // unreachable: the switch covers Backends.def

@@ -23,19 +23,23 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
   return prefix;
 }
 
-bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error) {
+bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
+                           bool compile) {
   std::string py;
   if (!findTorchPython(python, py, error))
     return false;
   std::string adapter = NPUFUZZ_TORCH_ADAPTER;
   if (const char *env = std::getenv("NPUFUZZ_TORCH_ADAPTER"); env && *env)
     adapter = env;
-  config.backend = BackendKind::Torch;
+  config.backend = compile ? BackendKind::Inductor : BackendKind::Torch;
   config.external.argv = {py, adapter};
+  if (compile)
+    config.external.argv.insert(config.external.argv.end(), {"--compile", "inductor"});
   config.external.persistent = true;
   // The first answer of each adapter includes importing torch (seconds on
-  // a cold disk); still below a campaign worker's 30 s.
-  config.external.timeoutSeconds = 25;
+  // a cold disk); still below a campaign worker's 30 s. Inductor compiles
+  // each kernel to C++ and builds it with g++: seconds more.
+  config.external.timeoutSeconds = compile ? 120 : 25;
   return true;
 }
 

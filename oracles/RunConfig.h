@@ -61,10 +61,13 @@ MlirEmitOptions emitOptionsOf(const RunConfig &config);
 /// pipeline; the stage is kept): what blame by prefix runs.
 RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes);
 
-/// Sets up `config` for --backend torch with `python` (--python; empty:
-/// discovered, docs/toolchains.md#torch): the persistent adapter, after the
-/// python's canary imports torch and numpy. False with the reason otherwise.
-bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error);
+/// Sets up `config` for --backend torch, or with `compile` --backend
+/// inductor (the kernel under torch.compile), with `python` (--python;
+/// empty: discovered, docs/toolchains.md#torch): the persistent adapter,
+/// after the python's canary imports torch and numpy. False with the reason
+/// otherwise.
+bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
+                           bool compile = false);
 
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
 std::string defaultRuntimeLibrary();

@@ -551,7 +551,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       "            sys.stderr.write(\"torch \" + torch.__version__ + \" has no torch.compile; \"\n"
       "                             \"NPUFUZZ_TORCH_COMPILE needs torch 2 or later\\n\")\n"
       "            sys.exit(77)\n"
-      "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"])\n"
+      "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"],\n"
+      "                           fullgraph=True, dynamic=False)\n"
       "    outs = fn(" +
       loads + ")\n" + saves + "\n\nif __name__ == \"__main__\":\n    main()\n";
   return true;

@@ -5,6 +5,7 @@
 #include "backend/emit/PyTorchEmitter.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/PersistentCommand.h"
+#include "ir/FileText.h"
 #include "ir/Npy.h"
 #include "ir/Storage.h"
 #include "ir/Text.h"
@@ -138,6 +139,10 @@ std::string diagnosticLine(const std::string &text) {
   return "";
 }
 } // namespace
+
+/// A command's details.txt is kept in a finding's message: a traceback and
+/// a kernel's generated code, not a dump of everything.
+constexpr size_t kMaxDetailsBytes = 4 << 20;
 
 CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::string> &argv,
                       const std::string &stdoutPath, const std::string &stderrPath) {
@@ -398,6 +403,12 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
     const CommandEnd end = cmd.persistent
                                ? workerPersistentCommand().run(cmd, dir)
                                : runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
+    // What the command keeps for a finding (a traceback, the code its
+    // compiler generated), read after the end is classified so that
+    // nothing in it is taken for the run's diagnostic.
+    std::string details, unread;
+    const bool hasDetails =
+        readFileBytes(dir + "/details.txt", details, unread, kMaxDetailsBytes) && !details.empty();
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);
@@ -423,6 +434,8 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
         r.outputs.push_back(toTensorData(t));
       }
     }
+    if (hasDetails)
+      r.message += (r.message.empty() ? "" : "\n") + details;
   }
   if (!cmd.keepCaseDir)
     fs::remove_all(dir, ec);

@@ -41,10 +41,13 @@ std::vector<std::string> usualPlaces(ToolchainKind kind) {
   switch (kind) {
   case ToolchainKind::Ptoas: return {"ptoas", "/usr/local/bin/ptoas", "/opt/ptoas/bin/ptoas"};
   case ToolchainKind::PtoIsa: return {"/usr/local/include", "/opt/pto-isa/include"};
-  case ToolchainKind::Torch:
-    // Debian's python3 with python3-torch (ci/install-deps.sh): a python3
-    // earlier on PATH is usually another interpreter without torch.
-    return {"/usr/bin/python3"};
+  case ToolchainKind::Torch: {
+    // Where ci/install-torch.sh puts the pinned torch: a python3 on PATH
+    // is usually an interpreter without torch.
+    const std::string cache = envOf("NPUFUZZ_CACHE");
+    return {(cache.empty() ? envOf("HOME") + "/.cache/npufuzz" : cache) +
+            "/torch-2.8.0/bin/python"};
+  }
   case ToolchainKind::MlirOpt: return {"mlir-opt-22", "/usr/lib/llvm-22/bin/mlir-opt"};
   case ToolchainKind::MlirRunner: return {"mlir-runner-22", "/usr/lib/llvm-22/bin/mlir-runner"};
   }

@@ -1,10 +1,11 @@
 //===- tests/integrations/TorchBackendTest.cpp - Real PyTorch as a target -===//
 //
-// Debian's python3-torch runs the emitted programs through the persistent
-// adapter. What used to disagree with the reference (the order of topk ties,
-// the missing f16 topk kernel) must agree; torch.compile on a torch without
-// it is unsupported with the reason; the adapter is started once for many
-// cases. ci/install-deps.sh installs torch, so its absence is a failure.
+// The pinned torch 2 (ci/install-torch.sh) runs the emitted programs through
+// the persistent adapter, eagerly (--backend torch) and under torch.compile
+// (--backend inductor). What used to disagree with the reference (the order
+// of topk ties, the missing f16 topk kernel) must agree; the adapter is
+// started once for many cases; a bug planted in Inductor is found at its op.
+// ci/test.sh installs torch, so its absence is a failure.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/external/PersistentCommand.h"
@@ -17,6 +18,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 using namespace npufuzz;
 
@@ -66,19 +68,86 @@ TEST(TorchBackend, OneAdapterProcessServesManyCases) {
   EXPECT_EQ(workerPersistentCommand().started(), before + 1);
 }
 
-TEST(TorchBackend, TorchCompileWithoutTorchCompileIsUnsupportedWithTheReason) {
+// --backend inductor: the same programs with their kernel under
+// torch.compile(fullgraph=True, dynamic=False), compiled by Inductor to C++.
+RunConfig inductor() {
+  RunConfig config;
+  std::string error;
+  EXPECT_TRUE(configureTorchBackend(config, "", error, /*compile=*/true)) << error;
+  config.metamorphicShare = 0;
+  return config;
+}
+
+// A view (seed 001's chunk, here a slice) feeding a sub.
+const char *kViewSub = R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[4,8]
+%1 = input : f32[4,4]
+%2 = slice %0 {offsets=[0,4], sizes=[4,4], strides=[1,1]} : f32[4,4]
+%3 = sub %2, %1 : f32[4,4]
+return %3
+)";
+
+TEST(InductorBackend, EverySeedCaseRunsExactThroughInductor) {
   MlirJit jit;
-  const RunConfig config = torch();
+  const RunConfig config = inductor();
+  EXPECT_EQ(config.backend, BackendKind::Inductor);
+  for (const std::string &path : npufuzz::testing::corpusFiles("corpus/seeds")) {
+    Case c;
+    TextError error;
+    ASSERT_TRUE(parseCaseFile(path, c, error)) << error.format(path);
+    const CaseOutcome out = runCase(c, jit, config);
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << path << ": " << out.summary;
+  }
+  EXPECT_EQ(runCase(parseOrFail(kViewSub), jit, config).verdict, VerdictKind::Ok);
+}
+
+// A bug planted in Inductor (tests/integrations/inductor/: sub's lowering
+// swaps its operands when a view feeds it) is a mismatch of the sub's
+// output, and the run keeps the code Inductor generated.
+TEST(InductorBackend, APlantedLoweringBugIsAMismatchAtItsOp) {
+  MlirJit jit;
   workerPersistentCommand().stop(); // the adapter inherits the environment
-  ::setenv("NPUFUZZ_TORCH_COMPILE", "inductor", 1);
-  const CaseOutcome out = runCase(parseOrFail(kTies), jit, config);
-  ::unsetenv("NPUFUZZ_TORCH_COMPILE");
+  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH",
+                     (npufuzz::testing::sourceDir() +
+                      "/tests/integrations/inductor/sub_swaps_view_operands.py")
+                         .c_str(),
+                     1),
+            0);
+  const CaseOutcome out = runCase(parseOrFail(kViewSub), jit, inductor());
+  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
   workerPersistentCommand().stop();
-  // torch 1.13 (Debian 12) has no torch.compile; a torch 2 would compile.
-  if (out.verdict == VerdictKind::Ok)
-    GTEST_SKIP() << "this torch has torch.compile";
-  EXPECT_EQ(out.verdict, VerdictKind::Unsupported) << out.summary;
-  EXPECT_NE(out.run.message.find("has no torch.compile"), std::string::npos) << out.run.message;
+  EXPECT_EQ(out.verdict, VerdictKind::Mismatch) << out.summary;
+  EXPECT_NE(out.summary.find("output 0 (%3)"), std::string::npos) << out.summary;
+  EXPECT_NE(out.run.message.find("--- code Inductor generated"), std::string::npos)
+      << out.run.message;
+}
+
+// An exception in Inductor's lowering is a compile-error signed by its type
+// and the frame that raised it (a patch's own, here; Inductor's innermost
+// for its own code), with no number from the message in it.
+TEST(InductorBackend, AnInductorExceptionIsACompileErrorSignedByWhereItWasRaised) {
+  MlirJit jit;
+  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-raise";
+  std::filesystem::create_directories(dir);
+  const std::string patch = dir + "/raise_in_sub.py";
+  {
+    std::ofstream(patch) << "import torch\n"
+                            "from torch._inductor import lowering\n"
+                            "def planted_sub_lowering(a, b, *args, **kwargs):\n"
+                            "    raise AssertionError('planted at 0x1234, size 77')\n"
+                            "lowering.lowerings[torch.ops.aten.sub.Tensor] = "
+                            "planted_sub_lowering\n";
+  }
+  workerPersistentCommand().stop();
+  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  const CaseOutcome out = runCase(parseOrFail(kViewSub), jit, inductor());
+  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
+  workerPersistentCommand().stop();
+  EXPECT_EQ(out.verdict, VerdictKind::CompileError) << out.summary;
+  const std::string headline = out.run.message.substr(0, out.run.message.find('\n'));
+  EXPECT_EQ(headline, "inductor: AssertionError in raise_in_sub.planted_sub_lowering");
+  EXPECT_NE(out.run.message.find("Traceback"), std::string::npos) << out.run.message;
 }
 
 // The golden programs of tests/integrations/golden are these cases'.

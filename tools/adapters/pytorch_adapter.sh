@@ -7,5 +7,6 @@ if [ ! -f "$1/program.py" ]; then
   echo "no program.py: the PyTorch emitter refused the case" >&2
   exit 77
 fi
-# Debian's python3 has python3-torch; a python3 earlier on PATH may not.
-exec "${PYTHON:-${NPUFUZZ_PYTHON:-/usr/bin/python3}}" "$1/program.py" "$1"
+# The python of ci/install-torch.sh unless one is given (docs/toolchains.md#torch).
+exec "${PYTHON:-${NPUFUZZ_PYTHON:-${NPUFUZZ_CACHE:-$HOME/.cache/npufuzz}/torch-2.8.0/bin/python}}" \
+  "$1/program.py" "$1"

@@ -10,40 +10,190 @@ one-shot run's stderr would. At the end of stdin it exits.
 
 Torch runs on one thread: npufuzz runs one worker per core, and results of
 threaded reductions may depend on the thread count.
+
+With `--compile inductor` (npufuzz --backend inductor) each program runs its
+kernel under torch.compile(fullgraph=True, dynamic=False) through Inductor
+on the CPU. A failure of the compiler is answered with one headline on the
+case's stderr, which npufuzz signs, and the traceback in DIR/details.txt;
+DIR/details.txt also gets the code Inductor generated, which a finding
+keeps. DIR/inductor_config.json, when npufuzz writes one, patches
+torch._inductor.config for that case (blame turns optimisations off).
 """
+import json
 import os
+import re
 import runpy
 import sys
 import traceback
 
 UNSUPPORTED = 77  # the protocol's exit status for "cannot express the case"
+COMPILE_ERROR = 78  # the toolchain rejected the program
 
 
-def run_case(case_dir):
-    """Runs DIR/program.py in this process; returns its exit status."""
+def _innermost_frame(exc):
+    """module.function where a compiler error was raised, without line
+    numbers, which move from release to release: the innermost frame of code
+    loaded into torch from outside any installed package (a patch or plugin
+    of the user's), else the innermost of Inductor's own, else the innermost."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    paths = [f.filename.replace(os.sep, "/") for f in frames]
+    foreign = [f for f, p in zip(frames, paths)
+               if "/site-packages/" not in p and "/lib/python" not in p
+               and not p.startswith("<") and os.path.basename(p) != "program.py"]
+    inductor = [f for f, p in zip(frames, paths) if "/torch/_inductor/" in p]
+    chosen = foreign or inductor or frames
+    if not chosen:
+        return "?"
+    f = chosen[-1]
+    return "%s.%s" % (os.path.splitext(os.path.basename(f.filename))[0], f.name)
+
+
+def _root_cause(exc):
+    """The exception the wrappers (InductorError, LoweringException,
+    BackendCompilerFailed) were raised for."""
+    seen = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        # LoweringException is raised `from None`: its cause is its context.
+        inner = getattr(exc, "inner_exception", None) or exc.__cause__ or exc.__context__
+        if inner is None or type(exc).__name__ not in (
+                "InductorError", "LoweringException", "BackendCompilerFailed"):
+            return exc
+        exc = inner
+    return exc
+
+
+def _without_numbers(text):
+    # Temporaries, line numbers and sizes differ between cases of one bug.
+    return re.sub(r"0x[0-9a-fA-F]+|\d+", "N", text)
+
+
+def compile_failure(exc):
+    """(exit status, headline) for an exception torch.compile raised while
+    compiling, or None for one the compiled code raised when it ran."""
+    try:
+        import torch._dynamo.exc as dynamo_exc
+        from torch._inductor.exc import CppCompileError
+    except ImportError:
+        return None
+    root = _root_cause(exc)
+    if isinstance(root, CppCompileError):
+        errors = [l for l in str(root).splitlines() if "error:" in l]
+        first = errors[0].split("error:", 1)[1].strip() if errors else type(root).__name__
+        return COMPILE_ERROR, "inductor: generated C++ does not compile: " + _without_numbers(first)
+    if isinstance(exc, (dynamo_exc.Unsupported, dynamo_exc.UserError)):
+        # torch.compile's tracer cannot take the program whole: npufuzz's
+        # program is outside what fullgraph=True accepts, not a compiler bug.
+        return UNSUPPORTED, "dynamo cannot trace the program: " + str(exc).splitlines()[0]
+    names = {type(e).__name__ for e in (exc, getattr(exc, "inner_exception", None),
+                                        exc.__cause__) if e is not None}
+    if names & {"InductorError", "LoweringException", "BackendCompilerFailed"}:
+        return COMPILE_ERROR, "inductor: %s in %s" % (
+            type(root).__name__, _innermost_frame(root))
+    return None
+
+
+# The code Inductor generated (its output wrapper, holding the C++ kernels),
+# in order: GraphLowering.save_output_code is called for every graph it
+# compiles and for every one its cache hands back.
+_generated_code = []
+
+
+def _record_generated_code():
+    try:
+        from torch._inductor.graph import GraphLowering
+    except ImportError:
+        return
+    GraphLowering.save_output_code = _generated_code.append
+
+
+def run_case(case_dir, compiling):
+    """Runs DIR/program.py in this process: its exit status, a compiler
+    failure's headline (or None), and what a finding keeps of it."""
     program = os.path.join(case_dir, "program.py")
     if not os.path.isfile(program):
         sys.stderr.write("no program.py: the PyTorch emitter refused the case\n")
-        return UNSUPPORTED
+        return UNSUPPORTED, None, []
     old_argv = sys.argv
     sys.argv = [program, case_dir]
+    generated_before = len(_generated_code)
+    code, headline, details = 0, None, []
     try:
         # A fresh namespace per case: nothing of one case leaks into the next.
         namespace = runpy.run_path(program, run_name="npufuzz_case")
-        namespace["main"]()
-        return 0
+        with _inductor_config(case_dir) if compiling else _nothing():
+            namespace["main"]()
     except SystemExit as e:
-        if e.code is None:
-            return 0
         if isinstance(e.code, int):
-            return e.code
-        sys.stderr.write(str(e.code) + "\n")
-        return 1
-    except BaseException:  # a traceback is what a one-shot run would print
-        traceback.print_exc()
-        return 1
+            code = e.code
+        elif e.code is not None:
+            sys.stderr.write(str(e.code) + "\n")
+            code = 1
+    except BaseException as e:
+        failure = compile_failure(e) if compiling and isinstance(e, Exception) else None
+        if failure is None:  # a traceback is what a one-shot run would print
+            traceback.print_exc()
+            code = 1
+        else:
+            code, headline = failure
+            details.append("".join(traceback.format_exception(e)))
     finally:
         sys.argv = old_argv
+    if compiling:
+        for text in _generated_code[generated_before:]:
+            details.append("--- code Inductor generated ---\n" + text)
+        del _generated_code[generated_before:]
+        import torch._dynamo
+        torch._dynamo.reset()  # each case compiles afresh, and frees the last
+    return code, headline, details
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _inductor_config(case_dir):
+    """torch._inductor.config patched by DIR/inductor_config.json, if any."""
+    import torch._inductor.config as config
+    path = os.path.join(case_dir, "inductor_config.json")
+    patch = {}
+    if os.path.isfile(path):
+        with open(path) as f:
+            patch = json.load(f)
+    return config.patch(patch)
+
+
+def answer(case_dir, compiling, process_stderr):
+    """Runs one case with its output on DIR/log.txt; returns its status.
+
+    DIR/stderr.txt, which npufuzz classifies, is the log, or for a compiler
+    failure only its headline: torch's warnings while compiling would
+    otherwise stand before it. The log then goes to DIR/details.txt."""
+    log_path = os.path.join(case_dir, "log.txt")
+    with open(log_path, "w") as log:
+        sys.stderr.flush()
+        os.dup2(log.fileno(), 2)
+        try:
+            code, headline, details = run_case(case_dir, compiling)
+        finally:
+            sys.stderr.flush()
+            sys.stdout.flush()
+            os.dup2(process_stderr, 2)
+    with open(log_path) as f:
+        log_text = f.read()
+    os.remove(log_path)
+    with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
+        f.write(headline + "\n" if headline else log_text)
+    if headline and log_text:
+        details.insert(0, log_text)
+    if details:
+        with open(os.path.join(case_dir, "details.txt"), "w") as f:
+            f.write("\n".join(details))
+    return code
 
 
 def main():
@@ -51,29 +201,37 @@ def main():
     # goes to stderr instead, so it cannot be taken for an answer.
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
+    compiling = sys.argv[1:3] and sys.argv[1] == "--compile"
+    patch = os.environ.get("NPUFUZZ_INDUCTOR_PATCH")
+    if compiling:
+        # The emitted programs compile their kernel when this is set.
+        os.environ["NPUFUZZ_TORCH_COMPILE"] = sys.argv[2]
+        if patch:
+            # Inductor's caches would hand back what the unpatched compiler
+            # made of the same program.
+            os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"
+        # f16/bf16 rounded after every op, as eager and the reference do:
+        # fused, Inductor otherwise keeps intermediates in f32 (its config
+        # says so), and every such case would be a mismatch by design.
+        os.environ["TORCHINDUCTOR_EMULATE_PRECISION_CASTS"] = "1"
     try:
         import numpy  # noqa: F401
         import torch
     except ImportError as e:
-        sys.stderr.write("npufuzz torch adapter: %s; install Debian's python3-torch and "
-                         "python3-numpy\n" % e)
+        sys.stderr.write("npufuzz torch adapter: %s; see docs/toolchains.md#torch\n" % e)
         return 3
     torch.set_num_threads(1)
+    if compiling:
+        _record_generated_code()
+    if compiling and patch:
+        # A bug planted in Inductor by npufuzz's tests
+        # (tests/integrations/inductor/); never set otherwise.
+        runpy.run_path(patch)
     process_stderr = os.dup(2)
     for line in sys.stdin:
         case_dir = line.rstrip("\n")
-        if not case_dir:
-            continue
-        with open(os.path.join(case_dir, "stderr.txt"), "w") as err:
-            sys.stderr.flush()
-            os.dup2(err.fileno(), 2)
-            try:
-                code = run_case(case_dir)
-            finally:
-                sys.stderr.flush()
-                sys.stdout.flush()
-                os.dup2(process_stderr, 2)
-        answers.write("done %d\n" % code)
+        if case_dir:
+            answers.write("done %d\n" % answer(case_dir, bool(compiling), process_stderr))
     return 0
 
 

@@ -19,7 +19,8 @@
 namespace npufuzz::tool {
 
 BackendOptions::BackendOptions(cl::SubCommand &sub)
-    : name("backend", cl::desc("mlir-jit (in process), mlir-tools, external, torch or pto"),
+    : name("backend",
+           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor or pto"),
            cl::init("mlir-jit"), cl::sub(sub), cl::cat(category())),
       cmd("cmd",
           cl::desc("Command for --backend external (one quoted string, split like a shell "
@@ -130,8 +131,10 @@ bool BackendOptions::setUp(RunConfig &config) const {
     fail(error);
     return false;
   }
-  if (config.backend != BackendKind::Torch && !python.empty()) {
-    fail("--python is for --backend torch");
+  const bool torchLike =
+      config.backend == BackendKind::Torch || config.backend == BackendKind::Inductor;
+  if (!torchLike && !python.empty()) {
+    fail("--python is for --backend torch and inductor");
     return false;
   }
   const bool ptoFlags = !ptoas.empty() || !ptoIsa.empty() || !ptoArch.empty() ||
@@ -142,8 +145,8 @@ bool BackendOptions::setUp(RunConfig &config) const {
          "and --pto-no-race-oracle are for --backend pto");
     return false;
   }
-  if (config.backend == BackendKind::Torch) {
-    if (!configureTorchBackend(config, python, error)) {
+  if (torchLike) {
+    if (!configureTorchBackend(config, python, error, config.backend == BackendKind::Inductor)) {
       fail(error);
       return false;
     }

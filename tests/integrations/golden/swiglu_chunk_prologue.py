@@ -144,7 +144,8 @@ def main():
             sys.stderr.write("torch " + torch.__version__ + " has no torch.compile; "
                              "NPUFUZZ_TORCH_COMPILE needs torch 2 or later\n")
             sys.exit(77)
-        fn = torch.compile(kernel, backend=os.environ["NPUFUZZ_TORCH_COMPILE"])
+        fn = torch.compile(kernel, backend=os.environ["NPUFUZZ_TORCH_COMPILE"],
+                           fullgraph=True, dynamic=False)
     outs = fn(_load(d, "in0.npy", torch.bfloat16), _load(d, "in1.npy", torch.bfloat16), _load(d, "in2.npy", torch.float32))
     _save(d, "out0.npy", outs[0])
 
