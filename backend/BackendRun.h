@@ -51,6 +51,10 @@ struct BackendRun {
   Status status = Status::Ok;
   /// Diagnostics, as the compiler printed them.
   std::string message;
+  /// What a finding keeps of the run besides its diagnostics (an external
+  /// command's details.txt: a traceback, the code its compiler generated).
+  /// Never read by the verdict or the signature.
+  std::string details;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

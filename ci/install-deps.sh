@@ -9,7 +9,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  cmake ninja-build ccache g++ pkg-config python3
+  cmake ninja-build ccache g++ pkg-config python3 python3-venv
   llvm-22-dev libmlir-22-dev mlir-22-tools clang-22
   # The format check (tests/CMakeLists.txt: format_test) pins clang-format.
   clang-format-22

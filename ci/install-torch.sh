@@ -41,8 +41,9 @@ if ! { [ -f "$VENV/.npufuzz-ready" ] && imports; }; then
   echo "npufuzz: installing torch $TORCH and numpy $NUMPY from PyPI into $VENV (about 2 minutes, once)" >&2
   rm -rf "$VENV"
   mkdir -p "$CACHE"
-  "$BASE" -m venv "$VENV"
-  "$VENV/bin/pip" install --quiet "torch==$TORCH" "numpy==$NUMPY"
+  # Only the python's path goes to stdout: what the tools say goes to stderr.
+  "$BASE" -m venv "$VENV" >&2
+  "$VENV/bin/pip" install --quiet "torch==$TORCH" "numpy==$NUMPY" >&2
   imports || {
     echo "npufuzz: torch $TORCH was installed into $VENV but does not import" >&2
     exit 2

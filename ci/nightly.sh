@@ -21,6 +21,7 @@ SHARD=${NPUFUZZ_SHARD:-0/1}
 NPUFUZZ=build/bin/npufuzz
 
 bash ci/install-deps.sh
+bash ci/install-torch.sh >/dev/null
 cmake -S . -B build -G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22
 # The regression corpus replays planted faults from the test plugin.
 cmake --build build --target npufuzz npufuzz_rt npufuzz_test_plugin

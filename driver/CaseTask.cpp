@@ -21,6 +21,7 @@ std::string TaskResult::toJson() const {
   llvm::json::Object o{{"verdict", std::string(verdictName(verdict))},
                        {"summary", summary},
                        {"message", message},
+                       {"details", details},
                        {"pass", passName},
                        {"pass_index", passIndex},
                        {"exposed_by", exposedBy},
@@ -58,6 +59,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.verdict = *v;
   out.summary = str("summary");
   out.message = str("message");
+  out.details = str("details");
   out.passName = str("pass");
   out.passIndex = static_cast<int>(o->getInteger("pass_index").value_or(-1));
   out.exposedBy = str("exposed_by");
@@ -111,6 +113,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.firstRunSeconds = since(firstStart);
   static_cast<CaseVerdict &>(t) = differentialVerdict(c, out);
   t.message = out.run.message;
+  t.details = out.run.details;
   t.passWarnings = out.run.passWarnings;
   t.entryOps = out.run.entryOps;
   t.passesThatChanged = out.run.passesThatChanged;

@@ -25,6 +25,7 @@ namespace npufuzz {
 /// times.
 struct TaskResult : CaseVerdict {
   std::string message;      ///< full diagnostic
+  std::string details;      ///< BackendRun::details, kept as the finding's details.txt
   std::string passWarnings; ///< what passes said while succeeding (BackendRun)
   /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).
   std::vector<std::string> entryOps, passesThatChanged;

@@ -259,6 +259,8 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   put("case.npf", expectationLine(expect) + "\n" + f.caseText);
   put("kernel.mlir", f.mlir);
   put("stderr.txt", f.report.stderrText);
+  if (!f.report.result.details.empty())
+    put("details.txt", f.report.result.details);
   put("report.json", reportJson(f));
   for (const auto &[name, text] : f.extraFiles)
     put(name.c_str(), text);

@@ -341,6 +341,33 @@ pattern.radix_split = 0
   return p;
 }
 
+Policy inductorPolicy() {
+  static const char *const kText = R"(
+# Inductor compiles a graph whose size grows with the longest reduced or
+# contracted axis (the program folds them step by step, for exactness): at
+# the default dims a compile can outlast the case's limit. Dims up to 64
+# keep it to seconds. Seed patterns (chunk views into matmul, the MoE mask,
+# floor/mod index maps) start twice as many cases.
+max_dim = 64
+max_tensor_elements = 4096
+max_case_elements = 16384
+pattern_rate = 0.4
+)";
+  Policy p;
+  std::string error;
+  if (!parsePolicy(kText, p, error))
+    return Policy::defaults(); // unreachable: tests parse it
+  return p;
+}
+
+Policy defaultPolicyFor(std::string_view backend) {
+  if (backend == "pto")
+    return ptoPolicy();
+  if (backend == "inductor")
+    return inductorPolicy();
+  return Policy::defaults();
+}
+
 bool parsePolicyFile(const std::string &path, Policy &out, std::string &error) {
   std::string text;
   if (!readFileBytes(path, text, error, 1 << 20))

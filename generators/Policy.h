@@ -108,6 +108,16 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error);
 /// the PTO emitter expresses, so that most cases reach ptoas.
 Policy ptoPolicy();
 
+/// The default policy of --backend inductor: small dims, since the emitted
+/// programs fold reductions and matmuls in explicit loops that
+/// torch.compile unrolls (a graph node a step), and the seed patterns
+/// twice as often.
+Policy inductorPolicy();
+
+/// The policy a campaign of backend `backend` (its --backend name) uses
+/// when no --policy is given: pto's and inductor's own, else the defaults.
+Policy defaultPolicyFor(std::string_view backend);
+
 /// Reads a policy file (`npufuzz gen --policy FILE`).
 bool parsePolicyFile(const std::string &path, Policy &out, std::string &error);
 

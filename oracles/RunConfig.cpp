@@ -26,7 +26,7 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
                            bool compile) {
   std::string py;
-  if (!findTorchPython(python, py, error))
+  if (!findTorchPython(python, py, error, compile))
     return false;
   std::string adapter = NPUFUZZ_TORCH_ADAPTER;
   if (const char *env = std::getenv("NPUFUZZ_TORCH_ADAPTER"); env && *env)

@@ -140,8 +140,8 @@ std::string diagnosticLine(const std::string &text) {
 }
 } // namespace
 
-/// A command's details.txt is kept in a finding's message: a traceback and
-/// a kernel's generated code, not a dump of everything.
+/// A command's details.txt is kept with a finding: a traceback and a
+/// kernel's generated code, not a dump of everything.
 constexpr size_t kMaxDetailsBytes = 4 << 20;
 
 CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::string> &argv,
@@ -404,11 +404,11 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
                                ? workerPersistentCommand().run(cmd, dir)
                                : runCommand(cmd, argv, dir + "/stdout.txt", dir + "/stderr.txt");
     // What the command keeps for a finding (a traceback, the code its
-    // compiler generated), read after the end is classified so that
-    // nothing in it is taken for the run's diagnostic.
-    std::string details, unread;
-    const bool hasDetails =
-        readFileBytes(dir + "/details.txt", details, unread, kMaxDetailsBytes) && !details.empty();
+    // compiler generated): apart from the message, so that nothing in it
+    // is taken for the run's diagnostic or signature.
+    std::string unread;
+    if (!readFileBytes(dir + "/details.txt", r.details, unread, kMaxDetailsBytes))
+      r.details.clear();
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);
@@ -434,8 +434,6 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
         r.outputs.push_back(toTensorData(t));
       }
     }
-    if (hasDetails)
-      r.message += (r.message.empty() ? "" : "\n") + details;
   }
   if (!cmd.keepCaseDir)
     fs::remove_all(dir, ec);

@@ -1,9 +1,13 @@
 //===- backend/toolchains/BackendToolchains.cpp - Each backend's toolchains, ready -===//
 #include "backend/toolchains/BackendToolchains.h"
 
+#include "backend/external/CommandProcess.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/pto/PtoBackend.h"
 #include "backend/toolchains/Canary.h"
+
+#include <cstdlib>
+#include <unistd.h>
 
 namespace npufuzz {
 
@@ -35,9 +39,29 @@ bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &r
   return true;
 }
 
-bool findTorchPython(const std::string &given, std::string &python, std::string &error) {
-  python = given;
-  return findInto(ToolchainKind::Torch, python, error);
+bool findTorchPython(const std::string &given, std::string &python, std::string &error,
+                     bool compile) {
+  LocatedToolchain found;
+  std::string version; // "torch 2.8.0+cu128 numpy 2.2.6"
+  if (!findWorkingToolchain(ToolchainKind::Torch, given, found, error, &version))
+    return false;
+  python = found.path;
+  if (!compile)
+    return true;
+  if (version.rfind("torch 0.", 0) == 0 || version.rfind("torch 1.", 0) == 0) {
+    error = "--backend inductor needs torch.compile, which " +
+            version.substr(0, version.find(' ', 6)) + " (" + python + ") does not have; " +
+            toolchainHelp(ToolchainKind::Torch);
+    return false;
+  }
+  const char *cxx = std::getenv("CXX");
+  const std::string compiler = cxx && *cxx ? cxx : "g++";
+  if (::access(resolveProgram(compiler).c_str(), X_OK) != 0) {
+    error = "--backend inductor builds its kernels with " + compiler +
+            ", and there is none (ci/install-deps.sh installs g++)";
+    return false;
+  }
+  return true;
 }
 
 } // namespace npufuzz

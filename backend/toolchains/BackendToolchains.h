@@ -25,8 +25,12 @@ bool setUpPtoToolchain(PtoToolchain &t, std::string &error);
 bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &runner,
                     std::string &error);
 
-/// --backend torch: the Python that imports torch (`given`: --python).
-bool findTorchPython(const std::string &given, std::string &python, std::string &error);
+/// --backend torch: the Python that imports torch (`given`: --python). With
+/// `compile` (--backend inductor), also a torch with torch.compile (2 or
+/// later) and the C++ compiler Inductor builds its kernels with ($CXX, else
+/// g++).
+bool findTorchPython(const std::string &given, std::string &python, std::string &error,
+                     bool compile = false);
 
 } // namespace npufuzz
 

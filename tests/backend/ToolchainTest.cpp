@@ -27,21 +27,27 @@ namespace {
 /// after each test.
 class Toolchains : public ::testing::Test {
 protected:
+  /// What discovery reads from the environment.
+  static constexpr const char *kEnvironment[] = {
+      "NPUFUZZ_CONFIG",      "XDG_CONFIG_HOME", "NPUFUZZ_PTOAS",
+      "NPUFUZZ_PTO_ISA",     "NPUFUZZ_PYTHON",  "NPUFUZZ_MLIR_OPT",
+      "NPUFUZZ_MLIR_RUNNER", "NPUFUZZ_CACHE",   "PATH"};
   void SetUp() override {
     dir =
         (fs::temp_directory_path() / ("npufuzz-toolchains-" + std::to_string(::getpid()))).string();
     fs::remove_all(dir);
     fs::create_directories(dir + "/bin");
-    for (const char *name : {"NPUFUZZ_CONFIG", "NPUFUZZ_PTOAS", "NPUFUZZ_PTO_ISA", "PATH"})
+    for (const char *name : kEnvironment)
       if (const char *v = std::getenv(name))
         saved[name] = v;
-    // No config of the machine's own leaks in.
+    // No config or variable of the machine's own leaks in.
+    for (const char *name : kEnvironment)
+      if (std::string(name) != "PATH")
+        ::unsetenv(name);
     ::setenv("NPUFUZZ_CONFIG", write("none.json", "{}").c_str(), 1);
-    ::unsetenv("NPUFUZZ_PTOAS");
-    ::unsetenv("NPUFUZZ_PTO_ISA");
   }
   void TearDown() override {
-    for (const char *name : {"NPUFUZZ_CONFIG", "NPUFUZZ_PTOAS", "NPUFUZZ_PTO_ISA", "PATH"}) {
+    for (const char *name : kEnvironment) {
       auto it = saved.find(name);
       if (it == saved.end())
         ::unsetenv(name);
@@ -155,7 +161,6 @@ TEST_F(Toolchains, AConfigFileThatCannotBeUsedIsAnError) {
   EXPECT_EQ(toolchainConfigPath(), dir + "/xdg/npufuzz/toolchains.json");
   EXPECT_TRUE(loadToolchainConfig(config, error)) << error;
   EXPECT_TRUE(config.file.empty());
-  ::unsetenv("XDG_CONFIG_HOME");
 }
 
 // Each program toolchain's canary refuses what is not the tool: a program

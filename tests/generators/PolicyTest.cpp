@@ -108,5 +108,18 @@ TEST(Policy, ThePtoPolicyMakesRank2TilesOfPtoDtypes) {
   }
 }
 
+// --backend inductor's default: no dim past 64 (the axes its programs fold
+// step by step), and each backend's default found by its name.
+TEST(Policy, TheInductorPolicyKeepsEveryDimSmall) {
+  const Policy p = inductorPolicy();
+  EXPECT_EQ(defaultPolicyFor("inductor"), p);
+  EXPECT_EQ(defaultPolicyFor("pto"), ptoPolicy());
+  EXPECT_EQ(defaultPolicyFor("torch"), Policy::defaults());
+  for (uint64_t seed = 0; seed < 200; ++seed)
+    for (const Value &v : generateCase(seed, p).values)
+      for (const int64_t d : v.type.shape)
+        EXPECT_LE(d, 64) << "seed " << seed;
+}
+
 } // namespace
 } // namespace npufuzz

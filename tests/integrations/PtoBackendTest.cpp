@@ -10,6 +10,7 @@
 #include "backend/pto/PtoBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "backend/toolchains/Canary.h"
+#include "backend/toolchains/Toolchain.h"
 #include "driver/Campaign.h"
 #include "driver/CaseTask.h"
 #include "driver/ReduceCommand.h"
@@ -37,13 +38,21 @@ using namespace npufuzz;
 namespace {
 using npufuzz::testing::parseOrFail;
 
-/// Why the PTO toolchain cannot be used on this machine, in discovery's
-/// words; empty when it can.
+/// Why there is no PTO toolchain on this machine, in discovery's words;
+/// empty when one was found. One that was named but is broken is not
+/// skipped: its tests fail, saying why.
 const std::string &ptoUnavailable() {
   static const std::string why = [] {
-    PtoToolchain t;
+    ToolchainConfig config;
     std::string error;
-    return setUpPtoToolchain(t, error) ? std::string() : error;
+    if (!loadToolchainConfig(config, error))
+      return std::string();
+    for (const ToolchainKind k : {ToolchainKind::PtoIsa, ToolchainKind::Ptoas}) {
+      LocatedToolchain found;
+      if (!locateToolchain(k, "", config, found, error) && found.source.empty())
+        return error;
+    }
+    return std::string();
   }();
   return why;
 }

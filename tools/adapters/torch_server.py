@@ -16,10 +16,9 @@ kernel under torch.compile(fullgraph=True, dynamic=False) through Inductor
 on the CPU. A failure of the compiler is answered with one headline on the
 case's stderr, which npufuzz signs, and the traceback in DIR/details.txt;
 DIR/details.txt also gets the code Inductor generated, which a finding
-keeps. DIR/inductor_config.json, when npufuzz writes one, patches
-torch._inductor.config for that case (blame turns optimisations off).
+keeps. A failure of the adapter itself (a file it cannot write) is answered
+with status 80: npufuzz's environment, never a finding.
 """
-import json
 import os
 import re
 import runpy
@@ -28,6 +27,7 @@ import traceback
 
 UNSUPPORTED = 77  # the protocol's exit status for "cannot express the case"
 COMPILE_ERROR = 78  # the toolchain rejected the program
+ENVIRONMENT = 80  # the adapter could not run the case at all
 
 
 def _innermost_frame(exc):
@@ -84,7 +84,9 @@ def compile_failure(exc):
     if isinstance(exc, (dynamo_exc.Unsupported, dynamo_exc.UserError)):
         # torch.compile's tracer cannot take the program whole: npufuzz's
         # program is outside what fullgraph=True accepts, not a compiler bug.
-        return UNSUPPORTED, "dynamo cannot trace the program: " + str(exc).splitlines()[0]
+        said = str(exc).splitlines()
+        return UNSUPPORTED, "dynamo cannot trace the program: " + (said[0] if said else
+                                                                    type(exc).__name__)
     names = {type(e).__name__ for e in (exc, getattr(exc, "inner_exception", None),
                                         exc.__cause__) if e is not None}
     if names & {"InductorError", "LoweringException", "BackendCompilerFailed"}:
@@ -121,8 +123,7 @@ def run_case(case_dir, compiling):
     try:
         # A fresh namespace per case: nothing of one case leaks into the next.
         namespace = runpy.run_path(program, run_name="npufuzz_case")
-        with _inductor_config(case_dir) if compiling else _nothing():
-            namespace["main"]()
+        namespace["main"]()
     except SystemExit as e:
         if isinstance(e.code, int):
             code = e.code
@@ -136,7 +137,7 @@ def run_case(case_dir, compiling):
             code = 1
         else:
             code, headline = failure
-            details.append("".join(traceback.format_exception(e)))
+            details.append("".join(traceback.format_exception(type(e), e, e.__traceback__)))
     finally:
         sys.argv = old_argv
     if compiling:
@@ -146,25 +147,6 @@ def run_case(case_dir, compiling):
         import torch._dynamo
         torch._dynamo.reset()  # each case compiles afresh, and frees the last
     return code, headline, details
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        return False
-
-
-def _inductor_config(case_dir):
-    """torch._inductor.config patched by DIR/inductor_config.json, if any."""
-    import torch._inductor.config as config
-    path = os.path.join(case_dir, "inductor_config.json")
-    patch = {}
-    if os.path.isfile(path):
-        with open(path) as f:
-            patch = json.load(f)
-    return config.patch(patch)
 
 
 def answer(case_dir, compiling, process_stderr):
@@ -201,7 +183,10 @@ def main():
     # goes to stderr instead, so it cannot be taken for an answer.
     answers = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)
-    compiling = sys.argv[1:3] and sys.argv[1] == "--compile"
+    compiling = len(sys.argv) == 3 and sys.argv[1] == "--compile"
+    if len(sys.argv) > 1 and not compiling:
+        sys.stderr.write("usage: torch_server.py [--compile BACKEND]\n")
+        return ENVIRONMENT
     patch = os.environ.get("NPUFUZZ_INDUCTOR_PATCH")
     if compiling:
         # The emitted programs compile their kernel when this is set.
@@ -219,7 +204,7 @@ def main():
         import torch
     except ImportError as e:
         sys.stderr.write("npufuzz torch adapter: %s; see docs/toolchains.md#torch\n" % e)
-        return 3
+        return ENVIRONMENT
     torch.set_num_threads(1)
     if compiling:
         _record_generated_code()
@@ -230,8 +215,15 @@ def main():
     process_stderr = os.dup(2)
     for line in sys.stdin:
         case_dir = line.rstrip("\n")
-        if case_dir:
-            answers.write("done %d\n" % answer(case_dir, bool(compiling), process_stderr))
+        if not case_dir:
+            continue
+        try:
+            code = answer(case_dir, compiling, process_stderr)
+        except OSError as e:  # the case directory, not the program
+            os.dup2(process_stderr, 2)
+            sys.stderr.write("npufuzz torch adapter: %s\n" % e)
+            code = ENVIRONMENT
+        answers.write("done %d\n" % code)
     return 0
 
 

@@ -13,6 +13,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unistd.h>
 
@@ -216,6 +217,13 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--known", path.str().str()});
   }
   return flags;
+}
+
+double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
+  if (timeout.getNumOccurrences() || config.backend != BackendKind::Inductor)
+    return timeout;
+  // The command's own limit, and room for the worker to see it end.
+  return std::max<double>(timeout, config.external.timeoutSeconds + 30.0);
 }
 
 PassStageOption::PassStageOption(cl::SubCommand &sub)

@@ -45,6 +45,12 @@ struct BackendOptions {
   std::vector<std::string> reproFlags() const;
 };
 
+/// The seconds a case may take: --timeout when given, else its default,
+/// raised for a backend whose own per-case limit is longer (inductor
+/// compiles each kernel to C++), so that a slow compile is the backend's
+/// time-out, never a worker killed as a hang.
+double caseSeconds(const SecondsOpt &timeout, const RunConfig &config);
+
 /// --pass-stage.
 struct PassStageOption {
   explicit PassStageOption(cl::SubCommand &sub);

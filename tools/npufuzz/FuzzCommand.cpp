@@ -92,16 +92,16 @@ int runFuzz() {
     return kExitError;
   if (!loadPolicy(policyPath, options.policy))
     return kExitError;
-  if (policyPath.empty() && backend.name == "pto")
-    options.policy = ptoPolicy();
+  if (policyPath.empty())
+    options.policy = defaultPolicyFor(backend.name.getValue());
   options.policyPath = policyPath;
   if (!checkMemoryLimit("--memory-mb", memory))
     return kExitError;
-  options.limits.wallSeconds = timeout;
   options.limits.addressSpaceBytes = static_cast<uint64_t>(memory) << 20;
   options.progress = !quiet;
   if (!backend.setUp(options.config))
     return kExitError;
+  options.limits.wallSeconds = caseSeconds(timeout, options.config);
   options.reduce = !noReduce;
   options.config.metamorphicShare = metamorphic;
   options.reduceSeconds = reduceTime;

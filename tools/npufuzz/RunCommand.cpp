@@ -58,7 +58,7 @@ int runRun() {
   // confirmation: a compiler that crashes is a verdict, and the signature
   // printed is the one a campaign would record.
   IsolationLimits limits;
-  limits.wallSeconds = timeout;
+  limits.wallSeconds = caseSeconds(timeout, config);
   const CaseReport report = runCaseIsolated(c, jit, config, limits);
   if (report.environmentError())
     return fail(report.result.message);

@@ -54,8 +54,8 @@ int runSeed() {
     return kExitError;
   if (!loadPolicy(policyPath, policy))
     return kExitError;
-  if (policyPath.empty() && backend.name == "pto")
-    policy = ptoPolicy();
+  if (policyPath.empty())
+    policy = defaultPolicyFor(backend.name.getValue());
   RunConfig config;
   if (!configureRun(pipeline, style, backend, stage, plugins, config))
     return kExitError;
@@ -70,7 +70,7 @@ int runSeed() {
     return fail("-o " + dir + ": exists and is not a directory");
   const Case c = generateCase(seed, policy);
   IsolationLimits limits;
-  limits.wallSeconds = timeout;
+  limits.wallSeconds = caseSeconds(timeout, config);
   // The same isolated worker a campaign uses, so the verdict and signature
   // are those the campaign recorded.
   const CaseReport report = runCaseIsolated(c, jit, config, limits);
