@@ -267,6 +267,17 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error) {
   return checkConsistent(out, error);
 }
 
+namespace {
+/// A policy npufuzz ships, in the policy file syntax.
+Policy builtInPolicy(const char *text) {
+  Policy p;
+  std::string error;
+  if (!parsePolicy(text, p, error))
+    return Policy::defaults(); // unreachable: tests parse every one
+  return p;
+}
+} // namespace
+
 Policy ptoPolicy() {
   // Plain data, in the policy file syntax.
   static const char *const kText = R"(
@@ -334,11 +345,7 @@ pattern.moe_mask = 0
 pattern.swiglu = 0
 pattern.radix_split = 0
 )";
-  Policy p;
-  std::string error;
-  if (!parsePolicy(kText, p, error))
-    return Policy::defaults(); // unreachable: tests parse it
-  return p;
+  return builtInPolicy(kText);
 }
 
 Policy inductorPolicy() {
@@ -353,11 +360,7 @@ max_tensor_elements = 4096
 max_case_elements = 16384
 pattern_rate = 0.4
 )";
-  Policy p;
-  std::string error;
-  if (!parsePolicy(kText, p, error))
-    return Policy::defaults(); // unreachable: tests parse it
-  return p;
+  return builtInPolicy(kText);
 }
 
 Policy defaultPolicyFor(std::string_view backend) {
