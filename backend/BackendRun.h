@@ -55,6 +55,9 @@ struct BackendRun {
   /// command's details.txt: a traceback, the code its compiler generated).
   /// Never read by the verdict or the signature.
   std::string details;
+  /// The compiler may hold a computed f16/bf16 value in f32 for the op that
+  /// reads it (oracles/Exactness.h, ExactnessModel): set by the backend.
+  bool lowPrecisionHeldWide = false;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

@@ -42,9 +42,14 @@ private:
 /// adapter, which speaks the same protocol.
 class CommandBackend : public Backend {
 public:
-  explicit CommandBackend(const ExternalToolchain &cmd) : cmd(cmd) {}
+  /// `fuses`: the command compiles (inductor), and may hold f16/bf16
+  /// intermediates wide across the ops it fuses.
+  explicit CommandBackend(const ExternalToolchain &cmd, bool fuses = false)
+      : cmd(cmd), fuses(fuses) {}
   BackendRun run(const KernelRun &k) const override {
-    return runExternal(cmd, k.c, k.kernel, k.elements, k.inputs);
+    BackendRun r = runExternal(cmd, k.c, k.kernel, k.elements, k.inputs);
+    r.lowPrecisionHeldWide = fuses;
+    return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {
     std::map<std::string, std::string> files;
@@ -59,6 +64,7 @@ public:
 
 private:
   ExternalToolchain cmd;
+  bool fuses;
 };
 
 /// ptoas, then the pto-isa CPU simulator.
@@ -86,8 +92,8 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::MlirJit: return std::make_unique<JitBackend>(config.jit);
   case BackendKind::MlirTools: return std::make_unique<ToolsBackend>(config.tools);
   case BackendKind::External:
-  case BackendKind::Torch:
-  case BackendKind::Inductor: return std::make_unique<CommandBackend>(config.external);
+  case BackendKind::Torch: return std::make_unique<CommandBackend>(config.external);
+  case BackendKind::Inductor: return std::make_unique<CommandBackend>(config.external, true);
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   }
   return nullptr; // unreachable: the switch covers Backends.def

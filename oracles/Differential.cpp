@@ -63,7 +63,9 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
                   "): " + *where + " changed";
       return j;
     }
-  const std::vector<Exactness> exactness = classifyValues(c);
+  ExactnessModel model;
+  model.lowPrecisionHeldWide = run.lowPrecisionHeldWide;
+  const std::vector<Exactness> exactness = classifyValues(c, model);
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     j.comparisons.push_back(
         compareOutput(ref.outputs[k], run.outputs.at(k), exactness[c.outputs[k]]));

@@ -67,8 +67,29 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
 }
 } // namespace
 
-std::vector<Exactness> classifyValues(const Case &c) {
+namespace {
+/// An op that computes new values (arithmetic, a cast, a reduction), as
+/// opposed to one that moves them (views, inserts, gathers, fills).
+bool computes(OpKind k) {
+  switch (opCategory(k)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand: return true;
+  case OpCategory::Source:
+  case OpCategory::Compare:
+  case OpCategory::View:
+  case OpCategory::Other: break;
+  }
+  return k == OpKind::Cast || k == OpKind::Matmul || k == OpKind::ReduceSum;
+}
+
+bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
+} // namespace
+
+std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model) {
   std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
+  std::vector<bool> producedByComputation(c.values.size(), false);
   // ancestors[v][u]: value u is v or is computed into v.
   std::vector<std::vector<bool>> ancestors(c.values.size(),
                                            std::vector<bool>(c.values.size(), false));
@@ -84,10 +105,23 @@ std::vector<Exactness> classifyValues(const Case &c) {
     if (op.operands.size() == 2)
       for (size_t u = 0; u < from.size() && !correlated; ++u)
         correlated = ancestors[op.operands[0]][u] && ancestors[op.operands[1]][u];
+    // A narrow float computed by an op, read by another that computes:
+    // under lowPrecisionHeldWide the reader may see it unrounded.
+    bool readsWideValue = false;
+    if (model.lowPrecisionHeldWide && computes(op.kind))
+      for (ValueId v : op.operands)
+        readsWideValue =
+            readsWideValue || (isLowPrecisionFloat(c.typeOf(v).dtype) && producedByComputation[v]);
     for (unsigned r = 0; r < op.results.size(); ++r) {
       Exactness e = in;
-      if (isApproximateOp(op.kind) && isFloat(c.typeOf(op.results[r]).dtype))
+      if ((isApproximateOp(op.kind) || readsWideValue) && isFloat(c.typeOf(op.results[r]).dtype))
         e = std::max(e, Exactness::Approx);
+      // An unrounded narrow input is off by up to half an ULP of its own
+      // type: a transcendental (exp(17 + d) moves by 17 d) or an op singular
+      // at zero amplifies that past any tolerance of the result.
+      if (readsWideValue && (isApproximateOp(op.kind) || singularAtZero(op.kind)))
+        e = Exactness::Unstable;
+      producedByComputation[op.results[r]] = computes(op.kind);
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).
       if ((e == Exactness::Approx && isDiscontinuous(c, op, r)) ||

@@ -30,8 +30,21 @@ std::string_view exactnessName(Exactness e);
 /// sense (exp, log, tanh, erf, sigmoid, silu, rsqrt).
 bool isApproximateOp(OpKind k);
 
+/// What a compiler may do to values beyond the case's semantics, by op
+/// class: each is a documented freedom of a backend, never a bug.
+struct ExactnessModel {
+  /// A computed f16/bf16 value may be held in f32 by the op that reads it,
+  /// when a compiler fuses the two (Inductor elides the round-trip through
+  /// the narrow type, explicit casts included: torch/_inductor/config.py,
+  /// emulate_precision_casts). What arithmetic makes of such a value is
+  /// then within an ULP or so of the reference, not bit for bit: Approx;
+  /// through a transcendental or an op singular at zero, which amplify
+  /// that, Unstable.
+  bool lowPrecisionHeldWide = false;
+};
+
 /// The exactness of every value, indexed by ValueId.
-std::vector<Exactness> classifyValues(const Case &c);
+std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model = {});
 
 } // namespace npufuzz
 

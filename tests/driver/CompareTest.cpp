@@ -118,6 +118,42 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
   EXPECT_EQ(e[13], Exactness::Exact);    // exact terms may share anything
 }
 
+// Under a compiler that holds f16/bf16 intermediates wide (Inductor), what
+// arithmetic makes of a computed narrow value is approximate; narrow inputs,
+// f32 chains, moves of values and the default model stay exact.
+TEST(Tolerance, LowPrecisionHeldWideMakesArithmeticOnComputedNarrowValuesApprox) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : bf16[4]\n"
+                        "%1 = input : bf16[4]\n"
+                        "%2 = add %0, %1 : bf16[4]\n"
+                        "%3 = mul %2, %1 : bf16[4]\n"
+                        "%4 = input : f32[4]\n"
+                        "%5 = add %4, %4 : f32[4]\n"
+                        "%6 = mul %5, %4 : f32[4]\n"
+                        "%7 = reshape %2 : bf16[2,2]\n"
+                        "%8 = cast %2 {round=rne} : f32[4]\n"
+                        "%9 = exp %2 : bf16[4]\n"
+                        "return %3, %6, %7, %8, %9\n",
+                        c, err))
+      << err.format("t");
+  ExactnessModel wide;
+  wide.lowPrecisionHeldWide = true;
+  const std::vector<Exactness> e = classifyValues(c, wide);
+  EXPECT_EQ(e[2], Exactness::Exact);  // computed from inputs: rounded once
+  EXPECT_EQ(e[3], Exactness::Approx); // reads %2, perhaps unrounded
+  EXPECT_EQ(e[6], Exactness::Exact);  // f32 has no narrower round trip to skip
+  EXPECT_EQ(e[7], Exactness::Exact);  // a view moves %2's rounded values
+  // The cast may read %2 unrounded, and widened, f32 tolerance cannot judge it.
+  EXPECT_EQ(e[8], Exactness::Unstable);
+  // exp amplifies the half ULP %2 may be off by: not comparable.
+  EXPECT_EQ(e[9], Exactness::Unstable);
+  const std::vector<Exactness> plain = classifyValues(c);
+  for (ValueId v = 0; v < 9; ++v)
+    EXPECT_EQ(plain[v], Exactness::Exact) << "%" << v;
+}
+
 // Two wrong results of one op are told apart by the kind of difference: the
 // pto-isa simulator's signed-zero max and its overflowing f32->i32 cast are
 // different findings.
