@@ -32,6 +32,26 @@ bool isTwoTermSum(OpKind k) {
   return base == OpKind::Add || base == OpKind::Sub;
 }
 
+/// Ops that map an infinity to a finite value while NaN stays NaN
+/// (clamp(-inf) is its bound, max(-inf, 3) is 3, relu(-inf) is 0).
+bool makesInfinitiesFinite(OpKind k) {
+  const OpKind base = expandBaseOp(k);
+  return base == OpKind::Max || base == OpKind::Min || k == OpKind::Clamp || k == OpKind::Relu ||
+         k == OpKind::ReduceMax || k == OpKind::ReduceMin;
+}
+
+/// Where an approximate value may be an infinity on one side and NaN on the
+/// other, which compare as agreeing (both non-finite): the formulas of
+/// these ops differ at overflow (silu(-inf) is NaN as x*sigmoid(x)), and a
+/// product or quotient of an approximate value can be 0 * inf on one side
+/// and tiny * inf on the other (silu(-100.8) is a subnormal in the
+/// reference, -0 in f32). log, rsqrt and exp are NaN or infinite alike.
+bool mayMakeNonFiniteClassDiffer(OpKind k, Exactness in) {
+  const OpKind base = expandBaseOp(k);
+  return k == OpKind::Silu || k == OpKind::Sigmoid || k == OpKind::Tanh || k == OpKind::Erf ||
+         (in == Exactness::Approx && (base == OpKind::Mul || base == OpKind::Div));
+}
+
 /// Ops singular at zero: a few ULP around 0 flip the sign of the input and
 /// the result between a number, NaN and an infinity.
 bool singularAtZero(OpKind k) { return hasTrait(k, op_trait::SingularAtZero); }
@@ -90,6 +110,7 @@ bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; 
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model) {
   std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
   std::vector<bool> producedByComputation(c.values.size(), false);
+  std::vector<bool> nonFiniteClassMayDiffer(c.values.size(), false);
   // ancestors[v][u]: value u is v or is computed into v.
   std::vector<std::vector<bool>> ancestors(c.values.size(),
                                            std::vector<bool>(c.values.size(), false));
@@ -105,6 +126,9 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
     if (op.operands.size() == 2)
       for (size_t u = 0; u < from.size() && !correlated; ++u)
         correlated = ancestors[op.operands[0]][u] && ancestors[op.operands[1]][u];
+    bool classMayDiffer = false;
+    for (ValueId v : op.operands)
+      classMayDiffer = classMayDiffer || nonFiniteClassMayDiffer[v];
     // A narrow float computed by an op, read by another that computes:
     // under lowPrecisionHeldWide the reader may see it unrounded.
     bool readsWideValue = false;
@@ -124,6 +148,11 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
       producedByComputation[op.results[r]] = computes(op.kind);
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).
+      // NaN on one side, an infinity on the other, made finite on one.
+      if (classMayDiffer && makesInfinitiesFinite(op.kind))
+        e = Exactness::Unstable;
+      nonFiniteClassMayDiffer[op.results[r]] =
+          classMayDiffer || mayMakeNonFiniteClassDiffer(op.kind, in);
       if ((e == Exactness::Approx && isDiscontinuous(c, op, r)) ||
           (in == Exactness::Approx &&
            (cancels(op.kind) || singularAtZero(op.kind) || (correlated && isTwoTermSum(op.kind)))))

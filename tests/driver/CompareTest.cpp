@@ -118,6 +118,42 @@ TEST(Tolerance, ExactnessFollowsTheDataflow) {
   EXPECT_EQ(e[13], Exactness::Exact);    // exact terms may share anything
 }
 
+// An approximate value may be an infinity on one side and NaN on the other
+// (silu's formulas at overflow, a product of 0 and of a subnormal with
+// inf); an op that makes infinities finite (clamp, max, min, relu) then
+// disagrees where nothing was wrong. Seed 5134604: silu(-100.8) is a
+// subnormal in the reference and -0 in f32; times +inf, -inf against NaN;
+// clamped, -4.375 against NaN.
+TEST(Tolerance, OpsThatMakeInfinitiesFiniteAreNotComparedWhereNanAndInfinityMayDiffer) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : f32[4]\n"
+                        "%1 = input : f32[4]\n"
+                        "%2 = silu %0 : f32[4]\n"
+                        "%3 = mul %2, %1 : f32[4]\n"
+                        "%4 = clamp %3 {min=-4.375, max=65504} : f32[4]\n"
+                        "%5 = max %3, %1 : f32[4]\n"
+                        "%6 = relu %3 : f32[4]\n"
+                        "%7 = clamp %1 {min=-4.375, max=65504} : f32[4]\n"
+                        "%8 = max %1, %0 : f32[4]\n"
+                        "%9 = rsqrt %0 : f32[4]\n"
+                        "%10 = min %0, %9 : f32[4]\n"
+                        "return %4, %5, %6, %7, %8, %10\n",
+                        c, err))
+      << err.format("t");
+  const std::vector<Exactness> e = classifyValues(c);
+  EXPECT_EQ(e[3], Exactness::Approx);
+  EXPECT_EQ(e[4], Exactness::Unstable);
+  EXPECT_EQ(e[5], Exactness::Unstable);
+  EXPECT_EQ(e[6], Exactness::Unstable);
+  EXPECT_EQ(e[7], Exactness::Exact); // exact inputs stay compared bit for bit
+  EXPECT_EQ(e[8], Exactness::Exact);
+  // rsqrt is NaN or infinite alike everywhere: min(x, rsqrt(x)) stays
+  // compared (pto-isa's NaN operand order, corpus/ptoas/).
+  EXPECT_EQ(e[10], Exactness::Approx);
+}
+
 // Under a compiler that holds f16/bf16 intermediates wide (Inductor), what
 // arithmetic makes of a computed narrow value is approximate; narrow inputs,
 // f32 chains, moves of values and the default model stay exact.
