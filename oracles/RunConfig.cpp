@@ -28,6 +28,11 @@ bool configureTorchBackend(RunConfig &config, const std::string &python, std::st
   std::string py;
   if (!findTorchPython(python, py, error, compile))
     return false;
+  useTorchAdapter(config, py, compile);
+  return true;
+}
+
+void useTorchAdapter(RunConfig &config, const std::string &py, bool compile) {
   std::string adapter = NPUFUZZ_TORCH_ADAPTER;
   if (const char *env = std::getenv("NPUFUZZ_TORCH_ADAPTER"); env && *env)
     adapter = env;
@@ -40,7 +45,6 @@ bool configureTorchBackend(RunConfig &config, const std::string &python, std::st
   // a cold disk); still below a campaign worker's 30 s. Inductor compiles
   // each kernel to C++ and builds it with g++: seconds more.
   config.external.timeoutSeconds = compile ? 120 : 25;
-  return true;
 }
 
 std::string defaultRuntimeLibrary() {

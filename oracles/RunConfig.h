@@ -69,6 +69,10 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
                            bool compile = false);
 
+/// The adapter part of configureTorchBackend, for a `python` already found
+/// and past its canary.
+void useTorchAdapter(RunConfig &config, const std::string &python, bool compile);
+
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
 std::string defaultRuntimeLibrary();
 

@@ -147,16 +147,23 @@ void torchCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
   r.passed = true;
 }
 
-void mlirOptCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
+/// An MLIR tool's `--version` names the LLVM it is built on: into
+/// r.version, or false with r.error.
+bool llvmVersion(const Scratch &s, const std::string &path, CanaryResult &r) {
   const Probe version = probe(s, {path, "--version"});
-  const std::string text = version.out;
-  const size_t at = text.find("LLVM version");
+  const size_t at = version.out.find("LLVM version");
   if (!version.ok() || at == std::string::npos) {
     r.error = "does not report an LLVM version (" +
               (version.ok() ? std::string("it printed none") : version.why()) + ")";
-    return;
+    return false;
   }
-  r.version = firstLine(text.substr(at));
+  r.version = firstLine(version.out.substr(at));
+  return true;
+}
+
+void mlirOptCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
+  if (!llvmVersion(s, path, r))
+    return;
   if (!writeText(s.file("canary.mlir"), "func.func @npufuzz_canary() {\n  return\n}\n")) {
     r.error = "the canary module could not be written under $TMPDIR";
     return;
@@ -174,14 +181,8 @@ void mlirOptCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
 }
 
 void mlirRunnerCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
-  const Probe version = probe(s, {path, "--version"});
-  const size_t at = version.out.find("LLVM version");
-  if (!version.ok() || at == std::string::npos) {
-    r.error = "does not report an LLVM version (" +
-              (version.ok() ? std::string("it printed none") : version.why()) + ")";
+  if (!llvmVersion(s, path, r))
     return;
-  }
-  r.version = firstLine(version.out.substr(at));
   if (!writeText(s.file("canary.mlir"), "llvm.func @main() {\n  llvm.return\n}\n")) {
     r.error = "the canary module could not be written under $TMPDIR";
     return;

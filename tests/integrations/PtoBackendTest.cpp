@@ -514,13 +514,8 @@ return %2
 }
 
 namespace {
-const char *const kAddCase = R"(npufuzz-case 1
-data seed=1 edge_rate=0
-%0 = input : f32[8,64]
-%1 = input : f32[8,64]
-%2 = add %0, %1 : f32[8,64]
-return %2
-)";
+/// Two tiles added: the case the toolchain canaries use.
+const char *const kAddCase = canaryCaseText();
 
 /// The four sync bugs tests/integrations/pto/sync_bug_ptoas.sh plants, and
 /// the verdict and `where` each must get.
