@@ -23,31 +23,9 @@ set -euo pipefail
 
 TORCH=2.8.0
 NUMPY=2.2.6
-BASE=${NPUFUZZ_BASE_PYTHON:-python3}
 CACHE=${NPUFUZZ_CACHE:-$HOME/.cache/npufuzz}
-VENV=$CACHE/torch-$TORCH
-PYTHON=$VENV/bin/python
+. "$(dirname "$0")/python-env.sh"
 
-imports() {
-  "$PYTHON" -c "import numpy, torch; assert torch.__version__.startswith('$TORCH')" 2>/dev/null
-}
-
-# The stamp is written last: an install that was cut off starts again.
-if ! { [ -f "$VENV/.npufuzz-ready" ] && imports; }; then
-  command -v "$BASE" >/dev/null 2>&1 || {
-    echo "npufuzz: no $BASE to make the torch environment from (set NPUFUZZ_BASE_PYTHON)" >&2
-    exit 2
-  }
-  echo "npufuzz: installing torch $TORCH and numpy $NUMPY from PyPI into $VENV (about 2 minutes, once)" >&2
-  rm -rf "$VENV"
-  mkdir -p "$CACHE"
-  # Only the python's path goes to stdout: what the tools say goes to stderr.
-  "$BASE" -m venv "$VENV" >&2
-  "$VENV/bin/pip" install --quiet "torch==$TORCH" "numpy==$NUMPY" >&2
-  imports || {
-    echo "npufuzz: torch $TORCH was installed into $VENV but does not import" >&2
-    exit 2
-  }
-  touch "$VENV/.npufuzz-ready"
-fi
-echo "$PYTHON"
+python_env "torch $TORCH" "$CACHE/torch-$TORCH" \
+  '"$PYTHON" -c "import numpy, torch; assert torch.__version__.startswith(\"$TORCH\")" 2>/dev/null' \
+  "torch==$TORCH" "numpy==$NUMPY"

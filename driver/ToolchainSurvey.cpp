@@ -20,6 +20,10 @@ BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
     needs = {ToolchainKind::Ptoas, ToolchainKind::PtoIsa};
     return BackendKind::Pto;
   case ToolchainKind::Torch: needs = {ToolchainKind::Torch}; return BackendKind::Torch;
+  case ToolchainKind::IreeCompile:
+  case ToolchainKind::IreeRuntime:
+    needs = {ToolchainKind::IreeCompile, ToolchainKind::IreeRuntime};
+    return BackendKind::Iree;
   case ToolchainKind::MlirOpt:
   case ToolchainKind::MlirRunner:
     needs = {ToolchainKind::MlirOpt, ToolchainKind::MlirRunner};
@@ -48,6 +52,9 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
   case BackendKind::Inductor:
     // Found and past its canary above: no second import of torch.
     useTorchAdapter(config, path(ToolchainKind::Torch), backend == BackendKind::Inductor);
+    break;
+  case BackendKind::Iree:
+    useIreeAdapter(config, path(ToolchainKind::IreeCompile), path(ToolchainKind::IreeRuntime));
     break;
   case BackendKind::MlirTools:
     config.tools.mlirOpt = path(ToolchainKind::MlirOpt);
@@ -118,7 +125,7 @@ std::string formatToolchainRows(const std::vector<ToolchainRow> &rows) {
   std::ostringstream out;
   for (const ToolchainRow &row : rows) {
     const char *name = toolchainInfo(row.kind).name;
-    out << name << std::string(12 - std::min<size_t>(11, std::string(name).size()), ' ');
+    out << name << std::string(14 - std::min<size_t>(13, std::string(name).size()), ' ');
     switch (row.state) {
     case ToolchainRow::State::Ok:
       out << "ok       " << row.canary.version << "; " << row.where.path << " (from "

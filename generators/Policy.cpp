@@ -363,11 +363,24 @@ pattern_rate = 0.4
   return builtInPolicy(kText);
 }
 
+Policy ireePolicy() {
+  static const char *const kText = R"(
+# IREE's dispatch regions take no index-typed tensors ("index types must not
+# cross the dispatch boundary"; its frontends emit i64): cases hold i64
+# where others may hold index. Seed patterns twice as often, as inductor's.
+dtype.index = 0
+pattern_rate = 0.4
+)";
+  return builtInPolicy(kText);
+}
+
 Policy defaultPolicyFor(std::string_view backend) {
   if (backend == "pto")
     return ptoPolicy();
   if (backend == "inductor")
     return inductorPolicy();
+  if (backend == "iree")
+    return ireePolicy();
   return Policy::defaults();
 }
 

@@ -114,8 +114,14 @@ Policy ptoPolicy();
 /// twice as often.
 Policy inductorPolicy();
 
+/// The default policy of --backend iree: no index-typed tensors, which
+/// IREE's dispatch regions do not take, and the seed patterns twice as
+/// often.
+Policy ireePolicy();
+
 /// The policy a campaign of backend `backend` (its --backend name) uses
-/// when no --policy is given: pto's and inductor's own, else the defaults.
+/// when no --policy is given: pto's, inductor's and iree's own, else the
+/// defaults.
 Policy defaultPolicyFor(std::string_view backend);
 
 /// Reads a policy file (`npufuzz gen --policy FILE`).

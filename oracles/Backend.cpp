@@ -93,7 +93,13 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::MlirTools: return std::make_unique<ToolsBackend>(config.tools);
   case BackendKind::External:
   case BackendKind::Torch: return std::make_unique<CommandBackend>(config.external);
-  case BackendKind::Inductor: return std::make_unique<CommandBackend>(config.external, true);
+  case BackendKind::Inductor:
+  case BackendKind::Iree: {
+    // The compiler's optimisations for this case: what the adapter turns on.
+    ExternalToolchain cmd = config.external;
+    cmd.switches = switchStates(config.backend, config.loweringSeed, config.switchesOff);
+    return std::make_unique<CommandBackend>(cmd, config.backend == BackendKind::Inductor);
+  }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   }
   return nullptr; // unreachable: the switch covers Backends.def

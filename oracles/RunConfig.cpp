@@ -2,6 +2,7 @@
 #include "oracles/RunConfig.h"
 
 #include "backend/toolchains/BackendToolchains.h"
+#include "reference/Executor.h"
 
 #include <cstdlib>
 
@@ -10,8 +11,17 @@ namespace npufuzz {
 MlirEmitOptions emitOptionsOf(const RunConfig &config) {
   MlirEmitOptions o;
   o.style = config.style;
+  // IREE compiles functions on tensors: the tensor style, with tensors at
+  // its ABI.
   if (config.loweringSeed)
     o.plan = LoweringPlan::draw(*config.loweringSeed);
+  if (config.backend == BackendKind::Iree) {
+    o.style = MlirStyle::Tensor;
+    o.tensorAbi = true;
+    // IREE's MLIR has no linalg.add/sub/mul any more (upstream replaced
+    // them with linalg.elementwise): the generic form only.
+    o.plan.linalg = LinalgForm::Generic;
+  }
   return o;
 }
 
@@ -45,6 +55,29 @@ void useTorchAdapter(RunConfig &config, const std::string &py, bool compile) {
   // a cold disk); still below a campaign worker's 30 s. Inductor compiles
   // each kernel to C++ and builds it with g++: seconds more.
   config.external.timeoutSeconds = compile ? 120 : 25;
+}
+
+bool configureIreeBackend(RunConfig &config, const std::string &compiler, const std::string &python,
+                          std::string &error) {
+  std::string compilerPath, pythonPath;
+  if (!findIreeTools(compiler, python, compilerPath, pythonPath, error))
+    return false;
+  useIreeAdapter(config, compilerPath, pythonPath);
+  return true;
+}
+
+void useIreeAdapter(RunConfig &config, const std::string &compiler, const std::string &python) {
+  std::string adapter = NPUFUZZ_IREE_ADAPTER;
+  if (const char *env = std::getenv("NPUFUZZ_IREE_ADAPTER"); env && *env)
+    adapter = env;
+  config.backend = BackendKind::Iree;
+  config.style = MlirStyle::Tensor;
+  // IREE's CPU runtime flushes subnormals (reference/Executor.h).
+  setReferenceFlushesSubnormals(true);
+  config.external.argv = {python, adapter, "--iree-compile", compiler};
+  config.external.persistent = true;
+  // iree-compile takes about half a second a kernel; a large one, seconds.
+  config.external.timeoutSeconds = 60;
 }
 
 std::string defaultRuntimeLibrary() {

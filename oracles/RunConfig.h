@@ -8,6 +8,7 @@
 #define NPUFUZZ_ORACLES_RUNCONFIG_H
 
 #include "backend/BackendKind.h"
+#include "backend/CompilerSwitches.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/mlir/MlirEmitter.h"
 #include "backend/mlir/MlirJit.h"
@@ -51,6 +52,9 @@ struct RunConfig {
   /// there is one, so that a case that fails in a known way and a new one
   /// is filed under the new one and reduced to it.
   std::set<std::string> knownSignatures;
+  /// Optimisations of a black-box compiler turned off for the case
+  /// (backend/CompilerSwitches.h): by switch blame, or `--switch-off`.
+  std::vector<CompilerSwitch> switchesOff;
 };
 
 /// How the MLIR styles emit the case under `config`: its style, and the
@@ -72,6 +76,17 @@ bool configureTorchBackend(RunConfig &config, const std::string &python, std::st
 /// The adapter part of configureTorchBackend, for a `python` already found
 /// and past its canary.
 void useTorchAdapter(RunConfig &config, const std::string &python, bool compile);
+
+/// Sets up `config` for --backend iree with `compiler` (--iree-compile)
+/// and `python` (--iree-python), each discovered when empty
+/// (docs/toolchains.md#iree-compile): the persistent adapter, after both
+/// canaries. False with the reason otherwise.
+bool configureIreeBackend(RunConfig &config, const std::string &compiler, const std::string &python,
+                          std::string &error);
+
+/// The adapter part of configureIreeBackend, for tools already found and
+/// past their canaries.
+void useIreeAdapter(RunConfig &config, const std::string &compiler, const std::string &python);
 
 /// The libnpufuzz_rt.so next to this build ($NPUFUZZ_RT_LIBRARY overrides).
 std::string defaultRuntimeLibrary();

@@ -12,6 +12,10 @@
 
 #include <algorithm>
 
+#if defined(__x86_64__)
+#include <xmmintrin.h>
+#endif
+
 namespace npufuzz {
 namespace ref {
 
@@ -172,8 +176,42 @@ bool evalOther(OpEval &e) {
 } // namespace
 } // namespace ref
 
+namespace {
+bool flushSubnormals = false;
+
+/// MXCSR's FTZ (bit 15) and DAZ (bit 6) set for a scope, as IREE's runtime
+/// sets them around a dispatch.
+class SubnormalFlushScope {
+public:
+  explicit SubnormalFlushScope(bool on) : on_(on) {
+#if defined(__x86_64__)
+    if (on_) {
+      saved_ = _mm_getcsr();
+      _mm_setcsr(saved_ | 0x8040u);
+    }
+#endif
+  }
+  ~SubnormalFlushScope() {
+#if defined(__x86_64__)
+    if (on_)
+      _mm_setcsr(saved_);
+#endif
+  }
+  SubnormalFlushScope(const SubnormalFlushScope &) = delete;
+  SubnormalFlushScope &operator=(const SubnormalFlushScope &) = delete;
+
+private:
+  bool on_;
+  unsigned saved_ = 0;
+};
+} // namespace
+
+void setReferenceFlushesSubnormals(bool on) { flushSubnormals = on; }
+bool referenceFlushesSubnormals() { return flushSubnormals; }
+
 bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
                   std::vector<RefTensor> &values, std::string &error) {
+  const SubnormalFlushScope fpEnvironment(flushSubnormals);
   values.assign(c.values.size(), RefTensor());
   std::vector<uint8_t> ready(c.values.size(), 0);
   size_t nextInput = 0;

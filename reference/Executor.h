@@ -25,6 +25,16 @@ namespace npufuzz {
 bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
                   std::vector<RefTensor> &values, std::string &error);
 
+/// The floating-point environment the reference evaluates in, for this
+/// process. With `on`, as a CPU whose flush-to-zero and denormals-are-zero
+/// modes are set: subnormal operands read as zero of their sign and
+/// subnormal results are written as zero. IREE's CPU runtime runs its
+/// dispatches so (iree/base/internal/fpu_state.h): what it computes is the
+/// case's semantics in that environment, not a wrong value. Off by default:
+/// IEEE gradual underflow. (x86-64 only; elsewhere it has no effect.)
+void setReferenceFlushesSubnormals(bool on);
+bool referenceFlushesSubnormals();
+
 /// The result of running the reference on a case.
 struct RefRun {
   std::vector<RefTensor> inputs;  ///< in input-op order

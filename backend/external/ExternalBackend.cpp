@@ -303,7 +303,8 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
 
 bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel &kernel,
                         const std::vector<std::string> &pipeline,
-                        const std::vector<TensorData> &inputs, std::string &error) {
+                        const std::vector<TensorData> &inputs, std::string &error,
+                        const std::vector<std::pair<std::string, bool>> &switches) {
   auto file = [&](const std::string &name) { return dir + "/" + name; };
   bool ok = writeText(file("case.npf"), printCase(c));
   std::string files = "\"case\": \"case.npf\"", refused;
@@ -344,27 +345,33 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
     args += std::string(a ? ", " : "") + kernelArgJson(kernel.args[a]);
   for (size_t p = 0; p < pipeline.size(); ++p)
     passes += std::string(p ? ", " : "") + jsonString(pipeline[p]);
+  std::string switchList;
+  for (size_t w = 0; w < switches.size(); ++w)
+    switchList += std::string(w ? ", " : "") + jsonString(switches[w].first) + ": " +
+                  (switches[w].second ? "true" : "false");
   char hash[32];
   std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(caseHash(c)));
-  const std::string manifest = "{\n  \"protocol\": \"npufuzz-external\",\n  \"version\": 1,\n"
-                               "  \"case_hash\": \"" +
-                               std::string(hash) +
-                               "\",\n"
-                               "  \"files\": {" +
-                               files +
-                               "},\n"
-                               "  \"unsupported\": {" +
-                               refused +
-                               "},\n"
-                               "  \"inputs\": [\n    " +
-                               ins +
-                               "\n  ],\n"
-                               "  \"outputs\": [\n    " +
-                               outs +
-                               "\n  ],\n"
-                               "  \"mlir\": {\"entry\": " +
-                               jsonString(kernel.entry) + ", \"pipeline\": [" + passes +
-                               "], \"args\": [" + args + "]}\n}\n";
+  const std::string manifest =
+      "{\n  \"protocol\": \"npufuzz-external\",\n  \"version\": 1,\n"
+      "  \"case_hash\": \"" +
+      std::string(hash) +
+      "\",\n"
+      "  \"files\": {" +
+      files +
+      "},\n"
+      "  \"unsupported\": {" +
+      refused +
+      "},\n"
+      "  \"inputs\": [\n    " +
+      ins +
+      "\n  ],\n"
+      "  \"outputs\": [\n    " +
+      outs +
+      "\n  ],\n"
+      "  \"mlir\": {\"entry\": " +
+      jsonString(kernel.entry) + ", \"pipeline\": [" + passes + "], \"args\": [" + args +
+      "], \"returns_outputs\": " + (kernel.returnsOutputs ? "true" : "false") +
+      "},\n  \"switches\": {" + switchList + "}\n}\n";
   ok &= writeText(file("manifest.json"), manifest);
   if (!ok)
     error = "cannot write the case directory " + dir;
@@ -389,7 +396,7 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
   }
   const std::string dir = pattern;
   std::string error;
-  if (!writeCaseDirectory(dir, c, kernel, pipeline, inputs, error)) {
+  if (!writeCaseDirectory(dir, c, kernel, pipeline, inputs, error, cmd.switches)) {
     r.status = BackendRun::Status::EnvironmentError;
     r.message = error;
   } else {

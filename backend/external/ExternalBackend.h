@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npufuzz {
@@ -57,6 +58,9 @@ struct ExternalToolchain {
   /// (PersistentCommand.h); argv then has no {dir}.
   bool persistent = false;
   unsigned casesPerProcess = 500; ///< a persistent command is replaced after these
+  /// The compiler's optimisations and whether each is on for this run
+  /// (backend/CompilerSwitches.h), for manifest.json's "switches".
+  std::vector<std::pair<std::string, bool>> switches;
 };
 
 /// How a command ended.
@@ -85,7 +89,8 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message);
 /// adapters that run kernel.mlir.
 bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel &kernel,
                         const std::vector<std::string> &pipeline,
-                        const std::vector<TensorData> &inputs, std::string &error);
+                        const std::vector<TensorData> &inputs, std::string &error,
+                        const std::vector<std::pair<std::string, bool>> &switches = {});
 
 /// Writes a case directory, runs the command on it and reads the outputs.
 BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKernel &kernel,

@@ -221,6 +221,9 @@ protected:
   void assemble(const std::vector<std::string> &params, const std::string &results = "",
                 const std::string &resultTypes = "");
 
+  /// Whether the kernel calls functions of npufuzz's runtime.
+  bool usesRuntime() const { return !runtimeDecls_.empty(); }
+
   const Case &c_;
   MlirKernel &out_;
   std::ostringstream body_;

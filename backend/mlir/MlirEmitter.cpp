@@ -35,10 +35,19 @@ bool parseMlirStyle(std::string_view s, MlirStyle &out) {
 bool emitMlir(const Case &c, const MlirEmitOptions &options, MlirKernel &out,
               std::string &unsupported) {
   out = MlirKernel();
+  if (options.tensorAbi && options.style != MlirStyle::Tensor) {
+    unsupported = "the tensor ABI is the tensor style's";
+    return false;
+  }
   std::unique_ptr<EmitterBase> e;
   switch (options.style) {
   case MlirStyle::Affine: e = std::make_unique<AffineEmitter>(c, out); break;
-  case MlirStyle::Tensor: e = std::make_unique<TensorEmitter>(c, out); break;
+  case MlirStyle::Tensor: {
+    auto tensor = std::make_unique<TensorEmitter>(c, out);
+    tensor->tensorAbi = options.tensorAbi;
+    e = std::move(tensor);
+    break;
+  }
   case MlirStyle::Npu: {
     NpuOptions npu;
     npu.lanes = options.npuLanes;

@@ -45,6 +45,12 @@ struct MlirEmitOptions {
   unsigned npuLanes = 16;
   /// The forms of the variant points (LoweringPlan.def).
   LoweringPlan plan;
+  /// The tensor style only: `@npf_kernel` takes a tensor per input and
+  /// returns a tensor per output (the ABI of compilers whose programs are
+  /// functions on tensors, such as IREE's), instead of memrefs. Element
+  /// types a host array cannot hold cross it widened: index as i64, bf16 as
+  /// f32 (exact), i1 as i8; valid-shape dimensions as i64.
+  bool tensorAbi = false;
 };
 
 /// One kernel argument and where its value comes from.
@@ -68,6 +74,9 @@ struct MlirKernel {
   /// valid region narrower than its tile): a mask one lane too long, or
   /// none, then writes what must be kept. IR coverage counts such kernels.
   bool maskInsideBuffer = false;
+  /// MlirEmitOptions::tensorAbi: the outputs are the function's results,
+  /// not arguments (`args` then lists inputs and valid dimensions only).
+  bool returnsOutputs = false;
 };
 
 /// How IR coverage names the kernels with a mask inside its buffer, beside

@@ -445,8 +445,86 @@ void TensorEmitter::emitSetValidShape(const Op &op, const std::string &rows,
   vals_[op.results[0]] = tv;
 }
 
+namespace {
+/// The element type a tensor of `d` crosses the tensor ABI as.
+DType abiDType(DType d) {
+  switch (d) {
+  case DType::Index: return DType::I64;
+  case DType::I1: return DType::I8;
+  case DType::BF16: // as its bits (abiTensorType): nothing a compiler could fold away
+  case DType::F32:
+  case DType::F16:
+  case DType::I8:
+  case DType::I32:
+  case DType::I64: return d;
+  }
+  return d;
+}
+
+/// The arith op converting between a tensor's element type and its ABI
+/// type, in either direction (`toAbi`).
+std::string abiConversion(DType d, bool toAbi) {
+  switch (d) {
+  case DType::Index: return "arith.index_cast";
+  case DType::BF16: return "arith.bitcast";
+  case DType::I1: return toAbi ? "arith.extui" : "arith.trunci";
+  case DType::F32:
+  case DType::F16:
+  case DType::I8:
+  case DType::I32:
+  case DType::I64: return "";
+  }
+  return "";
+}
+
+std::string abiTensorType(const TensorType &t) {
+  if (t.dtype == DType::BF16) { // i16 has no DType of its own
+    std::string s = "tensor<";
+    for (int64_t d : t.shape)
+      s += std::to_string(d) + "x";
+    return s + "i16>";
+  }
+  TensorType abi = t;
+  abi.dtype = abiDType(t.dtype);
+  return EmitterBase::tensorType(abi);
+}
+} // namespace
+
+std::vector<std::string> TensorEmitter::tensorAbiParams() {
+  // kernelParams names and records every argument; outputs become results.
+  const std::vector<std::string> memrefParams = kernelParams(&tensorType, &tensorType);
+  std::vector<KernelArg> args;
+  for (const KernelArg &a : out_.args)
+    if (a.kind != KernelArg::Kind::Output)
+      args.push_back(a);
+  out_.args = args;
+  out_.returnsOutputs = true;
+
+  std::vector<std::string> params;
+  int ordinal = 0;
+  for (const Op &op : c_.ops) {
+    if (op.kind != OpKind::Input)
+      continue;
+    const TensorType &t = c_.typeOf(op.results[0]);
+    const std::string name = inputArg(ordinal++);
+    const std::string conv = abiConversion(t.dtype, false);
+    params.push_back((conv.empty() ? name : name + "_abi") + ": " + abiTensorType(t));
+    if (!conv.empty())
+      line(name + " = " + conv + " " + name + "_abi : " + abiTensorType(t) + " to " +
+           tensorType(t));
+  }
+  for (const std::string &p : memrefParams)
+    if (p.rfind("%vdim", 0) == 0) {
+      const std::string name = p.substr(0, p.find(':'));
+      params.push_back(name + "_abi: i64");
+      line(name + " = arith.index_cast " + name + "_abi : i64 to index");
+    }
+  return params;
+}
+
 bool TensorEmitter::run() {
-  const std::vector<std::string> params = kernelParams(&memrefType, &memrefType);
+  const std::vector<std::string> params =
+      tensorAbi ? tensorAbiParams() : kernelParams(&memrefType, &memrefType);
   int inputOrdinal = 0;
   for (size_t i = 0; i < c_.ops.size(); ++i) {
     const Op &op = c_.ops[i];
@@ -455,10 +533,14 @@ bool TensorEmitter::run() {
     // Inputs are never written, so their tensors may alias the arguments.
     const ValueId v = op.results[0];
     const TensorType &t = c_.typeOf(v);
-    const std::string x = fresh("arg");
-    line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) +
-         " restrict : " + memrefType(t) + " to " + tensorType(t));
-    bind(v, x);
+    if (tensorAbi) {
+      bind(v, inputArg(inputOrdinal++));
+    } else {
+      const std::string x = fresh("arg");
+      line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) +
+           " restrict : " + memrefType(t) + " to " + tensorType(t));
+      bind(v, x);
+    }
     if (t.valid)
       std::tie(vals_[v].rows, vals_[v].cols) = validBounds(i, *t.valid);
   }
@@ -466,6 +548,34 @@ bool TensorEmitter::run() {
     emitOp(i);
   if (!unsupported.empty())
     return false;
+  if (tensorAbi && usesRuntime()) {
+    // A compiler of functions on tensors links none of npufuzz's runtime.
+    unsupported = "the tensor ABI: an op of the case calls npufuzz's runtime";
+    return false;
+  }
+  if (tensorAbi) {
+    // Whole tensors: what lies outside a valid region is undefined
+    // (ir/Case.h), and with no output buffer nothing is kept there.
+    std::vector<std::string> results, types;
+    for (size_t k = 0; k < c_.outputs.size(); ++k) {
+      const TensorValue &tv = val(c_.outputs[k]);
+      const TensorType &t = c_.typeOf(c_.outputs[k]);
+      std::string r = tv.name;
+      if (tv.type != tensorType(t)) {
+        r = fresh("res");
+        line(r + " = tensor.cast " + tv.name + " : " + tv.type + " to " + tensorType(t));
+      }
+      if (const std::string conv = abiConversion(t.dtype, true); !conv.empty()) {
+        const std::string w = fresh("res");
+        line(w + " = " + conv + " " + r + " : " + tensorType(t) + " to " + abiTensorType(t));
+        r = w;
+      }
+      results.push_back(r);
+      types.push_back(abiTensorType(t));
+    }
+    assemble(params, joined(results), joined(types));
+    return true;
+  }
   for (size_t k = 0; k < c_.outputs.size(); ++k) {
     // The result's buffer may be any (strided) view once passes fold the
     // op that made it, and memref.copy of a non-contiguous memref lowers to

@@ -38,6 +38,11 @@ class TensorEmitter : public EmitterBase {
 public:
   using EmitterBase::EmitterBase;
   bool run() override;
+  /// MlirEmitOptions::tensorAbi.
+  bool tensorAbi = false;
+  /// The parameters of the tensor ABI, with the conversions of widened
+  /// element types emitted; records the kernel's arguments.
+  std::vector<std::string> tensorAbiParams();
 
   // --- linalg.generic -----------------------------------------------------------
   /// Opens `results = linalg.generic` over `iterators.size()` loops and its

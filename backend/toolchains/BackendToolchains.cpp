@@ -64,4 +64,12 @@ bool findTorchPython(const std::string &given, std::string &python, std::string 
   return true;
 }
 
+bool findIreeTools(const std::string &compiler, const std::string &python,
+                   std::string &compilerPath, std::string &pythonPath, std::string &error) {
+  compilerPath = compiler;
+  pythonPath = python;
+  return findInto(ToolchainKind::IreeCompile, compilerPath, error) &&
+         findInto(ToolchainKind::IreeRuntime, pythonPath, error);
+}
+
 } // namespace npufuzz

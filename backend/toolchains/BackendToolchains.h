@@ -32,6 +32,12 @@ bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &r
 bool findTorchPython(const std::string &given, std::string &python, std::string &error,
                      bool compile = false);
 
+/// iree-compile (`compiler`, --iree-compile) and a Python with IREE's
+/// runtime (`python`, --iree-python), each discovered when empty and past
+/// its canary, into `compilerPath` and `pythonPath`; false with the reason.
+bool findIreeTools(const std::string &compiler, const std::string &python,
+                   std::string &compilerPath, std::string &pythonPath, std::string &error);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_BACKEND_TOOLCHAINS_BACKENDTOOLCHAINS_H

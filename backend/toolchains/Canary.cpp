@@ -127,24 +127,71 @@ void ptoIsaCanary(const std::string &dir, CanaryResult &r) {
   r.passed = true;
 }
 
-void torchCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
-  // The first import of torch reads a few hundred MB on a cold disk.
-  const Probe p =
-      probe(s,
-            {python, "-c",
-             "import numpy, torch; print('torch', torch.__version__, 'numpy', numpy.__version__)"},
-            120);
+/// A Python that runs `script`, which imports `what` and prints a line
+/// starting with `name ` (its version): into r.version.
+void pythonCanary(const Scratch &s, const std::string &python, const std::string &script,
+                  const std::string &what, const std::string &name, unsigned seconds,
+                  CanaryResult &r) {
+  const Probe p = probe(s, {python, "-c", script}, seconds);
   const std::string line = firstLine(p.out);
   if (!p.ok()) {
-    r.error = "cannot import torch and numpy (" + p.why() + ")";
+    r.error = "cannot import " + what + " (" + p.why() + ")";
     return;
   }
-  if (line.rfind("torch ", 0) != 0) {
-    r.error = "exits 0 but does not run Python (it printed no torch version)";
+  if (line.rfind(name + " ", 0) != 0) {
+    r.error = "exits 0 but does not run Python (it printed no " + name + " version)";
     return;
   }
   r.version = line;
   r.passed = true;
+}
+
+void torchCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  // The first import of torch reads a few hundred MB on a cold disk.
+  pythonCanary(s, python,
+               "import numpy, torch; print('torch', torch.__version__, 'numpy', numpy.__version__)",
+               "torch and numpy", "torch", 120, r);
+}
+
+void ireeCompileCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
+  const Probe version = probe(s, {path, "--version"});
+  const size_t at = version.out.find("IREE compiler version");
+  if (!version.ok() || at == std::string::npos) {
+    r.error = "does not report an IREE compiler version (" +
+              (version.ok() ? std::string("it printed none") : version.why()) + ")";
+    return;
+  }
+  r.version = firstLine(version.out.substr(at));
+  if (!writeText(s.file("canary.mlir"),
+                 "func.func @npufuzz_canary(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+                 "  %b = arith.addf %a, %a : tensor<4xf32>\n  return %b : tensor<4xf32>\n}\n")) {
+    r.error = "the canary module could not be written under $TMPDIR";
+    return;
+  }
+  const Probe run = probe(s,
+                          {path, "--iree-hal-target-device=local",
+                           "--iree-hal-local-target-device-backends=llvm-cpu",
+                           s.file("canary.mlir"), "-o", s.file("canary.vmfb")},
+                          120);
+  if (!run.ok()) {
+    r.error = "does not compile a one-op function for llvm-cpu (" + run.why() + ")";
+    return;
+  }
+  std::error_code ec;
+  if (fs::file_size(s.file("canary.vmfb"), ec) == 0 || ec) {
+    r.error = "exits 0 on a one-op function but writes no module: it is not iree-compile";
+    return;
+  }
+  r.passed = true;
+}
+
+void ireeRuntimeCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  pythonCanary(s, python,
+               "import numpy, iree.runtime, importlib.metadata as m\n"
+               "try: v = m.version('iree-base-runtime')\n"
+               "except Exception: v = '(built from source)'\n"
+               "print('iree.runtime', v, 'numpy', numpy.__version__)",
+               "iree.runtime and numpy", "iree.runtime", 60, r);
 }
 
 /// An MLIR tool's `--version` names the LLVM it is built on: into
@@ -216,6 +263,8 @@ CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
     case ToolchainKind::Ptoas: ptoasCanary(scratch, path, r); break;
     case ToolchainKind::PtoIsa: ptoIsaCanary(path, r); break;
     case ToolchainKind::Torch: torchCanary(scratch, path, r); break;
+    case ToolchainKind::IreeCompile: ireeCompileCanary(scratch, path, r); break;
+    case ToolchainKind::IreeRuntime: ireeRuntimeCanary(scratch, path, r); break;
     case ToolchainKind::MlirOpt: mlirOptCanary(scratch, path, r); break;
     case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
     }

@@ -29,10 +29,18 @@ const char *markerHeader(ToolchainKind kind) {
   case ToolchainKind::PtoIsa: return "pto/pto-inst.hpp";
   case ToolchainKind::Ptoas:
   case ToolchainKind::Torch:
+  case ToolchainKind::IreeCompile:
+  case ToolchainKind::IreeRuntime:
   case ToolchainKind::MlirOpt:
   case ToolchainKind::MlirRunner: return "";
   }
   return "";
+}
+
+/// Where the project's install scripts keep what they install.
+std::string cacheDir() {
+  const std::string cache = envOf("NPUFUZZ_CACHE");
+  return cache.empty() ? envOf("HOME") + "/.cache/npufuzz" : cache;
 }
 
 /// Where a toolchain usually is when nobody said: programs by name on PATH
@@ -41,13 +49,14 @@ std::vector<std::string> usualPlaces(ToolchainKind kind) {
   switch (kind) {
   case ToolchainKind::Ptoas: return {"ptoas", "/usr/local/bin/ptoas", "/opt/ptoas/bin/ptoas"};
   case ToolchainKind::PtoIsa: return {"/usr/local/include", "/opt/pto-isa/include"};
-  case ToolchainKind::Torch: {
+  case ToolchainKind::Torch:
     // Where ci/install-torch.sh puts the pinned torch: a python3 on PATH
     // is usually an interpreter without torch.
-    const std::string cache = envOf("NPUFUZZ_CACHE");
-    return {(cache.empty() ? envOf("HOME") + "/.cache/npufuzz" : cache) +
-            "/torch-2.8.0/bin/python"};
-  }
+    return {cacheDir() + "/torch-2.8.0/bin/python"};
+  // Where ci/install-iree.sh puts the pinned IREE.
+  case ToolchainKind::IreeCompile:
+    return {"iree-compile", cacheDir() + "/iree-3.13.0/bin/iree-compile"};
+  case ToolchainKind::IreeRuntime: return {cacheDir() + "/iree-3.13.0/bin/python"};
   case ToolchainKind::MlirOpt: return {"mlir-opt-22", "/usr/lib/llvm-22/bin/mlir-opt"};
   case ToolchainKind::MlirRunner: return {"mlir-runner-22", "/usr/lib/llvm-22/bin/mlir-runner"};
   }

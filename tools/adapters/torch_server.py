@@ -25,6 +25,8 @@ import runpy
 import sys
 import traceback
 
+import case_loop
+
 UNSUPPORTED = 77  # the protocol's exit status for "cannot express the case"
 COMPILE_ERROR = 78  # the toolchain rejected the program
 ENVIRONMENT = 80  # the adapter could not run the case at all
@@ -181,8 +183,7 @@ def answer(case_dir, compiling, process_stderr):
 def main():
     # The answers travel on the original stdout; anything the programs print
     # goes to stderr instead, so it cannot be taken for an answer.
-    answers = os.fdopen(os.dup(1), "w", buffering=1)
-    os.dup2(2, 1)
+    answers = case_loop.answers_channel()
     compiling = len(sys.argv) == 3 and sys.argv[1] == "--compile"
     if len(sys.argv) > 1 and not compiling:
         sys.stderr.write("usage: torch_server.py [--compile BACKEND]\n")
@@ -214,18 +215,8 @@ def main():
         # (tests/integrations/inductor/); never set otherwise.
         runpy.run_path(patch)
     process_stderr = os.dup(2)
-    for line in sys.stdin:
-        case_dir = line.rstrip("\n")
-        if not case_dir:
-            continue
-        try:
-            code = answer(case_dir, compiling, process_stderr)
-        except OSError as e:  # the case directory, not the program
-            os.dup2(process_stderr, 2)
-            sys.stderr.write("npufuzz torch adapter: %s\n" % e)
-            code = ENVIRONMENT
-        answers.write("done %d\n" % code)
-    return 0
+    return case_loop.serve(answers,
+                           lambda case_dir: answer(case_dir, compiling, process_stderr), "torch")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ namespace npufuzz::tool {
 
 BackendOptions::BackendOptions(cl::SubCommand &sub)
     : name("backend",
-           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor or pto"),
+           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor, iree or pto"),
            cl::init("mlir-jit"), cl::sub(sub), cl::cat(category())),
       cmd("cmd",
           cl::desc("Command for --backend external (one quoted string, split like a shell "
@@ -55,6 +55,18 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                   cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default "
                            "0.02)"),
                   cl::value_desc("SHARE"), cl::sub(sub), cl::cat(category())),
+      ireeCompile("iree-compile",
+                  cl::desc("iree-compile for --backend iree (default: discovered, "
+                           "docs/toolchains.md)"),
+                  cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      ireePython("iree-python",
+                 cl::desc("Python with IREE's runtime for --backend iree (default: discovered, "
+                          "docs/toolchains.md)"),
+                 cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      switchOff("switch-off",
+                cl::desc("Turn an optimisation of --backend inductor or iree off (repeatable; "
+                         "the names are in docs/ml-compilers.md)"),
+                cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
       known("known",
             cl::desc("Known signature ids, one per line (ci/known-signatures.txt): a case "
                      "whose wrong values start at several ops is named by one that is not "
@@ -152,6 +164,28 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
   }
+  const bool ireeFlags = !ireeCompile.empty() || !ireePython.empty();
+  if (config.backend != BackendKind::Iree && ireeFlags) {
+    fail("--iree-compile and --iree-python are for --backend iree");
+    return false;
+  }
+  if (config.backend == BackendKind::Iree &&
+      !configureIreeBackend(config, ireeCompile, ireePython, error)) {
+    fail(error);
+    return false;
+  }
+  for (const std::string &s : switchOff) {
+    const std::optional<CompilerSwitch> sw = parseSwitch(config.backend, s);
+    if (!sw) {
+      std::string names;
+      for (CompilerSwitch c : switchesOf(config.backend))
+        names += (names.empty() ? "" : ", ") + std::string(switchName(c));
+      fail("--switch-off: " + std::string(backendKindName(config.backend)) + " has no switch '" +
+           s + "'" + (names.empty() ? std::string() : " (it has " + names + ")"));
+      return false;
+    }
+    config.switchesOff.push_back(*sw);
+  }
   if (!known.empty()) {
     if (!checkPath("--known", known, PathKind::RegularFile))
       return false;
@@ -206,6 +240,12 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--pto-memcheck", ptoMemcheck});
   for (const std::string &f : ptoasFlags)
     flags.insert(flags.end(), {"--ptoas-flag", f});
+  if (!ireeCompile.empty())
+    flags.insert(flags.end(), {"--iree-compile", ireeCompile});
+  if (!ireePython.empty())
+    flags.insert(flags.end(), {"--iree-python", ireePython});
+  for (const std::string &s : switchOff)
+    flags.insert(flags.end(), {"--switch-off", s});
   if (ptoNoInsertSync)
     flags.push_back("--pto-no-insert-sync");
   if (ptoNoRaceOracle)
@@ -220,7 +260,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
 }
 
 double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
-  if (timeout.getNumOccurrences() || config.backend != BackendKind::Inductor)
+  if (timeout.getNumOccurrences() ||
+      (config.backend != BackendKind::Inductor && config.backend != BackendKind::Iree))
     return timeout;
   // The command's own limit, and room for the worker to see it end.
   return std::max<double>(timeout, config.external.timeoutSeconds + 30.0);

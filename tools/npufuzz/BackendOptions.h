@@ -28,7 +28,10 @@ struct BackendOptions {
 
   cl::opt<std::string> name, cmd, opt, runner;
   cl::opt<bool> persistent;
-  cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck;
+  cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck, ireeCompile, ireePython;
+  /// --switch-off NAME: an optimisation of inductor or iree turned off
+  /// (backend/CompilerSwitches.def), as switch blame does.
+  cl::list<std::string> switchOff;
   /// --known FILE: signatures op blame passes over when another op is wrong
   /// too (RunConfig::knownSignatures).
   cl::opt<std::string> known;

@@ -1,0 +1,63 @@
+//===- backend/CompilerSwitches.cpp - Optimisations blame can turn off ----===//
+#include "backend/CompilerSwitches.h"
+
+#include "ir/Prng.h"
+
+#include <algorithm>
+
+namespace npufuzz {
+
+namespace {
+struct SwitchRow {
+  CompilerSwitch id;
+  BackendKind backend;
+  std::string_view name;
+  bool drawn;
+};
+
+constexpr SwitchRow kSwitches[] = {
+#define NPUFUZZ_SWITCH(Backend, Id, name, drawn, description)                                      \
+  {CompilerSwitch::Id, BackendKind::Backend, name, drawn},
+#include "backend/CompilerSwitches.def"
+};
+
+const SwitchRow &row(CompilerSwitch s) { return kSwitches[static_cast<size_t>(s)]; }
+} // namespace
+
+std::string_view switchName(CompilerSwitch s) { return row(s).name; }
+BackendKind switchBackend(CompilerSwitch s) { return row(s).backend; }
+
+std::vector<CompilerSwitch> switchesOf(BackendKind backend) {
+  std::vector<CompilerSwitch> out;
+  for (const SwitchRow &r : kSwitches)
+    if (r.backend == backend)
+      out.push_back(r.id);
+  return out;
+}
+
+std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name) {
+  for (const SwitchRow &r : kSwitches)
+    if (r.backend == backend && r.name == name)
+      return r.id;
+  return std::nullopt;
+}
+
+SwitchStates switchStates(BackendKind backend, std::optional<uint64_t> loweringSeed,
+                          const std::vector<CompilerSwitch> &off) {
+  // A stream of its own: the lowering plan's draws stay what they were.
+  Prng rng = Prng::stream(loweringSeed.value_or(0), 0x73776974636866ull /* "switchf" */);
+  SwitchStates states;
+  for (const SwitchRow &r : kSwitches) {
+    if (r.backend != backend)
+      continue;
+    bool on = true;
+    if (r.drawn && loweringSeed)
+      on = rng.below(2) == 1;
+    if (std::find(off.begin(), off.end(), r.id) != off.end())
+      on = false;
+    states.emplace_back(std::string(r.name), on);
+  }
+  return states;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,44 @@
+//===- backend/CompilerSwitches.h - Optimisations blame can turn off -*- C++ -*-===//
+//
+// The switches of CompilerSwitches.def, and which are on for one case: the
+// drawn ones from its lowering seed, the others on, and any a caller (switch
+// blame, `--switch-off`) turned off.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_COMPILERSWITCHES_H
+#define NPUFUZZ_BACKEND_COMPILERSWITCHES_H
+
+#include "backend/BackendKind.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace npufuzz {
+
+enum class CompilerSwitch : uint8_t {
+#define NPUFUZZ_SWITCH(Backend, Id, name, drawn, description) Id,
+#include "backend/CompilerSwitches.def"
+};
+
+std::string_view switchName(CompilerSwitch s);
+BackendKind switchBackend(CompilerSwitch s);
+/// The switches of `backend`, in blame order (none for most backends).
+std::vector<CompilerSwitch> switchesOf(BackendKind backend);
+/// The switch of `backend` called `name`.
+std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name);
+
+/// Each switch of a backend and whether it is on: what the adapter is told.
+using SwitchStates = std::vector<std::pair<std::string, bool>>;
+
+/// The states for a case of `backend`: drawn switches from `loweringSeed`
+/// (all on without one), the others on, then those in `off` off.
+SwitchStates switchStates(BackendKind backend, std::optional<uint64_t> loweringSeed,
+                          const std::vector<CompilerSwitch> &off);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_COMPILERSWITCHES_H
