@@ -8,6 +8,7 @@
 #include "oracles/OpBlameOracle.h"
 #include "oracles/PassBlameOracle.h"
 #include "oracles/PoisonOracle.h"
+#include "oracles/SwitchBlameOracle.h"
 
 namespace npufuzz {
 
@@ -25,6 +26,7 @@ std::vector<std::unique_ptr<Oracle>> defaultOracles() {
   oracles.push_back(std::make_unique<MemoryErrorOracle>());
   oracles.push_back(std::make_unique<OpBlameOracle>());
   oracles.push_back(std::make_unique<PassBlameOracle>());
+  oracles.push_back(std::make_unique<SwitchBlameOracle>());
   return oracles;
 }
 

@@ -63,7 +63,7 @@ public:
 
 /// Every oracle after the differential one, in the order they judge a
 /// case: metamorphic variants, nondeterminism, poison fill, memory errors,
-/// op blame, pass blame.
+/// op blame, pass blame, switch blame.
 std::vector<std::unique_ptr<Oracle>> defaultOracles();
 
 } // namespace npufuzz

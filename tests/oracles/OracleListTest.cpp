@@ -17,6 +17,7 @@ TEST(OracleList, EachOracleJudgesAfterTheOnesItBuildsOn) {
   // shows as either, and is named for what it is) and before the blame of
   // wrong values; op blame before pass blame (which turns the op into its
   // scalar family once a pass is blamed).
-  EXPECT_EQ(names, (std::vector<std::string>{"metamorphic", "nondeterminism", "poison",
-                                             "memory-error", "op-blame", "pass-blame"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"metamorphic", "nondeterminism", "poison", "memory-error",
+                                      "op-blame", "pass-blame", "switch-blame"}));
 }

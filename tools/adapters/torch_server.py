@@ -111,6 +111,34 @@ def _record_generated_code():
     GraphLowering.save_output_code = _generated_code.append
 
 
+# Each switch of backend/CompilerSwitches.def: Inductor's config when it is
+# on, and when it is off.
+SWITCH_CONFIG = {
+    "prologue_fusion": ({"prologue_fusion": True}, {"prologue_fusion": False}),
+    "epilogue_fusion": ({"epilogue_fusion": True}, {"epilogue_fusion": False}),
+    "pattern_matcher": ({"pattern_matcher": True}, {"pattern_matcher": False}),
+    "loop_ordering_after_fusion": ({"loop_ordering_after_fusion": True},
+                                   {"loop_ordering_after_fusion": False}),
+    "fusion": ({"max_fusion_size": 64}, {"max_fusion_size": 1}),
+    # No vector ISA has 1 bit: scalar kernels (cpu_vec_isa.pick_vec_isa).
+    "cpp_vectorization": ({"cpp.simdlen": None}, {"cpp.simdlen": 1}),
+    "split_reductions": ({"split_reductions": True}, {"split_reductions": False}),
+}
+
+
+def inductor_config(case_dir):
+    """The Inductor config manifest.json's "switches" ask for."""
+    import json
+    with open(os.path.join(case_dir, "manifest.json")) as f:
+        switches = json.load(f).get("switches", {})
+    patch = {}
+    for name, on in sorted(switches.items()):
+        if name not in SWITCH_CONFIG:
+            raise OSError("manifest.json: unknown switch %r" % name)
+        patch.update(SWITCH_CONFIG[name][0 if on else 1])
+    return patch
+
+
 def run_case(case_dir, compiling):
     """Runs DIR/program.py in this process: its exit status, a compiler
     failure's headline (or None), and what a finding keeps of it."""
@@ -118,6 +146,9 @@ def run_case(case_dir, compiling):
     if not os.path.isfile(program):
         sys.stderr.write("no program.py: the PyTorch emitter refused the case\n")
         return UNSUPPORTED, None, []
+    if compiling:  # outside the try: a bad manifest is the adapter's environment
+        import torch._inductor.config as inductor_config_module
+        config_patch = inductor_config_module.patch(inductor_config(case_dir))
     old_argv = sys.argv
     sys.argv = [program, case_dir]
     generated_before = len(_generated_code)
@@ -125,7 +156,11 @@ def run_case(case_dir, compiling):
     try:
         # A fresh namespace per case: nothing of one case leaks into the next.
         namespace = runpy.run_path(program, run_name="npufuzz_case")
-        namespace["main"]()
+        if compiling:
+            with config_patch:
+                namespace["main"]()
+        else:
+            namespace["main"]()
     except SystemExit as e:
         if isinstance(e.code, int):
             code = e.code
