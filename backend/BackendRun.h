@@ -58,6 +58,9 @@ struct BackendRun {
   /// The compiler may hold a computed f16/bf16 value in f32 for the op that
   /// reads it (oracles/Exactness.h, ExactnessModel): set by the backend.
   bool lowPrecisionHeldWide = false;
+  /// The backend may compute float sums in any order
+  /// (ExactnessModel::floatSumsReassociated).
+  bool floatSumsReassociated = false;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

@@ -3,6 +3,7 @@
 
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
+#include "oracles/Exactness.h"
 #include "oracles/RunConfig.h"
 
 namespace npufuzz {
@@ -42,13 +43,15 @@ private:
 /// adapter, which speaks the same protocol.
 class CommandBackend : public Backend {
 public:
-  /// `fuses`: the command compiles (inductor), and may hold f16/bf16
-  /// intermediates wide across the ops it fuses.
-  explicit CommandBackend(const ExternalToolchain &cmd, bool fuses = false)
-      : cmd(cmd), fuses(fuses) {}
+  /// `freedoms`: what the compiler may do beyond the case's semantics
+  /// (oracles/Exactness.h): inductor may hold f16/bf16 intermediates wide
+  /// across the ops it fuses; IREE reassociates float sums.
+  explicit CommandBackend(const ExternalToolchain &cmd, ExactnessModel freedoms = {})
+      : cmd(cmd), freedoms(freedoms) {}
   BackendRun run(const KernelRun &k) const override {
     BackendRun r = runExternal(cmd, k.c, k.kernel, k.elements, k.inputs);
-    r.lowPrecisionHeldWide = fuses;
+    r.lowPrecisionHeldWide = freedoms.lowPrecisionHeldWide;
+    r.floatSumsReassociated = freedoms.floatSumsReassociated;
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {
@@ -64,7 +67,7 @@ public:
 
 private:
   ExternalToolchain cmd;
-  bool fuses;
+  ExactnessModel freedoms;
 };
 
 /// ptoas, then the pto-isa CPU simulator.
@@ -98,7 +101,10 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
     // The compiler's optimisations for this case: what the adapter turns on.
     ExternalToolchain cmd = config.external;
     cmd.switches = switchStates(config.backend, config.loweringSeed, config.switchesOff);
-    return std::make_unique<CommandBackend>(cmd, config.backend == BackendKind::Inductor);
+    ExactnessModel freedoms;
+    freedoms.lowPrecisionHeldWide = config.backend == BackendKind::Inductor;
+    freedoms.floatSumsReassociated = config.backend == BackendKind::Iree;
+    return std::make_unique<CommandBackend>(cmd, freedoms);
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   }

@@ -2,7 +2,8 @@
 //
 // Only elements the reference defines are compared. Exact values must match
 // bit for bit (any NaN matches any NaN; -0 and +0 differ). Approx values
-// match within a tolerance per dtype; Unstable values are skipped.
+// match within a tolerance per dtype; Reordered sums within that plus a
+// bound on their terms' magnitudes; Unstable values are skipped.
 //
 // Tolerances for Approx (|actual - expected| <= atol + rtol * |expected|;
 // a non-finite value matches any non-finite value, since formulas differ at
@@ -37,7 +38,11 @@ struct Comparison {
   std::string difference;
 };
 
-Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e);
+/// `bound`: for a Reordered output, how far each element may be from the
+/// reference beyond the Approx tolerance (oracles/SumBound.h); a Reordered
+/// output without one is not compared.
+Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e,
+                         const std::vector<double> *bound = nullptr);
 
 /// True when some element that `reference` defines differs, byte for byte,
 /// between two runs' outputs `a` and `b` (one run's outputs against the

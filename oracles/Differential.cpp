@@ -1,6 +1,8 @@
 //===- oracles/Differential.cpp - Judge a backend run against the reference ===//
 #include "oracles/Differential.h"
 
+#include "oracles/SumBound.h"
+
 #include "oracles/Exactness.h"
 #include "oracles/RaceAnalysis.h"
 #include "oracles/ValidRegion.h"
@@ -65,10 +67,24 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
     }
   ExactnessModel model;
   model.lowPrecisionHeldWide = run.lowPrecisionHeldWide;
+  model.floatSumsReassociated = run.floatSumsReassociated;
   const std::vector<Exactness> exactness = classifyValues(c, model);
+  // Reordered sums are compared against their terms, which only the
+  // evaluation of every value holds.
+  std::vector<RefTensor> values;
+  for (ValueId v : c.outputs)
+    if (exactness[v] == Exactness::Reordered && values.empty()) {
+      std::string error;
+      if (!evaluateCase(c, ref.inputs, values, error))
+        values.clear();
+    }
   for (size_t k = 0; k < c.outputs.size(); ++k) {
-    j.comparisons.push_back(
-        compareOutput(ref.outputs[k], run.outputs.at(k), exactness[c.outputs[k]]));
+    const ValueId v = c.outputs[k];
+    std::vector<double> bound;
+    if (exactness[v] == Exactness::Reordered && !values.empty())
+      bound = reorderedSumBound(c, values, v);
+    j.comparisons.push_back(compareOutput(ref.outputs[k], run.outputs.at(k), exactness[v],
+                                          bound.empty() ? nullptr : &bound));
     const Comparison &cmp = j.comparisons.back();
     if (!cmp.match && j.verdict == VerdictKind::Ok) {
       j.verdict = VerdictKind::Mismatch;

@@ -9,6 +9,7 @@ std::string_view exactnessName(Exactness e) {
   switch (e) {
   case Exactness::Exact: return "exact";
   case Exactness::Approx: return "approx";
+  case Exactness::Reordered: return "reordered";
   case Exactness::Unstable: return "unstable";
   }
   return "?";
@@ -105,6 +106,18 @@ bool computes(OpKind k) {
 }
 
 bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
+
+/// How many terms each element of a sum (reduce_sum, matmul) adds; 0 for
+/// other ops.
+int64_t termsPerSum(const Case &c, const Op &op) {
+  if (op.kind == OpKind::ReduceSum) {
+    const TensorType &in = c.typeOf(op.operands[0]);
+    return in.shape[static_cast<size_t>(op.attrs.axis)];
+  }
+  if (op.kind == OpKind::Matmul)
+    return c.typeOf(op.operands[0]).shape.back();
+  return 0;
+}
 } // namespace
 
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model) {
@@ -145,6 +158,13 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
       // at zero amplifies that past any tolerance of the result.
       if (readsWideValue && (isApproximateOp(op.kind) || singularAtZero(op.kind)))
         e = Exactness::Unstable;
+      // A reordered sum is compared against its terms' magnitudes, which
+      // only the sum itself has: whatever reads it is not compared.
+      if (in == Exactness::Reordered)
+        e = Exactness::Unstable;
+      else if (model.floatSumsReassociated && e == Exactness::Exact &&
+               isFloat(c.typeOf(op.results[r]).dtype) && termsPerSum(c, op) >= 3)
+        e = Exactness::Reordered;
       producedByComputation[op.results[r]] = computes(op.kind);
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).

@@ -23,7 +23,11 @@
 
 namespace npufuzz {
 
-enum class Exactness : uint8_t { Exact, Approx, Unstable };
+/// Reordered: a float sum a backend may add in any order (reduce_sum,
+/// matmul of exact terms, ExactnessModel::floatSumsReassociated), compared
+/// within a bound on the sum of its terms' magnitudes (oracles/SumBound.h);
+/// what is computed from it is Unstable.
+enum class Exactness : uint8_t { Exact, Approx, Reordered, Unstable };
 std::string_view exactnessName(Exactness e);
 
 /// True for ops whose float result is not exactly rounded in the reference's
@@ -41,6 +45,14 @@ struct ExactnessModel {
   /// through a transcendental or an op singular at zero, which amplify
   /// that, Unstable.
   bool lowPrecisionHeldWide = false;
+  /// A float sum of three or more terms (reduce_sum, matmul) may be
+  /// computed in any order: split into partial sums across vector lanes
+  /// or tiles, products fused into the additions (IREE's llvm-cpu
+  /// reassociates reductions: --iree-llvmcpu-reassociate-fp-reductions,
+  /// on by default). Such a sum is Reordered: its error is bounded by the
+  /// magnitudes of its terms, not by its own (it may cancel). Two terms
+  /// commute exactly.
+  bool floatSumsReassociated = false;
 };
 
 /// The exactness of every value, indexed by ValueId.

@@ -3,6 +3,7 @@
 #include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/Exactness.h"
+#include "oracles/SumBound.h"
 
 #include <gtest/gtest.h>
 
@@ -219,4 +220,54 @@ TEST(Difference, TheFirstDifferingElementGivesTheKind) {
                     dataOf(floats(DType::F32, {1.0f, -0.0f, 3.0f})), Exactness::Exact);
   EXPECT_EQ(c.mismatches, 2);
   EXPECT_EQ(c.difference, "signed-zero");
+}
+
+// A backend that reassociates float sums (IREE) may add a reduce_sum's or a
+// matmul's terms in any order: such a sum of exact terms is Reordered and
+// compared within 2 n u sum|t| of its terms, which is loose where the terms
+// cancel and tight where they do not; what reads it is not compared; two
+// terms commute exactly.
+TEST(Tolerance, AReorderedSumIsBoundedByItsTermsMagnitudes) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : f32[4,3]\n"
+                        "%1 = reduce_sum %0 {axis=1} : f32[4,1]\n"
+                        "%2 = input : f32[4,2]\n"
+                        "%3 = reduce_sum %2 {axis=1} : f32[4,1]\n"
+                        "%4 = abs %1 : f32[4,1]\n"
+                        "%5 = input : f32[3,2]\n"
+                        "%6 = matmul %0, %5 : f32[4,2]\n"
+                        "return %1, %3, %4, %6\n",
+                        c, err))
+      << err.format("t");
+  ExactnessModel model;
+  model.floatSumsReassociated = true;
+  const std::vector<Exactness> e = classifyValues(c, model);
+  EXPECT_EQ(e[1], Exactness::Reordered);
+  EXPECT_EQ(e[3], Exactness::Exact); // a + b is b + a
+  EXPECT_EQ(e[4], Exactness::Unstable);
+  EXPECT_EQ(e[6], Exactness::Reordered);
+  EXPECT_EQ(classifyValues(c)[1], Exactness::Exact);
+
+  // Rows: 1e8 + 1 - 1e8 (cancels: 0 or 1 or 2 are all some order's), and
+  // 1 + 2 + 3, whose every order gives 6.
+  std::vector<RefTensor> values(c.values.size());
+  values[0] = floats(DType::F32, {1e8f, 1, -1e8f, 1, 2, 3, 0, 0, 0, 0, 0, 0});
+  values[0].type = c.typeOf(0);
+  const std::vector<double> bound = reorderedSumBound(c, values, 1);
+  ASSERT_EQ(bound.size(), 4u);
+  EXPECT_DOUBLE_EQ(bound[1], 2.0 * 3 * 0x1p-24 * 6);
+  const RefTensor want = [&] {
+    RefTensor t = floats(DType::F32, {0, 6, 0, 0});
+    t.type = c.typeOf(1);
+    return t;
+  }();
+  RefTensor got = want;
+  got.f[0] = 2; // another order of the cancelling row
+  EXPECT_TRUE(compareOutput(want, dataOf(got), Exactness::Reordered, &bound).match);
+  got.f[1] = 6.0001f; // past what 1 + 2 + 3 allows in any order
+  EXPECT_FALSE(compareOutput(want, dataOf(got), Exactness::Reordered, &bound).match);
+  // With no bound a Reordered output is not compared.
+  EXPECT_TRUE(compareOutput(want, dataOf(got), Exactness::Reordered).match);
 }

@@ -1,0 +1,30 @@
+//===- oracles/SumBound.h - How far a reordered float sum may stray -*- C++ -*-===//
+//
+// A float sum of n terms, added in any order (and its products fused or
+// not), differs from the reference's left-to-right sum by at most about
+// 2 n u sum|t_k|, u being f32's unit roundoff (2^-24): each partial sum
+// rounds once, and an error of one rounding is at most u times what it
+// rounds. The bound scales with the terms' magnitudes, not with the sum's
+// own, so a sum that cancels is still compared, within what its terms
+// allow (Exactness::Reordered).
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_ORACLES_SUMBOUND_H
+#define NPUFUZZ_ORACLES_SUMBOUND_H
+
+#include "ir/Case.h"
+#include "ir/RefTensor.h"
+
+#include <vector>
+
+namespace npufuzz {
+
+/// The bound for each element of value `v` of `c`, a reduce_sum or matmul,
+/// from the reference's `values` (every value of the case, by ValueId):
+/// 2 n u sum|t_k| over its n terms.
+std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor> &values,
+                                      ValueId v);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_ORACLES_SUMBOUND_H
