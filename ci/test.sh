@@ -18,6 +18,9 @@ bash ci/install-deps.sh
 # torch 2 from PyPI for --backend torch and inductor, cached outside the
 # clone where discovery finds it (docs/toolchains.md#torch).
 TORCH_PYTHON=$(bash ci/install-torch.sh)
+# IREE's compiler and runtime from PyPI for --backend iree, the same way
+# (docs/toolchains.md#iree-compile).
+IREE_PYTHON=$(bash ci/install-iree.sh)
 
 COMMON=(-G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 -DNPUFUZZ_WERROR=ON)
 JOBS=${NPUFUZZ_JOBS:-$(nproc)}
@@ -67,6 +70,42 @@ build/bin/npufuzz fuzz -o "$FUZZ_DIR/torch" --backend torch --max-cases 400 --jo
   cat "$FUZZ_DIR"/torch/findings/*/repro.sh "$FUZZ_DIR"/torch/findings/*/stderr.txt 2>/dev/null
   exit 1
 }
+# ml_campaign NAME ARGS...: a short campaign against the known list (known
+# compiler behaviours, each with its triage, do not fail it; a new signature
+# does).
+ml_campaign() {
+  local name=$1
+  shift
+  build/bin/npufuzz fuzz -o "$FUZZ_DIR/$name" "$@" --jobs "$JOBS" --no-reduce --quiet \
+    --known ci/known-signatures.txt || [ $? = 1 ]
+  build/bin/npufuzz report "$FUZZ_DIR/$name" -o "$FUZZ_DIR/$name-report" \
+    --known ci/known-signatures.txt
+}
+# planted_bug NAME PASS ARGS...: a campaign against a planted bug must find
+# it, reduce it and blame it on the optimisation PASS (switch blame).
+planted_bug() {
+  local name=$1 pass=$2
+  shift 2
+  build/bin/npufuzz fuzz -o "$FUZZ_DIR/$name" "$@" --jobs "$JOBS" --quiet --max-findings 1 &&
+    { echo "npufuzz: the bug planted in $name was not found" >&2; exit 1; }
+  local report
+  report=$(cat "$FUZZ_DIR"/$name/findings/*/report.json)
+  grep -q "\"pass\": \"$pass\"" <<<"$report" ||
+    { echo "npufuzz: the bug planted in $name was not blamed on $pass" >&2; echo "$report"; exit 1; }
+  compgen -G "$FUZZ_DIR/$name/findings/*/reduced/case.npf" >/dev/null ||
+    { echo "npufuzz: the bug planted in $name was not reduced" >&2; echo "$report"; exit 1; }
+  echo "$name: found, reduced, blamed on $pass"
+}
+echo "== torch.compile: a campaign through --backend inductor, and a bug planted in it"
+ml_campaign inductor --backend inductor --max-cases 60
+NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \
+  planted_bug inductor-planted inductor:pattern_matcher --backend inductor --max-cases 200 \
+  --policy tests/integrations/inductor/views-into-sub.policy
+echo "== IREE: a campaign through --backend iree, and a bug planted in it ($("$IREE_PYTHON" -c 'import importlib.metadata as m; print("iree", m.version("iree-base-compiler"))'))"
+ml_campaign iree --backend iree --max-cases 150
+NPUFUZZ_REAL_IREE_COMPILE=$(dirname "$IREE_PYTHON")/iree-compile \
+  planted_bug iree-planted iree:data-tiling --backend iree --max-cases 200 \
+  --iree-compile tests/integrations/iree/data_tiling_demotes_contractions.sh
 if [ "$PTO_FOUND" = 1 ]; then
   echo "== the user's ptoas + pto-isa: a campaign through --backend pto"
   # Known toolchain behaviours (ci/known-signatures.txt, each with its triage)

@@ -21,6 +21,11 @@ MlirEmitOptions emitOptionsOf(const RunConfig &config) {
     // IREE's MLIR has no linalg.add/sub/mul any more (upstream replaced
     // them with linalg.elementwise): the generic form only.
     o.plan.linalg = LinalgForm::Generic;
+    // IREE tiles no indexing map with floor/mod of more than one loop
+    // dimension ("tiling is not supported for the semi-affine indexing
+    // map"): views index through floordivsi in their bodies instead.
+    if (o.plan.index == IndexForm::AffineMap)
+      o.plan.index = IndexForm::FloorDiv;
   }
   return o;
 }

@@ -144,9 +144,15 @@ std::string pyFloat(float v) {
     return "float(\"nan\")";
   if (std::isinf(v))
     return v > 0 ? "float(\"inf\")" : "float(\"-inf\")";
+  // 17 significant digits give back the double exactly, and every float
+  // is one. A literal, not float.fromhex: torch.compile's tracer cannot
+  // call that.
   char buf[48];
-  std::snprintf(buf, sizeof buf, "float.fromhex(\"%a\")", static_cast<double>(v));
-  return buf;
+  std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
+  std::string text = buf;
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
 }
 
 std::string pyInts(const std::vector<int64_t> &v) {

@@ -183,14 +183,49 @@ def run_case(compiler, runtime, case_dir):
     status, headline = compile_kernel(compiler, case_dir, flags, log)
     if status != 0:
         return status, headline.rstrip("\n") + "\n", log
-    try:
-        run_kernel(runtime, case_dir, manifest)
-    except Exception as e:  # the runtime's error, or the module's
-        said = str(e).splitlines()
-        log.append("iree runtime: " + str(e))
-        return RUNTIME_FAULT, "iree runtime: " + runtime_error(said[0] if said else
-                                                                type(e).__name__) + "\n", log
-    return 0, "", log
+    return run_isolated(runtime, case_dir, manifest, log)
+
+
+def run_isolated(runtime, case_dir, manifest, log):
+    """Runs the module in a forked child, so that a runtime that aborts or
+    faults on it (a module the compiler got wrong) ends the case, not the
+    adapter: (status, stderr text, details)."""
+    message_path = os.path.join(case_dir, "runtime-error.txt")
+    stderr_path = os.path.join(case_dir, "runtime-stderr.txt")
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: the runtime's own output goes to a file
+        code = 0
+        try:
+            fd = os.open(stderr_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            os.dup2(fd, 2)
+            run_kernel(runtime, case_dir, manifest)
+        except Exception as e:  # the runtime's error, or the module's
+            with open(message_path, "w") as f:
+                f.write("%s\n%s" % (type(e).__name__, e))
+            code = RUNTIME_FAULT
+        finally:
+            sys.stderr.flush()
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    said = ""
+    if os.path.exists(stderr_path):
+        with open(stderr_path, errors="replace") as f:
+            said = f.read()
+        log.append("iree runtime stderr:\n" + said)
+    if os.WIFSIGNALED(status):
+        # npufuzz reads an assertion from what the runtime printed.
+        sig = os.WTERMSIG(status)
+        return 128 + sig, "iree runtime: killed by signal %d\n%s" % (sig, said), log
+    code = os.WEXITSTATUS(status)
+    if code == RUNTIME_FAULT:
+        with open(message_path, errors="replace") as f:
+            kind, _, text = f.read().partition("\n")
+        log.append("iree runtime: " + text)
+        first = text.splitlines()[0] if text else kind
+        return RUNTIME_FAULT, "iree runtime: " + runtime_error(first) + "\n", log
+    return code, said, log
 
 
 def answer(compiler, runtime, case_dir):
