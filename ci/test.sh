@@ -105,7 +105,8 @@ echo "== IREE: a campaign through --backend iree, and a bug planted in it ($("$I
 ml_campaign iree --backend iree --max-cases 150
 NPUFUZZ_REAL_IREE_COMPILE=$(dirname "$IREE_PYTHON")/iree-compile \
   planted_bug iree-planted iree:data-tiling --backend iree --max-cases 200 \
-  --iree-compile tests/integrations/iree/data_tiling_demotes_contractions.sh
+  --iree-compile tests/integrations/iree/data_tiling_demotes_contractions.sh \
+  --policy tests/integrations/iree/contractions.policy
 if [ "$PTO_FOUND" = 1 ]; then
   echo "== the user's ptoas + pto-isa: a campaign through --backend pto"
   # Known toolchain behaviours (ci/known-signatures.txt, each with its triage)

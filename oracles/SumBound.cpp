@@ -2,11 +2,21 @@
 #include "oracles/SumBound.h"
 
 #include <cmath>
+#include <limits>
 
 namespace npufuzz {
 
 namespace {
 constexpr double kUnitRoundoff = 0x1p-24;
+
+/// The bound of a sum of n terms of magnitudes `sum`: infinite when some
+/// order of adding them may overflow (the reference's order may give inf
+/// where another meets an inf and a -inf: NaN).
+double boundOf(int64_t n, double sum) {
+  if (!(sum <= std::numeric_limits<float>::max()))
+    return std::numeric_limits<double>::infinity();
+  return 2.0 * n * kUnitRoundoff * sum;
+}
 
 int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
   int64_t p = 1;
@@ -37,7 +47,7 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
         double sum = 0;
         for (int64_t j = 0; j < n; ++j)
           sum += magnitude(x, (o * n + j) * inner + in);
-        bound[static_cast<size_t>(o * inner + in)] = 2.0 * n * kUnitRoundoff * sum;
+        bound[static_cast<size_t>(o * inner + in)] = boundOf(n, sum);
       }
   } else if (op.kind == OpKind::Matmul) {
     const RefTensor &a = values[op.operands[0]], &b = values[op.operands[1]];
@@ -50,7 +60,7 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
           double sum = 0;
           for (int64_t kk = 0; kk < k; ++kk)
             sum += magnitude(a, (bt * m + i) * k + kk) * magnitude(b, (bt * k + kk) * n + j);
-          bound[static_cast<size_t>((bt * m + i) * n + j)] = 2.0 * k * kUnitRoundoff * sum;
+          bound[static_cast<size_t>((bt * m + i) * n + j)] = boundOf(k, sum);
         }
   }
   return bound;

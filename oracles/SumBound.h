@@ -6,7 +6,8 @@
 // rounds once, and an error of one rounding is at most u times what it
 // rounds. The bound scales with the terms' magnitudes, not with the sum's
 // own, so a sum that cancels is still compared, within what its terms
-// allow (Exactness::Reordered).
+// allow (Exactness::Reordered). Where the terms' magnitudes add up past
+// f32's largest value, some order may overflow: the bound is infinite.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_SUMBOUND_H

@@ -11,6 +11,8 @@
 #include "reference/OpEval.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -298,6 +300,12 @@ void evaluateRun(const Case &c, RefRun &run) {
 RefRun runReference(const Case &c) {
   RefRun run;
   run.inputs = makeInputs(c);
+  if (flushSubnormals)
+    for (RefTensor &t : run.inputs)
+      if (t.type.dtype == DType::F32 || t.type.dtype == DType::BF16)
+        for (float &x : t.f)
+          if (x != 0 && std::fabs(x) < std::numeric_limits<float>::min())
+            x = std::copysign(0.0f, x);
   evaluateRun(c, run);
   return run;
 }
