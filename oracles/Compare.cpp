@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 namespace npufuzz {
@@ -52,6 +53,12 @@ Tolerance toleranceFor(DType t) {
   }
 }
 
+/// Whether `x` is zero or below the smallest normal of `t`.
+bool isSubnormalOrZero(float x, DType t) {
+  const float smallestNormal = t == DType::F16 ? 0x1p-14f : std::numeric_limits<float>::min();
+  return std::fabs(x) < smallestNormal;
+}
+
 bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0) {
   if (e == Exactness::Reordered) {
     // Partial sums may overflow, or meet an inf and a -inf, in one order
@@ -68,12 +75,13 @@ bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0) 
     return true; // formulas differ at overflow: silu(-inf) is NaN as x*sigmoid(x)
   if (std::isnan(want) || std::isnan(got))
     return std::isnan(want) && std::isnan(got);
-  // Where the reference flushes subnormals (reference/Executor.h), an f16
-  // result is flushed by a conversion that honours flush-to-zero (IREE's
-  // software one, for a CPU without F16C) and kept by one that does not
-  // (F16C's): either is the target's.
-  if (t == DType::F16 && referenceFlushesSubnormals() && got == 0 && want != 0 &&
-      std::fabs(want) < 0x1p-14f && std::signbit(want) == std::signbit(got))
+  // Where the reference flushes subnormals (reference/Executor.h), a
+  // subnormal and the zero of its sign are one value: an arithmetic op
+  // flushes it, a move or select or a software conversion keeps it (an f16
+  // one, normal in f32, is flushed by IREE's software conversion and kept
+  // by F16C's). Either is the target's.
+  if (referenceFlushesSubnormals() && isSubnormalOrZero(want, t) && isSubnormalOrZero(got, t) &&
+      std::signbit(want) == std::signbit(got))
     return true;
   if (e == Exactness::Exact)
     return bitsIn(want, t) == bitsIn(got, t);
