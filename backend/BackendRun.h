@@ -61,6 +61,9 @@ struct BackendRun {
   /// The backend may compute float sums in any order
   /// (ExactnessModel::floatSumsReassociated).
   bool floatSumsReassociated = false;
+  /// The backend may contract an f32 product and a sum into a fused
+  /// multiply-add (ExactnessModel::productsContracted).
+  bool productsContracted = false;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

@@ -52,6 +52,7 @@ public:
     BackendRun r = runExternal(cmd, k.c, k.kernel, k.elements, k.inputs);
     r.lowPrecisionHeldWide = freedoms.lowPrecisionHeldWide;
     r.floatSumsReassociated = freedoms.floatSumsReassociated;
+    r.productsContracted = freedoms.productsContracted;
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {
@@ -104,6 +105,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
     ExactnessModel freedoms;
     freedoms.lowPrecisionHeldWide = config.backend == BackendKind::Inductor;
     freedoms.floatSumsReassociated = config.backend == BackendKind::Iree;
+    freedoms.productsContracted = config.backend == BackendKind::Iree;
     return std::make_unique<CommandBackend>(cmd, freedoms);
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);

@@ -68,6 +68,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   ExactnessModel model;
   model.lowPrecisionHeldWide = run.lowPrecisionHeldWide;
   model.floatSumsReassociated = run.floatSumsReassociated;
+  model.productsContracted = run.productsContracted;
   const std::vector<Exactness> exactness = classifyValues(c, model);
   // Reordered sums are compared against their terms, which only the
   // evaluation of every value holds.

@@ -123,6 +123,8 @@ int64_t termsPerSum(const Case &c, const Op &op) {
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model) {
   std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
   std::vector<bool> producedByComputation(c.values.size(), false);
+  // An f32 product, or its negation: what a fused multiply-add may take.
+  std::vector<bool> f32Product(c.values.size(), false);
   std::vector<bool> nonFiniteClassMayDiffer(c.values.size(), false);
   // ancestors[v][u]: value u is v or is computed into v.
   std::vector<std::vector<bool>> ancestors(c.values.size(),
@@ -166,6 +168,18 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
                isFloat(c.typeOf(op.results[r]).dtype) && termsPerSum(c, op) >= 3)
         e = Exactness::Reordered;
       producedByComputation[op.results[r]] = computes(op.kind);
+      const bool isF32 = c.typeOf(op.results[r]).dtype == DType::F32;
+      // Ops that only move values (views, selects, masked fills) may fold
+      // away and leave the product next to the sum.
+      bool carriesProduct = false;
+      if (op.kind == OpKind::Neg || !computes(op.kind))
+        for (ValueId v : op.operands)
+          carriesProduct = carriesProduct || f32Product[v];
+      f32Product[op.results[r]] = isF32 && (expandBaseOp(op.kind) == OpKind::Mul || carriesProduct);
+      if (model.productsContracted && isF32 && isTwoTermSum(op.kind))
+        for (ValueId v : op.operands)
+          if (f32Product[v])
+            e = std::max(e, Exactness::Approx);
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).
       // NaN on one side, an infinity on the other, made finite on one.

@@ -53,6 +53,12 @@ struct ExactnessModel {
   /// magnitudes of its terms, not by its own (it may cancel). Two terms
   /// commute exactly.
   bool floatSumsReassociated = false;
+  /// An f32 product read by an add or sub may be contracted into one fused
+  /// multiply-add, rounded once (IREE's llvm-cpu targets allow FP op
+  /// fusion, and FMA exists on the host CPU): the sum is Approx. A bf16 or
+  /// f16 product is rounded to its type explicitly before the add, so
+  /// there it is not allowed.
+  bool productsContracted = false;
 };
 
 /// The exactness of every value, indexed by ValueId.

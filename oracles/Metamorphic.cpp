@@ -19,6 +19,7 @@ std::string firstDifference(const Case &c, const CaseOutcome &base, const Backen
   ExactnessModel model;
   model.lowPrecisionHeldWide = base.run.lowPrecisionHeldWide;
   model.floatSumsReassociated = base.run.floatSumsReassociated;
+  model.productsContracted = base.run.productsContracted;
   const std::vector<Exactness> exactness = classifyValues(c, model);
   for (size_t k = 0; k < c.outputs.size() && k < variant.outputs.size(); ++k) {
     RefTensor expected = fromTensorData(base.run.outputs[k]);

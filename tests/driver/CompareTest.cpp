@@ -271,3 +271,33 @@ TEST(Tolerance, AReorderedSumIsBoundedByItsTermsMagnitudes) {
   // With no bound a Reordered output is not compared.
   EXPECT_TRUE(compareOutput(want, dataOf(got), Exactness::Reordered).match);
 }
+
+// IREE may contract an f32 product and the add that reads it, even through
+// a move that folds away, into one fused multiply-add: the sum is Approx.
+// A bf16 product is rounded to bf16 before the add: no contraction.
+TEST(Tolerance, AContractedF32ProductAndSumIsApprox) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : f32[4]\n"
+                        "%1 = mul %0, %0 : f32[4]\n"
+                        "%2 = add %1, %0 : f32[4]\n"
+                        "%3 = const {value=0} : i1[4]\n"
+                        "%4 = masked_fill %1, %3 {value=1} : f32[4]\n"
+                        "%5 = sub %0, %4 : f32[4]\n"
+                        "%6 = input : bf16[4]\n"
+                        "%7 = mul %6, %6 : bf16[4]\n"
+                        "%8 = add %7, %6 : bf16[4]\n"
+                        "%9 = add %0, %0 : f32[4]\n"
+                        "return %2, %5, %8, %9\n",
+                        c, err))
+      << err.format("t");
+  ExactnessModel model;
+  model.productsContracted = true;
+  const std::vector<Exactness> e = classifyValues(c, model);
+  EXPECT_EQ(e[2], Exactness::Approx);
+  EXPECT_EQ(e[5], Exactness::Approx);
+  EXPECT_EQ(e[8], Exactness::Exact);
+  EXPECT_EQ(e[9], Exactness::Exact);
+  EXPECT_EQ(classifyValues(c)[2], Exactness::Exact);
+}
