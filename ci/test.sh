@@ -117,7 +117,8 @@ if [ "$PTO_FOUND" = 1 ]; then
 else
   echo "== pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"
 fi
-echo "== IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/iree)"
+echo "== Inductor and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
+build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
 build/bin/npufuzz replay corpus/upstream/iree --backend iree
 echo "== regression corpus: every reduced repro keeps its verdict"
 build/bin/npufuzz replay corpus/regressions --load-pass-plugin build/lib/libnpufuzz_test_plugin.so
