@@ -25,7 +25,6 @@ const SwitchRow &row(CompilerSwitch s) { return kSwitches[static_cast<size_t>(s)
 } // namespace
 
 std::string_view switchName(CompilerSwitch s) { return row(s).name; }
-BackendKind switchBackend(CompilerSwitch s) { return row(s).backend; }
 
 std::vector<CompilerSwitch> switchesOf(BackendKind backend) {
   std::vector<CompilerSwitch> out;
@@ -55,7 +54,7 @@ SwitchStates switchStates(BackendKind backend, std::optional<uint64_t> loweringS
       on = rng.below(2) == 1;
     if (std::find(off.begin(), off.end(), r.id) != off.end())
       on = false;
-    states.emplace_back(std::string(r.name), on);
+    states.push_back({r.id, on});
   }
   return states;
 }

@@ -25,14 +25,17 @@ enum class CompilerSwitch : uint8_t {
 };
 
 std::string_view switchName(CompilerSwitch s);
-BackendKind switchBackend(CompilerSwitch s);
 /// The switches of `backend`, in blame order (none for most backends).
 std::vector<CompilerSwitch> switchesOf(BackendKind backend);
 /// The switch of `backend` called `name`.
 std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name);
 
 /// Each switch of a backend and whether it is on: what the adapter is told.
-using SwitchStates = std::vector<std::pair<std::string, bool>>;
+struct SwitchState {
+  CompilerSwitch id;
+  bool on;
+};
+using SwitchStates = std::vector<SwitchState>;
 
 /// The states for a case of `backend`: drawn switches from `loweringSeed`
 /// (all on without one), the others on, then those in `off` off.

@@ -101,7 +101,9 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::Iree: {
     // The compiler's optimisations for this case: what the adapter turns on.
     ExternalToolchain cmd = config.external;
-    cmd.switches = switchStates(config.backend, config.loweringSeed, config.switchesOff);
+    for (const SwitchState &s :
+         switchStates(config.backend, config.loweringSeed, config.switchesOff))
+      cmd.switches.emplace_back(std::string(switchName(s.id)), s.on);
     ExactnessModel freedoms;
     freedoms.lowPrecisionHeldWide = config.backend == BackendKind::Inductor;
     freedoms.floatSumsReassociated = config.backend == BackendKind::Iree;

@@ -43,20 +43,18 @@ void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
     return;
   const SwitchStates states =
       switchStates(ctx.config.backend, ctx.config.loweringSeed, ctx.config.switchesOff);
-  for (const auto &[name, on] : states) {
-    if (!on)
-      continue;
-    const std::optional<CompilerSwitch> sw = parseSwitch(ctx.config.backend, name);
-    if (!sw)
+  for (const SwitchState &state : states) {
+    if (!state.on)
       continue;
     RunConfig off = ctx.config;
-    off.switchesOff.push_back(*sw);
+    off.switchesOff.push_back(state.id);
     const auto j = jsonFromChild(ctx, [&] {
       const CaseOutcome out = runCase(ctx.c, ctx.jit, off);
       return llvm::json::Object{{"verdict", std::string(verdictName(out.verdict))}};
     });
     if (!j || j->getString("verdict").value_or("").str() != verdictName(VerdictKind::Ok))
       continue;
+    const std::string name(switchName(state.id));
     v.passName = std::string(backendKindName(ctx.config.backend)) + ":" + name;
     v.summary += "; gone with " + name + " off";
     return;
