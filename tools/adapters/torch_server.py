@@ -139,6 +139,54 @@ def inductor_config(case_dir):
     return patch
 
 
+def _trust_known_vector_isas():
+    """Lets Inductor skip its probe of the CPU's vector ISAs when an earlier
+    adapter on this machine ran it and every ISA the CPU reports passed.
+
+    Inductor checks each ISA by building a probe and loading it in a fresh
+    Python (about 4 s each, once per process). npufuzz starts an adapter per
+    worker and per triage child (confirmation, generalisation, reduction),
+    so the probe was most of a finding's cost. Its verdict is a property of
+    the machine, the compiler and torch: kept in the virtual environment,
+    keyed by all three. A key that does not match, or an ISA that failed,
+    leaves Inductor to probe as it always does."""
+    import hashlib
+    import shutil
+    import torch
+    from torch._inductor import config, cpu_vec_isa
+    from torch._inductor.cpp_builder import get_cpp_compiler
+    if config.cpp.vec_isa_ok is not None:
+        return  # the user decided (TORCHINDUCTOR_VEC_ISA_OK)
+    try:
+        compiler = os.path.realpath(shutil.which(get_cpp_compiler()))
+        with open("/proc/cpuinfo") as f:
+            flags = sorted({line for line in f if line.startswith("flags")})
+        key = hashlib.sha256(json.dumps(
+            [torch.__version__, compiler, os.stat(compiler).st_mtime, flags]).encode()).hexdigest()
+    except Exception:
+        return
+    path = os.path.join(sys.prefix, "npufuzz-vector-isas.json")
+    try:
+        with open(path) as f:
+            kept = json.load(f)
+    except (OSError, ValueError):
+        kept = None
+    if isinstance(kept, dict) and kept.get("key") == key:
+        config.cpp.vec_isa_ok = True  # every ISA the CPU reports
+        if [str(isa) for isa in cpu_vec_isa.valid_vec_isa_list()] == kept.get("passed"):
+            return
+        config.cpp.vec_isa_ok = None  # one of them failed its probe here
+        cpu_vec_isa.valid_vec_isa_list.cache_clear()
+    passed = [str(isa) for isa in cpu_vec_isa.valid_vec_isa_list()]
+    try:
+        temporary = "%s.%d" % (path, os.getpid())  # workers write at once
+        with open(temporary, "w") as f:
+            json.dump({"key": key, "passed": passed}, f)
+        os.replace(temporary, path)
+    except OSError:
+        pass  # a read-only environment probes in every adapter
+
+
 # The last compiled program, kept while the next case is the same program
 # with the same switches on other data (npufuzz's padding variant reruns a
 # case so): its kernel is not compiled again, as the in-process backend
@@ -256,7 +304,12 @@ def main():
             # Inductor's caches would hand back what the unpatched compiler
             # made of the same program.
             os.environ["TORCHINDUCTOR_FORCE_DISABLE_CACHES"] = "1"
-        # Inductor as users ship it: its defaults. It keeps fused f16/bf16
+        # One kernel compiles at a time, in this process: a pool of compile
+        # processes would cost each adapter seconds to start (npufuzz starts
+        # one per worker and per triage child) and takes cores from the
+        # other workers.
+        os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
+        # Otherwise Inductor as users ship it: its defaults. It keeps fused f16/bf16
         # intermediates in f32, which npufuzz's exactness model allows for
         # (oracles/Exactness.h); its knob to round them
         # (TORCHINDUCTOR_EMULATE_PRECISION_CASTS) crashes its C++ code
@@ -270,6 +323,7 @@ def main():
     torch.set_num_threads(1)
     if compiling:
         _record_generated_code()
+        _trust_known_vector_isas()
     if compiling and patch:
         # A bug planted in Inductor by npufuzz's tests
         # (tests/integrations/inductor/); never set otherwise.
