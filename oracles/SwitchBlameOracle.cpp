@@ -43,18 +43,29 @@ void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
     return;
   const SwitchStates states =
       switchStates(ctx.config.backend, ctx.config.loweringSeed, ctx.config.switchesOff);
-  for (const SwitchState &state : states) {
-    if (!state.on)
-      continue;
-    RunConfig off = ctx.config;
-    off.switchesOff.push_back(state.id);
+  // Whether the case passes with `off` turned off too, run in a child.
+  auto passesWithout = [&](const std::vector<CompilerSwitch> &off) {
+    RunConfig config = ctx.config;
+    config.switchesOff.insert(config.switchesOff.end(), off.begin(), off.end());
     const auto j = jsonFromChild(ctx, [&] {
-      const CaseOutcome out = runCase(ctx.c, ctx.jit, off);
+      const CaseOutcome out = runCase(ctx.c, ctx.jit, config);
       return llvm::json::Object{{"verdict", std::string(verdictName(out.verdict))}};
     });
-    if (!j || j->getString("verdict").value_or("").str() != verdictName(VerdictKind::Ok))
+    return j && j->getString("verdict").value_or("").str() == verdictName(VerdictKind::Ok);
+  };
+  std::vector<CompilerSwitch> on;
+  for (const SwitchState &state : states)
+    if (state.on)
+      on.push_back(state.id);
+  // A failure that stays with every switch off needs none of them: one run
+  // says so, where one per switch would (most failures are of this kind,
+  // and each run is a whole compile).
+  if (on.size() > 1 && !passesWithout(on))
+    return;
+  for (const CompilerSwitch id : on) {
+    if (!passesWithout({id}))
       continue;
-    const std::string name(switchName(state.id));
+    const std::string name(switchName(id));
     v.passName = std::string(backendKindName(ctx.config.backend)) + ":" + name;
     v.summary += "; gone with " + name + " off";
     return;

@@ -5,8 +5,9 @@
 // (backend/CompilerSwitches.def), one at a time in blame order, and the
 // first whose absence makes the failure vanish (the case passes) names the
 // finding, as its pass: `inductor:epilogue_fusion`, `iree:data-tiling`. A
-// failure no single switch removes is left unnamed. Each rerun is a child
-// of its own: a compiler may hang or crash where the case did not.
+// failure no single switch removes is left unnamed, and so, after one run,
+// is a failure that stays with all of them off at once. Each rerun is a
+// child of its own: a compiler may hang or crash where the case did not.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_SWITCHBLAMEORACLE_H
