@@ -83,7 +83,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
     const ValueId v = c.outputs[k];
     std::vector<double> bound;
     if (exactness[v] == Exactness::Reordered && !values.empty())
-      bound = reorderedSumBound(c, values, v);
+      bound = reorderedSumBound(c, values, v, model);
     j.comparisons.push_back(compareOutput(ref.outputs[k], run.outputs.at(k), exactness[v],
                                           bound.empty() ? nullptr : &bound));
     const Comparison &cmp = j.comparisons.back();

@@ -107,6 +107,13 @@ bool computes(OpKind k) {
 
 bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
 
+/// An op that looks at its operands' values: one that computes, compares,
+/// or ranks them.
+bool readsValues(OpKind k) {
+  return computes(k) || opCategory(k) == OpCategory::Compare || k == OpKind::ArgMax ||
+         k == OpKind::TopK;
+}
+
 /// How many terms each element of a sum (reduce_sum, matmul) adds; 0 for
 /// other ops.
 int64_t termsPerSum(const Case &c, const Op &op) {
@@ -147,7 +154,7 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
     // A narrow float computed by an op, read by another that computes:
     // under lowPrecisionHeldWide the reader may see it unrounded.
     bool readsWideValue = false;
-    if (model.lowPrecisionHeldWide && computes(op.kind))
+    if (model.lowPrecisionHeldWide && readsValues(op.kind))
       for (ValueId v : op.operands)
         readsWideValue =
             readsWideValue || (isLowPrecisionFloat(c.typeOf(v).dtype) && producedByComputation[v]);
@@ -160,12 +167,18 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
       // at zero amplifies that past any tolerance of the result.
       if (readsWideValue && (isApproximateOp(op.kind) || singularAtZero(op.kind)))
         e = Exactness::Unstable;
+      // A result that is not a float (a compare, an index, an integer
+      // cast) jumps where the unrounded value is on the other side of what
+      // decides it.
+      if (readsWideValue && !isFloat(c.typeOf(op.results[r]).dtype))
+        e = Exactness::Unstable;
       // A reordered sum is compared against its terms' magnitudes, which
       // only the sum itself has: whatever reads it is not compared.
       if (in == Exactness::Reordered)
         e = Exactness::Unstable;
-      else if (model.floatSumsReassociated && e == Exactness::Exact &&
-               isFloat(c.typeOf(op.results[r]).dtype) && termsPerSum(c, op) >= 3)
+      else if (in == Exactness::Exact && isFloat(c.typeOf(op.results[r]).dtype) &&
+               ((model.floatSumsReassociated && termsPerSum(c, op) >= 3) ||
+                (readsWideValue && termsPerSum(c, op) >= 2)))
         e = Exactness::Reordered;
       producedByComputation[op.results[r]] = computes(op.kind);
       const bool isF32 = c.typeOf(op.results[r]).dtype == DType::F32;

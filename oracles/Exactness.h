@@ -43,7 +43,11 @@ struct ExactnessModel {
   /// emulate_precision_casts). What arithmetic makes of such a value is
   /// then within an ULP or so of the reference, not bit for bit: Approx;
   /// through a transcendental or an op singular at zero, which amplify
-  /// that, Unstable.
+  /// that, Unstable. A sum of such values (reduce_sum, matmul) may cancel:
+  /// it is Reordered, its bound widened by the terms' own rounding
+  /// (oracles/SumBound.h). A compare, an argmax or topk's indices, or a
+  /// float->int cast of one can flip where the unrounded value crosses
+  /// what the rounded one did not: Unstable.
   bool lowPrecisionHeldWide = false;
   /// A float sum of three or more terms (reduce_sum, matmul) may be
   /// computed in any order: split into partial sums across vector lanes

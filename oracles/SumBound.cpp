@@ -1,5 +1,6 @@
 //===- oracles/SumBound.cpp - How far a reordered float sum may stray -----===//
 #include "oracles/SumBound.h"
+#include "oracles/Exactness.h"
 
 #include <cmath>
 #include <limits>
@@ -12,10 +13,29 @@ constexpr double kUnitRoundoff = 0x1p-24;
 /// The bound of a sum of n terms of magnitudes `sum`: infinite when some
 /// order of adding them may overflow (the reference's order may give inf
 /// where another meets an inf and a -inf: NaN).
-double boundOf(int64_t n, double sum) {
+double boundOf(int64_t n, double sum, double termError) {
   if (!(sum <= std::numeric_limits<float>::max()))
     return std::numeric_limits<double>::infinity();
-  return 2.0 * n * kUnitRoundoff * sum;
+  return (2.0 * n * kUnitRoundoff + termError) * sum;
+}
+
+/// The relative error a term of a sum reading `x` may carry when the
+/// compiler holds it unrounded: the unit roundoff of x's narrow type
+/// (bf16 keeps 8 significant bits, f16 11), none for other types.
+double heldWideError(DType x, const ExactnessModel &model) {
+  if (!model.lowPrecisionHeldWide)
+    return 0;
+  switch (x) {
+  case DType::BF16: return 0x1p-8;
+  case DType::F16: return 0x1p-11;
+  case DType::F32:
+  case DType::I1:
+  case DType::I8:
+  case DType::I32:
+  case DType::I64:
+  case DType::Index: return 0;
+  }
+  return 0;
 }
 
 int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
@@ -32,7 +52,7 @@ double magnitude(const RefTensor &t, int64_t k) {
 } // namespace
 
 std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor> &values,
-                                      ValueId v) {
+                                      ValueId v, const ExactnessModel &model) {
   const Op &op = c.ops[c.values[v].defOp];
   const std::vector<int64_t> &shape = c.typeOf(v).shape;
   std::vector<double> bound(static_cast<size_t>(product(shape, 0, shape.size())), 0.0);
@@ -47,7 +67,8 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
         double sum = 0;
         for (int64_t j = 0; j < n; ++j)
           sum += magnitude(x, (o * n + j) * inner + in);
-        bound[static_cast<size_t>(o * inner + in)] = boundOf(n, sum);
+        bound[static_cast<size_t>(o * inner + in)] =
+            boundOf(n, sum, heldWideError(x.type.dtype, model));
       }
   } else if (op.kind == OpKind::Matmul) {
     const RefTensor &a = values[op.operands[0]], &b = values[op.operands[1]];
@@ -60,7 +81,9 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
           double sum = 0;
           for (int64_t kk = 0; kk < k; ++kk)
             sum += magnitude(a, (bt * m + i) * k + kk) * magnitude(b, (bt * k + kk) * n + j);
-          bound[static_cast<size_t>((bt * m + i) * n + j)] = boundOf(k, sum);
+          // A product of two unrounded factors: both errors.
+          bound[static_cast<size_t>((bt * m + i) * n + j)] = boundOf(
+              k, sum, heldWideError(a.type.dtype, model) + heldWideError(b.type.dtype, model));
         }
   }
   return bound;

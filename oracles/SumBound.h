@@ -8,6 +8,9 @@
 // own, so a sum that cancels is still compared, within what its terms
 // allow (Exactness::Reordered). Where the terms' magnitudes add up past
 // f32's largest value, some order may overflow: the bound is infinite.
+// Terms a compiler reads unrounded from a narrow type
+// (ExactnessModel::lowPrecisionHeldWide) each carry up to that type's unit
+// roundoff of their own magnitude besides: the bound adds it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_SUMBOUND_H
@@ -20,11 +23,14 @@
 
 namespace npufuzz {
 
+struct ExactnessModel;
+
 /// The bound for each element of value `v` of `c`, a reduce_sum or matmul,
 /// from the reference's `values` (every value of the case, by ValueId):
-/// 2 n u sum|t_k| over its n terms.
+/// 2 n u sum|t_k| over its n terms, plus the terms' own error under
+/// `model`.
 std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor> &values,
-                                      ValueId v);
+                                      ValueId v, const ExactnessModel &model);
 
 } // namespace npufuzz
 

@@ -191,6 +191,47 @@ TEST(Tolerance, LowPrecisionHeldWideMakesArithmeticOnComputedNarrowValuesApprox)
     EXPECT_EQ(plain[v], Exactness::Exact) << "%" << v;
 }
 
+// Held-out Inductor seeds 971843 and 971064: what an unrounded narrow value
+// decides (a compare, an index) may flip, and a sum of such values may
+// cancel, so it is Reordered, its bound widened by the terms' own unit
+// roundoff (2^-8 for bf16) on top of f32's reordering.
+TEST(Tolerance, LowPrecisionHeldWideMakesDecisionsUnstableAndSumsReordered) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : bf16[2,3]\n"
+                        "%1 = input : bf16[2,3]\n"
+                        "%2 = sub %0, %1 : bf16[2,3]\n"
+                        "%3 = le %0, %2 : i1[2,3]\n"
+                        "%4 = argmax %2 {axis=1} : i64[2,1]\n"
+                        "%5 = reduce_sum %2 {axis=1} : bf16[2,1]\n"
+                        "%6 = le %0, %1 : i1[2,3]\n"
+                        "%7 = reduce_sum %0 {axis=1} : bf16[2,1]\n"
+                        "return %3, %4, %5, %6, %7\n",
+                        c, err))
+      << err.format("t");
+  ExactnessModel wide;
+  wide.lowPrecisionHeldWide = true;
+  const std::vector<Exactness> e = classifyValues(c, wide);
+  EXPECT_EQ(e[3], Exactness::Unstable);
+  EXPECT_EQ(e[4], Exactness::Unstable);
+  EXPECT_EQ(e[5], Exactness::Reordered);
+  EXPECT_EQ(e[6], Exactness::Exact); // inputs are rounded: nothing held
+  EXPECT_EQ(e[7], Exactness::Exact);
+  const std::vector<Exactness> plain = classifyValues(c);
+  EXPECT_EQ(plain[3], Exactness::Exact);
+  EXPECT_EQ(plain[5], Exactness::Exact);
+
+  std::vector<RefTensor> values(c.values.size());
+  values[2] = floats(DType::BF16, {1.5f, -1.25f, 0, 2, 2, -4});
+  values[2].type = c.typeOf(2);
+  const std::vector<double> bound = reorderedSumBound(c, values, 5, wide);
+  ASSERT_EQ(bound.size(), 2u);
+  EXPECT_DOUBLE_EQ(bound[0], (2.0 * 3 * 0x1p-24 + 0x1p-8) * 2.75);
+  EXPECT_DOUBLE_EQ(bound[1], (2.0 * 3 * 0x1p-24 + 0x1p-8) * 8);
+  EXPECT_DOUBLE_EQ(reorderedSumBound(c, values, 5, ExactnessModel{})[1], 2.0 * 3 * 0x1p-24 * 8);
+}
+
 // Two wrong results of one op are told apart by the kind of difference: the
 // pto-isa simulator's signed-zero max and its overflowing f32->i32 cast are
 // different findings.
@@ -255,7 +296,7 @@ TEST(Tolerance, AReorderedSumIsBoundedByItsTermsMagnitudes) {
   std::vector<RefTensor> values(c.values.size());
   values[0] = floats(DType::F32, {1e8f, 1, -1e8f, 1, 2, 3, 0, 0, 0, 0, 0, 0});
   values[0].type = c.typeOf(0);
-  const std::vector<double> bound = reorderedSumBound(c, values, 1);
+  const std::vector<double> bound = reorderedSumBound(c, values, 1, ExactnessModel{});
   ASSERT_EQ(bound.size(), 4u);
   EXPECT_DOUBLE_EQ(bound[1], 2.0 * 3 * 0x1p-24 * 6);
   const RefTensor want = [&] {
