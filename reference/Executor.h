@@ -32,10 +32,12 @@ bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
 /// dispatches so (iree/base/internal/fpu_state.h): what it computes is the
 /// case's semantics in that environment, not a wrong value. Off by default:
 /// IEEE gradual underflow. (x86-64 only; elsewhere it has no effect.)
-/// The inputs runReference makes then hold no f32 or bf16 subnormal (each
-/// is a zero of its sign): an arithmetic op reads one as zero, but a move,
-/// a select or a conversion in software does not, so which a compiler's
-/// output shows would depend on how it lowered the op.
+/// The inputs runReference makes then hold no f32, bf16 or f16 subnormal
+/// (each is a zero of its sign): an arithmetic op reads one as zero, but a
+/// move, a select or a conversion in software does not (and an f16 one,
+/// normal in f32, is flushed by a software conversion and kept by F16C's),
+/// so which a compiler's output shows would depend on how it lowered the
+/// op.
 void setReferenceFlushesSubnormals(bool on);
 bool referenceFlushesSubnormals();
 

@@ -1,6 +1,7 @@
 //===- tests/reference/ExecutorTest.cpp - Whole-case evaluation -----------===//
 
 #include "RefTestUtil.h"
+#include "ir/Text.h"
 #include "reference/InputData.h"
 
 using namespace npufuzz;
@@ -118,6 +119,39 @@ TEST(RefTensor, Accessors) {
   i.i[3] = -9;
   EXPECT_EQ(i.intAt(3), -9);
   EXPECT_EQ(i.valueAt(3), -9.0);
+}
+
+// Under the flush environment (IREE's) an input holds no subnormal of its
+// own type: an f16 one is normal in f32, but a software conversion flushes
+// it where F16C keeps it (held-out IREE seeds 761179, 761625).
+TEST(Reference, FlushModeInputsHoldNoSubnormalOfTheirType) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "data seed=5 edge_rate=1\n"
+                        "%0 = input {fill=rand} : f16[4096]\n"
+                        "%1 = input {fill=rand} : bf16[4096]\n"
+                        "%2 = input {fill=rand} : f32[4096]\n"
+                        "return %0, %1, %2\n",
+                        c, err))
+      << err.format("t");
+  auto subnormals = [](const RefTensor &t) {
+    const float smallestNormal =
+        t.type.dtype == DType::F16 ? 0x1p-14f : std::numeric_limits<float>::min();
+    int n = 0;
+    for (float x : t.f)
+      n += x != 0 && std::fabs(x) < smallestNormal;
+    return n;
+  };
+  const RefRun plain = runReference(c);
+  ASSERT_TRUE(plain.ok()) << plain.error;
+  EXPECT_GT(subnormals(plain.inputs[0]), 0); // the edge values include them
+  setReferenceFlushesSubnormals(true);
+  const RefRun flushed = runReference(c);
+  setReferenceFlushesSubnormals(false);
+  ASSERT_TRUE(flushed.ok()) << flushed.error;
+  for (const RefTensor &t : flushed.inputs)
+    EXPECT_EQ(subnormals(t), 0) << t.type.str();
 }
 
 } // namespace
