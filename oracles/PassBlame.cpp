@@ -5,6 +5,10 @@
 #include "ir/Storage.h"
 #include "oracles/Differential.h"
 
+#include "llvm/Support/xxhash.h"
+
+#include <map>
+
 namespace npufuzz {
 
 namespace {
@@ -131,6 +135,11 @@ PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
   // passes runs each pass once, not N(N+1)/2 times.
   size_t cachedPasses = 0;
   std::string cachedText = driver.text;
+  // What each IR already executed gave, by a 128-bit hash of the IR and
+  // its tail: a pass that left the IR as it was cannot be to blame, and the
+  // same IR on the same data gives what it gave. (Most passes of a long
+  // pipeline change nothing; their executions were its cost.)
+  std::map<std::pair<uint64_t, uint64_t>, std::pair<VerdictKind, std::string>> judged;
   auto judgeWith = [&](size_t passes, const std::vector<std::string> &tail, std::string &detail) {
     if (passes < cachedPasses) {
       cachedPasses = 0;
@@ -147,24 +156,38 @@ PassBlame blameModulePass(const MlirJit::EntryDriver &driver, MlirJit &jit,
       cachedText = transformed.mlir;
       cachedPasses = passes;
     }
-    std::vector<std::vector<TensorData>> got = datasets;
-    const BackendRun run = jit.executeEach(cachedText, tail, driver.function, got, options);
-    if (!run.ok()) {
-      detail = run.message.substr(0, run.message.find('\n'));
-      return verdictOf(run.status);
+    std::string keyText = cachedText;
+    for (const std::string &element : tail)
+      keyText += '\0' + element;
+    const llvm::XXH128_hash_t h = llvm::xxh3_128bits(
+        llvm::ArrayRef(reinterpret_cast<const uint8_t *>(keyText.data()), keyText.size()));
+    const std::pair<uint64_t, uint64_t> key{h.high64, h.low64};
+    if (const auto it = judged.find(key); it != judged.end()) {
+      detail = it->second.second;
+      return it->second.first;
     }
-    for (size_t d = 0; d < got.size(); ++d)
-      for (size_t i = 0; i < got[d].size(); ++i) {
-        const Comparison cmp =
-            compareOutput(fromTensorData(expected[d][i]), got[d][i], Exactness::Approx);
-        if (!cmp.match) {
-          detail = "data set " + std::to_string(d) + ", buffer " + std::to_string(i) + ": " +
-                   std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.compared) +
-                   " elements differ; first " + cmp.firstMismatch;
-          return VerdictKind::Mismatch;
-        }
+    const VerdictKind v = [&] {
+      std::vector<std::vector<TensorData>> got = datasets;
+      const BackendRun run = jit.executeEach(cachedText, tail, driver.function, got, options);
+      if (!run.ok()) {
+        detail = run.message.substr(0, run.message.find('\n'));
+        return verdictOf(run.status);
       }
-    return VerdictKind::Ok;
+      for (size_t d = 0; d < got.size(); ++d)
+        for (size_t i = 0; i < got[d].size(); ++i) {
+          const Comparison cmp =
+              compareOutput(fromTensorData(expected[d][i]), got[d][i], Exactness::Approx);
+          if (!cmp.match) {
+            detail = "data set " + std::to_string(d) + ", buffer " + std::to_string(i) + ": " +
+                     std::to_string(cmp.mismatches) + " of " + std::to_string(cmp.compared) +
+                     " elements differ; first " + cmp.firstMismatch;
+            return VerdictKind::Mismatch;
+          }
+        }
+      return VerdictKind::Ok;
+    }();
+    judged[key] = {v, detail};
+    return v;
   };
   // A module's pipeline runs at the entry: `before` is empty, and a prefix's
   // elements are its passes and the rest.

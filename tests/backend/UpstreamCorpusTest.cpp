@@ -75,6 +75,31 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
   }
 }
 
+// Blame among passes that leave the IR as it was: their executions are
+// reused, and the blamed index is still the pass that breaks it, wherever
+// it stands, and after a pass that does change the IR (canonicalize folds
+// the scratch buffer's loads).
+TEST(UpstreamCorpus, BlameAmongPassesThatChangeNothing) {
+  for (const size_t before : {0u, 1u, 37u, 200u}) {
+    for (const bool changeFirst : {false, true}) {
+      std::string pipeline;
+      for (size_t k = 0; k < before; ++k)
+        pipeline += k == 0 && changeFirst ? "canonicalize," : "cse,";
+      pipeline += "arith-expand";
+      for (size_t k = 0; k < 40; ++k)
+        pipeline += ",cse";
+      VerifyPipelineOptions options;
+      options.file =
+          npufuzz::testing::sourceDir() + "/corpus/upstream/arith_expand_maximumf_signed_zero.mlir";
+      options.pipeline = pipeline;
+      const VerifyPipelineReport r = verifyPipelineFile(options);
+      EXPECT_EQ(r.verdict, "mismatch") << before << " " << changeFirst << "\n" << r.json();
+      EXPECT_EQ(r.passIndex, static_cast<int>(before)) << before << " " << changeFirst;
+      EXPECT_EQ(r.passName, "arith-expand") << before << " " << changeFirst;
+    }
+  }
+}
+
 // The i1 bit-packing bug with mlir-opt-22 and mlir-runner-22 alone, as the
 // file's header says to run it: a report upstream can replay without
 // npufuzz.
