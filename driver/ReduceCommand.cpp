@@ -547,7 +547,7 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
   IsolationLimits limits;
   limits.wallSeconds = o.candidateTimeout;
   limits.addressSpaceBytes = o.memoryBytes;
-  unsigned changed = 0, notRun = 0;
+  unsigned changed = 0, notRun = 0, unreadable = 0;
   for (const fs::path &path : files) {
     const std::string name = path.filename().string();
     Candidate cand;
@@ -563,6 +563,19 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     cand.pipeline = expect.pipeline;
     config.loweringSeed = expect.loweringSeed;
     config.stage = expect.stage;
+    // A pipeline that does not parse here (a plugin's pass without
+    // --load-pass-plugin) is what replay was given, not a changed verdict.
+    if (!runsExternally(config.backend)) {
+      Pipeline pipeline;
+      error.clear();
+      if (!resolvePipeline(expect.pipeline, config.style, pipeline, error, config.stage) ||
+          !jit.checkPipeline(pipeline.passes, error)) {
+        out << "NOT RUN  " << name << ": its pipeline: " << error.substr(0, error.find('\n'))
+            << "\n";
+        ++unreadable;
+        continue;
+      }
+    }
     const Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
     if (!seen.ran) { // the machine's, not the regression's
       out << "NOT RUN  " << name << ": " << seen.summary << "\n";
@@ -580,9 +593,14 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     out << "\n";
   }
   out << files.size() << " regressions, " << changed << " changed";
-  if (notRun) {
-    out << ", " << notRun << " not run\n";
-    llvm::errs() << "npufuzz replay: " << notRun << " regressions could not be run\n";
+  if (notRun + unreadable) {
+    out << ", " << notRun + unreadable << " not run\n";
+    if (unreadable)
+      llvm::errs() << "npufuzz replay: " << unreadable
+                   << " regressions have a pipeline that does not parse here (a pass plugin "
+                      "not loaded?)\n";
+    if (notRun)
+      llvm::errs() << "npufuzz replay: " << notRun << " regressions could not be run\n";
     return 2;
   }
   out << "\n";

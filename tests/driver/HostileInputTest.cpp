@@ -74,6 +74,11 @@ protected:
     put("deep.mlir", deep + "return\n}\n");
     put("case.npf", "npufuzz-case 1\n%0 = input {fill=rand} : f32[4,8]\n"
                     "%1 = exp %0 : f32[4,8]\nreturn %1\n");
+    // A regression whose pipeline names a pass no plugin loaded registers.
+    fs::create_directories(tmp + "/plugin-regressions");
+    put("plugin-regressions/a.npf", "// expect: ok style=affine pipeline=func.func(planted-pass)\n"
+                                    "npufuzz-case 1\n%0 = input {fill=rand} : f32[4]\n"
+                                    "%1 = exp %0 : f32[4]\nreturn %1\n");
     // A campaign directory whose one finding has a corrupt report.
     fs::create_directories(tmp + "/corrupt/findings/crash-0123456789abcdef");
     put("corrupt/summary.json", "{\"cases\": 1}\n");
@@ -526,6 +531,23 @@ std::vector<Row> rows() {
        {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--opt", "/bin/true"},
        2,
        "mlir-opt /bin/true failed its canary"},
+      {"verify-pipeline --entry of a function that is not there",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--entry", "nope"},
+       2,
+       "--entry: no function @nope"},
+      {"verify-pipeline of text that is not MLIR",
+       {"verify-pipeline", "{tmp}/bad.mlir", "--pipeline", "cse"},
+       2,
+       "the input is not valid MLIR"},
+      {"sweep --backend with a pipeline that does not parse",
+       {"sweep", "--count", "3", "--backend", "--pipeline", "func.func(nope)"},
+       2,
+       "--pipeline: cannot parse"},
+      {"no subcommand at all", {}, 2, "nothing to do"},
+      {"replay of a regression whose pipeline needs a plugin not loaded",
+       {"replay", "{tmp}/plugin-regressions"},
+       2,
+       "does not parse here"},
       // Campaign directories: one writer, checked writes, known formats.
       {"fuzz into a directory another run holds",
        {"fuzz", "-o", "{tmp}/held", "--max-cases", "1"},
@@ -630,6 +652,9 @@ TEST_F(HostileInput, EveryRowIsAClearErrorNeverASignalOrASilentSuccess) {
     const std::string said = slurp(err) + slurp(out);
     // ExecuteAndWait gives -2 for a process that died by a signal.
     EXPECT_EQ(status, row.exitCode) << message << "\n" << said;
+    // A refusal says why where errors go, not only in a report on stdout.
+    if (row.exitCode == 2)
+      EXPECT_FALSE(slurp(err).empty()) << "exit 2 with nothing on stderr";
     EXPECT_NE(said.find(withTmp(row.says)), std::string::npos) << said;
   }
 }

@@ -1,7 +1,9 @@
 //===- tools/npufuzz/SweepCommand.cpp - npufuzz sweep -----------------------===//
+#include "tools/npufuzz/BackendOptions.h"
 #include "tools/npufuzz/Commands.h"
 #include "tools/npufuzz/ToolOptions.h"
 
+#include "backend/mlir/MlirJit.h"
 #include "driver/Sweep.h"
 
 #include <iostream>
@@ -37,6 +39,13 @@ int runSweep() {
   options.config.pipeline = pipeline;
   if (!loadPolicy(policyPath, options.policy))
     return kExitError;
+  // A pipeline that does not parse is the command's input, not a failure
+  // of each case (fuzz and run refuse it alike).
+  if (backend) {
+    MlirJit jit;
+    if (!checkPipeline(jit, options.config))
+      return kExitError;
+  }
   SweepResult r = npufuzz::runSweep(options);
   printSweepReport(r, std::cout);
   return r.failures.empty() ? kExitOk : kExitFinding;

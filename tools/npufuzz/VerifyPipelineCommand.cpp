@@ -7,6 +7,8 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
+
 namespace npufuzz::tool {
 
 cl::SubCommand &VerifyPipelineCommand() {
@@ -65,6 +67,12 @@ int runVerifyPipeline() {
   const VerifyPipelineReport report = verifyPipelineIsolated(options, limits);
   const std::string text = report.json();
   llvm::outs() << text;
+  // Exit 2 names its cause on stderr too, not only in the report.
+  if (report.exitCode() == kExitError) {
+    std::string why = report.diagnostic.substr(0, 300);
+    std::replace(why.begin(), why.end(), '\n', ' ');
+    llvm::errs() << "npufuzz: verify-pipeline: " << why << "\n";
+  }
   if (!json.empty() && !writeOutputFile(json, text))
     return kExitError;
   return report.exitCode();

@@ -73,5 +73,7 @@ int main(int argc, char **argv) {
   if (seedRequested())
     return runSeed();
   cl::PrintHelpMessage();
+  // Exit 2 says why on stderr, as every other refusal does.
+  llvm::errs() << "npufuzz: no subcommand and no --seed: nothing to do (the commands are above)\n";
   return kExitError;
 }
