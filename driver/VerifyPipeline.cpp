@@ -161,7 +161,7 @@ VerifyPipelineReport verifyPipelineFile(const VerifyPipelineOptions &options) {
     if (!jit.entryDriver(text, entry, driver, error)) {
       // A function the user named that is not there is the input's fault,
       // not a module with nothing to run.
-      if (!options.entry.empty() && error.rfind("no function @", 0) == 0)
+      if (!options.entry.empty() && error == "no function @" + entry)
         return fail("--entry: " + error + " in " + options.file);
       reasons += (reasons.empty() ? "" : "; ") + error;
       continue;

@@ -864,8 +864,12 @@ bool MlirJit::entryDriver(const std::string &text, const std::string &entry, Ent
     return false;
   }
   auto fn = module->lookupSymbol<mlir::func::FuncOp>(entry);
-  if (!fn || fn.isExternal()) {
-    error = "no function @" + entry + " with a body";
+  if (!fn) {
+    error = "no function @" + entry;
+    return false;
+  }
+  if (fn.isExternal()) {
+    error = "@" + entry + " is a declaration, with no body";
     return false;
   }
   out = EntryDriver();

@@ -534,7 +534,7 @@ std::vector<Row> rows() {
       {"verify-pipeline --entry of a function that is not there",
        {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--entry", "nope"},
        2,
-       "--entry: no function @nope"},
+       "--entry: no function @nope in"},
       {"verify-pipeline of text that is not MLIR",
        {"verify-pipeline", "{tmp}/bad.mlir", "--pipeline", "cse"},
        2,
