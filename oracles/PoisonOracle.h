@@ -3,7 +3,9 @@
 // A wrong result's kernel is run again with output buffers filled with
 // other bytes (the poison differential): a defined output that changes
 // read memory nobody wrote (uninitialized-read), the seed-002 class for
-// outputs and temporaries.
+// outputs and temporaries. Only on a backend that takes npufuzz's fill
+// (BackendRun::outputFill): one that allocates its outputs itself reruns
+// alike with any poison, and the nondeterminism oracle judges its reruns.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_POISONORACLE_H
