@@ -180,7 +180,14 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
                ((model.floatSumsReassociated && termsPerSum(c, op) >= 3) ||
                 (readsWideValue && termsPerSum(c, op) >= 2)))
         e = Exactness::Reordered;
-      producedByComputation[op.results[r]] = computes(op.kind);
+      // A value moved (viewed, selected, broadcast, reduced by max) from
+      // one a compiler may hold wide is held wide with it: inside a fused
+      // kernel a view is an index map, not a rounding store.
+      bool movesWideValue = false;
+      if (opCategory(op.kind) != OpCategory::Source)
+        for (ValueId v : op.operands)
+          movesWideValue = movesWideValue || producedByComputation[v];
+      producedByComputation[op.results[r]] = computes(op.kind) || movesWideValue;
       const bool isF32 = c.typeOf(op.results[r]).dtype == DType::F32;
       // Ops that only move values (views, selects, masked fills) may fold
       // away and leave the product next to the sum.

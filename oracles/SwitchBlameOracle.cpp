@@ -43,24 +43,30 @@ void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
     return;
   const SwitchStates states =
       switchStates(ctx.config.backend, ctx.config.loweringSeed, ctx.config.switchesOff);
-  // Whether the case passes with `off` turned off too, run in a child.
-  auto passesWithout = [&](const std::vector<CompilerSwitch> &off) {
+  // The verdict of the case with `off` turned off too, run in a child
+  // (empty when the child did not answer: a hang, a crash).
+  auto verdictWithout = [&](const std::vector<CompilerSwitch> &off) {
     RunConfig config = ctx.config;
     config.switchesOff.insert(config.switchesOff.end(), off.begin(), off.end());
     const auto j = jsonFromChild(ctx, [&] {
       const CaseOutcome out = runCase(ctx.c, ctx.jit, config);
       return llvm::json::Object{{"verdict", std::string(verdictName(out.verdict))}};
     });
-    return j && j->getString("verdict").value_or("").str() == verdictName(VerdictKind::Ok);
+    return j ? j->getString("verdict").value_or("").str() : std::string();
+  };
+  auto passesWithout = [&](const std::vector<CompilerSwitch> &off) {
+    return verdictWithout(off) == verdictName(VerdictKind::Ok);
   };
   std::vector<CompilerSwitch> on;
   for (const SwitchState &state : states)
     if (state.on)
       on.push_back(state.id);
-  // A failure that stays with every switch off needs none of them: one run
-  // says so, where one per switch would (most failures are of this kind,
-  // and each run is a whole compile).
-  if (on.size() > 1 && !passesWithout(on))
+  // A failure that stays, the same kind, with every switch off needs none
+  // of them: one run says so, where one per switch would (most failures
+  // are of this kind, and each run is a whole compile). Another failure
+  // there (all off is a configuration of its own: scalar code may show
+  // another bug) or no answer decides nothing, and each switch is tried.
+  if (on.size() > 1 && verdictWithout(on) == verdictName(v.verdict))
     return;
   for (const CompilerSwitch id : on) {
     if (!passesWithout({id}))

@@ -207,7 +207,9 @@ TEST(Tolerance, LowPrecisionHeldWideMakesDecisionsUnstableAndSumsReordered) {
                         "%5 = reduce_sum %2 {axis=1} : bf16[2,1]\n"
                         "%6 = le %0, %1 : i1[2,3]\n"
                         "%7 = reduce_sum %0 {axis=1} : bf16[2,1]\n"
-                        "return %3, %4, %5, %6, %7\n",
+                        "%8 = transpose %2 {perm=[1,0]} : bf16[3,2]\n"
+                        "%9 = le %8, %8 : i1[3,2]\n"
+                        "return %3, %4, %5, %6, %7, %9\n",
                         c, err))
       << err.format("t");
   ExactnessModel wide;
@@ -218,6 +220,7 @@ TEST(Tolerance, LowPrecisionHeldWideMakesDecisionsUnstableAndSumsReordered) {
   EXPECT_EQ(e[5], Exactness::Reordered);
   EXPECT_EQ(e[6], Exactness::Exact); // inputs are rounded: nothing held
   EXPECT_EQ(e[7], Exactness::Exact);
+  EXPECT_EQ(e[9], Exactness::Unstable); // a view of %2 is %2, held wide
   const std::vector<Exactness> plain = classifyValues(c);
   EXPECT_EQ(plain[3], Exactness::Exact);
   EXPECT_EQ(plain[5], Exactness::Exact);

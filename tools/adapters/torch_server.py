@@ -153,14 +153,17 @@ def _trust_known_vector_isas():
     import hashlib
     import shutil
     import torch
-    from torch._inductor import config, cpu_vec_isa
-    from torch._inductor.cpp_builder import get_cpp_compiler
+    try:  # internals of Inductor: another torch may not have them
+        from torch._inductor import config, cpu_vec_isa
+        from torch._inductor.cpp_builder import get_cpp_compiler
+    except ImportError:
+        return
     if config.cpp.vec_isa_ok is not None:
         return  # the user decided (TORCHINDUCTOR_VEC_ISA_OK)
     try:
         compiler = os.path.realpath(shutil.which(get_cpp_compiler()))
-        with open("/proc/cpuinfo") as f:
-            flags = sorted({line for line in f if line.startswith("flags")})
+        with open("/proc/cpuinfo") as f:  # x86's "flags", Arm's "Features"
+            flags = sorted({line for line in f if line.startswith(("flags", "Features"))})
         key = hashlib.sha256(json.dumps(
             [torch.__version__, compiler, os.stat(compiler).st_mtime, flags]).encode()).hexdigest()
     except Exception:

@@ -69,7 +69,8 @@ int runVerifyPipeline() {
   llvm::outs() << text;
   // Exit 2 names its cause on stderr too, not only in the report.
   if (report.exitCode() == kExitError) {
-    std::string why = report.diagnostic.substr(0, 300);
+    std::string why =
+        (report.diagnostic.empty() ? report.detail : report.diagnostic).substr(0, 300);
     std::replace(why.begin(), why.end(), '\n', ' ');
     llvm::errs() << "npufuzz: verify-pipeline: " << why << "\n";
   }
