@@ -6,7 +6,7 @@
 // first whose absence makes the failure vanish (the case passes) names the
 // finding, as its pass: `inductor:epilogue_fusion`, `iree:data-tiling`. A
 // failure no single switch removes is left unnamed, and so, after one run,
-// is a failure that stays with all of them off at once. Each rerun is a
+// is one that stays, as the same kind of failure, with all of them off. Each rerun is a
 // child of its own: a compiler may hang or crash where the case did not.
 //
 //===----------------------------------------------------------------------===//
