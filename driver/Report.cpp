@@ -40,7 +40,9 @@ bool isSignatureId(const std::string &text) {
     if (!ok)
       return false;
   }
-  return true;
+  // The part before the hash names a verdict (Verdict.def): a typo there
+  // would name a root cause nothing can ever match.
+  return parseVerdictName(text.substr(0, dash)).has_value();
 }
 
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
@@ -154,11 +156,22 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
                             const std::set<std::string> &known, std::string &error) {
   NightlyReport r;
   std::map<std::string, ReportFinding> byId;
+  std::set<std::string> seen; // one campaign named twice counts once
   for (const std::string &dir : dirs) {
     if (!checkCampaignDir(dir, error))
       return r;
+    std::error_code canonicalError;
+    const fs::path canonical = fs::weakly_canonical(fs::path(dir), canonicalError);
+    if (!seen.insert(canonicalError ? dir : canonical.string()).second)
+      continue;
     ReportCampaign c;
-    c.name = fs::path(dir).filename().string();
+    // `D/` is D: the name is the last component that is one.
+    fs::path named = fs::path(dir).lexically_normal();
+    if (named.filename().empty())
+      named = named.parent_path();
+    c.name = named.filename().string();
+    if (c.name.empty() || c.name == "." || c.name == "..")
+      c.name = canonical.filename().string();
     CampaignCounts counts;
     if (!readCampaignCounts(dir, counts, error))
       return r;

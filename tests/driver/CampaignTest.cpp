@@ -616,5 +616,20 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   known.clear();
   ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
   EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), 0u);
+
+  // One campaign named twice (`D` and `D/`) counts once, under its name.
+  const NightlyReport twice = collectReport({dir, dir + "/"}, known, error);
+  ASSERT_TRUE(error.empty()) << error;
+  EXPECT_EQ(twice.cases, before.cases);
+  ASSERT_EQ(twice.campaigns.size(), 1u);
+  EXPECT_EQ(twice.campaigns[0].name, fs::path(dir).filename().string());
+  // A known line whose verdict is not one matches nothing: refused.
+  {
+    std::ofstream out(list);
+    out << "mismatc-0123456789abcdef  # a typo\n";
+  }
+  known.clear();
+  EXPECT_FALSE(readKnownSignatures(list, known, error));
+  EXPECT_NE(error.find("is not a signature id"), std::string::npos) << error;
   fs::remove_all(dir);
 }
