@@ -560,21 +560,16 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
       ++changed;
       continue;
     }
-    cand.pipeline = expect.pipeline;
+    cand.pipeline = config.pipeline = expect.pipeline;
     config.loweringSeed = expect.loweringSeed;
     config.stage = expect.stage;
     // A pipeline that does not parse here (a plugin's pass without
     // --load-pass-plugin) is what replay was given, not a changed verdict.
-    if (!runsExternally(config.backend)) {
-      Pipeline pipeline;
-      error.clear();
-      if (!resolvePipeline(expect.pipeline, config.style, pipeline, error, config.stage) ||
-          !jit.checkPipeline(pipeline.passes, error)) {
-        out << "NOT RUN  " << name << ": its pipeline: " << error.substr(0, error.find('\n'))
-            << "\n";
-        ++unreadable;
-        continue;
-      }
+    error.clear();
+    if (!pipelineRunsOn(jit, config, error)) {
+      out << "NOT RUN  " << name << ": its pipeline: " << error.substr(0, error.find('\n')) << "\n";
+      ++unreadable;
+      continue;
     }
     const Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
     if (!seen.ran) { // the machine's, not the regression's

@@ -10,6 +10,8 @@
 
 #include "ir/DType.h"
 
+#include <limits>
+
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -60,6 +62,20 @@ bool isInteger(DType t) {
 }
 
 bool isIntLike(DType t) { return !isFloat(t); }
+
+float smallestNormal(DType t) {
+  switch (t) {
+  case DType::F32:
+  case DType::BF16: return std::numeric_limits<float>::min();
+  case DType::F16: return 0x1p-14f;
+  case DType::I8:
+  case DType::I32:
+  case DType::I64:
+  case DType::Index:
+  case DType::I1: return 0;
+  }
+  return 0;
+}
 
 unsigned bitWidth(DType t) {
   switch (t) {

@@ -27,6 +27,9 @@ bool isFloat(DType t);
 bool isInteger(DType t);
 /// Integer types, index and i1: everything stored as int64 in the reference.
 bool isIntLike(DType t);
+/// The smallest positive normal value of float type `t` (bf16 shares f32's
+/// exponent range, f16's is 2^-14); 0 for the others, which have none.
+float smallestNormal(DType t);
 /// Bit width of the integer-like types (index is 64); 32/16/16 for floats.
 unsigned bitWidth(DType t);
 /// Size in bytes of one element in memory (i1 is one byte, index eight).

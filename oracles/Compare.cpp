@@ -7,7 +7,6 @@
 
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <sstream>
 
 namespace npufuzz {
@@ -54,10 +53,7 @@ Tolerance toleranceFor(DType t) {
 }
 
 /// Whether `x` is zero or below the smallest normal of `t`.
-bool isSubnormalOrZero(float x, DType t) {
-  const float smallestNormal = t == DType::F16 ? 0x1p-14f : std::numeric_limits<float>::min();
-  return std::fabs(x) < smallestNormal;
-}
+bool isSubnormalOrZero(float x, DType t) { return std::fabs(x) < smallestNormal(t); }
 
 bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0) {
   if (e == Exactness::Reordered) {

@@ -30,6 +30,14 @@ MlirEmitOptions emitOptionsOf(const RunConfig &config) {
   return o;
 }
 
+bool pipelineRunsOn(MlirJit &jit, const RunConfig &config, std::string &error) {
+  if (runsExternally(config.backend))
+    return true;
+  Pipeline pipeline;
+  return resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage) &&
+         jit.checkPipeline(pipeline.passes, error);
+}
+
 RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes) {
   RunConfig prefix = config;
   prefix.pipeline = "O0";

@@ -61,6 +61,11 @@ struct RunConfig {
 /// plan its lowering seed draws.
 MlirEmitOptions emitOptionsOf(const RunConfig &config);
 
+/// Whether `config`'s pipeline resolves for its style and stage and every
+/// pass of it is known to `jit` (plugins loaded), else why not; true for
+/// backends that run no MLIR passes of npufuzz's.
+bool pipelineRunsOn(MlirJit &jit, const RunConfig &config, std::string &error);
+
 /// `config` with only the first `passes` passes of `pipeline` (its resolved
 /// pipeline; the stage is kept): what blame by prefix runs.
 RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes);

@@ -12,7 +12,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
@@ -301,25 +300,13 @@ RefRun runReference(const Case &c) {
   RefRun run;
   run.inputs = makeInputs(c);
   if (flushSubnormals)
-    for (RefTensor &t : run.inputs) {
+    for (RefTensor &t : run.inputs)
       // Below the smallest normal of its own type: an f16 subnormal is
       // normal in f32, but a software f16->f32 conversion flushes it where
       // F16C keeps it, so it is no input either.
-      float smallestNormal = 0;
-      switch (t.type.dtype) {
-      case DType::F32:
-      case DType::BF16: smallestNormal = std::numeric_limits<float>::min(); break;
-      case DType::F16: smallestNormal = 0x1p-14f; break;
-      case DType::I8:
-      case DType::I32:
-      case DType::I64:
-      case DType::Index:
-      case DType::I1: break;
-      }
       for (float &x : t.f)
-        if (x != 0 && std::fabs(x) < smallestNormal)
+        if (x != 0 && std::fabs(x) < smallestNormal(t.type.dtype))
           x = std::copysign(0.0f, x);
-    }
   evaluateRun(c, run);
   return run;
 }

@@ -136,11 +136,9 @@ TEST(Reference, FlushModeInputsHoldNoSubnormalOfTheirType) {
                         c, err))
       << err.format("t");
   auto subnormals = [](const RefTensor &t) {
-    const float smallestNormal =
-        t.type.dtype == DType::F16 ? 0x1p-14f : std::numeric_limits<float>::min();
     int n = 0;
     for (float x : t.f)
-      n += x != 0 && std::fabs(x) < smallestNormal;
+      n += x != 0 && std::fabs(x) < smallestNormal(t.type.dtype);
     return n;
   };
   const RefRun plain = runReference(c);

@@ -392,12 +392,8 @@ bool loadPlugins(MlirJit &jit, const std::vector<std::string> &plugins) {
 }
 
 bool checkPipeline(MlirJit &jit, const RunConfig &config) {
-  if (runsExternally(config.backend))
-    return true;
-  Pipeline pipeline;
   std::string error;
-  if (!resolvePipeline(config.pipeline, config.style, pipeline, error, config.stage) ||
-      !jit.checkPipeline(pipeline.passes, error)) {
+  if (!pipelineRunsOn(jit, config, error)) {
     fail("--pipeline: " + error);
     return false;
   }
