@@ -58,6 +58,11 @@ struct BackendRun {
   /// The compiler may hold a computed f16/bf16 value in f32 for the op that
   /// reads it (oracles/Exactness.h, ExactnessModel): set by the backend.
   bool lowPrecisionHeldWide = false;
+  /// The failure happened while the compiled program ran (a simulator that
+  /// asserted or died), not while compiling it: op blame may then look for
+  /// the op whose result the program first got wrong (oracles/OpBlame.h).
+  /// Set by the backends that can tell.
+  bool failedRunning = false;
   /// The backend may compute float sums in any order
   /// (ExactnessModel::floatSumsReassociated).
   bool floatSumsReassociated = false;

@@ -12,6 +12,7 @@
 #include "ir/FileText.h"
 #include "ir/Text.h"
 #include "oracles/Backend.h"
+#include "oracles/OpBlame.h"
 #include "shrink/Generalize.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -769,6 +770,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           r.workerWasUsed = r.worker->servedBefore() > 0;
           // Blame's budget scales with the time the case took.
           RunConfig confirmConfig = config;
+          // The ops its roots so far are at, which op blame tries first.
+          for (const auto &[caseId, rootText] : state.roots)
+            if (const std::optional<Signature> root = parseSignatureText(rootText);
+                root && root->pass.empty() && root->message == kUndefinedResult)
+              confirmConfig.knownOpRoots.insert(root->where + " | " + root->message);
           const IsolationLimits confirmLimits =
               limitsWithBlame(blameBudget(report.seconds), confirmConfig);
           r.confirm =

@@ -4,6 +4,7 @@
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
 #include "oracles/MemoryErrorOracle.h"
+#include "oracles/OpBlameOracle.h"
 #include "oracles/Oracle.h"
 
 #include "llvm/Support/JSON.h"
@@ -27,6 +28,8 @@ std::string TaskResult::toJson() const {
                        {"exposed_by", exposedBy},
                        {"where", where},
                        {"difference", difference},
+                       {"rooted_at_op", rootedAtOp},
+                       {"symptom", symptom},
                        {"blame_timed_out", blameTimedOut},
                        {"pass_warnings", passWarnings},
                        {"reference_s", referenceSeconds},
@@ -65,6 +68,8 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.exposedBy = str("exposed_by");
   out.where = str("where");
   out.difference = str("difference");
+  out.rootedAtOp = o->getBoolean("rooted_at_op").value_or(false);
+  out.symptom = str("symptom");
   out.blameTimedOut = o->getBoolean("blame_timed_out").value_or(false);
   out.passWarnings = str("pass_warnings");
   out.referenceSeconds = num("reference_s");
@@ -124,9 +129,11 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.executeSeconds = out.run.executeSeconds;
   // The other oracles judge a run that agrees or is wrong, or that wrote
   // outside a buffer or region (to name and blame it); any other verdict
-  // is final.
-  if (out.verdict != VerdictKind::Ok && out.verdict != VerdictKind::Mismatch &&
-      out.verdict != VerdictKind::OutOfBoundsWrite && out.verdict != VerdictKind::OutOfRegionWrite)
+  // is final, but for the op a black-box program first got wrong.
+  const bool judged = out.verdict == VerdictKind::Ok || out.verdict == VerdictKind::Mismatch ||
+                      out.verdict == VerdictKind::OutOfBoundsWrite ||
+                      out.verdict == VerdictKind::OutOfRegionWrite;
+  if (!judged && !opBlameJudges(config, out))
     return t;
 
   Pipeline pipeline;
@@ -150,7 +157,12 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
           return std::nullopt;
         return o.payload;
       }};
-  for (const std::unique_ptr<Oracle> &oracle : defaultOracles()) {
+  std::vector<std::unique_ptr<Oracle>> oracles;
+  if (judged)
+    oracles = defaultOracles();
+  else
+    oracles.push_back(std::make_unique<OpBlameOracle>());
+  for (const std::unique_ptr<Oracle> &oracle : oracles) {
     const auto oracleStart = std::chrono::steady_clock::now();
     oracle->check(ctx, t);
     t.oracleSeconds.emplace_back(oracle->name(), since(oracleStart));
@@ -395,6 +407,15 @@ CaseReport reportOf(const ChildOutcome &o) {
   default:
     s.message = normalizeMessage(r.result.message.empty() ? r.result.summary : r.result.message);
     break;
+  }
+  // A failure of a black-box program traced to the op that first went
+  // wrong is that op's, whichever verdict this case showed it by
+  // (oracles/OpBlameOracle.h): a wrong value of its arithmetic, or an
+  // undefined result of its shape form. The verdict stays the case's.
+  if (r.result.rootedAtOp && s.pass.empty()) {
+    s.kind = VerdictKind::Mismatch;
+    s.where = r.result.where;
+    s.message = std::string(differenceClass(r.result.difference));
   }
   // What an unfinished blame would have named is unknown: the signature
   // says so rather than pass for another finding (the op where the wrong

@@ -22,6 +22,15 @@ struct CaseVerdict {
   /// of the first op that goes wrong (op blame), or the metamorphic variant.
   std::string where;
   std::string difference; ///< the kind of its first difference (differenceKind)
+  /// Set by op blame on a backend it cannot bisect by passes: `where` and
+  /// `difference` name the op that first went wrong (blamedOpName), and the
+  /// finding is that op's whatever the verdict it showed as: a wrong value,
+  /// an assertion or an uninitialised read downstream.
+  bool rootedAtOp = false;
+  /// How this case showed the failure op blame traced back: its verdict and
+  /// the op or assertion where it showed (`crash: Assertion ...`,
+  /// `uninitialized-read in add`). Empty when not rooted at an op.
+  std::string symptom;
   /// A blame child ran out of time: the pass or op it would have named is
   /// missing, so the signature is not the one a finished blame gives. A
   /// campaign runs such a case again at its end with more time; what it

@@ -5,25 +5,76 @@
 #include "oracles/Signature.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <set>
 
 namespace npufuzz {
 
-OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
-  OpBlame blame;
-  Case probe = c;
-  probe.outputs.clear();
-  for (const Op &op : c.ops)
+namespace {
+/// The first `count` ops of `c`, every result of which is an output.
+Case cutProgram(const Case &c, size_t count) {
+  Case cut = c;
+  cut.ops.erase(cut.ops.begin() + static_cast<std::ptrdiff_t>(count), cut.ops.end());
+  cut.outputs.clear();
+  for (const Op &op : cut.ops)
     for (const ValueId v : op.results)
-      probe.outputs.push_back(v);
-  const CaseOutcome out = runCase(probe, jit, config);
+      cut.outputs.push_back(v);
+  return cut;
+}
+
+/// Whether a cut program's run failed, as far as it says anything about
+/// the case: a run the backend could not make (a cut it cannot express, a
+/// machine that refused) says nothing.
+std::optional<bool> cutFails(const CaseOutcome &out) {
+  switch (out.verdict) {
+  case VerdictKind::Ok: return false;
+  case VerdictKind::Unsupported:
+  case VerdictKind::EnvironmentError:
+  case VerdictKind::ReferenceError: return std::nullopt;
+  default: return true;
+  }
+}
+
+/// Whether output `k` of `out` still holds the fill its buffer had before
+/// the program ran, in an element the reference defines: never written, so
+/// undefined rather than a wrong value (a store that skipped rows a garbage
+/// valid shape left out).
+bool leftUnwritten(const CaseOutcome &out, size_t k) {
+  if (!out.run.outputFill || k >= out.run.outputs.size() || k >= out.reference.outputs.size())
+    return false;
+  const TensorData &got = out.run.outputs[k];
+  const RefTensor &expected = out.reference.outputs[k];
+  const size_t size = got.elementBytes();
+  for (int64_t e = 0; e < got.numElements(); ++e) {
+    if (!expected.isDefined(e))
+      continue;
+    bool same = true;
+    for (size_t i = static_cast<size_t>(e) * size; i < static_cast<size_t>(e + 1) * size && same;
+         ++i)
+      same = got.bytes[i] == static_cast<uint8_t>(*out.run.outputFill >> (8 * (i % 4)));
+    if (same)
+      return true;
+  }
+  return false;
+}
+
+/// The value analysis of the whole case cut (`out`, whose outputs are the
+/// results of every op, in order): blames the op, as oracles/OpBlame.h
+/// says, when an output of the case is a wrong value there. Nothing
+/// otherwise; `decided` is set when the analysis found the answer to be
+/// "no op" (an input is what first differs).
+std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const CaseOutcome &out,
+                                       const RunConfig &config, bool &decided) {
   if (out.verdict != VerdictKind::Mismatch || out.comparisons.size() != probe.outputs.size())
-    return blame;
+    return std::nullopt;
   std::map<ValueId, const Comparison *> byValue;
-  for (size_t k = 0; k < probe.outputs.size(); ++k)
+  std::map<ValueId, size_t> outputIndex;
+  for (size_t k = 0; k < probe.outputs.size(); ++k) {
     byValue[probe.outputs[k]] = &out.comparisons[k];
+    outputIndex[probe.outputs[k]] = k;
+  }
   // The first wrong output of the case, and the ops it depends on.
   const Comparison *output = nullptr;
   std::set<ValueId> needed;
@@ -34,7 +85,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
       break;
     }
   if (!output)
-    return blame;
+    return std::nullopt;
   for (size_t i = c.ops.size(); i-- > 0;)
     if (std::any_of(c.ops[i].results.begin(), c.ops[i].results.end(),
                     [&](ValueId r) { return needed.count(r); }))
@@ -44,14 +95,18 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
   // difference is the output's kind, then the one nearest the output; and
   // before all, one the campaign does not know (RunConfig::knownSignatures),
   // so that a case failing in a known way and a new one is the new one.
+  OpBlame blame;
   std::optional<size_t> chosen;
   bool chosenSameKind = false, chosenKnown = true;
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const Op &op = c.ops[i];
     const Comparison *wrong = nullptr;
+    ValueId wrongValue = 0;
     for (const ValueId v : op.results)
-      if (needed.count(v) && !byValue.at(v)->match && !wrong)
+      if (needed.count(v) && !byValue.at(v)->match && !wrong) {
         wrong = byValue.at(v);
+        wrongValue = v;
+      }
     // It goes wrong itself when its operands agree, or differ only in the
     // sign of zeros while its result differs otherwise: relu(-0) = -0 does
     // not explain a cast of it overflowing. (Kinds are not compared beyond
@@ -62,8 +117,10 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
                  (operand.difference != "signed-zero" || wrong->difference == "signed-zero");
         }))
       continue;
-    if (op.kind == OpKind::Input)
-      return blame; // not an op to blame: the loads or stores disagree
+    if (op.kind == OpKind::Input) {
+      decided = true;
+      return std::nullopt; // not an op to blame: the loads or stores disagree
+    }
     const bool sameKind = wrong->difference == output->difference;
     const Signature named{VerdictKind::Mismatch, "", scalarFamily(std::string(opName(op.kind))),
                           std::string(differenceClass(wrong->difference))};
@@ -73,17 +130,128 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config) {
       chosen = i;
       chosenSameKind = sameKind;
       chosenKnown = known;
-      blame.difference = wrong->difference;
+      blame.difference =
+          leftUnwritten(out, outputIndex.at(wrongValue)) ? kUndefinedResult : wrong->difference;
       blame.detail = "%" + std::to_string(op.results[0]) + " = " + std::string(opName(op.kind)) +
                      ": " + wrong->firstMismatch;
     }
   }
   if (!chosen)
-    return blame;
+    return std::nullopt;
   blame.found = true;
   blame.opIndex = *chosen;
   blame.op = std::string(opName(c.ops[*chosen].kind));
   return blame;
+}
+} // namespace
+
+namespace {
+/// The first op of `c` that an undefined result of `known` (as
+/// RunConfig::knownOpRoots lists them) could be at: where to cut the
+/// program first.
+std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::string> &known) {
+  for (size_t i = 0; i < c.ops.size(); ++i)
+    if (c.ops[i].kind != OpKind::Input &&
+        known.count(blamedOpName(std::string(opName(c.ops[i].kind)), kUndefinedResult) + " | " +
+                    kUndefinedResult))
+      return i;
+  return std::nullopt;
+}
+} // namespace
+
+OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom symptom) {
+  OpBlame blame;
+  const size_t n = c.ops.size();
+  const Case whole = cutProgram(c, n);
+  // A wrong value: the whole case cut names its op, in one run.
+  std::optional<CaseOutcome> wholeRun;
+  if (symptom == Symptom::WrongValue) {
+    wholeRun = runCase(whole, jit, config);
+    blame.runs = 1;
+    bool decided = false;
+    if (std::optional<OpBlame> valueBlame = blameWrongValue(c, whole, *wholeRun, config, decided)) {
+      valueBlame->runs = blame.runs;
+      return *valueBlame;
+    }
+    // A backend bisected by passes names its own root (pass blame).
+    if (decided || !runsExternally(config.backend))
+      return blame;
+  }
+  // Otherwise the prefixes are bisected, by whether they fail other than
+  // by a wrong value: a -0 of a known simulator quirk early in the program
+  // explains no assertion or undefined output after it.
+  std::map<size_t, CaseOutcome> failing; // prefixes run, by op count
+  std::set<size_t> clean;
+  bool undecided = false;
+  auto fails = [&](size_t count) {
+    if (failing.count(count))
+      return true;
+    if (count == 0 || clean.count(count))
+      return false;
+    if (count != n || !wholeRun)
+      ++blame.runs;
+    CaseOutcome o =
+        count == n && wholeRun ? std::move(*wholeRun) : runCase(cutProgram(c, count), jit, config);
+    const std::optional<bool> failed = cutFails(o);
+    undecided |= !failed;
+    bool otherThanValue = failed && *failed && o.verdict != VerdictKind::Mismatch;
+    for (size_t k = 0; failed && *failed && k < o.comparisons.size(); ++k)
+      otherThanValue |= !o.comparisons[k].match && leftUnwritten(o, k);
+    if (otherThanValue)
+      failing.emplace(count, std::move(o));
+    else
+      clean.insert(count);
+    return otherThanValue;
+  };
+  // `lo` ops run clean and `hi` fail (the whole cut is taken to, and
+  // checked when nothing before it does). A root the campaign already
+  // found is tried first: its op's prefix clean and the prefix through it
+  // failing decide in two runs.
+  size_t lo = 0, hi = n;
+  if (const std::optional<size_t> at = knownRootCandidate(c, config.knownOpRoots)) {
+    if (fails(*at))
+      hi = *at;
+    else if (!undecided && (lo = *at, fails(*at + 1)))
+      hi = *at + 1;
+    else
+      lo = *at + 1;
+  }
+  while (hi - lo > 1 && !undecided) {
+    const size_t mid = lo + (hi - lo) / 2;
+    (fails(mid) ? hi : lo) = mid;
+  }
+  if (undecided || hi == 0 || !fails(hi) || undecided)
+    return blame; // the whole cut runs clean, or says nothing
+  const Op &op = c.ops[hi - 1];
+  if (op.kind == OpKind::Input)
+    return blame; // a load or a store, not an op, goes wrong
+  const CaseOutcome &atHi = failing.at(hi);
+  blame.found = true;
+  blame.opIndex = hi - 1;
+  blame.op = std::string(opName(op.kind));
+  blame.difference = kUndefinedResult;
+  blame.detail = "%" + std::to_string(op.results[0]) + " = " + blame.op + ": its prefix fails, " +
+                 std::string(verdictName(atHi.verdict)) + ": " + atHi.summary;
+  return blame;
+}
+
+std::string blamedOpName(const std::string &name, const std::string &difference) {
+  if (difference != kUndefinedResult)
+    return scalarFamily(name);
+  const std::optional<OpKind> kind = parseOpName(name);
+  if (!kind)
+    return name;
+  switch (opCategory(*kind)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare: return "elementwise";
+  case OpCategory::RowExpand: return "row_expand_*";
+  case OpCategory::ColExpand: return "col_expand_*";
+  case OpCategory::View: return "view";
+  case OpCategory::Source:
+  case OpCategory::Other: break;
+  }
+  return name.rfind("reduce_", 0) == 0 ? "reduce_*" : name;
 }
 
 } // namespace npufuzz

@@ -1,15 +1,28 @@
 //===- oracles/OpBlame.h - The first op a black-box backend gets wrong -*- C++ -*-===//
 //
-// A wrong output names the op that computed it, which is often not the op
-// that went wrong: a cast that overflows shows up as a wrong relu, max or
-// add downstream, one signature per consumer. A toolchain npufuzz cannot
-// bisect by passes (ptoas + pto-isa, torch, an external command) is run
-// once more on a probe of the case whose outputs are all its values. Of the
-// ops the first wrong output depends on, those whose result differs from
-// the reference while their operands agree (or differ only in the sign of
-// a zero, and the result otherwise) are candidates; the one blamed
-// has the output's kind of difference (a -0 that a later op turns into a
-// right 0 explains nothing), and is the nearest the output among those.
+// A failure names the op where it showed, which is often not the op that
+// went wrong: a cast that overflows shows up as a wrong relu, max or add
+// downstream, and a tile whose valid shape was never set as an assertion,
+// a wrong value or an uninitialised read in whichever op reads it next. A
+// toolchain npufuzz cannot bisect by passes (ptoas + pto-isa, torch, an
+// external command) is run again on cut programs of the case, whose outputs
+// are all their values:
+//   - for a case that failed with a wrong value, the whole case so cut
+//     (one run). When some output of the case is a wrong value there, of the ops it depends on,
+//     those whose result differs from the reference while their operands agree (or differ only in
+//     the sign of a zero, and the result otherwise) are candidates; the one blamed has the output's
+//     kind of difference (a -0 that a later op turns into a right 0 explains nothing), and is the
+//     nearest the output among those;
+//   - otherwise, on a backend that runs externally, the prefixes of the
+//     case, bisected by whether they fail other than by a wrong value (an
+//     assertion, a crash, an output left unwritten, a write outside a
+//     region): the first op whose prefix so fails, every prefix before it
+//     running clean, is blamed, so a consumer that asserts on an input
+//     already wrong blames the producer. Its result is undefined. (A wrong
+//     value does not count there: a -0 of a known simulator quirk early in
+//     the program explains no assertion after it.) A root the campaign
+//     already found (RunConfig::knownOpRoots) picks the first cut: when the
+//     case's first op it could be at is the one, two runs decide.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_OPBLAME_H
@@ -17,25 +30,45 @@
 
 #include "oracles/CaseRunner.h"
 
+#include <cstdint>
 #include <string>
 
 namespace npufuzz {
+
+/// The difference of a blamed op's result that is no wrong value: the
+/// program's prefix up to it failed otherwise.
+inline constexpr const char *kUndefinedResult = "undefined";
 
 struct OpBlame {
   bool found = false;
   size_t opIndex = 0;
   std::string op;         ///< its kind (opName)
-  std::string difference; ///< the kind of its first wrong element
+  std::string difference; ///< the kind of its first wrong element, or kUndefinedResult
   std::string detail;     ///< "%5 = cast ...: <first mismatch>"
+  unsigned runs = 0;      ///< cut programs run
 };
 
-/// Runs the all-values probe of `c` on `config`'s backend. An op whose
-/// signature is in `config.knownSignatures` is blamed only when no other
-/// op can be. Not found when
-/// the probe does not run (the backend cannot express it, or fails
-/// otherwise), when no value is wrong, or when the first wrong value is an
-/// input (a load or store, not an op, to blame).
-OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config);
+/// How the case to blame failed: with a wrong value, or otherwise (an
+/// assertion, a crash, an uninitialised read, a write outside a region).
+enum class Symptom : uint8_t { WrongValue, Other };
+
+/// Blames the op of `c`, which failed with `symptom`, that `config`'s
+/// backend first gets wrong. An op
+/// whose signature is in `config.knownSignatures` is blamed only when no
+/// other op can be. Not found when the cut programs do not run (the backend
+/// cannot express them, or fails otherwise), when none fails, or when what
+/// first goes wrong is an input (a load or store, not an op, to blame).
+OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config,
+                Symptom symptom = Symptom::WrongValue);
+
+/// The name a root cause gives the op of `opName` that went wrong with a
+/// result of difference `difference`: a wrong value is its arithmetic
+/// family (scalarFamily: tmul, trowexpandmul and tcolexpandmul multiply
+/// alike); an undefined result is its shape form (row_expand_*,
+/// col_expand_*, reduce_*, elementwise, view, or the op itself), since what
+/// a toolchain gets wrong there is how the op's result tile is shaped, the
+/// same whichever arithmetic the op applies.
+std::string blamedOpName(const std::string &opName, const std::string &difference);
 
 } // namespace npufuzz
 

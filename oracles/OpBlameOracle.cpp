@@ -1,22 +1,23 @@
-//===- oracles/OpBlameOracle.cpp - The op a wrong result starts at --------===//
+//===- oracles/OpBlameOracle.cpp - The op a failure starts at -------------===//
 #include "oracles/OpBlameOracle.h"
-
-#include "oracles/Signature.h"
 
 #include "oracles/ChildJson.h"
 #include "oracles/OpBlame.h"
+#include "oracles/Signature.h"
 
 namespace npufuzz {
 
 namespace {
 OpBlame opBlameInChild(const OracleContext &ctx) {
   const auto j = jsonFromChild(ctx, [&] {
-    // The probe is another case: a pto build of its own, removed here,
+    // The probes are other cases: a pto build of their own, removed here,
     // since a child ends without running destructors.
     RunConfig probeConfig = ctx.config;
     if (probeConfig.backend == BackendKind::Pto)
       probeConfig.pto.builds = newPtoBuilds();
-    const OpBlame b = blameOp(ctx.c, ctx.jit, probeConfig);
+    const OpBlame b =
+        blameOp(ctx.c, ctx.jit, probeConfig,
+                ctx.base.verdict == VerdictKind::Mismatch ? Symptom::WrongValue : Symptom::Other);
     probeConfig.pto.builds.reset();
     return llvm::json::Object{{"found", b.found},
                               {"index", static_cast<int64_t>(b.opIndex)},
@@ -34,23 +35,61 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
   b.detail = j->getString("detail").value_or("").str();
   return b;
 }
+
+/// A failure of the compiled program, which a prefix of it may show first.
+bool isProgramFailure(const CaseOutcome &base) {
+  switch (base.verdict) {
+  case VerdictKind::Mismatch:
+  case VerdictKind::UninitializedRead:
+  case VerdictKind::OutOfBoundsRead:
+  case VerdictKind::OutOfBoundsWrite:
+  case VerdictKind::OutOfRegionWrite: return true;
+  case VerdictKind::Crash: return base.run.failedRunning;
+  default: return false;
+  }
+}
+
+/// How `v` showed: its verdict, and the op or the assertion where.
+std::string symptomOf(const CaseVerdict &v, const CaseOutcome &base) {
+  std::string s(verdictName(v.verdict));
+  if (!v.where.empty())
+    return s + " in " + v.where;
+  const std::string message = normalizeMessage(base.run.message);
+  return message.empty() ? s : s + ": " + message.substr(0, 160);
+}
 } // namespace
+
+bool opBlameJudges(const RunConfig &config, const CaseOutcome &base) {
+  return base.verdict == VerdictKind::Mismatch ||
+         (runsExternally(config.backend) && isProgramFailure(base));
+}
 
 void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   // The op that first goes wrong names the finding, not the op of the
-  // wrong output (the case again with every value an output). After the
-  // reruns of the oracles before, which reuse a pto case's build.
-  if (ctx.base.verdict != VerdictKind::Mismatch || !ctx.config.blame || ctx.namedByVariant ||
-      (v.verdict != VerdictKind::Mismatch && v.verdict != VerdictKind::UninitializedRead))
+  // wrong output. After the reruns of the oracles before, which reuse a
+  // pto case's build; a verdict they changed (nondeterministic, say) is
+  // theirs to name.
+  if (!ctx.config.blame || ctx.namedByVariant || !opBlameJudges(ctx.config, ctx.base))
+    return;
+  const bool wrongResult =
+      v.verdict == VerdictKind::Mismatch || v.verdict == VerdictKind::UninitializedRead;
+  if (ctx.base.verdict == VerdictKind::Mismatch ? !wrongResult : v.verdict != ctx.base.verdict)
     return;
   const OpBlame blame = opBlameInChild(ctx);
   if (!blame.found)
     return;
-  // As its arithmetic family: a toolchain that gets a t-op family wrong
-  // (tmul, trowexpandmul, tcolexpandmul) shows it in any of them, and the
+  // A backend bisected by passes has its root in the pass (pass blame,
+  // next); the op only names what the pass got wrong.
+  if (runsExternally(ctx.config.backend)) {
+    v.rootedAtOp = true;
+    v.symptom = symptomOf(v, ctx.base);
+  }
+  // As its arithmetic family, or for an undefined result its shape form
+  // (blamedOpName): a toolchain that gets a t-op family wrong (tmul,
+  // trowexpandmul, tcolexpandmul) shows it in any of them, and the
   // simulator's std::max and std::min treat -0 and NaN alike in tmax,
   // tmin and their expand forms.
-  v.where = scalarFamily(blame.op);
+  v.where = blamedOpName(blame.op, blame.difference);
   v.difference = blame.difference;
   v.summary += "; first wrong: " + blame.detail;
 }

@@ -275,6 +275,7 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
     r.status = classifyEnd(end, r.message);
     r.message = "simulator: " + r.message;
+    r.failedRunning = true;
     return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {

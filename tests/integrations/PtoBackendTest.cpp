@@ -381,6 +381,56 @@ return %4
 // A failing case runs several times (again, other poison, the blame probe)
 // and keeps its build between them; when its task ends, none of its
 // directories is left (the build outlives the backend object that made it).
+/// pto() with a ptoas wrapper of tests/integrations/pto/ planted in it.
+RunConfig ptoPlanted(const std::string &wrapper) {
+  RunConfig config = pto();
+  EXPECT_EQ(::setenv("NPUFUZZ_REAL_PTOAS", config.pto.ptoas.c_str(), 1), 0);
+  config.pto.ptoas = npufuzz::testing::sourceDir() + "/tests/integrations/pto/" + wrapper;
+  return config;
+}
+
+// Seed 002's class planted in ptoas (tests/integrations/pto/
+// bare_dst_ptoas.sh): row_expand_min's result tile has a garbage
+// valid shape, which shows as a wrong value, an assertion or an
+// uninitialised read in whatever reads it. The producer is blamed, as an
+// undefined result of the row-expand form, however the case failed; and a
+// root the campaign knows decides in two runs.
+TEST(PtoBackend, AnUndefinedTileIsBlamedOnItsProducerWhereverItShows) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const Case c = parseOrFail(R"(npufuzz-case 1
+data seed=5 edge_rate=0
+%0 = input {fill=rand} : f32[4,32]
+%1 = input {fill=rand} : f32[4,1]
+%2 = input {fill=rand} : f32[1,32]
+%3 = abs %0 : f32[4,32]
+%4 = row_expand_min %3, %1 : f32[4,32]
+%5 = col_expand_mul %4, %2 : f32[4,32]
+%6 = add %5, %3 : f32[4,32]
+return %6
+)");
+  MlirJit jit;
+  RunConfig config = ptoPlanted("bare_dst_ptoas.sh");
+  ASSERT_NE(runCase(c, jit, config).verdict, VerdictKind::Ok);
+  for (const Symptom symptom : {Symptom::WrongValue, Symptom::Other}) {
+    const OpBlame blame = blameOp(c, jit, config, symptom);
+    ASSERT_TRUE(blame.found);
+    EXPECT_EQ(blame.op, "row_expand_min") << blame.detail;
+    EXPECT_EQ(blame.difference, kUndefinedResult) << blame.detail;
+  }
+  config.knownOpRoots = {"row_expand_* | undefined"};
+  const OpBlame known = blameOp(c, jit, config, Symptom::Other);
+  EXPECT_EQ(known.op, "row_expand_min");
+  EXPECT_EQ(known.runs, 2u);
+  IsolationLimits limits;
+  limits.wallSeconds = 120;
+  const CaseReport report = runCaseIsolated(c, jit, config, limits);
+  EXPECT_EQ(report.signature.text(), "mismatch |  | row_expand_* | undefined")
+      << report.result.summary;
+  EXPECT_FALSE(report.result.symptom.empty());
+  // The unmodified toolchain runs it exact.
+  EXPECT_EQ(runCase(c, jit, pto()).verdict, VerdictKind::Ok);
+}
+
 TEST(PtoBackend, AFailingCaseLeavesNoDirectoryBehind) {
   NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   RunConfig config = pto();
@@ -466,6 +516,26 @@ TEST(PtoBackend, ARegressionOfOneTOpFamilyIsAFewSignatures) {
   // Named by its family (ptoas also lowers some other ops through a tmul,
   // which generalisation may show need no particular op).
   EXPECT_NE(list.find(" | mul | "), std::string::npos) << list;
+}
+
+// The same class in a campaign: seed 002's regression planted in every
+// row-expand t-op's result tile gave one signature per op and symptom it
+// showed in (assertions in consumers, uninitialised reads of add, sub,
+// cast, wrong values of col_expand_mul); it is now filed under the
+// producer, and the campaign keeps a third of its clean rate.
+TEST(PtoBackend, AGarbageValidShapeIsFiledUnderItsProducer) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  std::set<std::string> baseline, planted;
+  for (const FindingSummary &f : ptoCampaign("baseline-002", pto(), 60))
+    baseline.insert(f.text);
+  for (const FindingSummary &f : ptoCampaign("planted-002", ptoPlanted("bare_dst_ptoas.sh"), 60))
+    planted.insert(f.text);
+  std::string list;
+  for (const std::string &text : planted)
+    if (!baseline.count(text))
+      list += text + "\n";
+  ASSERT_FALSE(list.empty()) << "the planted regression was not found";
+  EXPECT_EQ(list, "mismatch |  | row_expand_* | undefined\n");
 }
 
 TEST(PtoBackend, KernelsAreSynchronisedAsTheyWouldShipUnlessAskedNotTo) {

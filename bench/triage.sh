@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Triage benchmark: how many signatures one planted bug is filed under.
+#
+# Each row plants one bug (a pass of the planted-bug or test plugin, or a
+# ptoas wrapper of tests/integrations/pto/) and runs a campaign of --cases
+# cases on seeds from --seed-start, a range kept apart from the seeds
+# npufuzz is developed on (910000 by default: no test, tuning or earlier
+# measurement used them). The same campaign on the unmodified toolchain
+# (once per style, pipeline and backend) gives what the bug does not: the
+# row's signatures are the planted campaign's findings that the unmodified
+# one has not. Printed per row: the bugs planted, the signatures, their
+# ratio, the campaign's rate against the unmodified one's (a bad night),
+# and at the end the signatures that two rows share (two bugs merged into
+# one finding: want none). Rows that need a PTO toolchain are skipped, with
+# the reason, where `npufuzz toolchains` finds none.
+#
+#   bench/triage.sh [--cases N] [--seed-start S] [--work DIR] [--jobs J] [ROW...]
+#
+# ROW names rows to run (all by default). Needs a built tree (build/).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+npufuzz=${NPUFUZZ:-$here/build/bin/npufuzz}
+bugs=$here/build/lib/libnpufuzz_planted_bugs.so
+tests=$here/build/lib/libnpufuzz_test_plugin.so
+cases=300
+seed=910000
+work=${TMPDIR:-/tmp}/npufuzz-triage
+jobs=2
+only=()
+while [ $# -gt 0 ]; do
+  case $1 in
+  --cases) cases=$2; shift 2 ;;
+  --seed-start) seed=$2; shift 2 ;;
+  --work) work=$2; shift 2 ;;
+  --jobs) jobs=$2; shift 2 ;;
+  -*) echo "triage.sh: unknown option $1" >&2; exit 2 ;;
+  *) only+=("$1"); shift ;;
+  esac
+done
+for f in "$npufuzz" "$bugs" "$tests"; do
+  [ -e "$f" ] || { echo "triage.sh: $f is missing: build the tree first" >&2; exit 2; }
+done
+mkdir -p "$work"
+
+# name; class; bugs planted; style; pipeline; backend flags; env
+rows=(
+  "uninit-validshape;seed 002: valid shape never set;1;npu;func.func(npufuzz-bug-uninit-validshape);--load-pass-plugin $bugs;"
+  "floormod-stride;seed 003: floor/mod stride;1;npu;func.func(npufuzz-bug-floormod-stride);--load-pass-plugin $bugs;"
+  "drop-tail;seed 003: remainder loop dropped;1;npu;func.func(npufuzz-bug-drop-tail);--load-pass-plugin $bugs;"
+  "bf16-round;seed 004: bf16 rounding;1;affine;func.func(npufuzz-bug-bf16-round-half-away);--load-pass-plugin $bugs;"
+  "loop-overrun;memory: a loop one past its bound;1;affine;func.func(npufuzz-bug-loop-overrun);--load-pass-plugin $bugs;"
+  "two-bugs;two bugs in one pass;2;affine;func.func(npufuzz-test-two-bugs);--load-pass-plugin $tests;"
+  "pto-002-row-expand;seed 002 in ptoas: row-expand t-ops;1;affine;O0;--backend pto --ptoas $here/tests/integrations/pto/bare_dst_ptoas.sh;NPUFUZZ_BARE_TOPS=TROWEXPAND[A-Z]*"
+  "pto-002-binary;seed 002 in ptoas: binary t-ops;1;affine;O0;--backend pto --ptoas $here/tests/integrations/pto/bare_dst_ptoas.sh;NPUFUZZ_BARE_TOPS=T(ADD|SUB|MUL|DIV|MAX|MIN)"
+  "pto-002-col-expand;seed 002 in ptoas: col-expand t-ops;1;affine;O0;--backend pto --ptoas $here/tests/integrations/pto/bare_dst_ptoas.sh;NPUFUZZ_BARE_TOPS=TCOLEXPAND[A-Z]*"
+  "pto-mul-is-add;a ptoas value bug: tmul emitted as tadd;1;affine;O0;--backend pto --ptoas $here/tests/integrations/pto/mul_is_add_ptoas.sh;"
+  "pto-sync-drop-wait;sync: an MTE2->V wait dropped;1;affine;O0;--backend pto --ptoas $here/tests/integrations/pto/sync_bug_ptoas.sh;NPUFUZZ_SYNC_BUG=drop-wait"
+)
+
+pto_skip=""
+if ! "$npufuzz" toolchains 2>/dev/null | grep -q '^ptoas .*ok'; then
+  pto_skip="no PTO toolchain found (npufuzz toolchains)"
+fi
+real_ptoas=$("$npufuzz" toolchains 2>/dev/null | sed -n -E 's/^ptoas .*; ([^ ]+) \(from.*/\1/p' | head -1)
+
+# Runs a campaign into $work/$1 unless it is there; prints nothing.
+campaign() {
+  local dir=$work/$1 style=$2 pipeline=$3 flags=$4 env=$5
+  [ -f "$dir/summary.json" ] && return 0
+  rm -rf "$dir"
+  # shellcheck disable=SC2086 # flags are words
+  env NPUFUZZ_REAL_PTOAS="$real_ptoas" ${env:+"$env"} "$npufuzz" fuzz -o "$dir" --style "$style" \
+    --pipeline "$pipeline" $flags --seed-start "$seed" --max-cases "$cases" --jobs "$jobs" \
+    --no-reduce >"$dir.log" 2>&1 || [ $? -eq 1 ]
+}
+
+# The signature texts of a campaign, one a line.
+signatures() {
+  python3 -c 'import json,sys
+for f in json.load(open(sys.argv[1]))["findings"]: print(f["signature"])' "$work/$1/summary.json"
+}
+rate() {
+  python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["cases_per_second"])' \
+    "$work/$1/summary.json"
+}
+
+printf '%-20s %-40s %4s %5s %6s %8s %8s\n' row class bugs sigs "sig/bug" "cases/s" "of clean"
+: >"$work/new-signatures.txt"
+for row in "${rows[@]}"; do
+  IFS=';' read -r name class planted style pipeline flags env <<<"$row"
+  if [ ${#only[@]} -gt 0 ] && ! printf '%s\n' "${only[@]}" | grep -qx "$name"; then
+    continue
+  fi
+  if [[ $flags == *--backend\ pto* ]]; then
+    if [ -n "$pto_skip" ]; then
+      printf '%-20s skipped: %s\n' "$name" "$pto_skip"
+      continue
+    fi
+    base="unmodified-pto"
+    campaign "$base" "$style" "$pipeline" "--backend pto" ""
+  else
+    base="unmodified-$style"
+    campaign "$base" "$style" O0 "$flags" ""
+  fi
+  campaign "$name" "$style" "$pipeline" "$flags" "$env"
+  signatures "$base" | sort -u >"$work/$base.sigs"
+  signatures "$name" | sort -u | comm -23 - "$work/$base.sigs" >"$work/$name.new"
+  n=$(wc -l <"$work/$name.new")
+  sed "s/^/$name	/" "$work/$name.new" >>"$work/new-signatures.txt"
+  printf '%-20s %-40s %4s %5s %6.2f %8s %7.0f%%\n' "$name" "$class" "$planted" "$n" \
+    "$(echo "$n / $planted" | bc -l)" "$(rate "$name")" \
+    "$(echo "100 * $(rate "$name") / $(rate "$base")" | bc -l)"
+done
+echo
+echo "signatures per row: $work/<row>.new; every new one: $work/new-signatures.txt"
+merged=$(cut -f2 "$work/new-signatures.txt" | sort | uniq -d)
+if [ -n "$merged" ]; then
+  echo "merged (one signature, two rows):"
+  echo "$merged"
+else
+  echo "merged: none"
+fi
