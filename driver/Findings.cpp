@@ -84,14 +84,21 @@ bool appendLine(const fs::path &path, const std::string &line) {
 
 /// Lists `seed` in dir/seeds.txt unless it is there already; false (with
 /// `error`) when the line cannot be written.
-bool appendSeed(const fs::path &dir, uint64_t seed, SeedLedger *ledger, std::string &error) {
+/// Lists `seed` in dir/seeds.txt, and how it showed its root (`symptom`,
+/// CaseVerdict::symptom, when it has one) in dir/symptoms.txt.
+bool appendSeed(const fs::path &dir, uint64_t seed, const std::string &symptom, SeedLedger *ledger,
+                std::string &error) {
   SeedLedger once; // without a campaign's ledger: read the file this time
   if ((ledger ? *ledger : once).listed(dir.string(), seed))
     return true;
-  if (appendLine(dir / "seeds.txt", std::to_string(seed)))
-    return true;
-  error = "cannot write " + (dir / "seeds.txt").string() + ": " + std::strerror(errno);
-  return false;
+  for (const auto &[file, line] :
+       {std::pair{"seeds.txt", std::to_string(seed)},
+        std::pair{"symptoms.txt", symptom.empty() ? "" : std::to_string(seed) + " " + symptom}})
+    if (!line.empty() && !appendLine(dir / file, line)) {
+      error = "cannot write " + (dir / file).string() + ": " + std::strerror(errno);
+      return false;
+    }
+  return true;
 }
 
 /// The forms the finding's kernel was lowered with (its style's points).
@@ -115,6 +122,8 @@ std::string reportJson(const Finding &f) {
       {"case_signature", f.report.signature.text()},
       {"case_signature_id", f.report.signature.id()},
       {"summary", r.summary},
+      // Rooted at an op (CaseVerdict::rootedAtOp): how this case showed it.
+      {"symptom", r.symptom},
       {"pass", r.passName},
       {"pass_index", r.passIndex},
       {"exposed_by", r.exposedBy},
@@ -230,7 +239,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   std::error_code ec;
   fs::create_directories(findings, ec);
   if (fs::exists(final, ec)) {
-    appendSeed(final, f.seed, ledger, error);
+    appendSeed(final, f.seed, f.report.result.symptom, ledger, error);
     return false;
   }
   const fs::path tmp = findings / (".tmp-" + f.signature().id() + "-" + std::to_string(::getpid()));
@@ -269,6 +278,10 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   put("repro.sh", "#!/bin/sh\n# " + f.signature().text() + "\n" + reproCommand(f) +
                       "\n# or: " + runLine + "\n");
   put("seeds.txt", std::to_string(f.seed) + "\n");
+  // How each case of a root found by op blame showed it (a wrong value, an
+  // assertion, an uninitialised read downstream): one line a seed.
+  if (!f.report.result.symptom.empty())
+    put("symptoms.txt", std::to_string(f.seed) + " " + f.report.result.symptom + "\n");
   if (!ok) {
     error = "cannot write the files of " + final.string() + ": " + why;
     fs::remove_all(tmp, ec);
@@ -285,7 +298,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
       return false;
     }
     // Another worker or shard won the race: keep theirs, add our seed.
-    appendSeed(final, f.seed, ledger, error);
+    appendSeed(final, f.seed, f.report.result.symptom, ledger, error);
     return false;
   }
   if (ledger)

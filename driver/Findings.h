@@ -2,7 +2,8 @@
 //
 // DIR/findings/<signature id>/ (the id of its root cause) holds one failure: case.npf, kernel.mlir,
 // stderr.txt, report.json, repro.sh (one line that reproduces it) and
-// seeds.txt (every seed seen with this signature). A new directory is built
+// seeds.txt (every seed seen with this signature), and for a root found by
+// op blame symptoms.txt (how each seed showed it). A new directory is built
 // under a temporary name and renamed into place, so a campaign killed at any
 // moment leaves either the whole finding or none; later seeds are appended
 // to seeds.txt with one small O_APPEND write each.
