@@ -470,6 +470,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   };
   std::map<uint64_t, WorkerSaid> deferredHere;
   GeneralizeCost generalizeCost;
+  // The ops this run's failures were traced to with an undefined result
+  // (RunConfig::culpritOps).
+  std::set<std::string> culpritOps;
   // A write that fails, or a case npufuzz could not run, stops the run
   // with the reason (exit 2): the last state written stays good, and the
   // cases not recorded run again on resume.
@@ -615,6 +618,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     // Counted once its finding is kept: a case whose finding cannot be
     // written stops the run uncounted, and runs again on resume.
     const std::string verdict(verdictName(report.result.verdict));
+    if (report.result.rootedAtOp && report.result.difference == kUndefinedResult)
+      culpritOps.insert(report.result.culpritOp);
     if (isFinding(report.result.verdict)) {
       Finding f;
       f.seed = r.seed;
@@ -770,11 +775,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           r.workerWasUsed = r.worker->servedBefore() > 0;
           // Blame's budget scales with the time the case took.
           RunConfig confirmConfig = config;
-          // The ops its roots so far are at, which op blame tries first.
-          for (const auto &[caseId, rootText] : state.roots)
-            if (const std::optional<Signature> root = parseSignatureText(rootText);
-                root && root->pass.empty() && root->message == kUndefinedResult)
-              confirmConfig.knownOpRoots.insert(root->where + " | " + root->message);
+          // The ops failures so far were traced to, which op blame cuts
+          // at first.
+          confirmConfig.culpritOps = culpritOps;
           const IsolationLimits confirmLimits =
               limitsWithBlame(blameBudget(report.seconds), confirmConfig);
           r.confirm =

@@ -29,6 +29,7 @@ std::string TaskResult::toJson() const {
                        {"where", where},
                        {"difference", difference},
                        {"rooted_at_op", rootedAtOp},
+                       {"culprit_op", culpritOp},
                        {"symptom", symptom},
                        {"blame_timed_out", blameTimedOut},
                        {"pass_warnings", passWarnings},
@@ -69,6 +70,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.where = str("where");
   out.difference = str("difference");
   out.rootedAtOp = o->getBoolean("rooted_at_op").value_or(false);
+  out.culpritOp = str("culprit_op");
   out.symptom = str("symptom");
   out.blameTimedOut = o->getBoolean("blame_timed_out").value_or(false);
   out.passWarnings = str("pass_warnings");

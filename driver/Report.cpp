@@ -7,6 +7,7 @@
 #include "ir/FileText.h"
 #include "oracles/Bucket.h"
 #include "oracles/Signature.h"
+#include "oracles/SkeletonPattern.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -45,6 +47,11 @@ bool isSignatureId(const std::string &text) {
   return parseVerdictName(text.substr(0, dash)).has_value();
 }
 
+namespace {
+/// How a `contains` line is kept in a known set: "<id> contains <pattern>".
+constexpr const char *kContains = " contains ";
+} // namespace
+
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
                          std::string &error) {
   std::string text;
@@ -62,17 +69,26 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
     std::istringstream words(line);
     std::string first, second, more;
     words >> first >> second >> more;
+    // `SIGNATURE contains PATTERN`: the rest of the line is a skeleton.
+    const size_t patternAt = line.find(" contains ");
+    const std::string pattern =
+        patternAt == std::string::npos ? "" : line.substr(patternAt + std::strlen(" contains "));
+    const bool contains = second == "contains";
     const bool valid =
-        more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
-                                        : isSignatureId(first) && isSkeletonId(second));
+        contains ? isSignatureId(first) && isSkeletonText(pattern)
+                 : more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
+                                                   : isSignatureId(first) && isSkeletonId(second));
     if (!valid) {
       error = path + ":" + std::to_string(lineNo) + ": '" + line.substr(0, 80) +
               "' is not a signature id (a verdict, '-', 16 hex digits), a signature id and "
-              "its skeleton id (skeleton-, 16 hex digits) or a bucket id (bucket-, 16 hex "
+              "its skeleton id (skeleton-, 16 hex digits), a signature id, 'contains' and an "
+              "IR skeleton (ops, their regions in braces) or a bucket id (bucket-, 16 hex "
               "digits); '#' starts a comment";
       return false;
     }
-    known.insert(second.empty() ? first : first + " " + second);
+    known.insert(contains         ? first + kContains + pattern
+                 : second.empty() ? first
+                                  : first + " " + second);
   }
   return true;
 }
@@ -147,6 +163,15 @@ bool isCoarse(const std::string &signatureText) {
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) {
   if (known.count(f.bucket))
     return true;
+  // A pattern of the IR the known bug needs, which the finding's reduced
+  // skeleton (the bucket key's last part) includes.
+  const std::string skeletonText =
+      f.skeleton.empty() ? "" : f.bucketKey.substr(f.bucketKey.rfind(" | ") + 3);
+  const std::string patterns = f.id + kContains;
+  for (auto it = known.lower_bound(patterns);
+       !skeletonText.empty() && it != known.end() && it->rfind(patterns, 0) == 0; ++it)
+    if (skeletonIncludes(skeletonText, it->substr(patterns.size())))
+      return true;
   if (!f.skeleton.empty() && isCoarse(f.signature))
     return known.count(f.id + " " + f.skeleton) != 0;
   return known.count(f.id) != 0 || (!f.skeleton.empty() && known.count(f.id + " " + f.skeleton));

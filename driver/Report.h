@@ -51,9 +51,12 @@ struct NightlyReport {
 bool isSignatureId(const std::string &text);
 
 /// What a list of known findings names, one per line (`#` comments) in
-/// `path`: a bucket id, a signature id, or a signature id and a skeleton id
-/// (`mismatch-... skeleton-...`), kept as that line; false with FILE:LINE
-/// and the reason when a line is none of these or the file cannot be read.
+/// `path`: a bucket id, a signature id, a signature id and a skeleton id
+/// (`mismatch-... skeleton-...`), or a signature id and the IR its bug
+/// needs (`mismatch-... contains affine.for{affine.load(div)}`, a skeleton
+/// pattern: oracles/SkeletonPattern.h), kept as that line; false with
+/// FILE:LINE and the reason when a line is none of these or the file cannot
+/// be read.
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known, std::string &error);
 
 /// Whether a finding is known to `known`: its bucket is listed; or, when
@@ -61,7 +64,9 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known, 
 /// named by a signal) and its reduction gave the skeleton of the IR its
 /// blamed pass was given, its signature with that skeleton (a new bug of a
 /// known pass needs other IR, so such a signature alone does not make it
-/// known); or else its signature.
+/// known), or its signature with a pattern its reduced skeleton includes
+/// (the IR the known bug needs, whatever else the reduction kept beside
+/// it); or else its signature.
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed

@@ -27,6 +27,8 @@ struct CaseVerdict {
   /// finding is that op's whatever the verdict it showed as: a wrong value,
   /// an assertion or an uninitialised read downstream.
   bool rootedAtOp = false;
+  /// The op kind (opName) it is rooted at, when rootedAtOp.
+  std::string culpritOp;
   /// How this case showed the failure op blame traced back: its verdict and
   /// the op or assertion where it showed (`crash: Assertion ...`,
   /// `uninitialized-read in add`). Empty when not rooted at an op.

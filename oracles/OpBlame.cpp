@@ -146,14 +146,11 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
 } // namespace
 
 namespace {
-/// The first op of `c` that an undefined result of `known` (as
-/// RunConfig::knownOpRoots lists them) could be at: where to cut the
-/// program first.
-std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::string> &known) {
+/// The first op of `c` of a kind in `culprits` (RunConfig::culpritOps):
+/// where to cut the program first.
+std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::string> &culprits) {
   for (size_t i = 0; i < c.ops.size(); ++i)
-    if (c.ops[i].kind != OpKind::Input &&
-        known.count(blamedOpName(std::string(opName(c.ops[i].kind)), kUndefinedResult) + " | " +
-                    kUndefinedResult))
+    if (c.ops[i].kind != OpKind::Input && culprits.count(std::string(opName(c.ops[i].kind))))
       return i;
   return std::nullopt;
 }
@@ -208,7 +205,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   // found is tried first: its op's prefix clean and the prefix through it
   // failing decide in two runs.
   size_t lo = 0, hi = n;
-  if (const std::optional<size_t> at = knownRootCandidate(c, config.knownOpRoots)) {
+  if (const std::optional<size_t> at = knownRootCandidate(c, config.culpritOps)) {
     if (fails(*at))
       hi = *at;
     else if (!undecided && (lo = *at, fails(*at + 1)))

@@ -21,7 +21,7 @@
 //     already wrong blames the producer. Its result is undefined. (A wrong
 //     value does not count there: a -0 of a known simulator quirk early in
 //     the program explains no assertion after it.) A root the campaign
-//     already found (RunConfig::knownOpRoots) picks the first cut: when the
+//     already traced (RunConfig::culpritOps) picks the first cut: when the
 //     case's first op it could be at is the one, two runs decide.
 //
 //===----------------------------------------------------------------------===//

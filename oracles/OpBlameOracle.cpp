@@ -82,6 +82,7 @@ void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   // next); the op only names what the pass got wrong.
   if (runsExternally(ctx.config.backend)) {
     v.rootedAtOp = true;
+    v.culpritOp = blame.op;
     v.symptom = symptomOf(v, ctx.base);
   }
   // As its arithmetic family, or for an undefined result its shape form

@@ -52,12 +52,12 @@ struct RunConfig {
   /// there is one, so that a case that fails in a known way and a new one
   /// is filed under the new one and reduced to it.
   std::set<std::string> knownSignatures;
-  /// The ops a campaign's findings so far were rooted at on a black-box
-  /// backend, as "name | difference class" (blamedOpName and
-  /// differenceClass: "row_expand_* | undefined", "cast | value"): op blame
-  /// tries a case's first such op before it bisects, so that a bad night
-  /// of one known root costs two runs a case.
-  std::set<std::string> knownOpRoots;
+  /// The ops (opName) a campaign's failures so far were traced to with an
+  /// undefined result on a black-box backend (CaseVerdict::culpritOp): op
+  /// blame cuts a case at its first such op before it bisects, so that a
+  /// bad night of one known root costs two runs a case. Only which cuts
+  /// run first depends on it.
+  std::set<std::string> culpritOps;
   /// Optimisations of a black-box compiler turned off for the case
   /// (backend/CompilerSwitches.h): by switch blame, or `--switch-off`.
   std::vector<CompilerSwitch> switchesOff;

@@ -105,3 +105,32 @@ TEST(Isolation, ASlowMemoryBlowUpIsAnOomNotAHang) {
   EXPECT_GT(o.seconds, 0.3);
   EXPECT_EQ(reportOf(o).result.verdict, VerdictKind::Oom) << o.stderrText;
 }
+
+// A black-box failure traced to the op that first went wrong is that op's,
+// whichever verdict the case showed it by: its signature is the op's
+// (a wrong value of its arithmetic, an undefined result of its form), the
+// verdict and symptom stay the case's, and both survive the worker's JSON.
+TEST(Isolation, AFailureRootedAtAnOpIsFiledUnderTheOp) {
+  auto reportFor = [](VerdictKind kind) {
+    return reportOf(runIsolated(
+        [kind] {
+          TaskResult t;
+          t.verdict = kind;
+          t.where = "row_expand_*";
+          t.difference = "undefined";
+          t.rootedAtOp = true;
+          t.symptom = std::string(verdictName(kind)) + ": simulator: Assertion `x' failed.";
+          t.message = "simulator: Assertion `x' failed.";
+          return t.toJson();
+        },
+        quickLimits()));
+  };
+  for (const VerdictKind kind :
+       {VerdictKind::Crash, VerdictKind::UninitializedRead, VerdictKind::Mismatch}) {
+    const CaseReport r = reportFor(kind);
+    EXPECT_EQ(r.result.verdict, kind);
+    EXPECT_TRUE(r.result.rootedAtOp);
+    EXPECT_EQ(r.result.symptom.rfind(std::string(verdictName(kind)), 0), 0u);
+    EXPECT_EQ(r.signature.text(), "mismatch |  | row_expand_* | undefined");
+  }
+}
