@@ -135,7 +135,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   const bool judged = out.verdict == VerdictKind::Ok || out.verdict == VerdictKind::Mismatch ||
                       out.verdict == VerdictKind::OutOfBoundsWrite ||
                       out.verdict == VerdictKind::OutOfRegionWrite;
-  if (!judged && !opBlameJudges(config, out))
+  if (!judged && !(config.blame && opBlameJudges(config, out)))
     return t;
 
   Pipeline pipeline;

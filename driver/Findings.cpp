@@ -82,18 +82,18 @@ bool appendLine(const fs::path &path, const std::string &line) {
   return ok;
 }
 
-/// Lists `seed` in dir/seeds.txt unless it is there already; false (with
-/// `error`) when the line cannot be written.
-/// Lists `seed` in dir/seeds.txt, and how it showed its root (`symptom`,
-/// CaseVerdict::symptom, when it has one) in dir/symptoms.txt.
+/// Lists `seed` in dir/seeds.txt unless it is there already, and how it
+/// showed its root (`symptom`, CaseVerdict::symptom, when it has one) in
+/// dir/symptoms.txt, that first: a seed listed has its symptom. False (with
+/// `error`) when a line cannot be written.
 bool appendSeed(const fs::path &dir, uint64_t seed, const std::string &symptom, SeedLedger *ledger,
                 std::string &error) {
   SeedLedger once; // without a campaign's ledger: read the file this time
   if ((ledger ? *ledger : once).listed(dir.string(), seed))
     return true;
   for (const auto &[file, line] :
-       {std::pair{"seeds.txt", std::to_string(seed)},
-        std::pair{"symptoms.txt", symptom.empty() ? "" : std::to_string(seed) + " " + symptom}})
+       {std::pair{"symptoms.txt", symptom.empty() ? "" : std::to_string(seed) + " " + symptom},
+        std::pair{"seeds.txt", std::to_string(seed)}})
     if (!line.empty() && !appendLine(dir / file, line)) {
       error = "cannot write " + (dir / file).string() + ": " + std::strerror(errno);
       return false;

@@ -70,9 +70,9 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
     std::string first, second, more;
     words >> first >> second >> more;
     // `SIGNATURE contains PATTERN`: the rest of the line is a skeleton.
-    const size_t patternAt = line.find(" contains ");
+    const size_t patternAt = line.find(kContains);
     const std::string pattern =
-        patternAt == std::string::npos ? "" : line.substr(patternAt + std::strlen(" contains "));
+        patternAt == std::string::npos ? "" : line.substr(patternAt + std::strlen(kContains));
     const bool contains = second == "contains";
     const bool valid =
         contains ? isSignatureId(first) && isSkeletonText(pattern)

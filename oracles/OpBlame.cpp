@@ -1,11 +1,14 @@
 //===- oracles/OpBlame.cpp - The first op a black-box backend gets wrong ---===//
 #include "oracles/OpBlame.h"
 
+#include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/Signature.h"
+#include "oracles/ValidRegion.h"
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <set>
@@ -37,36 +40,35 @@ std::optional<bool> cutFails(const CaseOutcome &out) {
   }
 }
 
-/// Whether output `k` of `out` still holds the fill its buffer had before
-/// the program ran, in an element the reference defines: never written, so
-/// undefined rather than a wrong value (a store that skipped rows a garbage
-/// valid shape left out).
-bool leftUnwritten(const CaseOutcome &out, size_t k) {
-  if (!out.run.outputFill || k >= out.run.outputs.size() || k >= out.reference.outputs.size())
+/// Whether output `k` of `out`, run by `config`'s backend, still holds the
+/// fill its buffer had before the program ran where the reference defines
+/// another value: never written, so undefined rather than a wrong value (a
+/// store that skipped the rows a garbage valid shape left out). Only a
+/// black-box program's results are so told apart: an MLIR pass that drops
+/// a store is named by the arithmetic it dropped, as it always was.
+bool leftUnwritten(const CaseOutcome &out, size_t k, const RunConfig &config) {
+  if (!runsExternally(config.backend) || !out.run.outputFill || k >= out.run.outputs.size() ||
+      k >= out.reference.outputs.size())
     return false;
   const TensorData &got = out.run.outputs[k];
-  const RefTensor &expected = out.reference.outputs[k];
+  const TensorData expected = toTensorData(out.reference.outputs[k]);
   const size_t size = got.elementBytes();
-  for (int64_t e = 0; e < got.numElements(); ++e) {
-    if (!expected.isDefined(e))
-      continue;
-    bool same = true;
-    for (size_t i = static_cast<size_t>(e) * size; i < static_cast<size_t>(e + 1) * size && same;
-         ++i)
-      same = got.bytes[i] == static_cast<uint8_t>(*out.run.outputFill >> (8 * (i % 4)));
-    if (same)
+  if (expected.bytes.size() != got.bytes.size())
+    return false;
+  for (int64_t e = 0; e < got.numElements(); ++e)
+    if (out.reference.outputs[k].isDefined(e) && holdsFill(got, e, *out.run.outputFill) &&
+        std::memcmp(got.data() + e * size, expected.data() + e * size, size) != 0)
       return true;
-  }
   return false;
 }
 
 /// The value analysis of the whole case cut (`out`, whose outputs are the
 /// results of every op, in order): blames the op, as oracles/OpBlame.h
 /// says, when an output of the case is a wrong value there. Nothing
-/// otherwise; `decided` is set when the analysis found the answer to be
-/// "no op" (an input is what first differs).
+/// otherwise; `inputDiffersFirst` is set when what first differs is an
+/// input (no op to blame).
 std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const CaseOutcome &out,
-                                       const RunConfig &config, bool &decided) {
+                                       const RunConfig &config, bool &inputDiffersFirst) {
   if (out.verdict != VerdictKind::Mismatch || out.comparisons.size() != probe.outputs.size())
     return std::nullopt;
   std::map<ValueId, const Comparison *> byValue;
@@ -118,20 +120,24 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
         }))
       continue;
     if (op.kind == OpKind::Input) {
-      decided = true;
+      inputDiffersFirst = true;
       return std::nullopt; // not an op to blame: the loads or stores disagree
     }
     const bool sameKind = wrong->difference == output->difference;
-    const Signature named{VerdictKind::Mismatch, "", scalarFamily(std::string(opName(op.kind))),
-                          std::string(differenceClass(wrong->difference))};
+    // Named as reportOf will file it.
+    const std::string difference = leftUnwritten(out, outputIndex.at(wrongValue), config)
+                                       ? std::string(kUndefinedResult)
+                                       : wrong->difference;
+    const Signature named{VerdictKind::Mismatch, "",
+                          blamedOpName(std::string(opName(op.kind)), difference),
+                          std::string(differenceClass(difference))};
     const bool known = config.knownSignatures.count(named.id()) != 0;
     if (!chosen || (chosenKnown && !known) ||
         (chosenKnown == known && (!chosenSameKind || sameKind))) {
       chosen = i;
       chosenSameKind = sameKind;
       chosenKnown = known;
-      blame.difference =
-          leftUnwritten(out, outputIndex.at(wrongValue)) ? kUndefinedResult : wrong->difference;
+      blame.difference = difference;
       blame.detail = "%" + std::to_string(op.results[0]) + " = " + std::string(opName(op.kind)) +
                      ": " + wrong->firstMismatch;
     }
@@ -143,9 +149,6 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
   blame.op = std::string(opName(c.ops[*chosen].kind));
   return blame;
 }
-} // namespace
-
-namespace {
 /// The first op of `c` of a kind in `culprits` (RunConfig::culpritOps):
 /// where to cut the program first.
 std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::string> &culprits) {
@@ -165,64 +168,79 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   if (symptom == Symptom::WrongValue) {
     wholeRun = runCase(whole, jit, config);
     blame.runs = 1;
-    bool decided = false;
-    if (std::optional<OpBlame> valueBlame = blameWrongValue(c, whole, *wholeRun, config, decided)) {
+    bool inputDiffersFirst = false;
+    if (std::optional<OpBlame> valueBlame =
+            blameWrongValue(c, whole, *wholeRun, config, inputDiffersFirst)) {
       valueBlame->runs = blame.runs;
       return *valueBlame;
     }
     // A backend bisected by passes names its own root (pass blame).
-    if (decided || !runsExternally(config.backend))
+    if (inputDiffersFirst || !runsExternally(config.backend))
       return blame;
   }
   // Otherwise the prefixes are bisected, by whether they fail other than
   // by a wrong value: a -0 of a known simulator quirk early in the program
   // explains no assertion or undefined output after it.
-  std::map<size_t, CaseOutcome> failing; // prefixes run, by op count
-  std::set<size_t> clean;
-  bool undecided = false;
-  auto fails = [&](size_t count) {
-    if (failing.count(count))
+  std::map<size_t, CaseOutcome> failingOtherwise; // prefixes run, by op count
+  std::set<size_t> notOtherwise;
+  bool undecided = false; // a prefix the backend could not run says nothing
+  // Whether the prefix of `count` ops fails other than by a wrong value.
+  auto failsOtherwise = [&](size_t count) {
+    if (failingOtherwise.count(count))
       return true;
-    if (count == 0 || clean.count(count))
+    if (count == 0 || notOtherwise.count(count))
       return false;
-    if (count != n || !wholeRun)
+    std::optional<CaseOutcome> o;
+    if (count == n && wholeRun)
+      o.swap(wholeRun);
+    else {
+      o = runCase(cutProgram(c, count), jit, config);
       ++blame.runs;
-    CaseOutcome o =
-        count == n && wholeRun ? std::move(*wholeRun) : runCase(cutProgram(c, count), jit, config);
-    const std::optional<bool> failed = cutFails(o);
-    undecided |= !failed;
-    bool otherThanValue = failed && *failed && o.verdict != VerdictKind::Mismatch;
-    for (size_t k = 0; failed && *failed && k < o.comparisons.size(); ++k)
-      otherThanValue |= !o.comparisons[k].match && leftUnwritten(o, k);
-    if (otherThanValue)
-      failing.emplace(count, std::move(o));
+    }
+    const std::optional<bool> failed = cutFails(*o);
+    if (!failed) {
+      undecided = true;
+      return false;
+    }
+    bool otherwise = *failed && o->verdict != VerdictKind::Mismatch;
+    for (size_t k = 0; *failed && k < o->comparisons.size(); ++k)
+      otherwise |= !o->comparisons[k].match && leftUnwritten(*o, k, config);
+    if (otherwise)
+      failingOtherwise.emplace(count, std::move(*o));
     else
-      clean.insert(count);
-    return otherThanValue;
+      notOtherwise.insert(count);
+    return otherwise;
   };
+  // The whole cut's run, when the wrong-value path made it, says at once
+  // whether there is anything to bisect.
+  if (wholeRun && !failsOtherwise(n))
+    return blame;
   // `lo` ops run clean and `hi` fail (the whole cut is taken to, and
-  // checked when nothing before it does). A root the campaign already
-  // found is tried first: its op's prefix clean and the prefix through it
-  // failing decide in two runs.
+  // checked last when it was not run). A kind of op the campaign's failures
+  // were traced to is tried first: the prefix before the case's first such
+  // op clean and the prefix through it failing decide in two runs. A pivot
+  // that says nothing is dropped for the plain bisection.
   size_t lo = 0, hi = n;
   if (const std::optional<size_t> at = knownRootCandidate(c, config.culpritOps)) {
-    if (fails(*at))
+    if (failsOtherwise(*at))
       hi = *at;
-    else if (!undecided && (lo = *at, fails(*at + 1)))
-      hi = *at + 1;
+    else if (failsOtherwise(*at + 1))
+      lo = *at, hi = *at + 1;
     else
       lo = *at + 1;
+    if (undecided)
+      lo = 0, hi = n, undecided = false;
   }
   while (hi - lo > 1 && !undecided) {
     const size_t mid = lo + (hi - lo) / 2;
-    (fails(mid) ? hi : lo) = mid;
+    (failsOtherwise(mid) ? hi : lo) = mid;
   }
-  if (undecided || hi == 0 || !fails(hi) || undecided)
-    return blame; // the whole cut runs clean, or says nothing
+  if (undecided || !failsOtherwise(hi))
+    return blame; // the whole cut runs clean otherwise, or says nothing
   const Op &op = c.ops[hi - 1];
   if (op.kind == OpKind::Input)
     return blame; // a load or a store, not an op, goes wrong
-  const CaseOutcome &atHi = failing.at(hi);
+  const CaseOutcome &atHi = failingOtherwise.at(hi);
   blame.found = true;
   blame.opIndex = hi - 1;
   blame.op = std::string(opName(op.kind));

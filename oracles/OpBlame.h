@@ -8,11 +8,15 @@
 // external command) is run again on cut programs of the case, whose outputs
 // are all their values:
 //   - for a case that failed with a wrong value, the whole case so cut
-//     (one run). When some output of the case is a wrong value there, of the ops it depends on,
-//     those whose result differs from the reference while their operands agree (or differ only in
-//     the sign of a zero, and the result otherwise) are candidates; the one blamed has the output's
-//     kind of difference (a -0 that a later op turns into a right 0 explains nothing), and is the
-//     nearest the output among those;
+//     (one run). When some output of the case is a wrong value there, of
+//     the ops it depends on, those whose result differs from the reference
+//     while their operands agree (or differ only in the sign of a zero, and
+//     the result otherwise) are candidates; the one blamed has the output's
+//     kind of difference (a -0 that a later op turns into a right 0
+//     explains nothing), and is the nearest the output among those. On a
+//     backend that runs externally, a result still holding the output fill
+//     where the reference defines another value was never written: it is
+//     undefined, not a wrong value;
 //   - otherwise, on a backend that runs externally, the prefixes of the
 //     case, bisected by whether they fail other than by a wrong value (an
 //     assertion, a crash, an output left unwritten, a write outside a
@@ -20,9 +24,10 @@
 //     running clean, is blamed, so a consumer that asserts on an input
 //     already wrong blames the producer. Its result is undefined. (A wrong
 //     value does not count there: a -0 of a known simulator quirk early in
-//     the program explains no assertion after it.) A root the campaign
-//     already traced (RunConfig::culpritOps) picks the first cut: when the
-//     case's first op it could be at is the one, two runs decide.
+//     the program explains no assertion after it.) A kind of op the
+//     campaign's failures were already traced to (RunConfig::culpritOps)
+//     picks the first cut: when the case's first op of that kind is the
+//     one, two runs decide.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_OPBLAME_H
@@ -53,11 +58,11 @@ struct OpBlame {
 enum class Symptom : uint8_t { WrongValue, Other };
 
 /// Blames the op of `c`, which failed with `symptom`, that `config`'s
-/// backend first gets wrong. An op
-/// whose signature is in `config.knownSignatures` is blamed only when no
-/// other op can be. Not found when the cut programs do not run (the backend
-/// cannot express them, or fails otherwise), when none fails, or when what
-/// first goes wrong is an input (a load or store, not an op, to blame).
+/// backend first gets wrong. On the wrong-value path, an op whose
+/// signature is in `config.knownSignatures` is blamed only when no other op
+/// can be. Not found when the cut programs do not run (the backend cannot
+/// express them, or fails otherwise), when none fails, or when what first
+/// goes wrong is an input (a load or store, not an op, to blame).
 OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config,
                 Symptom symptom = Symptom::WrongValue);
 

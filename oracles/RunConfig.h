@@ -55,8 +55,11 @@ struct RunConfig {
   /// The ops (opName) a campaign's failures so far were traced to with an
   /// undefined result on a black-box backend (CaseVerdict::culpritOp): op
   /// blame cuts a case at its first such op before it bisects, so that a
-  /// bad night of one known root costs two runs a case. Only which cuts
-  /// run first depends on it.
+  /// bad night of one known root costs two runs a case. It picks which cuts
+  /// run first; the op blamed is the same unless the backend's failures are
+  /// not monotone in the prefix (undefined behaviour such as a garbage
+  /// valid shape may fault in one prefix and not in a longer one), where
+  /// `npufuzz --seed`, which has none, may blame another.
   std::set<std::string> culpritOps;
   /// Optimisations of a black-box compiler turned off for the case
   /// (backend/CompilerSwitches.h): by switch blame, or `--switch-off`.

@@ -3,21 +3,24 @@
 
 namespace npufuzz {
 
+bool holdsFill(const TensorData &t, int64_t k, uint32_t fill) {
+  const size_t size = t.elementBytes();
+  for (size_t i = static_cast<size_t>(k) * size; i < static_cast<size_t>(k + 1) * size; ++i)
+    if (t.bytes[i] != static_cast<uint8_t>(fill >> (8 * (i % 4))))
+      return false;
+  return true;
+}
+
 std::optional<std::string> writeOutsideValidRegion(const TensorData &output, uint32_t fill) {
   const TensorType &t = output.type;
   if (!t.valid || t.rank() != 2)
     return std::nullopt;
   const int64_t rows = t.shape[0], cols = t.shape[1];
-  const size_t size = output.elementBytes();
   std::optional<std::pair<int64_t, int64_t>> first;
   int64_t written = 0;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = r < t.valid->rows ? t.valid->cols : 0; c < cols; ++c) {
-      const size_t at = static_cast<size_t>(r * cols + c) * size;
-      bool same = true;
-      for (size_t i = at; i < at + size && same; ++i)
-        same = output.bytes[i] == static_cast<uint8_t>(fill >> (8 * (i % 4)));
-      if (same)
+      if (holdsFill(output, r * cols + c, fill))
         continue;
       if (!first)
         first = {r, c};

@@ -23,6 +23,10 @@ namespace npufuzz {
 /// has no valid shape or every such element holds the fill.
 std::optional<std::string> writeOutsideValidRegion(const TensorData &output, uint32_t fill);
 
+/// Whether element `k` (row-major) of `t` holds `fill`, the 32-bit pattern
+/// repeated from the buffer's start.
+bool holdsFill(const TensorData &t, int64_t k, uint32_t fill);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_ORACLES_VALIDREGION_H
