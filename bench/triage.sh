@@ -6,7 +6,7 @@
 # cases on seeds from --seed-start, a range kept apart from the seeds
 # npufuzz is developed on (910000 by default: no test, tuning or earlier
 # measurement used them). The same campaign on the unmodified toolchain
-# (once per style, pipeline and backend) gives what the bug does not: the
+# (once per style, and once for pto) gives what the bug does not: the
 # row's signatures are the planted campaign's findings that the unmodified
 # one has not. Printed per row: the bugs planted, the signatures, their
 # ratio, the campaign's rate against the unmodified one's (a bad night),
@@ -33,15 +33,15 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 npufuzz=${NPUFUZZ:-$here/build/bin/npufuzz}
 bugs=$here/build/lib/libnpufuzz_planted_bugs.so
 tests=$here/build/lib/libnpufuzz_test_plugin.so
-cases=300
-seed=910000
-work=${TMPDIR:-/tmp}/npufuzz-triage
+cases=
+seed=
+work=
 jobs=2
 only=()
 false_new=
 while [ $# -gt 0 ]; do
   case $1 in
-  --false-new) false_new=1 cases=2000 seed=50000 work=${TMPDIR:-/tmp}/npufuzz-false-new; shift ;;
+  --false-new) false_new=1; shift ;;
   --cases) cases=$2; shift 2 ;;
   --seed-start) seed=$2; shift 2 ;;
   --work) work=$2; shift 2 ;;
@@ -50,11 +50,31 @@ while [ $# -gt 0 ]; do
   *) only+=("$1"); shift ;;
   esac
 done
+if [ -n "$false_new" ]; then
+  cases=${cases:-2000} seed=${seed:-50000}
+  [ ${#only[@]} -eq 0 ] || { echo "triage.sh: --false-new runs no rows" >&2; exit 2; }
+else
+  cases=${cases:-300} seed=${seed:-910000}
+fi
+# Campaigns are kept and reused by directory: one per seed range and size.
+work=${work:-${TMPDIR:-/tmp}/npufuzz-triage-$seed-$cases${false_new:+-false-new}}
 for f in "$npufuzz" "$bugs" "$tests"; do
   [ -e "$f" ] || { echo "triage.sh: $f is missing: build the tree first" >&2; exit 2; }
 done
 mkdir -p "$work"
-has_pto() { "$npufuzz" toolchains 2>/dev/null | grep -q '^ptoas .*ok'; }
+survey=$("$npufuzz" toolchains 2>/dev/null || true)
+has_pto() { grep -q '^ptoas .*ok' <<<"$survey"; }
+# Runs npufuzz with its arguments, its output in LOG (the first); exit 0 and
+# 1 (findings) go on, anything else stops the benchmark, saying where.
+run_logged() {
+  local log=$1
+  shift
+  "$npufuzz" "$@" >"$log" 2>&1 && return 0
+  local rc=$?
+  [ $rc -eq 1 ] && return 0
+  echo "triage.sh: npufuzz $1 exited with $rc; see $log" >&2
+  exit 2
+}
 
 if [ -n "$false_new" ]; then
   campaigns=("affine-O2;--style affine --pipeline O2" "tensor-O2;--style tensor --pipeline O2"
@@ -72,12 +92,12 @@ if [ -n "$false_new" ]; then
     if [ ! -f "$dir/summary.json" ]; then
       rm -rf "$dir"
       # shellcheck disable=SC2086 # flags are words
-      "$npufuzz" fuzz -o "$dir" $flags --seed-start "$seed" --max-cases "$cases" --jobs "$jobs" \
-        >"$dir.log" 2>&1 || [ $? -eq 1 ]
+      run_logged "$dir.log" fuzz -o "$dir" $flags --seed-start "$seed" --max-cases "$cases" \
+        --jobs "$jobs"
     fi
     rm -rf "$dir.report"
-    "$npufuzz" report "$dir" -o "$dir.report" --known "$here/ci/known-signatures.txt" \
-      >"$dir.report.log" 2>&1 || [ $? -eq 1 ]
+    run_logged "$dir.report.log" report "$dir" -o "$dir.report" \
+      --known "$here/ci/known-signatures.txt"
     read -r n sigs new < <(python3 -c 'import json,sys
 s = json.load(open(sys.argv[1]))
 r = json.load(open(sys.argv[2]))
@@ -110,17 +130,21 @@ pto_skip=""
 if ! has_pto; then
   pto_skip="no PTO toolchain found (npufuzz toolchains)"
 fi
-real_ptoas=$("$npufuzz" toolchains 2>/dev/null | sed -n -E 's/^ptoas .*; ([^ ]+) \(from.*/\1/p' | head -1)
+real_ptoas=$(sed -n -E 's/^ptoas .*; ([^ ]+) \(from.*/\1/p' <<<"$survey" | head -1)
 
 # Runs a campaign into $work/$1 unless it is there; prints nothing.
 campaign() {
   local dir=$work/$1 style=$2 pipeline=$3 flags=$4 env=$5
   [ -f "$dir/summary.json" ] && return 0
   rm -rf "$dir"
-  # shellcheck disable=SC2086 # flags are words
-  env NPUFUZZ_REAL_PTOAS="$real_ptoas" ${env:+"$env"} "$npufuzz" fuzz -o "$dir" --style "$style" \
-    --pipeline "$pipeline" $flags --seed-start "$seed" --max-cases "$cases" --jobs "$jobs" \
-    --no-reduce >"$dir.log" 2>&1 || [ $? -eq 1 ]
+  (
+    # The planted wrapper's settings, for this campaign only.
+    export NPUFUZZ_REAL_PTOAS=$real_ptoas
+    [ -z "$env" ] || export "${env?}"
+    # shellcheck disable=SC2086 # flags are words
+    run_logged "$dir.log" fuzz -o "$dir" --style "$style" --pipeline "$pipeline" $flags \
+      --seed-start "$seed" --max-cases "$cases" --jobs "$jobs" --no-reduce
+  )
 }
 
 # The signature texts of a campaign, one a line.
@@ -131,6 +155,12 @@ for f in json.load(open(sys.argv[1]))["findings"]: print(f["signature"])' "$work
 rate() {
   python3 -c 'import json,sys; print("%.2f" % json.load(open(sys.argv[1]))["cases_per_second"])' \
     "$work/$1/summary.json"
+}
+
+# The rate of campaign $1 as a share of campaign $2's.
+of_clean() {
+  python3 -c 'import sys; a, b = map(float, sys.argv[1:])
+print("%.0f%%" % (100 * a / b) if b else "-")' "$(rate "$1")" "$(rate "$2")"
 }
 
 printf '%-20s %-40s %4s %5s %6s %8s %8s\n' row class bugs sigs "sig/bug" "cases/s" "of clean"
@@ -156,9 +186,8 @@ for row in "${rows[@]}"; do
   signatures "$name" | sort -u | comm -23 - "$work/$base.sigs" >"$work/$name.new"
   n=$(wc -l <"$work/$name.new")
   sed "s/^/$name	/" "$work/$name.new" >>"$work/new-signatures.txt"
-  printf '%-20s %-40s %4s %5s %6.2f %8s %7.0f%%\n' "$name" "$class" "$planted" "$n" \
-    "$(echo "$n / $planted" | bc -l)" "$(rate "$name")" \
-    "$(echo "100 * $(rate "$name") / $(rate "$base")" | bc -l)"
+  printf '%-20s %-40s %4s %5s %6.2f %8s %8s\n' "$name" "$class" "$planted" "$n" \
+    "$(echo "$n / $planted" | bc -l)" "$(rate "$name")" "$(of_clean "$name" "$base")"
 done
 echo
 echo "signatures per row: $work/<row>.new; every new one: $work/new-signatures.txt"
