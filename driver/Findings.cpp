@@ -376,15 +376,17 @@ size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &
         }
         continue;
       }
-      // Same signature: union of seeds.
-      std::set<std::string> seen;
-      std::ifstream have(dst / "seeds.txt");
-      for (std::string l; std::getline(have, l);)
-        seen.insert(l);
-      std::ifstream add(d / "seeds.txt");
-      for (std::string l; std::getline(add, l);)
-        if (!l.empty() && seen.insert(l).second && !appendLine(dst / "seeds.txt", l))
-          note("cannot write " + (dst / "seeds.txt").string());
+      // Same signature: union of seeds, and of how they showed it.
+      for (const char *file : {"symptoms.txt", "seeds.txt"}) {
+        std::set<std::string> seen;
+        std::ifstream have(dst / file);
+        for (std::string l; std::getline(have, l);)
+          seen.insert(l);
+        std::ifstream add(d / file);
+        for (std::string l; std::getline(add, l);)
+          if (!l.empty() && seen.insert(l).second && !appendLine(dst / file, l))
+            note("cannot write " + (dst / file).string());
+      }
     }
   }
   size_t n = 0;
