@@ -36,8 +36,26 @@ std::optional<bool> cutFails(const CaseOutcome &out) {
   case VerdictKind::Unsupported:
   case VerdictKind::EnvironmentError:
   case VerdictKind::ReferenceError: return std::nullopt;
-  default: return true;
+  case VerdictKind::Mismatch:
+  case VerdictKind::Crash:
+  case VerdictKind::VerifierError:
+  case VerdictKind::PassFailure:
+  case VerdictKind::CompileError:
+  case VerdictKind::Hang:
+  case VerdictKind::Oom:
+  case VerdictKind::UninitializedRead:
+  case VerdictKind::Nondeterministic:
+  case VerdictKind::SimulatorFault:
+  case VerdictKind::ContractGap:
+  case VerdictKind::OutOfBoundsWrite:
+  case VerdictKind::OutOfBoundsRead:
+  case VerdictKind::OutOfRegionWrite:
+  case VerdictKind::Race:
+  case VerdictKind::SyncDeadlock:
+  case VerdictKind::SyncMisuse:
+  case VerdictKind::UnflushedStore: return true;
   }
+  return true;
 }
 
 /// Whether output `k` of `out`, run by `config`'s backend, still holds the

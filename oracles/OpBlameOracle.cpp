@@ -45,8 +45,26 @@ bool isProgramFailure(const CaseOutcome &base) {
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::OutOfRegionWrite: return true;
   case VerdictKind::Crash: return base.run.failedRunning;
-  default: return false;
+  // Not the program's values: a compiler's or the machine's, or judged by
+  // an oracle of its own (races, synchronisation, nondeterminism).
+  case VerdictKind::Ok:
+  case VerdictKind::VerifierError:
+  case VerdictKind::PassFailure:
+  case VerdictKind::CompileError:
+  case VerdictKind::Hang:
+  case VerdictKind::Oom:
+  case VerdictKind::Unsupported:
+  case VerdictKind::Nondeterministic:
+  case VerdictKind::ReferenceError:
+  case VerdictKind::SimulatorFault:
+  case VerdictKind::ContractGap:
+  case VerdictKind::EnvironmentError:
+  case VerdictKind::Race:
+  case VerdictKind::SyncDeadlock:
+  case VerdictKind::SyncMisuse:
+  case VerdictKind::UnflushedStore: return false;
   }
+  return false;
 }
 
 /// How `v` showed: its verdict, and the op or the assertion where.
