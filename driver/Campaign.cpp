@@ -173,10 +173,16 @@ struct State {
       if (static_cast<uint64_t>(*i) >= next)
         ahead.insert(static_cast<uint64_t>(*i));
     }
+    // A deferred case ran (it is below `next` or ahead of it) and is not
+    // counted yet: every case that ran is counted or deferred, once.
     if (const llvm::json::Array *d = o->getArray("deferred")) // format 2
-      for (const llvm::json::Value &v : *d)
-        if (const std::optional<int64_t> i = v.getAsInteger(); i && *i >= 0)
-          deferred.insert(static_cast<uint64_t>(*i));
+      for (const llvm::json::Value &v : *d) {
+        const std::optional<int64_t> i = v.getAsInteger();
+        if (!i || *i < 0 ||
+            (static_cast<uint64_t>(*i) >= next && !ahead.count(static_cast<uint64_t>(*i))) ||
+            !deferred.insert(static_cast<uint64_t>(*i)).second)
+          return damaged("'deferred' holds something other than cases that ran, once each");
+      }
     if (const llvm::json::Object *r = o->getObject("roots"))
       for (const auto &[id, root] : *r)
         if (const std::optional<llvm::StringRef> text = root.getAsString();
@@ -184,8 +190,22 @@ struct State {
           roots[id.str()] = text->str();
     totalCases = o->getInteger("total_cases").value_or(0);
     totalSeconds = o->getNumber("total_seconds").value_or(0);
-    readCounts(o->getObject("verdicts"), verdicts);
-    readCounts(o->getObject("features"), features);
+    if (totalCases + deferred.size() != next + ahead.size())
+      return damaged("'total_cases' (" + std::to_string(totalCases) + ") and 'deferred' (" +
+                     std::to_string(deferred.size()) + ") do not add up to the cases that ran (" +
+                     std::to_string(next + ahead.size()) + ")");
+    if (!readCounts(o->getObject("verdicts"), verdicts) ||
+        !readCounts(o->getObject("features"), features))
+      return damaged("'verdicts' or 'features' holds something other than counts");
+    uint64_t judged = 0;
+    for (const auto &[name, n] : verdicts) {
+      if (!parseVerdictName(name))
+        return damaged("'verdicts' names '" + name + "', which is no verdict");
+      judged += n;
+    }
+    if (judged != totalCases)
+      return damaged("'verdicts' count " + std::to_string(judged) + " cases, 'total_cases' " +
+                     std::to_string(totalCases));
     irCoverage = IrCoverage::fromJson(o->getObject("ir_coverage"));
     return true;
   }

@@ -20,18 +20,22 @@ namespace npufuzz {
 std::optional<llvm::json::Value> readJsonFile(const std::string &path);
 
 /// Counts by name (verdicts, features, ops) as a JSON object, and back; a
-/// missing object reads as no counts.
+/// missing object reads as no counts. Reading says whether every count was
+/// one (an integer, not negative); what is not reads as 0.
 inline llvm::json::Object countsJson(const std::map<std::string, uint64_t> &counts) {
   llvm::json::Object o;
   for (const auto &[k, n] : counts)
     o[k] = static_cast<int64_t>(n);
   return o;
 }
-inline void readCounts(const llvm::json::Object *o, std::map<std::string, uint64_t> &out) {
-  if (!o)
-    return;
-  for (const auto &kv : *o)
-    out[kv.first.str()] = static_cast<uint64_t>(kv.second.getAsInteger().value_or(0));
+inline bool readCounts(const llvm::json::Object *o, std::map<std::string, uint64_t> &out) {
+  bool counts = true;
+  for (const auto &kv : o ? *o : llvm::json::Object()) {
+    const std::optional<int64_t> n = kv.second.getAsInteger();
+    counts &= n && *n >= 0;
+    out[kv.first.str()] = n && *n >= 0 ? static_cast<uint64_t>(*n) : 0;
+  }
+  return counts;
 }
 
 } // namespace npufuzz

@@ -109,6 +109,20 @@ protected:
     std::string noNext = state;
     noNext.erase(noNext.find("\"next\": 7, "), 11);
     put("nonext/state.json", noNext);
+    // Hand-edited states: a negative count, counts that do not add up, and
+    // deferred cases counted already or outside the campaign.
+    auto edited = [&](const std::string &dir, const std::string &from, const std::string &to) {
+      fs::create_directories(tmp + "/" + dir);
+      put(dir + "/campaign.json", "{}\n");
+      std::string text = state;
+      text.replace(text.find(from), from.size(), to);
+      put(dir + "/state.json", text);
+    };
+    edited("negative", "{\"ok\": 7}", "{\"ok\": 10, \"mismatch\": -3}");
+    edited("unsummed", "{\"ok\": 7}", "{\"ok\": 2}");
+    edited("notaverdict", "{\"ok\": 7}", "{\"ok\": 6, \"fine\": 1}");
+    edited("deferred", "\"ahead\": []", "\"ahead\": [], \"deferred\": [3, 5, 1000000]");
+    edited("twice", "\"ahead\": []", "\"ahead\": [], \"deferred\": [3, 3]");
     fs::create_directories(tmp + "/stateonly");
     put("stateonly/state.json", state);
     fs::create_directories(tmp + "/newer");
@@ -557,6 +571,26 @@ std::vector<Row> rows() {
        {"fuzz", "-o", "{tmp}/nonext", "--max-cases", "1"},
        2,
        "'next' is missing"},
+      {"resume of a state with a negative count",
+       {"fuzz", "-o", "{tmp}/negative", "--max-cases", "1"},
+       2,
+       "'verdicts' or 'features' holds something other than counts"},
+      {"resume of a state whose verdicts do not add up to its cases",
+       {"fuzz", "-o", "{tmp}/unsummed", "--max-cases", "1"},
+       2,
+       "'verdicts' count 2 cases, 'total_cases' 7"},
+      {"resume of a state that counts a verdict that is none",
+       {"fuzz", "-o", "{tmp}/notaverdict", "--max-cases", "1"},
+       2,
+       "'verdicts' names 'fine', which is no verdict"},
+      {"resume of a state deferring a case outside the campaign",
+       {"fuzz", "-o", "{tmp}/deferred", "--max-cases", "1"},
+       2,
+       "'deferred' holds something other than cases that ran"},
+      {"resume of a state deferring a case twice",
+       {"fuzz", "-o", "{tmp}/twice", "--max-cases", "1"},
+       2,
+       "'deferred' holds something other than cases that ran"},
       {"resume of a state with no campaign.json",
        {"fuzz", "-o", "{tmp}/stateonly", "--max-cases", "1"},
        2,
