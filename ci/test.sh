@@ -55,6 +55,24 @@ run_fuzzer() {
 run_fuzzer parser 30 build-asan/bin/npufuzz_parser_fuzzer corpus/seeds
 run_fuzzer npy 20 build-asan/bin/npufuzz_npy_fuzzer corpus/fuzz/npy
 run_fuzzer case 60 build-asan/bin/npufuzz_case_fuzzer
+echo "== ClusterFuzzLite build (.clusterfuzzlite/build.sh), as the service runs it"
+# The service's variables, with Debian's clang-22 and its libFuzzer in place
+# of the build image's; then each target it put in $OUT fuzzes for a while.
+CFL=$FUZZ_DIR/clusterfuzzlite
+mkdir -p "$CFL/out" "$CFL/work"
+CFL_FLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize=fuzzer-no-link"
+env SRC="$PWD/.." NPUFUZZ_SOURCE="$PWD" OUT="$CFL/out" WORK="$CFL/work" \
+  CC=clang-22 CXX=clang++-22 CFLAGS="$CFL_FLAGS" CXXFLAGS="$CFL_FLAGS" \
+  LIB_FUZZING_ENGINE=-fsanitize=fuzzer bash .clusterfuzzlite/build.sh >"$CFL/build.log" 2>&1 || {
+  tail -n 40 "$CFL/build.log"
+  echo "npufuzz: .clusterfuzzlite/build.sh failed" >&2
+  exit 1
+}
+for t in npufuzz_parser_fuzzer npufuzz_npy_fuzzer npufuzz_case_fuzzer; do
+  mkdir -p "$CFL/corpus-$t"
+  [ -f "$CFL/out/${t}_seed_corpus.zip" ] && unzip -q -o "$CFL/out/${t}_seed_corpus.zip" -d "$CFL/corpus-$t"
+  run_fuzzer "cflite-$t" 5 "$CFL/out/$t" "$CFL/corpus-$t"
+done
 echo "== the toolchains npufuzz drives (docs/toolchains.md): found, or why not"
 # A toolchain the user named that fails its canary stops CI here (exit 2).
 build/bin/npufuzz toolchains
