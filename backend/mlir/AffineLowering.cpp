@@ -315,6 +315,8 @@ void AffineEmitter::emitElementwise(const Op &op) {
       b.cols = minBound(b.cols, ob.cols);
     }
   }
+  if (plan.flatten == FlattenForm::Collapsed && flatElementwise(op))
+    return;
   loopNest(boundsOf(res, true), [&](const std::vector<std::string> &ivs) {
     std::vector<std::string> xs;
     for (size_t i = 0; i < op.operands.size(); ++i) {
@@ -327,6 +329,43 @@ void AffineEmitter::emitElementwise(const Op &op) {
     }
     store(elementwise(op, xs), res, ivs);
   });
+}
+
+bool AffineEmitter::flatElementwise(const Op &op) {
+  const ValueId res = op.results[0];
+  const TensorType &rt = c_.typeOf(res);
+  // Every element of every buffer, in the same row-major order: a valid
+  // region, an expanded operand or a strided view keeps the nest.
+  if (rt.rank() < 2 || rt.valid || !buf(res).rows.empty())
+    return false;
+  for (ValueId v : op.operands)
+    if (c_.typeOf(v).shape != rt.shape || buf(v).type != memrefType(c_.typeOf(v)))
+      return false;
+  std::vector<std::string> all;
+  for (unsigned j = 0; j < rt.rank(); ++j)
+    all.push_back(std::to_string(j));
+  const std::string n = std::to_string(rt.numElements());
+  auto collapsed = [&](ValueId v, std::string &type) {
+    const TensorType &t = c_.typeOf(v);
+    type = "memref<" + n + "x" + elemType(t.dtype) + ">";
+    const std::string flat = fresh("flat");
+    line(flat + " = memref.collapse_shape " + buf(v).memref + " [[" + joined(all) +
+         "]] : " + buf(v).type + " into " + type);
+    return flat;
+  };
+  line("// flat: every buffer collapsed to one dim");
+  std::vector<std::string> flats, types(op.operands.size());
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    flats.push_back(collapsed(op.operands[i], types[i]));
+  std::string resType;
+  const std::string resFlat = collapsed(res, resType);
+  loopNest({n}, [&](const std::vector<std::string> &ivs) {
+    std::vector<std::string> xs;
+    for (size_t i = 0; i < flats.size(); ++i)
+      xs.push_back(loadFrom(flats[i], types[i], ivs));
+    storeTo(elementwise(op, xs), resFlat, resType, ivs);
+  });
+  return true;
 }
 
 namespace {

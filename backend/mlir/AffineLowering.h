@@ -104,6 +104,10 @@ private:
 
   // --- emitOp's hooks (AffineStructured.cpp: reduce to gather) -----------------
   void emitElementwise(const Op &op) override;
+  /// The elementwise `op` as one loop over its buffers collapsed to one dim
+  /// (FlattenForm::Collapsed); false, emitting nothing, where a buffer is
+  /// not a whole contiguous tile of the result's shape.
+  bool flatElementwise(const Op &op);
   void emitView(const Op &op) override;
   void emitSource(const Op &op) override;
   void emitSetValidShape(const Op &op, const std::string &rows, const std::string &cols) override;

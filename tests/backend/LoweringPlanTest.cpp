@@ -85,8 +85,9 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
       {"loops=tiled3", [](const std::string &t) { return stepsBy(t, 3) && has(t, "arith.minsi"); }},
       {"views=indexed",
        [](const std::string &t) {
+         // (collapse_shape is also flatten=collapse_shape's.)
          return has(t, "// (slice|chunk|transpose|reshape|broadcast|squeeze|unsqueeze)\n") &&
-                !has(t, "memref.(subview|transpose|expand_shape|collapse_shape|reinterpret_cast)");
+                !has(t, "memref.(subview|transpose|expand_shape|reinterpret_cast)");
        }},
       {"views=strided",
        [](const std::string &t) {
@@ -128,6 +129,15 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
        [](const std::string &t) {
          return has(t, "// output [0-9]+: its valid region by masked rows") &&
                 has(t, "vector.create_mask");
+       }},
+      {"flatten=nest",
+       [](const std::string &t) {
+         return has(t, "// (add|sub|mul|div|max|min|exp|abs|neg|relu|cast)\n") &&
+                !has(t, "// flat: ");
+       }},
+      {"flatten=collapse_shape",
+       [](const std::string &t) {
+         return has(t, "// flat: every buffer collapsed to one dim\n[^/]*memref.collapse_shape");
        }},
       {"inserts=loops",
        [](const std::string &t) { return has(t, "// insert: the region by loops"); }},
@@ -202,9 +212,10 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
   // Pinned: a change to the PRNG, the derivation or the order of the table
   // changes what recorded lowering seeds replay.
   EXPECT_NE(loweringSeedOf(1), loweringSeedOf(2));
-  EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Affine),
-            "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
-            "matmul=vector.contract bounds=index outputs=masked inserts=masked");
+  EXPECT_EQ(
+      LoweringPlan::draw(1).str(MlirStyle::Affine),
+      "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
+      "matmul=vector.contract bounds=index outputs=masked inserts=masked flatten=collapse_shape");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
             "index=divsi-select bounds=index linalg=generic pad=insert_slice");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu),

@@ -80,7 +80,11 @@ int runSeed() {
   if (!report.result.summary.empty())
     llvm::outs() << ": " << report.result.summary;
   llvm::outs() << "\nsignature: " << report.signature.text() << "\n";
-  llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
+  llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style);
+  // What `run CASE.npf --lowering-seed K` takes to lower the case the same way.
+  if (config.loweringSeed)
+    llvm::outs() << " (--lowering-seed " << *config.loweringSeed << ")";
+  llvm::outs() << "\n";
   if (report.result.verdict == VerdictKind::Ok)
     return kExitOk; // nothing to reproduce
   Finding f;
