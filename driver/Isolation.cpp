@@ -2,6 +2,8 @@
 #include "driver/Isolation.h"
 #include "driver/IsolationSupport.h"
 
+#include "backend/external/CommandGroups.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -16,14 +18,16 @@ using namespace isolation;
 
 Child::Child(const std::function<std::string()> &work, const IsolationLimits &limits)
     : maxStderr_(limits.maxStderrBytes) {
+  // Close-on-exec: a command the child starts, and whatever that command
+  // leaves running, must not hold the pipes open after the child is gone.
   int payloadPipe[2], stderrPipe[2];
-  if (::pipe(payloadPipe) != 0) {
+  if (::pipe2(payloadPipe, O_CLOEXEC) != 0) {
     outcome_.end = ChildOutcome::End::ForkFailed;
     outcome_.stderrText = std::strerror(errno);
     done_ = true;
     return;
   }
-  if (::pipe(stderrPipe) != 0) {
+  if (::pipe2(stderrPipe, O_CLOEXEC) != 0) {
     const int e = errno;
     ::close(payloadPipe[0]);
     ::close(payloadPipe[1]);
@@ -32,6 +36,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
     done_ = true;
     return;
   }
+  groups_ = CommandGroups::create();
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
@@ -47,7 +52,7 @@ Child::Child(const std::function<std::string()> &work, const IsolationLimits &li
   if (pid_ == 0) {
     ::close(payloadPipe[0]);
     ::close(stderrPipe[0]);
-    enterChild(parent, limits, stderrPipe[1]);
+    enterChild(parent, limits, stderrPipe[1], groups_);
     std::string payload;
     try {
       payload = work();
@@ -78,11 +83,15 @@ Child::~Child() {
     ::close(payloadFd_);
   if (stderrFd_ >= 0)
     ::close(stderrFd_);
+  CommandGroups::destroy(groups_);
 }
 
 void Child::kill() {
-  if (pid_ > 0 && !done_)
+  if (pid_ > 0 && !done_) {
     ::kill(-pid_, SIGKILL), ::kill(pid_, SIGKILL);
+    if (groups_)
+      groups_->killAll();
+  }
 }
 
 void Child::finish(int status) {
@@ -90,16 +99,12 @@ void Child::finish(int status) {
   // Whatever it started dies with it (a process that timed out may have
   // died of the SIGABRT alone, before its group got the SIGKILL).
   ::kill(-pid_, SIGKILL);
+  if (groups_)
+    groups_->killAll();
   outcome_.seconds = now() - watch_.startTime();
   // Collect what is still buffered in the pipes.
-  if (payloadFd_ >= 0) {
-    ::fcntl(payloadFd_, F_SETFL, 0);
-    drain(payloadFd_, outcome_.payload, SIZE_MAX);
-  }
-  if (stderrFd_ >= 0) {
-    ::fcntl(stderrFd_, F_SETFL, 0);
-    drain(stderrFd_, outcome_.stderrText, maxStderr_);
-  }
+  drainUntilClosed(payloadFd_, outcome_.payload, SIZE_MAX, kDrainSeconds);
+  drainUntilClosed(stderrFd_, outcome_.stderrText, maxStderr_, kDrainSeconds);
   classifyExit(status, killed_, outcome_);
 }
 

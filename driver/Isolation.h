@@ -18,6 +18,8 @@
 
 namespace npufuzz {
 
+class CommandGroups;
+
 struct IsolationLimits {
   /// Killed (SIGKILL) after this, unless its memory is still growing
   /// towards the limit (see isolation::LimitWatch).
@@ -111,6 +113,7 @@ public:
 private:
   void finish(int status);
   int pid_ = -1;
+  CommandGroups *groups_ = nullptr; ///< the groups of the commands it runs
   int payloadFd_ = -1, stderrFd_ = -1;
   size_t maxStderr_ = 0;
   bool done_ = false;

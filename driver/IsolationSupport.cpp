@@ -1,6 +1,8 @@
 //===- driver/IsolationSupport.cpp - Pieces shared by forked workers ------===//
 #include "driver/IsolationSupport.h"
 
+#include "backend/external/CommandGroups.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -65,11 +68,41 @@ void drain(int &fd, std::string &out, size_t limit) {
   }
 }
 
-void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd) {
+void drainUntilClosed(int &fd, std::string &out, size_t limit, double seconds) {
+  const double until = now() + seconds;
+  while (fd >= 0) {
+    drain(fd, out, limit); // closes fd at end of file
+    const double left = until - now();
+    if (fd < 0 || left <= 0)
+      break;
+    struct pollfd p = {fd, POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(std::ceil(left * 1000)));
+  }
+  if (fd >= 0) {
+    ::close(fd);
+    fd = -1;
+  }
+}
+
+namespace {
+/// A worker whose parent died (npufuzz killed, or stopped without reaping
+/// it) takes its commands' groups with it, then dies of the signal.
+void onParentDeath(int sig) {
+  if (CommandGroups *groups = CommandGroups::inThisProcess())
+    groups->killAll();
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+} // namespace
+
+void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd, CommandGroups *groups) {
   ::setpgid(0, 0);
   // A worker must not outlive its campaign: a SIGKILLed parent cannot
-  // enforce the time limit.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // enforce the time limit. SIGTERM, not SIGKILL, so that the commands it
+  // runs in groups of their own end with it.
+  CommandGroups::useInThisProcess(groups);
+  ::signal(SIGTERM, onParentDeath);
+  ::prctl(PR_SET_PDEATHSIG, SIGTERM);
   if (::getppid() != parent)
     ::_exit(1);
   ::dup2(stderrFd, STDERR_FILENO);

@@ -15,6 +15,10 @@
 #include <string>
 #include <sys/types.h>
 
+namespace npufuzz {
+class CommandGroups;
+}
+
 namespace npufuzz::isolation {
 
 /// Monotonic seconds.
@@ -30,12 +34,19 @@ bool readAll(int fd, char *data, size_t size);
 /// Drains what `fd` has now into `out` (bytes beyond `limit` are dropped);
 /// closes it and sets it to -1 at end of file.
 void drain(int &fd, std::string &out, size_t limit);
+/// Reads a non-blocking `fd` until every writer has closed it, for at most
+/// `seconds`: a process that escaped its group's kill and still holds the
+/// write end costs that wait, never a hang. Closes `fd`.
+void drainUntilClosed(int &fd, std::string &out, size_t limit, double seconds);
+/// How long a dead process's pipes are read for what it left in them.
+constexpr double kDrainSeconds = 5;
 
 /// In a freshly forked child: its own process group (a kill takes any
 /// grandchildren too), death with the parent `parent`, no core files, the
-/// address-space limit, and stderr into `stderrFd`. Exits if the parent is
+/// address-space limit, and stderr into `stderrFd`; the commands it starts
+/// are noted in `groups`, shared with the parent. Exits if the parent is
 /// already gone.
-void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd);
+void enterChild(pid_t parent, const IsolationLimits &limits, int stderrFd, CommandGroups *groups);
 
 /// Sets the CPU-time backstop of the calling process to what it has used so
 /// far plus twice the wall limit: a worker whose parent was SIGKILLed cannot

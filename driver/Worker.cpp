@@ -11,6 +11,8 @@
 
 #include "driver/IsolationSupport.h"
 
+#include "backend/external/CommandGroups.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -38,6 +40,7 @@ bool Worker::spawn() {
     ::close(sv[1]);
     return false;
   }
+  groups_ = CommandGroups::create();
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
   pid_ = ::fork();
@@ -45,12 +48,14 @@ bool Worker::spawn() {
     for (int fd : {sv[0], sv[1], err[0], err[1]})
       ::close(fd);
     pid_ = -1;
+    CommandGroups::destroy(groups_);
+    groups_ = nullptr;
     return false;
   }
   if (pid_ == 0) {
     ::close(sv[0]);
     ::close(err[0]);
-    enterChild(parent, limits_, err[1]);
+    enterChild(parent, limits_, err[1], groups_);
     serve(sv[1]);
   }
   ::close(sv[1]);
@@ -169,10 +174,9 @@ void Worker::endRequest(int status) {
   // The process is gone: take down what it started, then collect the rest
   // of its stderr.
   ::kill(-pid_, SIGKILL);
-  if (stderrFd_ >= 0) {
-    ::fcntl(stderrFd_, F_SETFL, 0);
-    drain(stderrFd_, outcome_.stderrText, limits_.maxStderrBytes);
-  }
+  if (groups_)
+    groups_->killAll();
+  drainUntilClosed(stderrFd_, outcome_.stderrText, limits_.maxStderrBytes, kDrainSeconds);
   classifyExit(status, killed_, outcome_);
   // Exiting with status 0 mid-request is not an answer.
   if (outcome_.end == ChildOutcome::End::Returned) {
@@ -186,6 +190,8 @@ void Worker::endRequest(int status) {
 void Worker::kill() {
   if (pid_ > 0)
     ::kill(-pid_, SIGKILL), ::kill(pid_, SIGKILL);
+  if (groups_)
+    groups_->killAll();
 }
 
 void Worker::endProcess() {
@@ -206,6 +212,8 @@ void Worker::forgetProcess() {
     ::close(stderrFd_);
   socket_ = stderrFd_ = -1;
   served_ = 0;
+  CommandGroups::destroy(groups_);
+  groups_ = nullptr;
 }
 
 } // namespace npufuzz

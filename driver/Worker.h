@@ -66,6 +66,7 @@ private:
   IsolationLimits limits_;
   unsigned maxRequests_;
   pid_t pid_ = -1;
+  CommandGroups *groups_ = nullptr; ///< the groups of the commands it runs
   int socket_ = -1, stderrFd_ = -1;
   unsigned served_ = 0, servedBefore_ = 0;
   bool busy_ = false;

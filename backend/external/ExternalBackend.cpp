@@ -3,6 +3,7 @@
 
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
+#include "backend/external/CommandGroups.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/PersistentCommand.h"
 #include "ir/FileText.h"
@@ -202,7 +203,9 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
   }
   ::close(execReport[1]);
   ::setpgid(pid, pid); // also from here: no race with the child's own call
+  CommandGroups::noteRunning(pid);
   if (const int execErrno = execError(execReport[0], pid)) {
+    CommandGroups::noteEnded(pid);
     end.kind = CommandEnd::Kind::SpawnFailed;
     end.stderrText = "cannot execute " + program + ": " + std::strerror(execErrno);
     return end;
@@ -226,6 +229,7 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
     pause = std::min(pause * 2, std::chrono::milliseconds(20));
   }
   ::kill(-pid, SIGKILL); // leftover grandchildren of the group
+  CommandGroups::noteEnded(pid);
   end.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   end.stderrText = readTail(stderrPath, cmd.maxStderrBytes);
   if (end.kind == CommandEnd::Kind::TimedOut)
@@ -252,6 +256,13 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
                         "cannot start the external command: " + err.substr(0, err.find('\n')));
   if (end.kind == CommandEnd::Kind::TimedOut)
     return withHeadline(Status::TimedOut, "external command exceeded its time limit");
+  // An adapter out of its protocol says nothing of the compiler it drives.
+  if (end.kind == CommandEnd::Kind::ProtocolError) {
+    std::string first = err.substr(0, err.find('\n'));
+    if (first.rfind("npufuzz: ", 0) == 0)
+      first.erase(0, 9);
+    return withHeadline(Status::EnvironmentError, "external command out of protocol: " + first);
+  }
 
   const std::string assertion = assertionLine(err);
   std::string sanitizer = lineWith(err, "ERROR: AddressSanitizer");

@@ -65,7 +65,9 @@ struct ExternalToolchain {
 
 /// How a command ended.
 struct CommandEnd {
-  enum class Kind : uint8_t { Exited, Signalled, TimedOut, SpawnFailed };
+  /// ProtocolError: a persistent command answered something other than
+  /// `done N` (the adapter, not the compiler under test, is out of step).
+  enum class Kind : uint8_t { Exited, Signalled, TimedOut, SpawnFailed, ProtocolError };
   Kind kind = Kind::Exited;
   int exitCode = 0;
   int signal = 0;

@@ -1,6 +1,7 @@
 //===- backend/external/PersistentCommand.cpp - One adapter, many cases ---===//
 #include "backend/external/PersistentCommand.h"
 
+#include "backend/external/CommandGroups.h"
 #include "backend/external/CommandProcess.h"
 
 #include <cerrno>
@@ -45,6 +46,7 @@ void PersistentCommand::stop() {
     int status = 0;
     while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
     }
+    CommandGroups::noteEnded(pid_);
   }
   if (toChild_ >= 0)
     ::close(toChild_);
@@ -115,6 +117,7 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     ::_exit(127);
   }
   ::setpgid(pid, pid);
+  CommandGroups::noteRunning(pid);
   ::close(in[0]);
   ::close(out[1]);
   ::close(errFd);
@@ -123,6 +126,7 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     ::close(in[1]);
     ::close(out[0]);
     error = "cannot execute " + program + ": " + std::strerror(execErrno);
+    CommandGroups::noteEnded(pid);
     return false;
   }
   pid_ = pid;
@@ -216,6 +220,7 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
     const pid_t dead = pid_;
     pid_ = -1; // reaped: stop() must not wait for it
     ::kill(-dead, SIGKILL);
+    CommandGroups::noteEnded(dead);
     stop();
     if (r == dead && WIFSIGNALED(status)) {
       end.kind = CommandEnd::Kind::Signalled;
@@ -234,7 +239,7 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
   int code = 0;
   if (std::sscanf(answer.c_str(), "done %d", &code) != 1) {
     stop(); // out of step: it cannot be trusted with the next case
-    end.kind = CommandEnd::Kind::Exited;
+    end.kind = CommandEnd::Kind::ProtocolError;
     end.exitCode = 1;
     end.stderrText = "npufuzz: the persistent command answered '" + answer.substr(0, 200) +
                      "', not 'done N'\n" + stderrSince(logOffset);

@@ -122,9 +122,15 @@ TEST_F(PersistentCommandTest, AHangIsTimedOutAndTheProcessReplaced) {
 
 TEST_F(PersistentCommandTest, AnAnswerOutOfProtocolOrAnExitIsAFailure) {
   CommandEnd end = command_.run(cmd_, caseDir("garbage"));
-  EXPECT_EQ(end.kind, CommandEnd::Kind::Exited);
-  EXPECT_NE(end.exitCode, 0);
+  EXPECT_EQ(end.kind, CommandEnd::Kind::ProtocolError);
   EXPECT_NE(end.stderrText.find("not 'done N'"), std::string::npos) << end.stderrText;
+  // The adapter's fault, never a finding of the compiler it drives, and
+  // never "exited with status 1".
+  std::string message;
+  EXPECT_EQ(classifyEnd(end, message), BackendRun::Status::EnvironmentError);
+  EXPECT_EQ(message.rfind("external command out of protocol: the persistent command answered '", 0),
+            0u)
+      << message;
   servedBy();
   end = command_.run(cmd_, caseDir("exit"));
   EXPECT_EQ(end.kind, CommandEnd::Kind::Exited);
