@@ -38,14 +38,27 @@ namespace {
 double steadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+
+/// Whether the run was asked to stop (ReduceCommandOptions::stop; null:
+/// never).
+bool stopRequested(const std::atomic<bool> *stop) {
+  return stop && stop->load(std::memory_order_relaxed);
+}
 } // namespace
 
 CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
                                const IsolationLimits &caseLimits,
-                               std::shared_ptr<const double> deadline) {
+                               std::shared_ptr<const double> deadline,
+                               const std::atomic<bool> *stop) {
   RunConfig base = caseConfig;
   const IsolationLimits limits = limitsWithBlame(caseLimits, base);
-  return [&jit, base, limits, deadline](const std::vector<Candidate> &batch) {
+  return [&jit, base, limits, deadline, stop](const std::vector<Candidate> &batch) {
+    if (stopRequested(stop)) {
+      std::vector<Observation> none(batch.size());
+      for (Observation &o : none)
+        o.summary = "interrupted";
+      return none;
+    }
     IsolationLimits batchLimits = limits;
     if (deadline)
       batchLimits.wallSeconds =
@@ -58,7 +71,16 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
           [&jit, &cand, config] { return runCaseTask(cand.c, jit, config).toJson(); },
           batchLimits));
     }
+    // A child killed because the run is stopping says nothing of its
+    // candidate (its SIGKILL is no crash of the compiler under test).
+    std::vector<char> cut(children.size(), 0);
     for (;;) {
+      if (stopRequested(stop))
+        for (size_t i = 0; i < children.size(); ++i)
+          if (!cut[i] && !children[i]->poll()) {
+            children[i]->kill();
+            cut[i] = 1;
+          }
       std::vector<struct pollfd> fds;
       bool allDone = true;
       for (auto &child : children) {
@@ -74,7 +96,14 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
       ::poll(fds.data(), fds.size(), 50);
     }
     std::vector<Observation> out;
-    for (auto &child : children) {
+    for (size_t i = 0; i < children.size(); ++i) {
+      const Child *child = children[i].get();
+      if (cut[i]) {
+        Observation o;
+        o.summary = "interrupted";
+        out.push_back(std::move(o));
+        continue;
+      }
       const CaseReport report = reportOf(child->outcome());
       Observation o;
       // Not run: the machine refused the process, or a tool could not
@@ -106,13 +135,20 @@ std::string expectationLine(const Expectation &e) {
   return line + " pipeline=" + e.pipeline;
 }
 
-bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error) {
+bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error,
+                      unsigned *lineNumber) {
   std::istringstream in(caseText);
   const std::string marker = "// expect:";
+  unsigned number = 0;
+  if (lineNumber)
+    *lineNumber = 0;
   for (std::string line; std::getline(in, line);) {
+    ++number;
     const size_t at = line.find(marker);
     if (at == std::string::npos)
       continue;
+    if (lineNumber)
+      *lineNumber = number;
     std::string rest = line.substr(at + marker.size());
     const size_t pipelineAt = rest.find(" pipeline=");
     if (pipelineAt != std::string::npos) {
@@ -124,7 +160,7 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
     words >> verdict;
     std::optional<VerdictKind> v = parseVerdictName(verdict);
     if (!v) {
-      error = "unknown verdict '" + verdict + "' in the expect line";
+      error = "unknown verdict '" + verdict + "'";
       return false;
     }
     out.verdict = *v;
@@ -138,7 +174,7 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
       else if (w.rfind("stage=", 0) == 0 && parsePassStage(w.substr(6), out.stage))
         continue;
       else {
-        error = "unknown field '" + w + "' in the expect line";
+        error = "unknown field '" + w + "'";
         return false;
       }
     }
@@ -146,6 +182,10 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
   }
   error = "no '// expect: <verdict> ...' line";
   return false;
+}
+
+std::string damagedExpectLine(const std::string &path, unsigned line, const std::string &why) {
+  return path + ":" + std::to_string(line) + ": damaged expect line: " + why;
 }
 
 namespace {
@@ -254,10 +294,11 @@ constexpr unsigned kMaxIrReductionTests = 40;
 /// `ir` reduced as mlir-reduce would: ops erased one at a time
 /// (MlirJit::erasures) while `element` alone still miscompiles it. As it
 /// is when it does not miscompile it to begin with (the failure needs the
-/// case's data, which verify-pipeline's data sets need not have).
+/// case's data, which verify-pipeline's data sets need not have). Stops
+/// early, with the smallest so far, once `stop` is set.
 std::string reduceIrForPass(MlirJit &jit, std::string ir, const std::string &element,
                             const std::vector<std::string> &plugins, const IsolationLimits &limits,
-                            unsigned &tests) {
+                            unsigned &tests, const std::atomic<bool> *stop) {
   ++tests;
   if (!passMiscompiles(ir, element, plugins, limits))
     return ir;
@@ -290,10 +331,10 @@ std::string reduceIrForPass(MlirJit &jit, std::string ir, const std::string &ele
           out.push_back(text->str());
     return out;
   };
-  for (bool changed = true; changed && tests < kMaxIrReductionTests;) {
+  for (bool changed = true; changed && tests < kMaxIrReductionTests && !stopRequested(stop);) {
     changed = false;
     for (const std::string &variant : erasures(kMaxIrReductionTests - tests)) {
-      if (tests >= kMaxIrReductionTests)
+      if (tests >= kMaxIrReductionTests || stopRequested(stop))
         return ir;
       ++tests;
       if (passMiscompiles(variant, element, plugins, limits)) {
@@ -308,11 +349,13 @@ std::string reduceIrForPass(MlirJit &jit, std::string ir, const std::string &ele
 } // namespace
 
 int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
-  // 2: what reduce was given is wrong; 1: it could not reduce.
+  // 2: what reduce was given is wrong, or OUT cannot be written; 1: it
+  // could not reduce.
   auto fail = [&](const std::string &msg, int status = 2) {
     llvm::errs() << "npufuzz reduce: " << msg << "\n";
     return status;
   };
+  auto stopped = [&] { return stopRequested(o.stop); };
   Candidate input;
   std::string text, error;
   if (!loadCaseText(o.casePath, input.c, text, error))
@@ -328,6 +371,27 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   config.stage = o.stage;
   if (!parseMlirStyle(o.style, config.style))
     return fail("unknown style '" + o.style + "'");
+  // An external test is asked about the input first, as C-Reduce does: a
+  // command that cannot run, or that the input does not pass, would
+  // otherwise answer "not interesting" to every candidate and the run end
+  // in a failed re-check, as if the reduction had lost the bug.
+  std::unique_ptr<ExternalCommand> command;
+  if (!o.interestingnessCmd.empty()) {
+    command = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
+    if (!command->error().empty())
+      return fail(command->error());
+    std::string shown;
+    for (const std::string &word : o.interestingnessCmd)
+      shown += (shown.empty() ? "" : " ") + word;
+    const ExternalCommand::Judgement first = command->judge(input);
+    // An interrupt reaches the command too: its answer means nothing then.
+    if (stopped())
+      return fail("interrupted before the reduction started; nothing written", 1);
+    if (first.cannotRun)
+      return fail("cannot run " + shown + ": " + first.why);
+    if (first.answer != Answer::Interesting)
+      return fail("the input is not interesting to " + shown + " (" + first.why + ")");
+  }
   std::unique_ptr<MlirJit> ownJit;
   if (!o.jit) {
     ownJit = std::make_unique<MlirJit>();
@@ -338,15 +402,23 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   IsolationLimits limits;
   limits.wallSeconds = o.candidateTimeout;
   limits.addressSpaceBytes = o.memoryBytes;
+  // The re-check of the result is never stopped: an interrupted run still
+  // needs the reduced case's own signature for its expect line.
   const CandidateRunner runner = isolatedRunner(jit, config, limits);
+  // The other runs stop on an interrupt; what they then observe is "not
+  // run", which generalisation and the bucket's pattern take as nothing
+  // shown, so the answers stay as specific as the input's own signature.
+  const CandidateRunner probing = isolatedRunner(jit, config, limits, nullptr, o.stop);
   // Reduction keeps to its time: a candidate still running at the end is
   // cut short (a timeout: not interesting), and the result re-checked after.
   auto deadline = std::make_shared<double>(std::numeric_limits<double>::infinity());
-  const CandidateRunner reducing = isolatedRunner(jit, config, limits, deadline);
+  const CandidateRunner reducing = isolatedRunner(jit, config, limits, deadline, o.stop);
 
   // The input's own failure: the target of same-signature reduction, and
   // what the report names when an external command decides instead.
-  const Observation original = runner({input})[0];
+  const Observation original = probing({input})[0];
+  if (stopped())
+    return fail("interrupted before the reduction started; nothing written", 1);
   if (!original.ran)
     return fail("could not run the case: " + original.summary, 2);
   out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
@@ -361,16 +433,13 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     if (original.signature.kind == VerdictKind::Ok)
       return fail("the case passes; there is no failure to reduce", 1);
     target = o.target ? *o.target
-                      : generalizeSignature(input, original.signature, runner, config.style,
+                      : generalizeSignature(input, original.signature, probing, config.style,
                                             config.stage, &generalizeCost);
     if (target.id() != original.signature.id())
       out << "root cause: " << target.text() << "\n";
     test = std::make_unique<SameSignature>(target, reducing);
   } else {
-    auto cmd = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
-    if (!cmd->error().empty())
-      return fail(cmd->error());
-    test = std::move(cmd);
+    test = std::move(command);
   }
   ReduceOptions ro;
   ro.style = config.style;
@@ -379,10 +448,14 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   if (o.progress)
     ro.log = [](const std::string &line) { llvm::errs() << "[reduce] " << line << "\n"; };
   ro.confirm = false; // below, with the whole candidate time
+  ro.stop = o.stop;
   if (o.maxSeconds > 0)
     *deadline = steadySeconds() + o.maxSeconds;
   ReduceResult r = reduce(input, *test, ro);
-  if (!r.error.empty())
+  // Interrupted, the best case so far is written as a finished reduction's
+  // is: the reducer took it because it was interesting (the input, before
+  // any step: its failure was seen above), and the re-check below runs.
+  if (!r.error.empty() && !r.interrupted)
     return fail(r.error, 1);
 
   // The reduced case's own signature (its expect line, which replay
@@ -413,7 +486,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   std::string blamed = sig.pass;
   Pipeline reducedPipeline;
   std::string pipelineError;
-  if (blamed.empty() && test->testsPipeline() && !r.timedOut &&
+  if (blamed.empty() && test->testsPipeline() && !r.timedOut && !r.interrupted &&
       resolvePipeline(r.reduced.pipeline, config.style, reducedPipeline, pipelineError,
                       config.stage) &&
       reducedPipeline.passes.size() == 1)
@@ -426,25 +499,26 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   Bucket bucket = bucketOf(sig.kind, blamed, r.reduced.c);
   std::string skeleton;
   unsigned irReductionTests = 0;
-  if (o.interestingnessCmd.empty() && r.confirmed) {
+  if (o.interestingnessCmd.empty() && r.confirmed && !stopped()) {
     const FailurePattern pattern =
-        failurePattern(r.reduced, sig, runner, config.style, config.stage, &generalizeCost);
+        failurePattern(r.reduced, sig, probing, config.style, config.stage, &generalizeCost);
     // The skeleton of the canonical lowering when the failure does not need
     // the case's lowering variant: a variant's loops are no part of the bug.
     RunConfig skeletonConfig = config;
     if (config.loweringSeed) {
       RunConfig canonical = config;
       canonical.loweringSeed.reset();
-      const Observation seen = isolatedRunner(jit, canonical, limits)({r.reduced})[0];
+      const Observation seen =
+          isolatedRunner(jit, canonical, limits, nullptr, o.stop)({r.reduced})[0];
       ++generalizeCost.tests;
       if (seen.ran && sameRootCause(sig, seen.signature))
         skeletonConfig = canonical;
     }
     // The IR given to the blamed pass, reduced to what it miscompiles.
     const auto [ir, element] = irBefore(jit, r.reduced, blamed, skeletonConfig, limits);
-    if (!ir.empty()) {
+    if (!ir.empty() && !stopped()) {
       const std::string reducedIr =
-          reduceIrForPass(jit, ir, element, o.plugins, limits, irReductionTests);
+          reduceIrForPass(jit, ir, element, o.plugins, limits, irReductionTests, o.stop);
       const ChildOutcome made = runIsolated(
           [&] {
             std::string text, why;
@@ -453,8 +527,15 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
           limits);
       skeleton = made.end == ChildOutcome::End::Returned ? made.payload : std::string();
     }
-    bucket = bucketOf(sig.kind, blamed, pattern.families, pattern.dtypeClasses, skeleton);
+    // Runs an interrupt cut short showed nothing: the bucket stays the one
+    // of the reduced case's own ops, not a pattern that only looks exact.
+    if (stopped())
+      skeleton.clear();
+    else
+      bucket = bucketOf(sig.kind, blamed, pattern.families, pattern.dtypeClasses, skeleton);
   }
+  // Stopped during the reduction, or after it while its bucket was made.
+  const bool interrupted = r.interrupted || stopped();
   llvm::json::Object report{
       {"signature", sig.text()},
       {"signature_id", sig.id()},
@@ -486,6 +567,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       {"errors", static_cast<int64_t>(r.errors)},
       {"seconds", r.seconds},
       {"timed_out", r.timedOut},
+      {"interrupted", interrupted},
       {"confirmed", r.confirmed},
       {"repro", reproLine(o, r.reduced.pipeline)},
   };
@@ -493,24 +575,37 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   llvm::raw_string_ostream js(json);
   js << llvm::formatv("{0:2}", llvm::json::Value(std::move(report))) << "\n";
   const fs::path dir(o.outDir);
-  if (!writeFileAtomic((dir / "case.npf").string(), caseText) ||
-      !writeFileAtomic((dir / "kernel.mlir").string(), mlir) ||
-      !writeFileAtomic((dir / "report.json").string(), json))
-    return fail("cannot write to " + o.outDir, 1);
+  // A write that fails is the machine's refusal (2), never "could not
+  // reduce"; the reduced case goes to stdout then, so that the reduction
+  // is not lost with it.
+  std::string writeError;
+  auto writeOut = [&](const std::string &name, const std::string &bytes) {
+    return writeFileAtomically((dir / name).string(), bytes, writeError);
+  };
+  auto writeFailed = [&] {
+    out << caseText;
+    return fail("cannot write " + writeError + " (the reduced case is on stdout)");
+  };
+  if (!writeOut("case.npf", caseText) || !writeOut("kernel.mlir", mlir) ||
+      !writeOut("report.json", json))
+    return writeFailed();
   // What the backend made of the reduced case (pto: kernel.pto and ptoas's
   // kernel.cpp, whose lines a race report names).
   std::string written = "case.npf,kernel.mlir,report.json";
   for (const auto &[name, text] : makeBackend(config)->programs(r.reduced.c)) {
-    if (!writeFileAtomic((dir / name).string(), text))
-      return fail("cannot write to " + o.outDir, 1);
+    if (!writeOut(name, text))
+      return writeFailed();
     written += "," + name;
   }
 
   out << "reduced in " << std::fixed << std::setprecision(1) << r.seconds << " s"
-      << (r.timedOut ? " (time limit)" : "") << ": size " << r.before.caseSize << " -> "
-      << r.after.caseSize << ", ops " << r.before.computeOps << " -> " << r.after.computeOps
-      << ", max dim " << r.before.maxDim << " -> " << r.after.maxDim << ", passes "
-      << r.before.passes << " -> " << r.after.passes << "\n"
+      << (interrupted  ? " (interrupted)"
+          : r.timedOut ? " (time limit)"
+                       : "")
+      << ": size " << r.before.caseSize << " -> " << r.after.caseSize << ", ops "
+      << r.before.computeOps << " -> " << r.after.computeOps << ", max dim " << r.before.maxDim
+      << " -> " << r.after.maxDim << ", passes " << r.before.passes << " -> " << r.after.passes
+      << "\n"
       << "steps: " << r.caseSteps << " case, " << r.pipelineSteps << " pipeline; tests " << r.tests
       << ", cached " << r.cacheHits << ", errors " << r.errors << "\n"
       << "pipeline: " << r.reduced.pipeline << "\n"
@@ -521,6 +616,13 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       << (r.confirmed ? "re-checked: still interesting\n"
                       : "re-check FAILED: the reduced case is no longer interesting\n")
       << "wrote " << o.outDir << "/{" << written << "}\n";
+  // An interrupted reduction ends as a finished one does: 0 when its case,
+  // re-checked, still fails (a shell's 130 for SIGINT is outside npufuzz's
+  // 0/1/2, and a script that reduces then files the repro should see a
+  // valid one as such); the note says it is not a fixpoint.
+  if (interrupted)
+    llvm::errs() << "npufuzz reduce: interrupted: the smallest case so far is in " << o.outDir
+                 << "\n";
   return r.confirmed ? 0 : 1;
 }
 
@@ -551,11 +653,23 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
   for (const fs::path &path : files) {
     const std::string name = path.filename().string();
     Candidate cand;
-    std::string text, error = "unknown style";
+    std::string text, error;
     Expectation expect;
     RunConfig config = o.backend;
-    if (!loadCaseText(path.string(), cand.c, text, error) ||
-        !parseExpectation(text, expect, error) || !parseMlirStyle(expect.style, config.style)) {
+    unsigned line = 0;
+    bool readable = loadCaseText(path.string(), cand.c, text, error);
+    if (readable && !parseExpectation(text, expect, error, &line)) {
+      readable = false;
+      // Worded as `run` and `reduce` word it; a regression without the
+      // line keeps its own message.
+      if (line)
+        error = damagedExpectLine(path.string(), line, error);
+    }
+    if (readable && !parseMlirStyle(expect.style, config.style)) {
+      readable = false;
+      error = "unknown style '" + expect.style + "' in its expect line";
+    }
+    if (!readable) {
       out << "BROKEN   " << name << ": " << error << "\n";
       ++changed;
       continue;

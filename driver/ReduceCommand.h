@@ -25,6 +25,7 @@
 #include "oracles/CaseRunner.h"
 #include "shrink/Interestingness.h"
 
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -38,9 +39,12 @@ namespace npufuzz {
 /// with `base`'s configuration and the candidate's pipeline. `jit` has been
 /// initialised and given its plugins by the parent. With a `deadline` set
 /// (seconds since the steady clock's epoch), no candidate runs past it: one
-/// cut short is a timeout, which a reducer counts as not interesting.
+/// cut short is a timeout, which a reducer counts as not interesting. Once
+/// `stop` is true, candidates still running are killed and, like those
+/// not started, are observed as not run (`ran` false): never a verdict.
 CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits,
-                               std::shared_ptr<const double> deadline = nullptr);
+                               std::shared_ptr<const double> deadline = nullptr,
+                               const std::atomic<bool> *stop = nullptr);
 
 /// What a regression case expects.
 struct Expectation {
@@ -54,8 +58,15 @@ struct Expectation {
 /// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed>] [stage=<stage>]
 /// pipeline=<P>`.
 std::string expectationLine(const Expectation &e);
-/// Finds and parses the expect line of a case text.
-bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error);
+/// Finds and parses the expect line of a case text: the first line holding
+/// `// expect:`. With `line`, sets it to that line's number (from 1), or 0
+/// when there is none, so that a caller can tell a case without the line
+/// from one whose line is damaged.
+bool parseExpectation(const std::string &caseText, Expectation &out, std::string &error,
+                      unsigned *line = nullptr);
+/// "PATH:LINE: damaged expect line: WHY", the one wording of an expect line
+/// that is there but does not parse.
+std::string damagedExpectLine(const std::string &path, unsigned line, const std::string &why);
 
 struct ReduceCommandOptions {
   std::string casePath;
@@ -89,10 +100,15 @@ struct ReduceCommandOptions {
   /// The root cause to keep (a campaign's finding, already generalised);
   /// none: the input's own signature, generalised (shrink/Generalize.h).
   std::optional<Signature> target;
+  /// Set by the command's SIGINT handler: the reduction stops, and the best
+  /// case so far is written (report.json's "interrupted"). Null (a
+  /// campaign, which stops in its own way): never.
+  const std::atomic<bool> *stop = nullptr;
 };
 
 /// Runs `npufuzz reduce`; returns the process exit code (0: reduced and
-/// re-checked).
+/// re-checked, also when interrupted; 1: nothing reduced, or the re-check
+/// failed; 2: what it was given is wrong, or OUT cannot be written).
 int runReduceCommand(const ReduceCommandOptions &options, std::ostream &out);
 
 struct ReplayOptions {

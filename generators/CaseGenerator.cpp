@@ -63,13 +63,18 @@ Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats) {
       g.rollback(mark);
   }
 
-  Case c = g.c.numComputeOps() > 0 ? std::move(g.c) : fallbackCase();
+  // No op built: the policy let none be (counted, so that a tool can say
+  // so rather than fuzz abs of f32 under a policy that may forbid both).
+  bool fellBack = g.c.numComputeOps() == 0;
+  Case c = fellBack ? fallbackCase() : std::move(g.c);
   c.outputs = unusedValues(c);
   c.compact();
   if (!verifyCase(c).empty()) {
     ++stats.casesReplaced;
+    fellBack = true;
     c = fallbackCase();
   }
+  stats.casesFallenBack += fellBack;
   c.provenance = Provenance{seed, policy.str()};
   c.dataSeed = seed;
   c.edgeRate = policy.edgeRate;
@@ -79,6 +84,13 @@ Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats) {
 Case generateCase(uint64_t seed, const Policy &policy) {
   GenerationStats stats;
   return generateCase(seed, policy, stats);
+}
+
+uint64_t policyFallbacks(const Policy &policy, unsigned samples) {
+  GenerationStats stats;
+  for (unsigned seed = 0; seed < samples; ++seed)
+    (void)generateCase(seed, policy, stats);
+  return stats.casesFallenBack;
 }
 
 } // namespace npufuzz

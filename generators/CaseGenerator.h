@@ -17,14 +17,20 @@
 
 namespace npufuzz {
 
-/// Counters of the generator's safety nets. Both stay zero when the builders
-/// and the verifier agree on every rule; the tests assert that.
+/// Counters of the generator's safety nets. opsRefused and casesReplaced
+/// stay zero when the builders and the verifier agree on every rule; the
+/// tests assert that.
 struct GenerationStats {
   uint64_t cases = 0;
   /// Ops a builder proposed that inferResultTypes refused (rolled back).
   uint64_t opsRefused = 0;
   /// Cases whose final verifyCase failed and were replaced by the fallback.
   uint64_t casesReplaced = 0;
+  /// Cases that are the fallback case (abs of one f32 input), for either
+  /// reason: casesReplaced, or a policy under which no op could be built
+  /// (one that nothing satisfies gives it for every seed, and may well
+  /// forbid abs or f32 itself).
+  uint64_t casesFallenBack = 0;
 };
 
 /// A random valid case. Same seed and policy give the same case, byte for
@@ -32,6 +38,12 @@ struct GenerationStats {
 /// seed and edgeRate = policy.edgeRate.
 Case generateCase(uint64_t seed, const Policy &policy);
 Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats);
+
+/// How many of seeds 0 .. samples-1 make the fallback case under `policy`
+/// (GenerationStats::casesFallenBack): `samples` for a policy nothing
+/// satisfies, some for one that is hard to satisfy. For a tool to refuse
+/// or warn about a policy file before a campaign runs on it.
+uint64_t policyFallbacks(const Policy &policy, unsigned samples = 32);
 
 } // namespace npufuzz
 

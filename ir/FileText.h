@@ -5,6 +5,9 @@
 // large gives one clear message instead of a hang, an empty read, an
 // endless one or an exception. Every file npufuzz keeps is written through
 // here too: whole or not at all, and on disk before it replaces the old one.
+// A path a user names for output is written the way a shell's redirection
+// would write it, except that what is not a regular file (a FIFO, a device
+// node, a directory) is never replaced by one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_IR_FILETEXT_H
@@ -37,6 +40,23 @@ bool writeAll(int fd, const char *data, size_t size);
 /// write (a full disk, a read-only directory) leaves the old file and no
 /// temporary. On failure returns false with "PATH: reason" in `error`.
 bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error);
+
+/// Writes `bytes` to the regular file `path` names, whole or not at all as
+/// writeFileAtomically does, without ever replacing what is not a regular
+/// file: a symlink is followed and its target replaced (the link stays a
+/// link), a missing path is created, and a FIFO, a device, a socket or a
+/// directory is refused without being opened ("PATH: is a FIFO, not a
+/// regular file"). Unless `durable`, nothing is synced to disk: for scratch
+/// files written anew for every case, where a reader still sees a whole
+/// file or none.
+bool writeRegularFile(const std::string &path, const std::string &bytes, std::string &error,
+                      bool durable = true);
+
+/// Writes `bytes` to an output path a user named (-o, --json): as
+/// writeRegularFile, except that a character device (/dev/null, /dev/full,
+/// a terminal) is opened and written rather than refused, and a write it
+/// refuses (ENOSPC from /dev/full) is an error with its reason.
+bool writeOutputPath(const std::string &path, const std::string &bytes, std::string &error);
 
 } // namespace npufuzz
 

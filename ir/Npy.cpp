@@ -11,7 +11,6 @@
 #include "ir/FileText.h"
 
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace npufuzz {
@@ -227,15 +226,15 @@ bool checkSize(const std::string &bytes, size_t dataPos, int64_t count, unsigned
   return true;
 }
 
+/// Whole or not at all (a full disk leaves no truncated .npy), and never
+/// into a FIFO, a device or a directory at `path`: a FIFO would block with
+/// no reader. Not synced to disk: case directories are written anew for
+/// every case a campaign runs, and `npufuzz ref` can simply be run again.
 bool writeFile(const std::string &path, const std::string &bytes, std::string &error) {
-  std::ofstream f(path, std::ios::binary);
-  if (f)
-    f.write(bytes.data(), std::streamsize(bytes.size()));
-  if (!f) {
-    error = "cannot write " + path;
-    return false;
-  }
-  return true;
+  if (writeRegularFile(path, bytes, error, /*durable=*/false))
+    return true;
+  error = "cannot write " + error;
+  return false;
 }
 
 bool readFile(const std::string &path, std::string &bytes, std::string &error) {

@@ -88,11 +88,14 @@ private:
 
 /// Writes each candidate's case text to a temporary `.npf` and runs `argv`
 /// with its path appended (no shell). Exit 0 is interesting, any other
-/// exit not interesting; a failure to start or a run past `timeoutSeconds`
-/// (killed) is an Error. A batch runs concurrently.
+/// exit not interesting; a failure to start, exit 126 or 127 (a shell's
+/// "cannot execute" and "not found": the test did not run), a death by a
+/// signal or a run past `timeoutSeconds` (killed) is an Error. A batch runs
+/// concurrently.
 class ExternalCommand final : public Interestingness {
 public:
-  /// `argv[0]` is looked up in PATH when it has no slash.
+  /// `argv[0]` is looked up in PATH when it has no slash; with one, it must
+  /// be an executable regular file.
   ExternalCommand(std::vector<std::string> argv, double timeoutSeconds);
   ~ExternalCommand() override;
   /// Empty when the program was found and a temporary directory made.
@@ -100,7 +103,30 @@ public:
   std::vector<Answer> test(const std::vector<Candidate> &batch) override;
   bool testsPipeline() const override { return false; }
 
+  /// How the command judged one candidate, in more words than an Answer:
+  /// what a reduction asks of its input before it starts (C-Reduce's
+  /// sanity check), so that a test that cannot run, or that the input does
+  /// not pass, is the user's error rather than a reduction that finds
+  /// nothing.
+  struct Judgement {
+    Answer answer = Answer::Error;
+    /// The command did not run at all: it could not start (error(), a
+    /// failed exec) or exited 126 or 127.
+    bool cannotRun = false;
+    std::string why; ///< empty when interesting
+  };
+  Judgement judge(const Candidate &cand);
+
 private:
+  /// How one run of the command ended.
+  struct Ended {
+    bool started = false;
+    bool timedOut = false;
+    int returnCode = -1; ///< llvm::sys::Wait's: -2 for a death by a signal
+    std::string error;   ///< why it did not start, or the signal
+  };
+  std::vector<Ended> run(const std::vector<Candidate> &batch);
+
   std::vector<std::string> argv_;
   std::string program_, tempDir_, error_;
   double timeoutSeconds_;

@@ -31,15 +31,16 @@ public:
   void run(const Candidate &input) {
     result_.before = measure(input, options_.style);
     if (firstInteresting({input}) != 0) {
-      result_.error =
-          result_.timedOut ? "out of time before the first test" : "the input is not interesting";
+      result_.error = result_.interrupted ? "interrupted before the first test"
+                      : result_.timedOut  ? "out of time before the first test"
+                                          : "the input is not interesting";
       result_.reduced = input;
       result_.after = result_.before;
       return;
     }
     current_ = input;
     // Pipeline first: fewer passes make every later case test faster.
-    for (bool changed = true; changed && !result_.timedOut;) {
+    for (bool changed = true; changed && !result_.timedOut && !result_.interrupted;) {
       changed = false;
       if (options_.shortenPipeline && test_.testsPipeline())
         changed |= shortenPipeline();
@@ -47,7 +48,9 @@ public:
     }
     result_.reduced = current_;
     result_.after = measure(current_, options_.style);
-    if (!options_.confirm)
+    // An interrupted run ends now: the user is waiting, and its best
+    // candidate was interesting when it was taken.
+    if (!options_.confirm || result_.interrupted)
       return;
     const std::vector<Answer> again = test_.test({current_});
     ++result_.tests;
@@ -60,11 +63,20 @@ private:
   using Key = std::pair<uint64_t, std::string>;
   static Key keyOf(const Candidate &c) { return {caseHash(c.c), c.pipeline}; }
 
+  bool stopRequested() const {
+    return options_.stop && options_.stop->load(std::memory_order_relaxed);
+  }
+
   /// The index of the first interesting candidate, or -1 when none is (or
-  /// time ran out). Tests uncached candidates `jobs` at a time, in order.
+  /// time ran out, or a stop was requested). Tests uncached candidates
+  /// `jobs` at a time, in order.
   int firstInteresting(const std::vector<Candidate> &cands) {
     const size_t jobs = std::max(1u, options_.jobs);
     for (size_t i = 0; i < cands.size();) {
+      if (stopRequested()) {
+        result_.interrupted = true;
+        return -1;
+      }
       if (options_.maxSeconds > 0 && elapsed() >= options_.maxSeconds) {
         result_.timedOut = true;
         return -1;
@@ -95,12 +107,19 @@ private:
         for (const Candidate *c : batch)
           copies.push_back(*c);
         const std::vector<Answer> answers = test_.test(copies);
+        result_.tests += keys.size();
+        // Answers given while stopping are not trusted, nor cached: a SIGINT
+        // from the terminal reaches an interestingness command as well, and
+        // a script cut short may still exit 0.
+        if (stopRequested()) {
+          result_.interrupted = true;
+          return -1;
+        }
         for (size_t b = 0; b < keys.size(); ++b) {
           const Answer a = b < answers.size() ? answers[b] : Answer::Error;
           result_.errors += a == Answer::Error;
           cache_[keys[b]] = a;
         }
-        result_.tests += keys.size();
       }
       for (size_t k = i; k < end; ++k) {
         auto it = cache_.find(keyOf(cands[k]));
@@ -157,7 +176,7 @@ private:
       }
       const int k = firstInteresting(cands);
       if (k < 0) {
-        if (chunk == 1 || result_.timedOut)
+        if (chunk == 1 || result_.timedOut || result_.interrupted)
           break;
         chunk = (chunk + 1) / 2;
         continue;

@@ -9,12 +9,17 @@
 // first interesting one in candidate order is taken, so the result is the
 // one a sequential run gives. The final candidate is tested once more.
 //
+// A stop flag (set by a SIGINT handler) ends the reduction at the next test
+// with the best candidate so far, as C-Reduce keeps its best file when it
+// is interrupted.
+//
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_SHRINK_REDUCER_H
 #define NPUFUZZ_SHRINK_REDUCER_H
 
 #include "shrink/Interestingness.h"
 
+#include <atomic>
 #include <functional>
 #include <string>
 
@@ -30,6 +35,11 @@ struct ReduceOptions {
   bool confirm = true;
   /// Called with a line after every accepted step (progress); may be empty.
   std::function<void(const std::string &)> log;
+  /// When it becomes true (a signal handler sets it), reduction stops before
+  /// its next test and returns the best candidate so far; answers of a batch
+  /// under test when it was set are dropped, since an interrupt reaches an
+  /// interestingness command too. Null: never stop.
+  const std::atomic<bool> *stop = nullptr;
 };
 
 struct ReduceResult {
@@ -41,9 +51,14 @@ struct ReduceResult {
   unsigned cacheHits = 0;     ///< candidates answered from the cache
   unsigned errors = 0;        ///< tests that erred or timed out
   double seconds = 0;
-  bool timedOut = false;  ///< stopped by maxSeconds before a fixpoint
+  bool timedOut = false; ///< stopped by maxSeconds before a fixpoint
+  /// Stopped by ReduceOptions::stop: `reduced` is the best so far (the
+  /// input when no test had answered yet), not re-run (`confirmed` false).
+  bool interrupted = false;
   bool confirmed = false; ///< the final candidate, re-run, is interesting
-  std::string error;      ///< set when the input is not interesting
+  /// Set when the input is not interesting, or when no test of it answered
+  /// (out of time, or interrupted: `reduced` is then the input).
+  std::string error;
 };
 
 ReduceResult reduce(const Candidate &input, Interestingness &test, const ReduceOptions &options);

@@ -182,8 +182,10 @@ BackendRun runCaseDirectoryWithMlirTools(const std::string &dir, const MlirTool 
   BackendRun r = tool.run(kernel, pipeline, inputs, outputTypes, 0xFFFFFFFFu);
   for (size_t k = 0; r.ok() && k < r.outputs.size(); ++k) {
     std::string error;
+    // An output that cannot be written (a full disk, a FIFO in its place)
+    // is the adapter's environment (exit 80), not a verdict on the kernel.
     if (!writeNpy(dir + "/" + outputFiles[k], fromTensorData(r.outputs[k]), error))
-      return failed(BackendRun::Status::RuntimeError, error);
+      return failed(BackendRun::Status::EnvironmentError, error);
   }
   return r;
 }

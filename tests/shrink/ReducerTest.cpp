@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -45,6 +46,10 @@ protected:
     return o;
   }
 
+public:
+  bool hasOpPublic(const Case &c, OpKind k) { return hasOp(c, k); }
+
+protected:
   bool hasOp(const Case &c, OpKind k) {
     for (const Op &op : c.ops)
       if (op.kind == k)
@@ -236,6 +241,60 @@ TEST_F(ReducerTest, ExternalCommandDecidesLikeCReduce) {
   EXPECT_EQ(slow.test({input, input}), std::vector<Answer>({Answer::Error, Answer::Error}));
   ExternalCommand missing({"npufuzz-no-such-program"}, 1);
   EXPECT_NE(missing.error(), "");
+}
+
+TEST_F(ReducerTest, AStopAlreadyRequestedGivesTheInputAsTheBestSoFar) {
+  // What SIGINT during `npufuzz reduce` does: the smallest case so far is
+  // kept, here the input itself, since nothing was tested yet.
+  Candidate input;
+  input.c = generateCase(16, Policy::defaults());
+  ExternalCommand cmd({"/bin/sh", "-c", "grep -q ' = exp ' \"$1\"", "sh"}, 10);
+  std::atomic<bool> stop{true};
+  ReduceOptions o = options();
+  o.stop = &stop;
+  const ReduceResult r = reduce(input, cmd, o);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_FALSE(r.confirmed);
+  EXPECT_EQ(r.tests, 0u);
+  EXPECT_EQ(printCase(r.reduced.c), printCase(input.c));
+}
+
+TEST_F(ReducerTest, AStopDuringTheReductionKeepsTheSmallestCaseSoFar) {
+  Candidate input;
+  input.c = generateCase(16, Policy::defaults());
+  ASSERT_TRUE(hasOp(input.c, OpKind::Exp));
+  // Interesting while the case has an exp; the stop comes during the
+  // third batch of tests, whose answers must not count.
+  std::atomic<bool> stop{false};
+  unsigned batches = 0;
+  class StopsLater : public Interestingness {
+  public:
+    StopsLater(std::atomic<bool> &stop, unsigned &batches, ReducerTest &t)
+        : stop_(stop), batches_(batches), t_(t) {}
+    std::vector<Answer> test(const std::vector<Candidate> &cs) override {
+      if (++batches_ == 3)
+        stop_ = true;
+      std::vector<Answer> out;
+      for (const Candidate &c : cs)
+        out.push_back(t_.hasOpPublic(c.c, OpKind::Exp) ? Answer::Interesting
+                                                       : Answer::NotInteresting);
+      return out;
+    }
+    bool testsPipeline() const override { return false; }
+
+  private:
+    std::atomic<bool> &stop_;
+    unsigned &batches_;
+    ReducerTest &t_;
+  } judge(stop, batches, *this);
+  ReduceOptions o = options();
+  o.stop = &stop;
+  const ReduceResult r = reduce(input, judge, o);
+  EXPECT_TRUE(r.interrupted);
+  EXPECT_EQ(r.error, "");
+  EXPECT_TRUE(hasOp(r.reduced.c, OpKind::Exp)) << printCase(r.reduced.c);
+  EXPECT_LE(r.after.caseSize, r.before.caseSize);
+  EXPECT_EQ(batches, 3u);
 }
 
 TEST_F(ReducerTest, RegressionsReplayWithTheirVerdicts) {

@@ -12,6 +12,7 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -83,11 +84,6 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                                "(on by default)"),
                       cl::sub(sub), cl::cat(category())) {}
 
-namespace {
-
-/// `program` as it will be started: a path with a slash must be an
-/// executable file; a bare name must be found on PATH. Otherwise prints
-/// why: a backend that cannot start is npufuzz's error, never a finding.
 bool checkProgram(const std::string &flag, const std::string &program) {
   if (program.find('/') != std::string::npos)
     return checkPath(flag, program, PathKind::Executable);
@@ -96,6 +92,8 @@ bool checkProgram(const std::string &flag, const std::string &program) {
   fail(flag + ": no program '" + program + "' on PATH");
   return false;
 }
+
+namespace {
 
 /// Splits `--cmd` into the external backend's argv (no shell involved).
 bool externalArgv(const std::string &text, RunConfig &config) {
@@ -291,6 +289,17 @@ std::optional<uint64_t> LoweringSeedOption::given() const {
   if (!seed.getNumOccurrences())
     return std::nullopt;
   return static_cast<uint64_t>(seed.getValue());
+}
+
+bool checkExpectLine(const std::string &path, const std::string &caseText) {
+  std::string error;
+  Expectation expect;
+  unsigned line = 0;
+  if (parseExpectation(caseText, expect, error, &line) || line == 0)
+    return true;
+  // Located in the file, as a case that does not parse is (loadCase).
+  llvm::errs() << damagedExpectLine(path, line, error) << "\n";
+  return false;
 }
 
 void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed,

@@ -69,6 +69,19 @@ struct LoweringSeedOption {
   std::optional<uint64_t> given() const;
 };
 
+/// `program` as it will be started (given to `flag`): a path with a slash
+/// must be an executable regular file; a bare name must be found on PATH.
+/// Otherwise prints why and returns false: a tool that cannot start is an
+/// error in what npufuzz was given, never a finding or a verdict.
+bool checkProgram(const std::string &flag, const std::string &program);
+
+/// False, with "PATH:LINE: damaged expect line: WHY" printed, when
+/// `caseText` (read from `path`) has an `// expect:` line that does not
+/// parse. The helpers below read the line quietly, since a case need not
+/// have one; each command that uses them checks the line with this first,
+/// so that a damaged one is never taken for none.
+bool checkExpectLine(const std::string &path, const std::string &caseText);
+
 /// The pipeline and style of `caseText`'s `// expect:` line, for each that
 /// the command line does not give (`pipeline`, `style`); else theirs.
 std::pair<std::string, std::string> pipelineAsRecorded(const std::string &caseText,

@@ -6,8 +6,16 @@
 #include "ir/FileText.h"
 #include "oracles/RunConfig.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
 #include <iostream>
+#include <signal.h>
 #include <tuple>
+#include <unistd.h>
 
 namespace npufuzz::tool {
 
@@ -46,6 +54,50 @@ cl::opt<bool> quiet("quiet", cl::desc("No progress lines"), cl::sub(sub()), cl::
 BackendOptions backend(sub());
 PassStageOption stage(sub());
 LoweringSeedOption loweringSeed(sub());
+
+/// -o DIR, made now and shown writable by a file made and removed in it
+/// (a read-only mount or another user's directory passes a stat): a
+/// reduction may take an hour, and an output it cannot write must not be
+/// found at its end. `created`: DIR was not there. False with why printed.
+bool prepareOutDir(const std::string &dir, bool &created) {
+  namespace fs = std::filesystem;
+  created = false;
+  auto refuse = [&](const std::string &why) {
+    fail("-o " + dir + ": " + why);
+    return false;
+  };
+  if (dir.empty())
+    return refuse("an empty path");
+  std::error_code ec;
+  const fs::file_status st = fs::status(dir, ec);
+  if (st.type() == fs::file_type::not_found) {
+    fs::create_directories(dir, ec);
+    if (ec)
+      return refuse("cannot create it: " + ec.message());
+    created = true;
+  } else if (st.type() == fs::file_type::none) {
+    return refuse(ec.message());
+  } else if (!fs::is_directory(st)) {
+    return refuse("exists and is not a directory");
+  }
+  llvm::SmallString<256> probe;
+  int fd = -1;
+  if (std::error_code e =
+          llvm::sys::fs::createUniqueFile(dir + "/.npufuzz-probe-%%%%%%", fd, probe)) {
+    if (created)
+      (void)fs::remove(dir, ec);
+    return refuse("cannot write in it: " + e.message());
+  }
+  ::close(fd);
+  llvm::sys::fs::remove(probe);
+  return true;
+}
+
+/// Set by the first SIGINT; the reduction stops and writes its best case.
+std::atomic<bool> interruptRequested{false};
+static_assert(std::atomic<bool>::is_always_lock_free,
+              "a signal handler may only store to a lock-free atomic");
+void onSigint(int) { interruptRequested.store(true, std::memory_order_relaxed); }
 } // namespace
 
 int runReduce() {
@@ -65,6 +117,8 @@ int runReduce() {
   // The reducer reads the case itself; its expect line is read here.
   std::string text, error;
   if (readFileBytes(file, text, error, 64u << 20)) {
+    if (!checkExpectLine(file, text))
+      return kExitError;
     lowerAsRecorded(text, loweringSeed, stage, staged);
     std::tie(o.pipeline, o.style) = pipelineAsRecorded(text, pipeline, style);
   }
@@ -76,7 +130,8 @@ int runReduce() {
   o.candidateTimeout = timeout;
   o.progress = !quiet;
   if (!interestingness.empty() &&
-      !splitCommand("interestingness-cmd", interestingness, o.interestingnessCmd))
+      (!splitCommand("interestingness-cmd", interestingness, o.interestingnessCmd) ||
+       !checkProgram("--interestingness-cmd", o.interestingnessCmd[0])))
     return kExitError;
   RunConfig config;
   if (!backend.setUp(config))
@@ -85,7 +140,32 @@ int runReduce() {
   o.external = config.external;
   o.pto = config.pto;
   o.knownSignatures = config.knownSignatures;
-  return runReduceCommand(o, std::cout);
+  bool created = false;
+  if (!prepareOutDir(outDir, created))
+    return kExitError;
+  // Ctrl-C keeps what was reduced, as C-Reduce does: the reducer stops at
+  // its next test and the smallest case so far is written. SA_RESETHAND
+  // makes a second Ctrl-C end npufuzz at once (workers die with it).
+  interruptRequested.store(false);
+  o.stop = &interruptRequested;
+  struct sigaction onInterrupt = {};
+  onInterrupt.sa_handler = onSigint;
+  sigemptyset(&onInterrupt.sa_mask);
+  onInterrupt.sa_flags = SA_RESTART | SA_RESETHAND;
+  struct sigaction previous = {};
+  ::sigaction(SIGINT, &onInterrupt, &previous);
+  // SIGINT ignored by whoever started npufuzz (a script's background job,
+  // nohup) stays ignored: that Ctrl-C was meant for someone else.
+  if (!(previous.sa_flags & SA_SIGINFO) && previous.sa_handler == SIG_IGN)
+    ::sigaction(SIGINT, &previous, nullptr);
+  const int status = runReduceCommand(o, std::cout);
+  ::sigaction(SIGINT, &previous, nullptr);
+  // A run that wrote nothing leaves no empty directory of its own making.
+  if (created && status != kExitOk) {
+    std::error_code ec;
+    (void)std::filesystem::remove(outDir.getValue(), ec); // only when still empty
+  }
+  return status;
 }
 
 } // namespace npufuzz::tool

@@ -37,7 +37,7 @@ LoweringSeedOption loweringSeed(RunCommand());
 int runRun() {
   Case c;
   std::string text;
-  if (!loadCase(file, c, &text))
+  if (!loadCase(file, c, &text) || !checkExpectLine(file, text))
     return kExitError;
   RunConfig config;
   const auto [recordedPipeline, recordedStyle] = pipelineAsRecorded(text, pipeline, style);

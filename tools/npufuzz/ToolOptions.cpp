@@ -1,6 +1,7 @@
 //===- tools/npufuzz/ToolOptions.cpp - What every subcommand shares --------===//
 #include "tools/npufuzz/ToolOptions.h"
 
+#include "generators/CaseGenerator.h"
 #include "generators/Policy.h"
 #include "ir/Case.h"
 #include "ir/FileText.h"
@@ -120,12 +121,27 @@ bool loadPolicy(const std::string &path, Policy &policy) {
     fail(error);
     return false;
   }
+  // A policy under which no op can be built gives every seed the fallback
+  // case (abs of one f32 input): its campaign would test nothing it asked for.
+  constexpr unsigned kSamples = 32;
+  const uint64_t fellBack = policyFallbacks(policy, kSamples);
+  if (fellBack == kSamples) {
+    fail(path + ": no case satisfies it (no op could be built for any of " +
+         std::to_string(kSamples) + " seeds)");
+    return false;
+  }
+  if (fellBack)
+    llvm::errs() << "npufuzz: warning: " << path << ": " << fellBack << " of " << kSamples
+                 << " seeds make no case under it and get the fallback case (abs of one f32 "
+                    "input)\n";
   return true;
 }
 
 bool writeOutputFile(const std::string &path, const std::string &text) {
   std::string error;
-  if (writeFileAtomically(path, text, error))
+  // Not writeFileAtomically: a rename would put a regular file in place of
+  // a device node, a FIFO or a symlink the user named.
+  if (writeOutputPath(path, text, error))
     return true;
   fail("cannot write " + error);
   return false;

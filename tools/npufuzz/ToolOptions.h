@@ -122,7 +122,10 @@ bool checkPath(const std::string &flag, const std::string &path, PathKind kind);
 bool loadCase(const std::string &path, Case &c, std::string *text = nullptr);
 /// The policy at `path` (the defaults for an empty path).
 bool loadPolicy(const std::string &path, Policy &policy);
-/// Writes `text` to `path` atomically and durably; prints why not.
+/// Writes `text` to the output path `path` (-o, --json): a regular file
+/// atomically and durably (through a symlink, which stays one), a character
+/// device such as /dev/null written as it is; a FIFO, a socket, a block
+/// device or a directory is refused. Prints why not ("cannot write PATH: ...").
 bool writeOutputFile(const std::string &path, const std::string &text);
 
 /// Splits a command given as one string the way a POSIX shell splits words
