@@ -6,6 +6,7 @@
 #include "driver/DirectoryLock.h"
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
+#include "driver/Report.h"
 #include "driver/Worker.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
@@ -17,7 +18,6 @@
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <array>
@@ -123,15 +123,10 @@ struct State {
     std::error_code ec;
     if (!fs::exists(path, ec))
       return true;
-    auto buf = llvm::MemoryBuffer::getFile(path);
-    if (!buf) {
-      error = path + ": " + buf.getError().message();
-      return false;
-    }
-    auto parsed = llvm::json::parse((*buf)->getBuffer());
+    std::string why;
+    const std::optional<llvm::json::Value> parsed = readJsonFile(path, why);
     if (!parsed) {
-      llvm::consumeError(parsed.takeError());
-      error = path + ": not a campaign state (invalid JSON); move it away to start afresh";
+      error = path + ": not a campaign state (" + why + "); move it away to start afresh";
       return false;
     }
     const llvm::json::Object *o = parsed->getAsObject();
@@ -286,17 +281,34 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
                          "npufuzz can resume; give another -o directory";
       return false;
     }
+    // Nor are findings without one: adopted, they would be listed as this
+    // campaign's, of whatever style and pipeline made them.
+    if (const fs::path findings = fs::path(o.outDir) / "findings";
+        fs::is_directory(findings, ec) && !fs::is_empty(findings, ec)) {
+      error = o.outDir + " holds findings but no campaign.json: they are not this campaign's; "
+                         "give another -o directory";
+      return false;
+    }
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object(want))) << "\n";
     return writeFileAtomically(path.string(), os.str(), error);
   }
-  auto buf = llvm::MemoryBuffer::getFile(path.string());
-  auto parsed = buf ? llvm::json::parse((*buf)->getBuffer())
-                    : llvm::Expected<llvm::json::Value>(llvm::createStringError("unreadable"));
+  // A directory in findings/ that npufuzz did not file (its name is no
+  // signature id) would be listed, counted and reduced as a finding.
+  if (const fs::path findings = fs::path(o.outDir) / "findings"; fs::is_directory(findings, ec))
+    for (const auto &e : fs::directory_iterator(findings, ec)) {
+      const std::string name = e.path().filename().string();
+      if (!name.empty() && name[0] != '.' && !isSignatureId(name)) {
+        error = e.path().string() + ": not a finding npufuzz filed (its name is no signature " +
+                "id); move it out of the campaign";
+        return false;
+      }
+    }
+  std::string why;
+  const std::optional<llvm::json::Value> parsed = readJsonFile(path.string(), why);
   if (!parsed) {
-    llvm::consumeError(parsed.takeError());
-    error = path.string() + ": not a campaign description (invalid JSON)";
+    error = path.string() + ": not a campaign description (" + why + ")";
     return false;
   }
   const llvm::json::Object *have = parsed->getAsObject();
@@ -353,25 +365,21 @@ std::vector<FindingSummary> scanFindings(const std::string &outDir) {
     return out;
   for (const auto &e : fs::directory_iterator(dir)) {
     const std::string name = e.path().filename().string();
-    if (!e.is_directory() || name[0] == '.')
+    if (!e.is_directory() || name[0] == '.' || !isSignatureId(name))
       continue;
     FindingSummary f;
     f.id = name;
     f.count = findingCount(e.path().string());
-    if (auto buf = llvm::MemoryBuffer::getFile((e.path() / "report.json").string())) {
-      if (auto parsed = llvm::json::parse((*buf)->getBuffer())) {
-        if (const llvm::json::Object *o = parsed->getAsObject()) {
-          f.text = o->getString("signature").value_or("").str();
-          f.summary = o->getString("summary").value_or("").str();
-          f.firstSeed = o->getInteger("seed").value_or(0);
-          if (const llvm::json::Value *seed = o->get("lowering_seed"))
-            f.loweringSeed = seed->getAsUINT64();
-          f.stage = o->getString("pass_stage").value_or("entry").str();
-        }
-      } else {
-        llvm::consumeError(parsed.takeError());
+    if (const std::optional<llvm::json::Value> parsed =
+            readJsonFile((e.path() / "report.json").string()))
+      if (const llvm::json::Object *o = parsed->getAsObject()) {
+        f.text = o->getString("signature").value_or("").str();
+        f.summary = o->getString("summary").value_or("").str();
+        f.firstSeed = o->getInteger("seed").value_or(0);
+        if (const llvm::json::Value *seed = o->get("lowering_seed"))
+          f.loweringSeed = seed->getAsUINT64();
+        f.stage = o->getString("pass_stage").value_or("entry").str();
       }
-    }
     readFindingBucket(e.path().string(), f.bucket, f.bucketKey);
     out.push_back(f);
   }

@@ -12,6 +12,16 @@ namespace fs = std::filesystem;
 
 namespace npufuzz {
 
+std::optional<uint64_t> sharedSeed(const SeedRange &a, const SeedRange &b) {
+  // Walk the shorter range, asking the other: a shard runs at most a few
+  // million cases.
+  const SeedRange &walk = a.count <= b.count ? a : b, &ask = a.count <= b.count ? b : a;
+  for (uint64_t k = 0; k < walk.count; ++k)
+    if (const uint64_t seed = walk.first + k * walk.step; ask.contains(seed))
+      return seed;
+  return std::nullopt;
+}
+
 void CampaignCounts::add(const CampaignCounts &other) {
   cases += other.cases;
   seconds += other.seconds;
@@ -101,6 +111,15 @@ bool readCampaignCounts(const std::string &dir, CampaignCounts &out, std::string
     readCounts(o->getObject("features"), out.features);
     out.irCoverage = IrCoverage::fromJson(o->getObject("ir_coverage"));
     out.campaign = identityOf(dir);
+    if (std::string(name) == "state.json") {
+      const std::optional<int64_t> start = o->getInteger("seed_start"),
+                                   index = o->getInteger("shard_index"),
+                                   count = o->getInteger("shard_count"),
+                                   next = o->getInteger("next");
+      if (start && index && count && next && *count > 0 && *index >= 0 && *next >= 0)
+        out.seeds = SeedRange{static_cast<uint64_t>(*start) + static_cast<uint64_t>(*index),
+                              static_cast<uint64_t>(*count), static_cast<uint64_t>(*next)};
+    }
     return true;
   }
   out.campaign = identityOf(dir);

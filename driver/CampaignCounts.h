@@ -14,9 +14,24 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace npufuzz {
+
+/// The seeds a campaign directory ran, in order: first, first + step, ...,
+/// `count` of them (a shard's seed-start and index, its shard count, and
+/// how far it got).
+struct SeedRange {
+  uint64_t first = 0, step = 1, count = 0;
+  bool contains(uint64_t seed) const {
+    return count && seed >= first && (seed - first) % step == 0 && (seed - first) / step < count;
+  }
+};
+
+/// A seed both ranges ran, if any: two directories that share one counted
+/// it twice (a copy of one shard, or overlapping seed ranges).
+std::optional<uint64_t> sharedSeed(const SeedRange &a, const SeedRange &b);
 
 struct CampaignCounts {
   uint64_t cases = 0;
@@ -26,6 +41,8 @@ struct CampaignCounts {
   /// Which campaign ran them: campaign.json (or what a merge recorded of
   /// its inputs') as canonical JSON, without its format; empty: unknown.
   std::string campaign;
+  /// The seeds it ran, from its state.json; none for a merge's directory.
+  std::optional<SeedRange> seeds;
 
   void add(const CampaignCounts &other);
 };

@@ -347,6 +347,14 @@ CaseReport reportOf(const ChildOutcome &o) {
     // stage does (a kernel that faults is a miscompile, found by pass).
     s.where = r.result.where == "kernel" ? r.result.where : crashLocation(text);
     s.message = r.result.where == "kernel" ? std::string() : normalizeMessage(text);
+    // A crash in code generation with no frame to name it (a stack that
+    // overflowed in LLVM's instruction selection): the stage and the signal
+    // name it, not whatever LLVM's handler printed.
+    if (s.where.empty() && r.result.where == "codegen") {
+      s.where = "codegen";
+      if (s.message.empty() && o.end == ChildOutcome::End::Signalled)
+        s.message = "signal " + std::to_string(o.signal);
+    }
     // A pass that died of a signal without an assertion: where it was
     // caught is a symptom (a freed value is read by whichever printer or
     // verifier touches it next); the pass and the signal are the finding.

@@ -15,12 +15,12 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -147,12 +147,17 @@ std::string reportJson(const Finding &f) {
 } // namespace
 
 std::optional<llvm::json::Value> readJsonFile(const std::string &path) {
-  std::string text, error; // a FIFO or device in a campaign directory: not read
+  std::string error;
+  return readJsonFile(path, error);
+}
+
+std::optional<llvm::json::Value> readJsonFile(const std::string &path, std::string &error) {
+  std::string text; // a FIFO or device in a campaign directory: not read
   if (!readFileBytes(path, text, error, 64u << 20))
     return std::nullopt;
   auto parsed = llvm::json::parse(text);
   if (!parsed) {
-    llvm::consumeError(parsed.takeError());
+    error = llvm::toString(parsed.takeError());
     return std::nullopt;
   }
   return std::move(*parsed);
@@ -205,22 +210,32 @@ bool readFindingReport(const std::string &findingDir, FindingReport &out, std::s
   return true;
 }
 
-uint64_t findingCount(const std::string &findingDir) {
-  std::ifstream in(fs::path(findingDir) / "seeds.txt");
-  uint64_t n = 0;
+namespace {
+/// The non-empty lines of a finding's list (seeds.txt, symptoms.txt), read
+/// with a size cap: none when it cannot be read (a symlink to /dev/zero is
+/// not read forever).
+std::vector<std::string> listLines(const fs::path &path) {
+  std::string text, error;
+  std::vector<std::string> lines;
+  if (!readFileBytes(path.string(), text, error, 64u << 20))
+    return lines;
+  std::istringstream in(text);
   for (std::string line; std::getline(in, line);)
-    n += !line.empty();
-  return n;
+    if (!line.empty())
+      lines.push_back(line);
+  return lines;
+}
+} // namespace
+
+uint64_t findingCount(const std::string &findingDir) {
+  return listLines(fs::path(findingDir) / "seeds.txt").size();
 }
 
 std::set<uint64_t> &SeedLedger::seedsOf(const std::string &findingDir) {
   auto [it, fresh] = seeds_.try_emplace(findingDir);
-  if (fresh) {
-    std::ifstream in(fs::path(findingDir) / "seeds.txt");
-    for (std::string line; std::getline(in, line);)
-      if (!line.empty())
-        it->second.insert(std::strtoull(line.c_str(), nullptr, 10));
-  }
+  if (fresh)
+    for (const std::string &line : listLines(fs::path(findingDir) / "seeds.txt"))
+      it->second.insert(std::strtoull(line.c_str(), nullptr, 10));
   return it->second;
 }
 
@@ -378,13 +393,10 @@ size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &
       }
       // Same signature: union of seeds, and of how they showed it.
       for (const char *file : {"symptoms.txt", "seeds.txt"}) {
-        std::set<std::string> seen;
-        std::ifstream have(dst / file);
-        for (std::string l; std::getline(have, l);)
-          seen.insert(l);
-        std::ifstream add(d / file);
-        for (std::string l; std::getline(add, l);)
-          if (!l.empty() && seen.insert(l).second && !appendLine(dst / file, l))
+        const std::vector<std::string> have = listLines(dst / file);
+        std::set<std::string> seen(have.begin(), have.end());
+        for (const std::string &l : listLines(d / file))
+          if (seen.insert(l).second && !appendLine(dst / file, l))
             note("cannot write " + (dst / file).string());
       }
     }

@@ -16,8 +16,12 @@
 
 namespace npufuzz {
 
-/// A JSON file's value; nothing when it cannot be read or parsed.
+/// A JSON file's value; nothing when it cannot be read or parsed. Read
+/// with a size cap, and only from a regular file: a campaign file that is a
+/// symlink to /dev/zero, a FIFO or a device is not read forever. With
+/// `error`, why not, when nothing.
 std::optional<llvm::json::Value> readJsonFile(const std::string &path);
+std::optional<llvm::json::Value> readJsonFile(const std::string &path, std::string &error);
 
 /// Counts by name (verdicts, features, ops) as a JSON object, and back; a
 /// missing object reads as no counts. Reading says whether every count was

@@ -94,11 +94,11 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
 }
 
 namespace {
+/// A finding's file, read with a size cap (empty when it cannot be read: a
+/// symlink to /dev/zero is not read forever).
 std::string readText(const fs::path &path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  std::string text, error;
+  return readFileBytes(path.string(), text, error, 64u << 20) ? text : std::string();
 }
 
 std::string escapeHtml(const std::string &s) {

@@ -368,8 +368,10 @@ private:
   /// with at most kMaxDepth parentheses, each holding products of at most
   /// kMaxProductOps operators, no walk of an accepted expression nears the
   /// end of the stack. kMaxNodes bounds its size (a 30,000-term sum is
-  /// 60,000 nodes).
-  static constexpr size_t kMaxNodes = size_t(1) << 20;
+  /// 60,000 nodes) to what every backend can compile: MLIR's parser walks
+  /// an affine sum by recursion, and overflowed the 8 MiB stack of the
+  /// emitted module's parse at 100,000 terms in every style (70,000 parse).
+  static constexpr size_t kMaxNodes = size_t(1) << 16;
   static constexpr int kMaxProductOps = 64;
 
   /// Counts a node about to be made; false past kMaxNodes.

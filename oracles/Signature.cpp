@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace npufuzz {
@@ -67,11 +68,28 @@ std::optional<Signature> parseSignatureText(const std::string &text) {
   return s;
 }
 
+namespace {
+/// A line LLVM's crash handler prints for every crash alike (its request
+/// for a bug report, the stack dump's header and frames): it names no bug.
+bool crashBoilerplate(const std::string &line) {
+  const size_t at = line.find_first_not_of(" \t");
+  if (at == std::string::npos)
+    return false;
+  const std::string_view l(line.c_str() + at, line.size() - at);
+  return l.rfind("PLEASE submit a bug report", 0) == 0 || l.rfind("Stack dump:", 0) == 0 ||
+         l.find("Program arguments:") != std::string_view::npos ||
+         (l.size() > 1 && l[0] == '#' && std::isdigit(static_cast<unsigned char>(l[1])));
+}
+} // namespace
+
 std::string normalizeMessage(const std::string &raw) {
-  // The first line that says "error" if any, else the first non-empty line.
+  // The first line that says "error" if any, else the first non-empty line;
+  // never one of the lines every crash dump has.
   std::istringstream in(raw);
   std::string line, first, chosen;
   while (std::getline(in, line)) {
+    if (crashBoilerplate(line))
+      continue;
     if (first.empty() && line.find_first_not_of(" \t") != std::string::npos)
       first = line;
     if (chosen.empty() && line.find("error") != std::string::npos)

@@ -19,6 +19,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
@@ -105,6 +107,11 @@ protected:
     fs::create_directories(tmp + "/killed/findings");
     put("killed/campaign.json", "{}\n");
     put("killed/state.json", state);
+    // A copy of that shard, to be merged beside it; and the shard with a
+    // directory in findings/ that npufuzz did not file.
+    fs::copy(tmp + "/killed", tmp + "/killedcopy", fs::copy_options::recursive);
+    fs::copy(tmp + "/killed", tmp + "/foreignfinding", fs::copy_options::recursive);
+    fs::create_directories(tmp + "/foreignfinding/findings/notes");
     fs::create_directories(tmp + "/nonext");
     std::string noNext = state;
     noNext.erase(noNext.find("\"next\": 7, "), 11);
@@ -123,6 +130,23 @@ protected:
     edited("notaverdict", "{\"ok\": 7}", "{\"ok\": 6, \"fine\": 1}");
     edited("deferred", "\"ahead\": []", "\"ahead\": [], \"deferred\": [3, 5, 1000000]");
     edited("twice", "\"ahead\": []", "\"ahead\": [], \"deferred\": [3, 3]");
+    // Campaign files that are /dev/zero: read with a cap, never forever.
+    for (const char *file : {"campaign.json", "state.json"}) {
+      const std::string d = tmp + "/zero-" + file;
+      fs::create_directories(d);
+      if (std::string(file) == "state.json")
+        put("zero-state.json/campaign.json", "{}\n");
+      fs::create_symlink("/dev/zero", d + "/" + file);
+    }
+    // A campaign whose one finding's report is /dev/zero.
+    fs::create_directories(tmp + "/zero-report/findings/crash-0123456789abcdef");
+    put("zero-report/summary.json", "{\"cases\": 1}\n");
+    put("zero-report/findings/crash-0123456789abcdef/seeds.txt", "7\n");
+    fs::create_symlink("/dev/zero",
+                       tmp + "/zero-report/findings/crash-0123456789abcdef/report.json");
+    // Findings of some other campaign, with no campaign.json to say which.
+    fs::create_directories(tmp + "/orphan/findings/crash-0123456789abcdef");
+    put("orphan/findings/crash-0123456789abcdef/seeds.txt", "7\n");
     fs::create_directories(tmp + "/stateonly");
     put("stateonly/state.json", state);
     fs::create_directories(tmp + "/newer");
@@ -168,6 +192,105 @@ protected:
     arg.replace(arg.find("{\"kind\": \"input\", \"index\": 0}"), 29,
                 "{\"kind\": \"input\", \"index\": 5}");
     put("ext-arg/manifest.json", arg);
+    // An index sum longer than any backend can compile (MLIR's parser
+    // recurses over it).
+    std::string sum = "d1";
+    for (int i = 0; i < 40000; ++i)
+      sum += " + d1";
+    put("longsum.npf", "npufuzz-case 1\n%x = input {fill=iota} : f32[4,8]\n"
+                       "%v = index_map %x {map=(d0, d1) -> (d0, (" +
+                           sum + ") mod 8)} : f32[4,8]\nreturn %v\n");
+    // Expect lines that do not parse: a verdict that is none, a field that
+    // is none.
+    const std::string body = "npufuzz-case 1\n%0 = input {fill=rand} : f32[4]\n"
+                             "%1 = exp %0 : f32[4]\nreturn %1\n";
+    put("damaged.npf", "// expect: crsh style=affine pipeline=O0\n" + body);
+    put("badfield.npf", "// expect: ok style=affine lowering=x pipeline=O0\n" + body);
+    fs::create_directories(tmp + "/damaged-regressions");
+    fs::copy_file(tmp + "/damaged.npf", tmp + "/damaged-regressions/damaged.npf");
+    // Matmul only, and no value of rank 2: no op can be built.
+    std::string unsat = "max_rank = 1\npattern_rate = 0\nop.matmul = 1\n";
+    for (const char *op : {"const",
+                           "iota",
+                           "neg",
+                           "abs",
+                           "exp",
+                           "log",
+                           "sqrt",
+                           "rsqrt",
+                           "tanh",
+                           "erf",
+                           "sigmoid",
+                           "silu",
+                           "relu",
+                           "not",
+                           "round",
+                           "clamp",
+                           "add",
+                           "sub",
+                           "mul",
+                           "div",
+                           "max",
+                           "min",
+                           "and",
+                           "or",
+                           "xor",
+                           "eq",
+                           "ne",
+                           "lt",
+                           "le",
+                           "gt",
+                           "ge",
+                           "row_expand_add",
+                           "row_expand_sub",
+                           "row_expand_mul",
+                           "row_expand_div",
+                           "row_expand_max",
+                           "row_expand_min",
+                           "col_expand_add",
+                           "col_expand_sub",
+                           "col_expand_mul",
+                           "col_expand_div",
+                           "col_expand_max",
+                           "col_expand_min",
+                           "slice",
+                           "chunk",
+                           "transpose",
+                           "reshape",
+                           "broadcast",
+                           "squeeze",
+                           "unsqueeze",
+                           "index_map",
+                           "select",
+                           "masked_fill",
+                           "cast",
+                           "reduce_sum",
+                           "reduce_max",
+                           "reduce_min",
+                           "argmax",
+                           "topk",
+                           "gather",
+                           "set_validshape",
+                           "fillpad",
+                           "insert"})
+      unsat += std::string("op.") + op + " = 0\n";
+    put("unsat.policy", unsat);
+    // Output paths that are not regular files: written through or refused,
+    // never replaced. A FIFO of their own, so that a row that wrongly
+    // replaced it could not break the rows that read {tmp}/fifo. Links to
+    // the devices, not the devices: an unfixed binary run as root would
+    // replace only a link.
+    ::mkfifo((tmp + "/out-fifo").c_str(), 0644);
+    fs::create_symlink(tmp + "/out-fifo", tmp + "/out-fifo-link");
+    fs::create_symlink("/dev/null", tmp + "/null-link");
+    fs::create_symlink("/dev/full", tmp + "/full-link");
+    put("big.npf", "npufuzz-case 1\n%0 = input {fill=rand} : f32[64,64]\n"
+                   "%1 = exp %0 : f32[64,64]\nreturn %1\n");
+    fs::create_directories(tmp + "/ref-fifo");
+    ::mkfifo((tmp + "/ref-fifo/in0.npy").c_str(), 0644);
+    fs::create_directories(tmp + "/ref-dir/out0.npy");
+    fs::copy(tmp + "/ext", tmp + "/ext-fifo", fs::copy_options::recursive);
+    ::mkfifo((tmp + "/ext-fifo/out0.npy").c_str(), 0644);
   }
   static void TearDownTestSuite() {
     ::close(heldLock);
@@ -245,6 +368,126 @@ std::vector<Row> rows() {
        2,
        "No such file or directory"},
       {"report of a file", {"report", "{tmp}/junk", "-o", "{tmp}/rep2"}, 2, "not a directory"},
+      {"report of a campaign whose finding's report.json is /dev/zero",
+       {"report", "{tmp}/zero-report", "-o", "{tmp}/rep4"},
+       2,
+       "not a finding report"},
+      {"merge of a campaign whose finding's report.json is /dev/zero",
+       {"merge", "-o", "{tmp}/merged5", "{tmp}/zero-report"},
+       2,
+       "not a finding report"},
+      {"check of an index sum no backend can compile",
+       {"check", "{tmp}/longsum.npf"},
+       2,
+       "more than 65536 terms and operators"},
+      {"reduce into a file",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/junk"},
+       2,
+       "-o {tmp}/junk: exists and is not a directory"},
+      {"reduce into an unwritable place",
+       {"reduce", "{tmp}/case.npf", "-o", kUnwritable},
+       2,
+       "-o /proc/npufuzz-cannot-be-created/out: cannot create it"},
+      {"reduce with an interestingness command that is not there",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/red5", "--interestingness-cmd",
+        "/nonexistent/test.sh"},
+       2,
+       "--interestingness-cmd: /nonexistent/test.sh"},
+      {"reduce with an interestingness command that is not executable",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/red5", "--interestingness-cmd", "{tmp}/junk"},
+       2,
+       "{tmp}/junk: is not executable"},
+      {"reduce with an interestingness command that cannot be executed",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/red6", "--interestingness-cmd",
+        "{tmp}/badinterp.sh"},
+       2,
+       "cannot run {tmp}/badinterp.sh"},
+      {"reduce with an interestingness command the input does not pass",
+       {"reduce", "{tmp}/case.npf", "-o", "{tmp}/red7", "--interestingness-cmd", "/bin/false"},
+       2,
+       "the input is not interesting to /bin/false (it exited 1)"},
+      {"run of a case whose expect line is damaged",
+       {"run", "{tmp}/damaged.npf"},
+       2,
+       "{tmp}/damaged.npf:1: damaged expect line: unknown verdict 'crsh'"},
+      {"run of a case whose expect line has a field that is none",
+       {"run", "{tmp}/badfield.npf"},
+       2,
+       "badfield.npf:1: damaged expect line"},
+      {"reduce of a case whose expect line is damaged",
+       {"reduce", "{tmp}/damaged.npf", "-o", "{tmp}/red10"},
+       2,
+       "damaged.npf:1: damaged expect line"},
+      {"replay of a regression whose expect line is damaged",
+       {"replay", "{tmp}/damaged-regressions"},
+       1,
+       "damaged.npf:1: damaged expect line: unknown verdict 'crsh'"},
+      {"gen with a policy nothing satisfies",
+       {"gen", "--seed", "1", "--policy", "{tmp}/unsat.policy"},
+       2,
+       "unsat.policy: no case satisfies it"},
+      // Output paths: written through or refused, never replaced.
+      {"gen into a FIFO",
+       {"gen", "--seed", "5", "-o", "{tmp}/out-fifo"},
+       2,
+       "cannot write {tmp}/out-fifo: is a FIFO, not a regular file"},
+      {"gen into a symlink to a FIFO",
+       {"gen", "--seed", "5", "-o", "{tmp}/out-fifo-link"},
+       2,
+       "out-fifo-link: is a FIFO, not a regular file"},
+      {"from-bytes into a FIFO",
+       {"from-bytes", "{tmp}/junk", "-o", "{tmp}/out-fifo"},
+       2,
+       "cannot write {tmp}/out-fifo: is a FIFO, not a regular file"},
+      {"verify-pipeline --json into a FIFO",
+       {"verify-pipeline", "{tmp}/div.mlir", "--pipeline", "cse", "--no-exec", "--json",
+        "{tmp}/out-fifo"},
+       2,
+       "cannot write {tmp}/out-fifo: is a FIFO, not a regular file"},
+      {"gen into /dev/null through a symlink",
+       {"gen", "--seed", "5", "-o", "{tmp}/null-link"},
+       0,
+       ""},
+      {"gen into /dev/full through a symlink",
+       {"gen", "--seed", "5", "-o", "{tmp}/full-link"},
+       2,
+       "cannot write {tmp}/full-link: No space left on device"},
+      {"ref whose in0.npy is a FIFO",
+       {"ref", "{tmp}/case.npf", "-o", "{tmp}/ref-fifo"},
+       2,
+       "cannot write {tmp}/ref-fifo/in0.npy: is a FIFO, not a regular file"},
+      {"ref whose out0.npy is a directory",
+       {"ref", "{tmp}/case.npf", "-o", "{tmp}/ref-dir"},
+       2,
+       "out0.npy: is a directory, not a file"},
+      {"ref on a full disk",
+       {"{sh}", "ulimit -f 1; exec {npufuzz} ref {tmp}/big.npf -o {tmp}/ref-full"},
+       2,
+       "cannot write {tmp}/ref-full/in0.npy: File too large"},
+      {"external-mlir whose out0.npy is a FIFO",
+       {"external-mlir", "{tmp}/ext-fifo"},
+       80,
+       "cannot write {tmp}/ext-fifo/out0.npy: is a FIFO, not a regular file"},
+      {"merge of a shard and its copy",
+       {"merge", "-o", "{tmp}/merged6", "{tmp}/killed", "{tmp}/killedcopy"},
+       2,
+       "cannot merge {tmp}/killedcopy with {tmp}/killed: both ran seed 0"},
+      {"fuzz into a campaign with a directory in findings/ it did not file",
+       {"fuzz", "-o", "{tmp}/foreignfinding", "--max-cases", "8"},
+       2,
+       "findings/notes: not a finding npufuzz filed"},
+      {"fuzz from a seed past 2^63 - 1",
+       {"fuzz", "-o", "{tmp}/k9", "--seed-start", "9223372036854775808", "--max-cases", "1"},
+       2,
+       "at most 9223372036854775807"},
+      {"fuzz whose last seed would pass 2^63 - 1",
+       {"fuzz", "-o", "{tmp}/k10", "--seed-start", "9223372036854775800", "--max-cases", "9"},
+       2,
+       "its last seed would pass 9223372036854775807"},
+      {"sweep past 2^64 - 1",
+       {"sweep", "--seed-start", "18446744073709551615", "--count", "2"},
+       2,
+       "its last seed would pass 18446744073709551615"},
       {"report of a corrupt campaign",
        {"report", "{tmp}/corrupt", "-o", "{tmp}/rep3"},
        2,
@@ -591,6 +834,18 @@ std::vector<Row> rows() {
        {"fuzz", "-o", "{tmp}/twice", "--max-cases", "1"},
        2,
        "'deferred' holds something other than cases that ran"},
+      {"resume of a campaign.json that is /dev/zero",
+       {"fuzz", "-o", "{tmp}/zero-campaign.json", "--max-cases", "1"},
+       2,
+       "campaign.json: is a device, not a regular file)"},
+      {"resume of a state.json that is /dev/zero",
+       {"fuzz", "-o", "{tmp}/zero-state.json", "--max-cases", "1"},
+       2,
+       "state.json: is a device, not a regular file)"},
+      {"fuzz into findings with no campaign.json",
+       {"fuzz", "-o", "{tmp}/orphan", "--max-cases", "1"},
+       2,
+       "holds findings but no campaign.json"},
       {"resume of a state with no campaign.json",
        {"fuzz", "-o", "{tmp}/stateonly", "--max-cases", "1"},
        2,
@@ -640,6 +895,75 @@ std::vector<Row> rows() {
        1,
        "npufuzz-test-fatal-error saw divf"},
   };
+}
+
+TEST_F(HostileInput, AnOutputPathIsWrittenThroughNeverReplaced) {
+  auto gen = [&](const std::string &out) {
+    const std::vector<llvm::StringRef> argv = {NPUFUZZ_BINARY, "gen", "--seed", "5", "-o", out};
+    const std::optional<llvm::StringRef> quiet[] = {
+        llvm::StringRef("/dev/null"), llvm::StringRef("/dev/null"), llvm::StringRef("/dev/null")};
+    return llvm::sys::ExecuteAndWait(NPUFUZZ_BINARY, argv, std::nullopt, quiet, 60);
+  };
+  put("target.npf", "old\n");
+  fs::create_symlink(tmp + "/target.npf", tmp + "/link.npf");
+  EXPECT_EQ(gen(tmp + "/link.npf"), 0);
+  EXPECT_TRUE(fs::is_symlink(tmp + "/link.npf"));
+  EXPECT_NE(slurp(tmp + "/target.npf").find("npufuzz-case"), std::string::npos);
+  EXPECT_EQ(gen(tmp + "/null-link"), 0);
+  EXPECT_TRUE(fs::is_symlink(tmp + "/null-link"));
+  EXPECT_TRUE(fs::is_character_file("/dev/null"));
+  EXPECT_EQ(gen(tmp + "/out-fifo"), 2);
+  EXPECT_TRUE(fs::is_fifo(tmp + "/out-fifo"));
+  for (const fs::directory_entry &e : fs::directory_iterator(tmp))
+    EXPECT_EQ(e.path().filename().string().find(".tmp."), std::string::npos) << e.path();
+}
+
+namespace {
+/// Whether process `pid` is gone (or a zombie nobody has reaped yet).
+bool gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line))
+    return true;
+  const size_t paren = line.rfind(')');
+  return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] == 'Z';
+}
+} // namespace
+
+TEST_F(HostileInput, WhatAnExternalCommandLeftRunningEndsWithTheCase) {
+  // A command that hangs in a child of its own: the case is a hang, and
+  // the child does not outlive it, one-shot or persistent.
+  put("sleeper.sh", "#!/bin/sh\nsleep 1001 &\necho $! > \"$0.pid\"\nwait\n");
+  put("psleeper.sh", "#!/bin/sh\nwhile read dir; do\n  sleep 1001 &\n"
+                     "  echo $! > \"$0.pid\"\n  wait\ndone\n");
+  for (const char *script : {"sleeper.sh", "psleeper.sh"}) {
+    SCOPED_TRACE(script);
+    const std::string path = tmp + "/" + script;
+    fs::permissions(path, fs::perms::owner_all);
+    const bool persistent = std::string(script) == "psleeper.sh";
+    std::vector<std::string> args = {NPUFUZZ_BINARY,
+                                     "run",
+                                     tmp + "/case.npf",
+                                     "--backend",
+                                     "external",
+                                     "--cmd",
+                                     persistent ? path : path + " {dir}",
+                                     "--timeout",
+                                     "2"};
+    if (persistent)
+      args.push_back("--persistent");
+    const std::vector<llvm::StringRef> argv(args.begin(), args.end());
+    const std::string out = tmp + "/leftover.txt";
+    const std::optional<llvm::StringRef> redirects[] = {
+        llvm::StringRef("/dev/null"), llvm::StringRef(out), llvm::StringRef("/dev/null")};
+    EXPECT_EQ(llvm::sys::ExecuteAndWait(NPUFUZZ_BINARY, argv, std::nullopt, redirects, 300), 1);
+    EXPECT_NE(slurp(out).find("hang"), std::string::npos) << slurp(out);
+    const pid_t sleeper = std::atoi(slurp(path + ".pid").c_str());
+    ASSERT_GT(sleeper, 0);
+    EXPECT_TRUE(gone(sleeper)) << "the command's child " << sleeper << " outlived the case";
+    if (!gone(sleeper))
+      ::kill(sleeper, SIGKILL);
+  }
 }
 
 TEST_F(HostileInput, TheTableHasARowForEveryKindOfMistake) { EXPECT_GE(rows().size(), 60u); }

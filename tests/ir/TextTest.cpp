@@ -134,10 +134,11 @@ std::string longSumCase(int terms) {
 // Checking bounds once per subexpression made a 30,000-term sum take
 // seconds, and walking a long sum by recursion overflowed the stack (at
 // 200,000 terms, and far sooner under AddressSanitizer). Sums of any length
-// up to the size limit parse, verify and print; beyond it, and for overlong
-// products, the parser says so.
+// up to the size limit parse, verify and print; beyond it (a sum every
+// backend can compile: MLIR's own parser recurses over it), and for
+// overlong products, the parser says so.
 TEST(Text, LongIndexSumsParseAndOverlongOnesAreRefused) {
-  for (int terms : {30000, 100000}) {
+  for (int terms : {1000, 30000}) {
     Case c;
     TextError error;
     const std::string text = longSumCase(terms);
@@ -149,8 +150,8 @@ TEST(Text, LongIndexSumsParseAndOverlongOnesAreRefused) {
   }
   Case c;
   TextError error;
-  EXPECT_FALSE(parseCase(longSumCase(600000), c, error));
-  EXPECT_NE(error.message.find("more than 1048576 terms"), std::string::npos) << error.message;
+  EXPECT_FALSE(parseCase(longSumCase(40000), c, error));
+  EXPECT_NE(error.message.find("more than 65536 terms"), std::string::npos) << error.message;
   EXPECT_EQ(error.line, 3);
   std::string product = "d1";
   for (int i = 0; i < 65; ++i)

@@ -5,6 +5,7 @@
 #include "driver/Campaign.h"
 #include "generators/Policy.h"
 
+#include <cstdint>
 #include <iostream>
 #include <thread>
 
@@ -60,7 +61,8 @@ cl::opt<unsigned, false, CountParser<unsigned, 1, 1000000>> casesPerWorker(
     cl::init(500), cl::sub(sub()), cl::cat(category()));
 SeedOpt maxFindings("max-findings",
                     cl::desc("Stop once this many failing cases are recorded in this run (1: "
-                             "at the first; the exit status is then 1)"),
+                             "at the first; the exit status is then 1; 0, the default: no "
+                             "limit)"),
                     cl::init(0), cl::sub(sub()), cl::cat(category()));
 cl::opt<double, false, RealParser<ReduceSeconds>>
     reduceTime("reduce-time", cl::desc("Seconds to reduce each new signature (1 to 604800)"),
@@ -88,6 +90,20 @@ int runFuzz() {
     return fail("unknown style '" + style + "'");
   if (!parseShard(shard, options.shardIndex, options.shardCount))
     return kExitError;
+  // Seeds are recorded as JSON integers (int64) and never wrap: a campaign
+  // whose last seed would pass 2^63 - 1 is refused, not run on wrapped or
+  // unresumable seeds.
+  constexpr uint64_t kMaxSeed = static_cast<uint64_t>(INT64_MAX);
+  if (options.seedStart > kMaxSeed)
+    return fail("--seed-start " + std::to_string(options.seedStart) + ": at most " +
+                std::to_string(kMaxSeed) + " (seeds are recorded as 64-bit signed integers)");
+  if (const uint64_t room = kMaxSeed - options.seedStart;
+      options.shardIndex > room ||
+      (options.maxCases &&
+       (options.maxCases - 1) > (room - options.shardIndex) / options.shardCount))
+    return fail("--seed-start " + std::to_string(options.seedStart) + " with --max-cases " +
+                std::to_string(options.maxCases) + ": its last seed would pass " +
+                std::to_string(kMaxSeed));
   if (!policyPath.empty() && !checkPath("--policy", policyPath, PathKind::RegularFile))
     return kExitError;
   if (!loadPolicy(policyPath, options.policy))

@@ -55,6 +55,9 @@ int runMerge() {
   std::string firstDir = merged.empty() ? std::string() : outDir.getValue();
   for (const auto &[path, counts] : merged)
     campaign.add(counts);
+  // The seeds each input of this merge ran: one case counted by two of
+  // them (a copy of a shard, named beside it) would be counted twice.
+  std::vector<std::pair<std::string, SeedRange>> ran;
   for (const std::string &dir : inputs) {
     CampaignCounts one;
     if (!readCampaignCounts(dir, one, error))
@@ -63,6 +66,14 @@ int runMerge() {
     if (!sameCampaign(campaign, one, why))
       return fail("cannot merge " + dir + " with " + firstDir + ": they ran different campaigns (" +
                   why + ")");
+    if (one.seeds) {
+      for (const auto &[other, seeds] : ran)
+        if (const std::optional<uint64_t> seed = sharedSeed(seeds, *one.seeds))
+          return fail("cannot merge " + dir + " with " + other + ": both ran seed " +
+                      std::to_string(*seed) +
+                      " (the same shard twice, or overlapping seed ranges); merge each once");
+      ran.emplace_back(dir, *one.seeds);
+    }
     if (firstDir.empty() && !one.campaign.empty())
       firstDir = dir;
     campaign.add(one);

@@ -6,6 +6,7 @@
 #include "backend/mlir/MlirJit.h"
 #include "driver/Sweep.h"
 
+#include <cstdint>
 #include <iostream>
 
 namespace npufuzz::tool {
@@ -35,6 +36,11 @@ int runSweep() {
   SweepOptions options;
   options.seedStart = start;
   options.count = count;
+  // Seeds never wrap past 2^64 - 1.
+  if (options.count - 1 > UINT64_MAX - options.seedStart)
+    return fail("--seed-start " + std::to_string(options.seedStart) + " with --count " +
+                std::to_string(options.count) + ": its last seed would pass " +
+                std::to_string(UINT64_MAX));
   options.runBackend = backend;
   options.config.pipeline = pipeline;
   if (!loadPolicy(policyPath, options.policy))
