@@ -297,10 +297,10 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   // A directory in findings/ that npufuzz did not file (its name is no
   // signature id) would be listed, counted and reduced as a finding.
   if (const fs::path findings = fs::path(o.outDir) / "findings"; fs::is_directory(findings, ec))
-    for (const auto &e : fs::directory_iterator(findings, ec)) {
-      const std::string name = e.path().filename().string();
-      if (!name.empty() && name[0] != '.' && !isSignatureId(name)) {
-        error = e.path().string() + ": not a finding npufuzz filed (its name is no signature " +
+    for (fs::directory_iterator it(findings, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      if (it->is_directory(ec) && !name.empty() && name[0] != '.' && !isSignatureId(name)) {
+        error = it->path().string() + ": not a finding npufuzz filed (its name is no signature " +
                 "id); move it out of the campaign";
         return false;
       }
@@ -605,8 +605,15 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   IsolationLimits batchLimits = options.limits;
   batchLimits.wallSeconds *= static_cast<double>(batch);
   // No case at or past this index runs in this run (--max-cases).
-  const uint64_t endIndex = options.maxCases ? state.next + options.maxCases + state.ahead.size()
-                                             : std::numeric_limits<uint64_t>::max();
+  // Nor one whose seed would pass 2^63 - 1: seeds are recorded as JSON
+  // integers, and never wrap.
+  const uint64_t seedRoom = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
+                            std::min<uint64_t>(options.seedStart + options.shardIndex,
+                                               std::numeric_limits<int64_t>::max());
+  const uint64_t endIndex =
+      std::min(options.maxCases ? state.next + options.maxCases + state.ahead.size()
+                                : std::numeric_limits<uint64_t>::max(),
+               seedRoom / options.shardCount + 1);
   auto startBuilds = [&](uint64_t from) {
     if (from >= endIndex)
       return;

@@ -6,20 +6,49 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <numeric>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
 namespace npufuzz {
 
 std::optional<uint64_t> sharedSeed(const SeedRange &a, const SeedRange &b) {
-  // Walk the shorter range, asking the other: a shard runs at most a few
-  // million cases.
-  const SeedRange &walk = a.count <= b.count ? a : b, &ask = a.count <= b.count ? b : a;
-  for (uint64_t k = 0; k < walk.count; ++k)
-    if (const uint64_t seed = walk.first + k * walk.step; ask.contains(seed))
-      return seed;
-  return std::nullopt;
+  // The smallest x in both: x = a.first + i a.step = b.first + j b.step, by
+  // the Chinese remainder theorem over the two steps, then the first such
+  // x at or past both starts (a range may hold billions of seeds).
+  using Wide = __int128;
+  if (!a.count || !b.count || !a.step || !b.step)
+    return std::nullopt;
+  const Wide aLast = Wide(a.first) + Wide(a.step) * Wide(a.count - 1),
+             bLast = Wide(b.first) + Wide(b.step) * Wide(b.count - 1);
+  const Wide lo = std::max<Wide>(a.first, b.first), hi = std::min(aLast, bLast);
+  if (lo > hi)
+    return std::nullopt;
+  const Wide g = std::gcd(a.step, b.step), diff = Wide(b.first) - Wide(a.first);
+  if (diff % g != 0)
+    return std::nullopt;
+  // a.step / g * t = diff / g (mod m): t by the inverse of a.step / g.
+  const Wide m = b.step / g;
+  Wide t = 0;
+  if (m > 1) {
+    Wide r0 = m, r1 = (Wide(a.step) / g) % m, s0 = 0, s1 = 1; // extended Euclid
+    while (r1 != 0) {
+      const Wide q = r0 / r1;
+      std::tie(r0, r1) = std::make_tuple(r1, r0 - q * r1);
+      std::tie(s0, s1) = std::make_tuple(s1, s0 - q * s1);
+    }
+    t = ((diff / g) % m * (s0 % m)) % m;
+    if (t < 0)
+      t += m;
+  }
+  const Wide x0 = Wide(a.first) + Wide(a.step) * t, period = Wide(a.step) / g * Wide(b.step);
+  const Wide x = lo + (((x0 - lo) % period) + period) % period;
+  if (x > hi)
+    return std::nullopt;
+  return static_cast<uint64_t>(x);
 }
 
 void CampaignCounts::add(const CampaignCounts &other) {

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -211,15 +212,16 @@ bool readFindingReport(const std::string &findingDir, FindingReport &out, std::s
 }
 
 namespace {
-/// The non-empty lines of a finding's list (seeds.txt, symptoms.txt), read
-/// with a size cap: none when it cannot be read (a symlink to /dev/zero is
-/// not read forever).
+/// The non-empty lines of a finding's list (seeds.txt, symptoms.txt): none
+/// when it is not a regular file (a symlink to /dev/zero is not read
+/// forever). Not capped: a common finding of a long campaign lists millions
+/// of seeds.
 std::vector<std::string> listLines(const fs::path &path) {
-  std::string text, error;
   std::vector<std::string> lines;
-  if (!readFileBytes(path.string(), text, error, 64u << 20))
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
     return lines;
-  std::istringstream in(text);
+  std::ifstream in(path);
   for (std::string line; std::getline(in, line);)
     if (!line.empty())
       lines.push_back(line);

@@ -2,6 +2,7 @@
 #include "ir/FileText.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -255,6 +256,19 @@ bool writeThrough(const std::string &path, const std::string &bytes, std::string
   }
   if (exists && devices && S_ISCHR(st.st_mode))
     return writeDevice(path, bytes, error);
+  // npufuzz's own stdout (`-o /dev/stdout` with stdout a file, appended to
+  // or not): written where stdout writes, as a shell's redirection would,
+  // never replaced under it.
+  struct stat out = {};
+  if (exists && devices && ::fstat(STDOUT_FILENO, &out) == 0 && out.st_dev == st.st_dev &&
+      out.st_ino == st.st_ino) {
+    std::fflush(stdout);
+    errno = 0;
+    if (writeAll(STDOUT_FILENO, bytes.data(), bytes.size()))
+      return true;
+    error = path + ": " + std::strerror(errno ? errno : EIO);
+    return false;
+  }
   // Refused before anything opens it: a FIFO would block without a reader,
   // and a rename would put a regular file in place of the node.
   if (exists && !S_ISREG(st.st_mode)) {

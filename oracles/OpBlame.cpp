@@ -202,6 +202,17 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   std::map<size_t, CaseOutcome> failingOtherwise; // prefixes run, by op count
   std::set<size_t> notOtherwise;
   bool undecided = false; // a prefix the backend could not run says nothing
+  // Whether a cut's run failed other than by a wrong value (an output left
+  // unwritten counts); nothing when the backend could not run it.
+  auto otherwiseIn = [&](const CaseOutcome &o) -> std::optional<bool> {
+    const std::optional<bool> failed = cutFails(o);
+    if (!failed)
+      return std::nullopt;
+    bool otherwise = *failed && o.verdict != VerdictKind::Mismatch;
+    for (size_t k = 0; *failed && k < o.comparisons.size(); ++k)
+      otherwise |= !o.comparisons[k].match && leftUnwritten(o, k, config);
+    return otherwise;
+  };
   // Whether the prefix of `count` ops fails other than by a wrong value.
   auto failsOtherwise = [&](size_t count) {
     if (failingOtherwise.count(count))
@@ -215,14 +226,12 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
       o = runCase(cutProgram(c, count), jit, config);
       ++blame.runs;
     }
-    const std::optional<bool> failed = cutFails(*o);
-    if (!failed) {
+    const std::optional<bool> judged = otherwiseIn(*o);
+    if (!judged) {
       undecided = true;
       return false;
     }
-    bool otherwise = *failed && o->verdict != VerdictKind::Mismatch;
-    for (size_t k = 0; *failed && k < o->comparisons.size(); ++k)
-      otherwise |= !o->comparisons[k].match && leftUnwritten(*o, k, config);
+    const bool otherwise = *judged;
     if (otherwise)
       failingOtherwise.emplace(count, std::move(*o));
     else
@@ -258,6 +267,15 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   const Op &op = c.ops[hi - 1];
   if (op.kind == OpKind::Input)
     return blame; // a load or a store, not an op, goes wrong
+  // A case that showed a wrong value, blamed for another kind of failure
+  // of a cut: that failure must show again, or it was the backend's luck
+  // (IREE's runtime aborted once in a while on a prefix that runs clean
+  // alone), and it would file a known wrong value as a new root.
+  if (symptom == Symptom::WrongValue) {
+    ++blame.runs;
+    if (otherwiseIn(runCase(cutProgram(c, hi), jit, config)) != std::optional<bool>(true))
+      return blame;
+  }
   const CaseOutcome &atHi = failingOtherwise.at(hi);
   blame.found = true;
   blame.opIndex = hi - 1;

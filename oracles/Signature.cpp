@@ -76,9 +76,20 @@ bool crashBoilerplate(const std::string &line) {
   if (at == std::string::npos)
     return false;
   const std::string_view l(line.c_str() + at, line.size() - at);
-  return l.rfind("PLEASE submit a bug report", 0) == 0 || l.rfind("Stack dump:", 0) == 0 ||
-         l.find("Program arguments:") != std::string_view::npos ||
-         (l.size() > 1 && l[0] == '#' && std::isdigit(static_cast<unsigned char>(l[1])));
+  if (l.rfind("PLEASE submit a bug report", 0) == 0 || l.rfind("Stack dump", 0) == 0 ||
+      l.find("Program arguments:") != std::string_view::npos ||
+      (l.size() > 1 && l[0] == '#' && std::isdigit(static_cast<unsigned char>(l[1]))))
+    return true;
+  // A frame without symbols (no llvm-symbolizer on PATH): its number, the
+  // module, its address (`3  npufuzz 0x000055ecd615573b`).
+  size_t digits = 0;
+  while (digits < l.size() && std::isdigit(static_cast<unsigned char>(l[digits])))
+    ++digits;
+  const size_t module = l.find_first_not_of(" \t", digits);
+  if (digits == 0 || module == digits || module == std::string_view::npos)
+    return false;
+  const size_t afterModule = l.find_first_of(" \t", module);
+  return afterModule != std::string_view::npos && l.compare(afterModule, 3, " 0x") == 0;
 }
 } // namespace
 

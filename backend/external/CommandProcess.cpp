@@ -1,5 +1,6 @@
 //===- backend/external/CommandProcess.cpp - Starting a command safely ----===//
 #include "backend/external/CommandProcess.h"
+#include "backend/external/CommandGroups.h"
 
 #include <cerrno>
 #include <csignal>
@@ -29,8 +30,10 @@ std::string resolveProgram(const std::string &name) {
 }
 
 void enterCommandChild(const ExternalToolchain &cmd) {
-  // Own group, so that a timeout also ends the command's children.
+  // Own group, so that a timeout also ends the command's children; noted
+  // from here too, so that a worker killed before its own note takes it.
   ::setpgid(0, 0);
+  CommandGroups::noteRunning(::getpid());
 #ifdef __linux__
   // A campaign may SIGKILL this worker; the command must not outlive it.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);

@@ -238,11 +238,12 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
   ++served_;
   int code = 0;
   if (std::sscanf(answer.c_str(), "done %d", &code) != 1) {
+    // Its log first: stop() removes it.
+    end.stderrText = "npufuzz: the persistent command answered '" + answer.substr(0, 200) +
+                     "', not 'done N'\n" + stderrSince(logOffset);
     stop(); // out of step: it cannot be trusted with the next case
     end.kind = CommandEnd::Kind::ProtocolError;
     end.exitCode = 1;
-    end.stderrText = "npufuzz: the persistent command answered '" + answer.substr(0, 200) +
-                     "', not 'done N'\n" + stderrSince(logOffset);
     return end;
   }
   end.kind = CommandEnd::Kind::Exited;

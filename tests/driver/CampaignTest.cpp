@@ -655,3 +655,26 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   EXPECT_NE(error.find("'contains' and an IR skeleton"), std::string::npos) << error;
   fs::remove_all(dir);
 }
+
+TEST(Campaign, ShardsShareASeedOnlyWhenOneRanIt) {
+  // By brute force over small ranges: what merge refuses to count twice.
+  auto brute = [](const SeedRange &a, const SeedRange &b) -> std::optional<uint64_t> {
+    for (uint64_t i = 0; i < a.count; ++i)
+      if (b.contains(a.first + i * a.step))
+        return a.first + i * a.step;
+    return std::nullopt;
+  };
+  for (uint64_t af = 0; af < 7; ++af)
+    for (uint64_t as = 1; as < 6; ++as)
+      for (uint64_t bf = 0; bf < 7; ++bf)
+        for (uint64_t bs = 1; bs < 6; ++bs)
+          for (uint64_t n : {0u, 1u, 3u, 9u}) {
+            const SeedRange a{af, as, n}, b{bf, bs, 4};
+            EXPECT_EQ(sharedSeed(a, b), brute(a, b)) << af << " " << as << " " << bf << " " << bs;
+          }
+  // Two shards of one campaign never share; a copy of one always does; and
+  // ranges of billions are decided at once.
+  EXPECT_FALSE(sharedSeed({1000, 4, 3000000000ull}, {1001, 4, 3000000000ull}));
+  EXPECT_EQ(sharedSeed({1000, 4, 3000000000ull}, {1000, 4, 3000000000ull}), 1000u);
+  EXPECT_EQ(sharedSeed({0, 1, 5000000000ull}, {4999999999ull, 7, 1}), 4999999999ull);
+}

@@ -15,6 +15,12 @@ TEST(Signature, NormalizationStripsWhatVaries) {
                            "arguments: npufuzz run x.npf\n #0 0x00007f64224b8786 "
                            "llvm::sys::PrintStackTrace(llvm::raw_ostream&, int)\n";
   EXPECT_EQ(normalizeMessage(dump), "");
+  // The same without llvm-symbolizer: the dump's header and bare frames.
+  EXPECT_EQ(normalizeMessage("Stack dump without symbol names (ensure you have llvm-symbolizer in "
+                             "your PATH or set the environment var `LLVM_SYMBOLIZER_PATH` to point "
+                             "to it):\n0  npufuzz 0x000055ecd615573b\n1  libLLVM.so.22.1 "
+                             "0x00007f64224b6001 llvm::sys::RunSignalHandlers() + 49\n"),
+            "");
   EXPECT_EQ(normalizeMessage(dump + "LLVM ERROR: out of registers\n"),
             "LLVM ERROR: out of registers");
   EXPECT_EQ(normalizeMessage("loc(\"-\":16:11): 'vector.transfer_write' op should not have "

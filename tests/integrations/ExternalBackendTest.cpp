@@ -9,10 +9,13 @@
 #include "driver/CaseTask.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
+#include "oracles/OpBlame.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
 
 using namespace npufuzz;
 
@@ -83,6 +86,32 @@ TEST(ExternalBackend, WrongOutputsAreAMismatch) {
   MlirJit jit;
   const CaseOutcome out = runCase(parse(kAddCase), jit, script("wrong.py"));
   EXPECT_EQ(out.verdict, VerdictKind::Mismatch) << out.summary;
+}
+
+TEST(ExternalBackend, ACutThatFailsOnceIsNoRootOfAWrongValue) {
+  // Wrong values, and an abort the first time the toolchain sees each cut
+  // program op blame runs: the wrong value is the finding, not an op whose
+  // prefix failed by the backend's luck.
+  const std::string state = ::testing::TempDir() + "npufuzz-flaky-" + std::to_string(::getpid());
+  std::filesystem::create_directories(state);
+  ::setenv("NPUFUZZ_FLAKY_STATE", state.c_str(), 1);
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 300; // a busy machine's python is no hang
+  const CaseReport out = runCaseIsolated(parse(R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%a = input {fill=rand} : f32[4,8]
+%b = input {fill=rand} : f32[4,8]
+%s = add %a, %b : f32[4,8]
+%e = exp %s : f32[4,8]
+return %e
+)"),
+                                         jit, script("flaky_cuts.py"), limits);
+  ::unsetenv("NPUFUZZ_FLAKY_STATE");
+  std::filesystem::remove_all(state);
+  EXPECT_EQ(out.result.verdict, VerdictKind::Mismatch) << out.result.summary;
+  EXPECT_EQ(out.result.summary.find("its prefix fails"), std::string::npos) << out.result.summary;
+  EXPECT_EQ(out.signature.text().find(kUndefinedResult), std::string::npos) << out.signature.text();
 }
 
 TEST(ExternalBackend, IndependentCorrectImplementationIsOk) {
