@@ -6,9 +6,8 @@ directory $NPUFUZZ_FLAKY_STATE."""
 import hashlib
 import json
 import os
+import runpy
 import sys
-
-import npy_stdlib
 
 d = sys.argv[1]
 with open(os.path.join(d, "manifest.json")) as f:
@@ -20,10 +19,6 @@ if len(manifest["outputs"]) > 2:
     if not os.path.exists(seen):
         open(seen, "w").close()
         os.abort()
-_, _, first = npy_stdlib.load(os.path.join(d, "in0.npy"))
-for out in manifest["outputs"]:
-    count = 1
-    for n in out["shape"]:
-        count *= n
-    npy_stdlib.save(os.path.join(d, out["file"]), out["npy_descr"], out["shape"],
-                    [first[k % len(first)] + 1.0 for k in range(count)])
+# Otherwise, wrong.py's wrong outputs.
+runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "wrong.py"),
+               run_name="__main__")
