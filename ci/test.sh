@@ -97,7 +97,21 @@ ml_campaign() {
   build/bin/npufuzz fuzz -o "$FUZZ_DIR/$name" "$@" --jobs "$JOBS" --no-reduce --quiet \
     --known ci/known-signatures.txt || [ $? = 1 ]
   build/bin/npufuzz report "$FUZZ_DIR/$name" -o "$FUZZ_DIR/$name-report" \
-    --known ci/known-signatures.txt
+    --known ci/known-signatures.txt || {
+    # What is new, with how its first seed showed it, before the scratch
+    # directory goes.
+    python3 - "$FUZZ_DIR/$name-report/report.json" "$FUZZ_DIR/$name/findings" <<'PY'
+import json, os, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f.get("new"):
+        print("new:", f["id"], f["signature"])
+        report = os.path.join(sys.argv[2], f["id"], "report.json")
+        if os.path.exists(report):
+            r = json.load(open(report))
+            print("  seed", r.get("seed"), r.get("summary", "")[:400])
+PY
+    exit 1
+  }
 }
 # planted_bug NAME PASS ARGS...: a campaign against a planted bug must find
 # it, reduce it and blame it on the optimisation PASS (switch blame).

@@ -1,6 +1,8 @@
 //===- oracles/OpBlame.cpp - The first op a black-box backend gets wrong ---===//
 #include "oracles/OpBlame.h"
 
+#include "backend/external/PersistentCommand.h"
+
 #include "ir/Storage.h"
 #include "ir/Text.h"
 #include "oracles/Signature.h"
@@ -268,10 +270,14 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   if (op.kind == OpKind::Input)
     return blame; // a load or a store, not an op, goes wrong
   // A case that showed a wrong value, blamed for another kind of failure
-  // of a cut: that failure must show again, or it was the backend's luck
-  // (IREE's runtime aborted once in a while on a prefix that runs clean
-  // alone), and it would file a known wrong value as a new root.
+  // of a cut: that failure must show again, in a fresh process of a
+  // persistent adapter, or it was the backend's luck or the state of a used
+  // process (IREE's runtime aborted, in an adapter that had served the cuts
+  // before, on a prefix that runs clean alone), and it would file a known
+  // wrong value as a new root.
   if (symptom == Symptom::WrongValue) {
+    if (config.external.persistent)
+      workerPersistentCommand().stop(); // the next run starts it afresh
     ++blame.runs;
     if (otherwiseIn(runCase(cutProgram(c, hi), jit, config)) != std::optional<bool>(true))
       return blame;
