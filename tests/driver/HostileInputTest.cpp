@@ -960,6 +960,10 @@ TEST_F(HostileInput, WhatAnExternalCommandLeftRunningEndsWithTheCase) {
     EXPECT_NE(slurp(out).find("hang"), std::string::npos) << slurp(out);
     const pid_t sleeper = std::atoi(slurp(path + ".pid").c_str());
     ASSERT_GT(sleeper, 0);
+    // Killed before npufuzz returned; a SIGKILL takes effect when the
+    // process is next scheduled, which a loaded machine may delay.
+    for (int tries = 0; tries < 300 && !gone(sleeper); ++tries)
+      ::usleep(100 * 1000);
     EXPECT_TRUE(gone(sleeper)) << "the command's child " << sleeper << " outlived the case";
     if (!gone(sleeper))
       ::kill(sleeper, SIGKILL);
