@@ -451,6 +451,12 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
 
 void requestCampaignStop() { stopRequested = 1; }
 
+uint64_t seedIndexLimit(const CampaignOptions &o) {
+  if (o.seedStart > kMaxCampaignSeed || o.shardIndex > kMaxCampaignSeed - o.seedStart)
+    return 0;
+  return (kMaxCampaignSeed - o.seedStart - o.shardIndex) / o.shardCount + 1;
+}
+
 CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   CampaignResult result;
   std::error_code ec;
@@ -604,16 +610,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   std::set<uint64_t> built;
   IsolationLimits batchLimits = options.limits;
   batchLimits.wallSeconds *= static_cast<double>(batch);
-  // No case at or past this index runs in this run (--max-cases).
-  // Nor one whose seed would pass 2^63 - 1: seeds are recorded as JSON
-  // integers, and never wrap.
-  const uint64_t seedRoom = static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) -
-                            std::min<uint64_t>(options.seedStart + options.shardIndex,
-                                               std::numeric_limits<int64_t>::max());
+  // No case at or past this index runs in this run (--max-cases), nor one
+  // whose seed would pass kMaxCampaignSeed (a resumed run too).
   const uint64_t endIndex =
       std::min(options.maxCases ? state.next + options.maxCases + state.ahead.size()
                                 : std::numeric_limits<uint64_t>::max(),
-               seedRoom / options.shardCount + 1);
+               seedIndexLimit(options));
   auto startBuilds = [&](uint64_t from) {
     if (from >= endIndex)
       return;

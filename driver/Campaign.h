@@ -134,6 +134,13 @@ struct CampaignResult {
   std::string error;
 };
 
+/// The largest seed a campaign runs: seeds are recorded as JSON integers
+/// (int64), and never wrap.
+constexpr uint64_t kMaxCampaignSeed = 9223372036854775807ull;
+/// How many of the shard's case indices have seeds at most
+/// kMaxCampaignSeed (0: not even its first).
+uint64_t seedIndexLimit(const CampaignOptions &o);
+
 /// Runs a campaign; `jit` has been initialised (and plugins loaded) by the
 /// parent so workers inherit it.
 CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit);

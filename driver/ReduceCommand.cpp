@@ -14,6 +14,7 @@
 #include "shrink/Reducer.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -44,6 +45,14 @@ double steadySeconds() {
 bool stopRequested(const std::atomic<bool> *stop) {
   return stop && stop->load(std::memory_order_relaxed);
 }
+
+/// What a candidate the run stopped before (or while) running observed:
+/// not run, which says nothing of it.
+Observation interrupted() {
+  Observation o;
+  o.summary = "interrupted";
+  return o;
+}
 } // namespace
 
 CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
@@ -53,12 +62,8 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
   RunConfig base = caseConfig;
   const IsolationLimits limits = limitsWithBlame(caseLimits, base);
   return [&jit, base, limits, deadline, stop](const std::vector<Candidate> &batch) {
-    if (stopRequested(stop)) {
-      std::vector<Observation> none(batch.size());
-      for (Observation &o : none)
-        o.summary = "interrupted";
-      return none;
-    }
+    if (stopRequested(stop))
+      return std::vector<Observation>(batch.size(), interrupted());
     IsolationLimits batchLimits = limits;
     if (deadline)
       batchLimits.wallSeconds =
@@ -99,9 +104,7 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
     for (size_t i = 0; i < children.size(); ++i) {
       const Child *child = children[i].get();
       if (cut[i]) {
-        Observation o;
-        o.summary = "interrupted";
-        out.push_back(std::move(o));
+        out.push_back(interrupted());
         continue;
       }
       const CaseReport report = reportOf(child->outcome());
@@ -380,9 +383,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     command = std::make_unique<ExternalCommand>(o.interestingnessCmd, o.candidateTimeout);
     if (!command->error().empty())
       return fail(command->error());
-    std::string shown;
-    for (const std::string &word : o.interestingnessCmd)
-      shown += (shown.empty() ? "" : " ") + word;
+    const std::string shown = llvm::join(o.interestingnessCmd, " ");
     const ExternalCommand::Judgement first = command->judge(input);
     // An interrupt reaches the command too: its answer means nothing then.
     if (stopped())

@@ -14,10 +14,8 @@ CommandGroups *current = nullptr;
 CommandGroups *CommandGroups::create() {
   void *p = ::mmap(nullptr, sizeof(CommandGroups), PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED)
-    return nullptr;
-  auto *groups = static_cast<CommandGroups *>(p); // zero-filled: no group
-  return groups;
+  // Zero-filled: no group in any slot.
+  return p == MAP_FAILED ? nullptr : static_cast<CommandGroups *>(p);
 }
 
 void CommandGroups::destroy(CommandGroups *groups) {

@@ -90,20 +90,17 @@ int runFuzz() {
     return fail("unknown style '" + style + "'");
   if (!parseShard(shard, options.shardIndex, options.shardCount))
     return kExitError;
-  // Seeds are recorded as JSON integers (int64) and never wrap: a campaign
-  // whose last seed would pass 2^63 - 1 is refused, not run on wrapped or
-  // unresumable seeds.
-  constexpr uint64_t kMaxSeed = static_cast<uint64_t>(INT64_MAX);
-  if (options.seedStart > kMaxSeed)
+  // A campaign whose seeds would pass kMaxCampaignSeed is refused, not run
+  // on wrapped or unresumable seeds.
+  if (options.seedStart > kMaxCampaignSeed)
     return fail("--seed-start " + std::to_string(options.seedStart) + ": at most " +
-                std::to_string(kMaxSeed) + " (seeds are recorded as 64-bit signed integers)");
-  if (const uint64_t room = kMaxSeed - options.seedStart;
-      options.shardIndex > room ||
-      (options.maxCases &&
-       (options.maxCases - 1) > (room - options.shardIndex) / options.shardCount))
+                std::to_string(kMaxCampaignSeed) +
+                " (seeds are recorded as 64-bit signed integers)");
+  if (const uint64_t limit = seedIndexLimit(options);
+      limit == 0 || (options.maxCases && options.maxCases > limit))
     return fail("--seed-start " + std::to_string(options.seedStart) + " with --max-cases " +
                 std::to_string(options.maxCases) + ": its last seed would pass " +
-                std::to_string(kMaxSeed));
+                std::to_string(kMaxCampaignSeed));
   if (!policyPath.empty() && !checkPath("--policy", policyPath, PathKind::RegularFile))
     return kExitError;
   if (!loadPolicy(policyPath, options.policy))
