@@ -196,6 +196,23 @@ std::optional<ChildOutcome> runOrRefuse(const std::function<std::string()> &work
   return std::nullopt;
 }
 
+/// A pass's program that reads or writes where it must not is one root of
+/// the pass, whichever access showed first (kBadAccess); the access this
+/// case made is its symptom.
+void rootBadAccess(CaseReport &r) {
+  const TaskResult &t = r.result;
+  const bool badAccess = isOutOfBounds(t.verdict) || t.verdict == VerdictKind::OutOfRegionWrite ||
+                         (t.verdict == VerdictKind::Crash && t.where == "kernel");
+  if (!badAccess || r.signature.pass.empty())
+    return;
+  if (r.result.symptom.empty())
+    r.result.symptom =
+        std::string(verdictName(t.verdict)) + (t.where.empty() ? "" : " in " + t.where);
+  r.signature.kind = VerdictKind::Mismatch;
+  r.signature.where = kBadAccess;
+  r.signature.message.clear();
+}
+
 /// Names the pass after which `report`'s kernel first crashes, each prefix
 /// run in a child of its own.
 void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
@@ -217,6 +234,7 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
                              std::to_string(report.result.passIndex) + " (" +
                              report.result.passName + ")";
     report.signature.pass = report.result.passName;
+    rootBadAccess(report);
     return;
   }
 }
@@ -251,6 +269,7 @@ void blameKernelFault(const Case &c, MlirJit &jit, const RunConfig &config,
   report.signature.kind = b.verdict;
   report.signature.where = b.where;
   report.signature.pass = b.passName;
+  rootBadAccess(report);
 }
 
 IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &config) {
@@ -418,6 +437,7 @@ CaseReport reportOf(const ChildOutcome &o) {
     s.message = normalizeMessage(r.result.message.empty() ? r.result.summary : r.result.message);
     break;
   }
+  rootBadAccess(r);
   // A failure of a black-box program traced to the op that first went
   // wrong is that op's, whichever verdict this case showed it by
   // (oracles/OpBlameOracle.h): a wrong value of its arithmetic, or an

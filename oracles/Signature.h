@@ -35,6 +35,15 @@ struct Signature {
 /// (shrink/Generalize.h).
 inline constexpr const char *kAnyOp = "any op";
 
+/// The `where` of a pass's miscompile that shows as an access the program
+/// must not make: a read or a write past a buffer, a write outside an
+/// output's valid region, a compiled kernel that faults. Which of them a
+/// case shows first depends on its loop order and data, not on the bug, so
+/// all are one root cause of the pass (its signature's kind is mismatch:
+/// the program the pass made is wrong); each case's own verdict is kept as
+/// its symptom.
+inline constexpr const char *kBadAccess = "bad access";
+
 /// A pass pipeline element without its options: `func.func(arith-expand)`
 /// for `func.func(arith-expand{include-bf16=true})`.
 std::string passWithoutOptions(const std::string &element);

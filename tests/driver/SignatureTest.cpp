@@ -207,6 +207,45 @@ TEST(Signature, ACrashIsNamedByTheStageItsMarkGives) {
   EXPECT_EQ(reportOf(o).signature.where, "kernel");
 }
 
+// A loop one past its bound reads past one buffer in one case, writes past
+// another in the next, and writes outside an output's valid region in a
+// third: one root of the pass, each case's access kept as its symptom.
+// Without a blamed pass each access is its own finding.
+TEST(Signature, EveryBadAccessOfOnePassIsOneRoot) {
+  ChildOutcome o;
+  o.end = ChildOutcome::End::Returned;
+  auto signatureOf = [&](VerdictKind verdict, const std::string &where, const std::string &pass,
+                         std::string *symptom = nullptr) {
+    TaskResult t;
+    t.verdict = verdict;
+    t.where = where;
+    t.passName = pass;
+    o.payload = t.toJson();
+    const CaseReport r = reportOf(o);
+    if (symptom)
+      *symptom = r.result.symptom;
+    EXPECT_EQ(r.result.verdict, verdict) << "the case's own verdict stays";
+    return r.signature;
+  };
+  const std::string pass = "func.func(npufuzz-bug-loop-overrun)";
+  std::string symptom;
+  const Signature read = signatureOf(VerdictKind::OutOfBoundsRead, "memref.load", pass, &symptom);
+  EXPECT_EQ(read.text(), "mismatch | " + pass + " | bad access | ");
+  EXPECT_EQ(symptom, "out-of-bounds-read in memref.load");
+  EXPECT_EQ(signatureOf(VerdictKind::OutOfBoundsWrite, "memref.store", pass).id(), read.id());
+  EXPECT_EQ(signatureOf(VerdictKind::OutOfRegionWrite, "", pass, &symptom).id(), read.id());
+  EXPECT_EQ(symptom, "out-of-region-write");
+  EXPECT_EQ(signatureOf(VerdictKind::Crash, "kernel", pass).id(), read.id());
+  // Another pass is another root; a wrong value is not an access.
+  EXPECT_NE(signatureOf(VerdictKind::OutOfBoundsRead, "memref.load", "func.func(other)").id(),
+            read.id());
+  EXPECT_NE(signatureOf(VerdictKind::Mismatch, "add", pass).id(), read.id());
+  // No pass (a black-box toolchain, or a kernel not yet blamed): the access.
+  EXPECT_EQ(signatureOf(VerdictKind::OutOfBoundsRead, "memref.load", "").text(),
+            "out-of-bounds-read |  | memref.load | ");
+  EXPECT_EQ(signatureOf(VerdictKind::Crash, "kernel", "").where, "kernel");
+}
+
 TEST(Signature, ARootCauseAcceptsWhatItDoesNotNeed) {
   EXPECT_EQ(passWithoutOptions("func.func(arith-expand{include-bf16=true})"),
             "func.func(arith-expand)");
