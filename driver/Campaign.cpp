@@ -7,6 +7,7 @@
 #include "driver/Findings.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Report.h"
+#include "driver/RootClassifier.h"
 #include "driver/Worker.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
@@ -215,6 +216,9 @@ struct Running {
   std::unique_ptr<Child> confirm;
   VerdictKind workerVerdict = VerdictKind::Ok;
   bool workerWasUsed = false;
+  /// How the worker saw a failing case being confirmed fail: what the root
+  /// classifier learns from the confirmation.
+  RootClassifier::Fingerprint fingerprint;
 
   /// The process the case is waiting on: the confirming child once there
   /// is one, the worker before.
@@ -439,6 +443,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
                        {"history_dependent", static_cast<int64_t>(r.historyDependent)},
                        {"unconfirmed", static_cast<int64_t>(r.unconfirmed)},
+                       {"classified", static_cast<int64_t>(r.classified)},
                        {"retried", static_cast<int64_t>(r.retried)},
                        {"stopped_at_max_findings", r.stoppedAtMaxFindings},
                        {"interrupted", r.interrupted}};
@@ -503,6 +508,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     bool used;
   };
   std::map<uint64_t, WorkerSaid> deferredHere;
+  // Failing cases of a fingerprint already traced to one root are filed
+  // under it without a confirming run (driver/RootClassifier.h).
+  RootClassifier classifier;
+  auto fingerprintOf = [](const CaseReport &report) {
+    return RootClassifier::Fingerprint{report.signature.id(),
+                                       std::string(verdictName(report.result.verdict))};
+  };
   GeneralizeCost generalizeCost;
   // The ops this run's failures were traced to with an undefined result
   // (RunConfig::culpritOps).
@@ -648,6 +660,21 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     return nullptr;
   };
 
+  // Counts a finished case with `verdict` and advances the resume watermark
+  // past every completed index.
+  auto count = [&](const Running &r, const std::string &verdict, const CaseReport &report) {
+    ++result.runVerdicts[verdict];
+    ++state.verdicts[verdict];
+    ++result.cases;
+    ++state.totalCases;
+    for (const std::string &f : caseFeatures(r.c)) {
+      ++result.features[f];
+      ++state.features[f];
+    }
+    state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
+    state.deferred.erase(r.index);
+    markDone(r.index);
+  };
   // Counts a finished case, writes its finding, and advances the resume
   // watermark past every completed index.
   // `lastTry`: the case's retry at the end, which records whatever it finds.
@@ -657,6 +684,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     const std::string verdict(verdictName(report.result.verdict));
     if (report.result.rootedAtOp && report.result.difference == kUndefinedResult)
       culpritOps.insert(report.result.culpritOp);
+    // What a fresh run of a case the worker saw fail traced it to (no
+    // finding at all: the fingerprint is not a root's).
+    auto learn = [&](const std::string &findingId) {
+      classifier.confirmed(r.fingerprint, {findingId, findingId.empty() ? std::string() : verdict});
+    };
+    if (!isFinding(report.result.verdict))
+      learn("");
     if (isFinding(report.result.verdict)) {
       Finding f;
       f.seed = r.seed;
@@ -721,20 +755,27 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         stopWith(error); // a finding that cannot be kept is not counted done
         return;
       }
+      learn(f.signature().id());
       if (options.maxFindings && ++failing >= options.maxFindings)
         stopping = result.stoppedAtMaxFindings = true;
     }
-    ++result.runVerdicts[verdict];
-    ++state.verdicts[verdict];
-    ++result.cases;
-    ++state.totalCases;
-    for (const std::string &f : caseFeatures(r.c)) {
-      ++result.features[f];
-      ++state.features[f];
+    count(r, verdict, report);
+  };
+  // A case filed under a known root by its worker's fingerprint: listed in
+  // the finding's classified.txt, counted with the verdict the first
+  // confirmed case of its fingerprint had.
+  auto fileClassified = [&](const Running &r, const CaseReport &report,
+                            const Classification &root) {
+    const fs::path dir = fs::path(options.outDir) / "findings" / root.findingId;
+    std::string error;
+    if (!listClassified(dir.string(), r.seed, report.signature.text(), error)) {
+      stopWith(error); // not counted done: it runs again on resume
+      return;
     }
-    state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
-    state.deferred.erase(r.index);
-    markDone(r.index);
+    ++result.classified;
+    if (options.maxFindings && ++failing >= options.maxFindings)
+      stopping = result.stoppedAtMaxFindings = true;
+    count(r, root.verdict, report);
   };
 
   for (;;) {
@@ -804,11 +845,19 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           running.erase(running.begin() + i);
           continue;
         }
+        if (isFinding(report.result.verdict) && options.classifyKnownRoots)
+          if (const std::optional<Classification> root =
+                  classifier.classify(fingerprintOf(report), r.seed)) {
+            fileClassified(r, report, *root);
+            running.erase(running.begin() + i);
+            continue;
+          }
         if (isFinding(report.result.verdict)) {
           // Only what a fresh child gives is recorded, so that `npufuzz
           // --seed N` reproduces it: the worker may have run other cases
           // first, or have been killed from outside.
           r.workerVerdict = report.result.verdict;
+          r.fingerprint = fingerprintOf(report);
           r.workerWasUsed = r.worker->servedBefore() > 0;
           // Blame's budget scales with the time the case took.
           RunConfig confirmConfig = config;
@@ -969,6 +1018,10 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
   if (r.unconfirmed)
     os << "unconfirmed: " << r.unconfirmed
        << " failures did not repeat in a fresh re-run (the re-run's verdict was recorded)\n";
+  if (r.classified)
+    os << "classified: " << r.classified
+       << " failing cases filed under a root their worker's fingerprint was traced to, "
+          "unconfirmed (findings/*/classified.txt)\n";
   if (r.historyDependent)
     os << "history-dependent: " << r.historyDependent
        << " failures of a used worker came out differently in a fresh one (the fresh verdict "

@@ -71,6 +71,9 @@ struct CampaignOptions {
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
   bool reduce = true;
   double reduceSeconds = 60; ///< per signature
+  /// File a failing case whose worker saw it fail as earlier cases traced
+  /// to one root under that root without confirming it (driver/RootClassifier.h).
+  bool classifyKnownRoots = true;
   /// Stop once this many failing cases are recorded in this run; 0: never.
   uint64_t maxFindings = 0;
   /// How the campaign was asked for, for repro lines and for refusing to
@@ -121,6 +124,8 @@ struct CampaignResult {
   /// Failures of a fresh worker that its fresh re-run did not repeat (an
   /// outside kill, a flaky toolchain); the re-run's verdict was recorded.
   uint64_t unconfirmed = 0;
+  /// Failing cases filed under a known root without a confirming run.
+  uint64_t classified = 0;
   /// Failures whose confirmation or blame ran out of time, run again at
   /// the end with kRetryTimeFactor times the time.
   uint64_t retried = 0;

@@ -230,7 +230,8 @@ std::vector<std::string> listLines(const fs::path &path) {
 } // namespace
 
 uint64_t findingCount(const std::string &findingDir) {
-  return listLines(fs::path(findingDir) / "seeds.txt").size();
+  return listLines(fs::path(findingDir) / "seeds.txt").size() +
+         listLines(fs::path(findingDir) / "classified.txt").size();
 }
 
 std::set<uint64_t> &SeedLedger::seedsOf(const std::string &findingDir) {
@@ -247,6 +248,15 @@ bool SeedLedger::listed(const std::string &findingDir, uint64_t seed) {
 
 void SeedLedger::add(const std::string &findingDir, uint64_t seed) {
   seedsOf(findingDir).insert(seed);
+}
+
+bool listClassified(const std::string &findingDir, uint64_t seed, const std::string &seen,
+                    std::string &error) {
+  const fs::path path = fs::path(findingDir) / "classified.txt";
+  if (appendLine(path, std::to_string(seed) + " " + seen))
+    return true;
+  error = "cannot write " + path.string() + ": " + std::strerror(errno);
+  return false;
 }
 
 bool recordFinding(const std::string &outDir, const Finding &f, std::string &error,
@@ -393,8 +403,9 @@ size_t mergeFindings(const std::string &outDir, const std::vector<std::string> &
         }
         continue;
       }
-      // Same signature: union of seeds, and of how they showed it.
-      for (const char *file : {"symptoms.txt", "seeds.txt"}) {
+      // Same signature: union of seeds, of how they showed it, and of the
+      // cases filed under it unconfirmed.
+      for (const char *file : {"symptoms.txt", "seeds.txt", "classified.txt"}) {
         const std::vector<std::string> have = listLines(dst / file);
         std::set<std::string> seen(have.begin(), have.end());
         for (const std::string &l : listLines(d / file))

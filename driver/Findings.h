@@ -2,8 +2,10 @@
 //
 // DIR/findings/<signature id>/ (the id of its root cause) holds one failure: case.npf, kernel.mlir,
 // stderr.txt, report.json, repro.sh (one line that reproduces it) and
-// seeds.txt (every seed seen with this signature), and for a root found by
-// op blame symptoms.txt (how each seed showed it). A new directory is built
+// seeds.txt (every seed seen with this signature, each confirmed by a fresh
+// run), for a root found by op blame or a pass's bad access symptoms.txt (how
+// each seed showed it), and classified.txt (failing cases a campaign filed
+// under the root by how its worker saw them, unconfirmed). A new directory is built
 // under a temporary name and renamed into place, so a campaign killed at any
 // moment leaves either the whole finding or none; later seeds are appended
 // to seeds.txt with one small O_APPEND write each.
@@ -81,7 +83,15 @@ private:
 bool recordFinding(const std::string &outDir, const Finding &f, std::string &error,
                    SeedLedger *ledger = nullptr);
 
-/// Number of seeds recorded for a finding directory.
+/// Lists `seed` in findingDir/classified.txt with `seen`, how its worker
+/// saw it fail: a failing case filed under the finding's root without a
+/// confirming run (driver/RootClassifier.h). False, with `error`, when the
+/// line cannot be written.
+bool listClassified(const std::string &findingDir, uint64_t seed, const std::string &seen,
+                    std::string &error);
+
+/// Number of failing cases filed under a finding directory: its seeds, and
+/// the cases classified under it unconfirmed.
 uint64_t findingCount(const std::string &findingDir);
 
 /// Writes `text` to `path` via a temporary file and rename.

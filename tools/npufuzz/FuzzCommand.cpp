@@ -49,6 +49,12 @@ MemoryMbOpt memory("memory-mb", cl::desc("Address-space limit per worker (MiB, 5
 cl::opt<bool> quiet("quiet", cl::desc("No progress line"), cl::sub(sub()), cl::cat(category()));
 cl::opt<bool> noReduce("no-reduce", cl::desc("Do not reduce new signatures"), cl::sub(sub()),
                        cl::cat(category()));
+cl::opt<bool> confirmEvery(
+    "confirm-every-failure",
+    cl::desc("Confirm and blame every failing case in a fresh process, also those whose worker saw "
+             "them fail as cases already traced to one root (which are otherwise filed under it "
+             "unconfirmed, but one in four)"),
+    cl::sub(sub()), cl::cat(category()));
 cl::opt<double, false, RealParser<Share>>
     metamorphic("metamorphic-share",
                 cl::desc("Share of cases that also run the view and lane metamorphic variants "
@@ -120,6 +126,7 @@ int runFuzz() {
   options.reduceSeconds = reduceTime;
   options.casesPerWorker = casesPerWorker;
   options.maxFindings = maxFindings;
+  options.classifyKnownRoots = !confirmEvery;
   options.passPlugins = plugins;
   options.backendFlags = backend.reproFlags();
   MlirJit jit;
