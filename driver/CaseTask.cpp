@@ -28,6 +28,7 @@ std::string TaskResult::toJson() const {
                        {"exposed_by", exposedBy},
                        {"where", where},
                        {"difference", difference},
+                       {"only_rounding", onlyRounding},
                        {"rooted_at_op", rootedAtOp},
                        {"culprit_op", culpritOp},
                        {"symptom", symptom},
@@ -69,6 +70,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.exposedBy = str("exposed_by");
   out.where = str("where");
   out.difference = str("difference");
+  out.onlyRounding = o->getBoolean("only_rounding").value_or(false);
   out.rootedAtOp = o->getBoolean("rooted_at_op").value_or(false);
   out.culpritOp = str("culprit_op");
   out.symptom = str("symptom");
@@ -397,6 +399,10 @@ CaseReport reportOf(const ChildOutcome &o) {
     s.where = r.result.where;
     if (s.pass.empty())
       s.message = std::string(differenceClass(r.result.difference));
+    // Blamed on a pass, results each one rounding step off: which op's
+    // result lands where the pass rounds wrong depends on the data.
+    else if (r.result.onlyRounding && !s.where.empty())
+      s.where = kRoundingOnly;
     break;
   case VerdictKind::Nondeterministic:
     // Which values differ between two runs is the nondeterminism itself:

@@ -106,6 +106,7 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
     if (!base.comparisons[k].match) {
       v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       v.difference = base.comparisons[k].difference;
+      v.onlyRounding = base.comparisons[k].onlyRounding;
       break;
     }
   return v;

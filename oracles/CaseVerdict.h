@@ -22,6 +22,9 @@ struct CaseVerdict {
   /// of the first op that goes wrong (op blame), or the metamorphic variant.
   std::string where;
   std::string difference; ///< the kind of its first difference (differenceKind)
+  /// Every element of the first wrong output that differs is one rounding
+  /// step off (Comparison::onlyRounding).
+  bool onlyRounding = false;
   /// Set by op blame on a backend it cannot bisect by passes: `where` and
   /// `difference` name the op that first went wrong (blamedOpName), and the
   /// finding is that op's whatever the verdict it showed as: a wrong value,

@@ -150,6 +150,9 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
       same = expected.i[k] == got.i[k];
     if (same)
       continue;
+    const std::string_view kind = expected.isFloat() ? differenceKind(expected.f[k], got.f[k], t)
+                                                     : differenceKind(expected.i[k], got.i[k], t);
+    r.onlyRounding = (r.mismatches == 0 || r.onlyRounding) && kind == "rounding";
     if (r.mismatches++ == 0) {
       std::ostringstream os;
       os << indexText(expected.type, k) << ": expected ";
@@ -164,8 +167,7 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
         os << expected.i[k] << ", got " << got.i[k];
       }
       r.firstMismatch = os.str();
-      r.difference = expected.isFloat() ? differenceKind(expected.f[k], got.f[k], t)
-                                        : differenceKind(expected.i[k], got.i[k], t);
+      r.difference = kind;
     }
   }
   r.match = r.mismatches == 0;

@@ -36,6 +36,9 @@ struct Comparison {
   /// The kind of the first difference, which tells two wrong results of
   /// one op apart (differenceKind below).
   std::string difference;
+  /// Every element outside tolerance is one rounding step off (a float 1
+  /// ulp, an integer 1) and none is another kind.
+  bool onlyRounding = false;
 };
 
 /// `bound`: for a Reordered output, how far each element may be from the

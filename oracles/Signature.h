@@ -44,6 +44,14 @@ inline constexpr const char *kAnyOp = "any op";
 /// its symptom.
 inline constexpr const char *kBadAccess = "bad access";
 
+/// The `where` of a pass's miscompile whose every wrong element is one
+/// rounding step off (a float 1 ulp, an integer 1): a pass that rounds
+/// wrong (bf16's ties to even, say) shows in whichever op's result lands on
+/// a case it gets wrong, which depends on the data, so the op is not part
+/// of the root; a swap of the op for another family rarely lands on such a
+/// case again, so generalisation cannot show it either.
+inline constexpr const char *kRoundingOnly = "rounding";
+
 /// A pass pipeline element without its options: `func.func(arith-expand)`
 /// for `func.func(arith-expand{include-bf16=true})`.
 std::string passWithoutOptions(const std::string &element);

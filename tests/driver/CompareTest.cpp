@@ -264,6 +264,27 @@ TEST(Difference, TheFirstDifferingElementGivesTheKind) {
                     dataOf(floats(DType::F32, {1.0f, -0.0f, 3.0f})), Exactness::Exact);
   EXPECT_EQ(c.mismatches, 2);
   EXPECT_EQ(c.difference, "signed-zero");
+  EXPECT_FALSE(c.onlyRounding);
+}
+
+// A result only rounded wrong: every differing element one step off.
+TEST(Difference, OnlyRoundingWhenEveryDifferenceIsOneStep) {
+  const float one = 1.0f, next = std::nextafter(1.0f, 2.0f), two = 2.0f;
+  const Comparison rounded =
+      compareOutput(floats(DType::F32, {one, two, one}),
+                    dataOf(floats(DType::F32, {next, two, next})), Exactness::Exact);
+  EXPECT_EQ(rounded.mismatches, 2);
+  EXPECT_TRUE(rounded.onlyRounding);
+  // One element far off, even after a rounding one: not only rounding.
+  const Comparison far =
+      compareOutput(floats(DType::F32, {one, two, one}),
+                    dataOf(floats(DType::F32, {next, two, 5.0f})), Exactness::Exact);
+  EXPECT_EQ(far.difference, "rounding");
+  EXPECT_FALSE(far.onlyRounding);
+  EXPECT_FALSE(
+      compareOutput(floats(DType::F32, {one}), dataOf(floats(DType::F32, {one})), Exactness::Exact)
+          .onlyRounding)
+      << "nothing differs";
 }
 
 // A backend that reassociates float sums (IREE) may add a reduce_sum's or a

@@ -81,6 +81,20 @@ TEST(Signature, MismatchesWithoutABlamedPassAreSplitByTheKindOfDifference) {
   o.payload = t.toJson();
   EXPECT_EQ(reportOf(o).signature.id(), blamedNan.id());
   EXPECT_EQ(blamedNan.text(), "mismatch | func.func(arith-expand) | max | ");
+
+  // Blamed on a pass, a result only rounded wrong is the pass's rounding,
+  // whichever op's result landed on a case it rounds wrong.
+  t.difference = "rounding";
+  t.onlyRounding = true;
+  o.payload = t.toJson();
+  EXPECT_EQ(reportOf(o).signature.text(), "mismatch | func.func(arith-expand) | rounding | ");
+  t.where = "mul";
+  o.payload = t.toJson();
+  EXPECT_EQ(reportOf(o).signature.text(), "mismatch | func.func(arith-expand) | rounding | ");
+  // Without a pass the op and the class of difference name it, as before.
+  t.passName.clear();
+  o.payload = t.toJson();
+  EXPECT_EQ(reportOf(o).signature.text(), "mismatch |  | mul | rounding");
 }
 
 // memcheck's headline is the signature, its numbers (lines, pids) dropped.
