@@ -768,7 +768,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
                             const Classification &root) {
     const fs::path dir = fs::path(options.outDir) / "findings" / root.findingId;
     std::string error;
-    if (!listClassified(dir.string(), r.seed, report.signature.text(), error)) {
+    if (!listClassified(dir.string(), r.seed, report.signature.text(), ledger, error)) {
       stopWith(error); // not counted done: it runs again on resume
       return;
     }

@@ -237,8 +237,9 @@ uint64_t findingCount(const std::string &findingDir) {
 std::set<uint64_t> &SeedLedger::seedsOf(const std::string &findingDir) {
   auto [it, fresh] = seeds_.try_emplace(findingDir);
   if (fresh)
-    for (const std::string &line : listLines(fs::path(findingDir) / "seeds.txt"))
-      it->second.insert(std::strtoull(line.c_str(), nullptr, 10));
+    for (const char *list : {"seeds.txt", "classified.txt"})
+      for (const std::string &line : listLines(fs::path(findingDir) / list))
+        it->second.insert(std::strtoull(line.c_str(), nullptr, 10));
   return it->second;
 }
 
@@ -251,7 +252,9 @@ void SeedLedger::add(const std::string &findingDir, uint64_t seed) {
 }
 
 bool listClassified(const std::string &findingDir, uint64_t seed, const std::string &seen,
-                    std::string &error) {
+                    SeedLedger &ledger, std::string &error) {
+  if (ledger.listed(findingDir, seed))
+    return true; // a case a kill cut off after it was listed, run again
   const fs::path path = fs::path(findingDir) / "classified.txt";
   if (appendLine(path, std::to_string(seed) + " " + seen))
     return true;

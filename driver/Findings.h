@@ -61,7 +61,7 @@ std::string shellQuote(const std::string &text);
 /// The command line that reproduces a generated case's verdict.
 std::string reproCommand(const Finding &f);
 
-/// The seeds listed in each finding's seeds.txt, read once per finding and
+/// The seeds listed in each finding's seeds.txt and classified.txt, read once per finding and
 /// then kept in memory: a campaign records many cases of one signature, and
 /// must not re-read a growing seeds.txt for every one of them.
 class SeedLedger {
@@ -86,9 +86,10 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
 /// Lists `seed` in findingDir/classified.txt with `seen`, how its worker
 /// saw it fail: a failing case filed under the finding's root without a
 /// confirming run (driver/RootClassifier.h). False, with `error`, when the
-/// line cannot be written.
+/// line cannot be written. A seed `ledger` has listed under the finding
+/// already (a case a kill cut off, run again) is not listed twice.
 bool listClassified(const std::string &findingDir, uint64_t seed, const std::string &seen,
-                    std::string &error);
+                    SeedLedger &ledger, std::string &error);
 
 /// Number of failing cases filed under a finding directory: its seeds, and
 /// the cases classified under it unconfirmed.

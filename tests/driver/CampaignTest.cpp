@@ -225,6 +225,17 @@ std::string slurp(const fs::path &path) {
   return ss.str();
 }
 
+/// The seed (first word) of each non-empty line of `path`, in order.
+std::vector<uint64_t> seedsListed(const fs::path &path) {
+  std::vector<uint64_t> seeds;
+  std::istringstream in(slurp(path));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty())
+      seeds.push_back(std::stoull(line.substr(0, line.find(' '))));
+  return seeds;
+}
+
 uint64_t jsonCount(const std::string &json, const std::string &key) {
   const size_t at = json.find("\"" + key + "\": ");
   return at == std::string::npos ? 0 : std::stoull(json.substr(at + key.size() + 4));
@@ -275,12 +286,13 @@ TEST(Campaign, KilledAgainAndAgainItCountsAndListsEveryCaseOnce) {
   expectCompleteFindings(dir);
   uint64_t listed = 0;
   for (const auto &e : fs::directory_iterator(fs::path(dir) / "findings")) {
-    std::set<std::string> seeds;
-    std::ifstream in(e.path() / "seeds.txt");
-    for (std::string line; std::getline(in, line);) {
-      EXPECT_TRUE(seeds.insert(line).second) << e.path() << " lists seed " << line << " twice";
-      ++listed;
-    }
+    // Confirmed or filed unconfirmed (classified), each seed once.
+    std::set<uint64_t> seeds;
+    for (const char *list : {"seeds.txt", "classified.txt"})
+      for (const uint64_t seed : seedsListed(e.path() / list)) {
+        EXPECT_TRUE(seeds.insert(seed).second) << e.path() << " lists seed " << seed << " twice";
+        ++listed;
+      }
   }
   EXPECT_GE(listed, 1u);
   EXPECT_EQ(failingCounted(dir), listed) << slurp(fs::path(dir) / "summary.json");
@@ -444,19 +456,6 @@ TEST(Campaign, MaxFindingsStopsAtTheFirstFailingCase) {
   }
 }
 
-namespace {
-/// The non-empty lines of `path`'s first words (seeds), as numbers.
-std::set<uint64_t> seedsListed(const fs::path &path) {
-  std::set<uint64_t> seeds;
-  std::istringstream in(slurp(path.string()));
-  std::string line;
-  while (std::getline(in, line))
-    if (!line.empty())
-      seeds.insert(std::stoull(line.substr(0, line.find(' '))));
-  return seeds;
-}
-} // namespace
-
 TEST(Campaign, ABadNightFilesFailingCasesUnderTheirKnownRootWithoutConfirmingEach) {
   // Every store one past its row: nearly every case fails, all of one root
   // (the pass's bad access). After a few confirmations the cases its
@@ -484,7 +483,8 @@ TEST(Campaign, ABadNightFilesFailingCasesUnderTheirKnownRootWithoutConfirmingEac
   for (const FindingSummary &f : r.findings) {
     ids.insert(f.id);
     const fs::path d = fs::path(dir) / "findings" / f.id;
-    const std::set<uint64_t> confirmed = seedsListed(d / "seeds.txt");
+    const std::vector<uint64_t> listed = seedsListed(d / "seeds.txt");
+    const std::set<uint64_t> confirmed(listed.begin(), listed.end());
     for (const uint64_t seed : seedsListed(d / "classified.txt"))
       EXPECT_FALSE(confirmed.count(seed)) << seed << " is both confirmed and classified";
     filed += f.count;
