@@ -169,6 +169,30 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
   blame.op = std::string(opName(c.ops[*chosen].kind));
   return blame;
 }
+/// `c` with only the ops its output `k` depends on, and every input (whose
+/// ordinals give their data): a program whose values may all fit where
+/// all of `c`'s do not. `kept`: the index in `c` of each op it keeps.
+Case outputCone(const Case &c, size_t k, std::vector<size_t> &kept) {
+  Case cone = c;
+  cone.outputs = {c.outputs[k]};
+  std::set<ValueId> live = {c.outputs[k]};
+  kept.clear();
+  for (size_t i = c.ops.size(); i-- > 0;) {
+    const Op &op = c.ops[i];
+    const bool input = op.kind == OpKind::Input;
+    if (!input && std::none_of(op.results.begin(), op.results.end(),
+                               [&](ValueId r) { return live.count(r); }))
+      continue;
+    kept.insert(kept.begin(), i);
+    live.insert(op.operands.begin(), op.operands.end());
+    if (input) // kept, so that compact() keeps it too
+      cone.outputs.insert(cone.outputs.end(), op.results.begin(), op.results.end());
+  }
+  cone.compact(); // the same ops, in the same order
+  cone.outputs.resize(1);
+  return cone;
+}
+
 /// The first op of `c` of a kind in `culprits` (RunConfig::culpritOps):
 /// where to cut the program first.
 std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::string> &culprits) {
@@ -193,6 +217,27 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
             blameWrongValue(c, whole, *wholeRun, config, inputDiffersFirst)) {
       valueBlame->runs = blame.runs;
       return *valueBlame;
+    }
+    // Every value at once did not fit (PTO's vector buffer): the values
+    // each output depends on, output by output, until one is wrong.
+    for (size_t k = 0; !cutFails(*wholeRun) && k < c.outputs.size(); ++k) {
+      std::vector<size_t> kept;
+      const Case cone = outputCone(c, k, kept);
+      const Case coneCut = cutProgram(cone, cone.ops.size());
+      const CaseOutcome o = runCase(coneCut, jit, config);
+      ++blame.runs;
+      if (std::optional<OpBlame> valueBlame =
+              blameWrongValue(cone, coneCut, o, config, inputDiffersFirst)) {
+        valueBlame->runs = blame.runs;
+        // Named as in the case, not in the cone's renumbering.
+        valueBlame->opIndex = kept[valueBlame->opIndex];
+        const std::string &detail = valueBlame->detail;
+        valueBlame->detail = "%" + std::to_string(c.ops[valueBlame->opIndex].results[0]) +
+                             detail.substr(detail.find(" = "));
+        return *valueBlame;
+      }
+      if (o.verdict == VerdictKind::Mismatch)
+        break; // this output is the wrong one, and no op of it is to blame
     }
     // A backend bisected by passes names its own root (pass blame).
     if (inputDiffersFirst || !runsExternally(config.backend))

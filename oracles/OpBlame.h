@@ -16,7 +16,10 @@
 //     explains nothing), and is the nearest the output among those. On a
 //     backend that runs externally, a result still holding the output fill
 //     where the reference defines another value was never written: it is
-//     undefined, not a wrong value;
+//     undefined, not a wrong value. A backend that cannot hold every value
+//     at once (PTO's 192 KiB vector buffer) is given, output by output, the
+//     case cut to the ops that output depends on (every input kept, so
+//     their data stay), until one shows a wrong value;
 //   - otherwise, on a backend that runs externally, the prefixes of the
 //     case, bisected by whether they fail other than by a wrong value (an
 //     assertion, a crash, an output left unwritten, a write outside a
