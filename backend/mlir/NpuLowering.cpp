@@ -259,7 +259,8 @@ void NpuEmitter::emitSetValidShape(const Op &op, const std::string &rows, const 
 bool NpuEmitter::run() {
   const std::vector<std::string> params = kernelParams(&memrefType, &memrefType);
   const std::string spadType = "memref<" + std::to_string(opt_.spadBytes) + "xi8>";
-  // Zero-initialised, so a kernel's scratchpad contents are deterministic.
+  // Its contents are the runtime's: npf_sim_begin fills it with the scratch
+  // poison on every run.
   declareRuntime("memref.global \"private\" @npf_spad : " + spadType +
                  " = dense<0> {alignment = 64 : i64}");
   declareRuntime("func.func private @npf_sim_begin(!llvm.ptr, i64)");

@@ -1,6 +1,9 @@
 //===- backend/runtime/NpuSim.cpp - The simulated NPU DMA engine ----------===//
 #include "backend/runtime/NpuSim.h"
 
+#include "backend/runtime/KernelHeap.h"
+#include "ir/TensorData.h"
+
 #include <cstring>
 
 namespace {
@@ -87,6 +90,10 @@ std::string check(const Descriptor &d) {
 extern "C" void npf_sim_begin(void *spad, int64_t capacity) {
   state.spad = static_cast<unsigned char *>(spad);
   state.capacity = capacity;
+  // Filled as every other temporary is, run by run: a tile read before it
+  // is written (a dropped loop or DMA) reads the poison, which a rerun
+  // with another poison changes, not a zero a result may happen to hold.
+  npufuzz::fillPattern(state.spad, static_cast<size_t>(capacity), npufuzz::scratchPoisonPattern());
 }
 
 extern "C" void npf_sim_dma(int64_t direction, void *dram, int64_t dram_extent, int64_t dram_offset,

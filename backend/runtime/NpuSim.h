@@ -29,7 +29,8 @@ constexpr int64_t kNpuSimSpadAlign = 32;
 constexpr int64_t kNpuSimMaxRank = 4;
 
 extern "C" {
-/// Binds the scratchpad of the running kernel: `capacity` bytes at `spad`.
+/// Binds the scratchpad of the running kernel: `capacity` bytes at `spad`,
+/// filled with the scratch poison (backend/runtime/KernelHeap.h).
 void npf_sim_begin(void *spad, int64_t capacity);
 /// One DMA transfer. `direction` 0 copies DRAM to scratchpad, 1 back.
 /// DRAM side: `dram` is the memref's aligned pointer, `dram_extent` its
