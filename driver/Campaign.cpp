@@ -498,7 +498,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   const auto start = Clock::now();
   auto lastReport = start;
   std::vector<Running> running;
-  SeedLedger ledger; // what findings/*/seeds.txt list
+  SeedLedger ledger; // what findings/*/seeds.txt and classified.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
   bool stopping = false; // --max-findings reached, or an error below
   /// What the worker said of the cases this run deferred (state.deferred),

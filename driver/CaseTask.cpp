@@ -203,8 +203,9 @@ std::optional<ChildOutcome> runOrRefuse(const std::function<std::string()> &work
 /// case made is its symptom.
 void rootBadAccess(CaseReport &r) {
   const TaskResult &t = r.result;
-  const bool badAccess = isOutOfBounds(t.verdict) || t.verdict == VerdictKind::OutOfRegionWrite ||
-                         (t.verdict == VerdictKind::Crash && t.where == "kernel");
+  // (A kernel that faults is not among them: its signal need not be an
+  // access, and its pass is named by its crash.)
+  const bool badAccess = isOutOfBounds(t.verdict) || t.verdict == VerdictKind::OutOfRegionWrite;
   if (!badAccess || r.signature.pass.empty())
     return;
   if (r.result.symptom.empty())
@@ -236,7 +237,6 @@ void blameKernelCrash(const Case &c, MlirJit &jit, const RunConfig &config,
                              std::to_string(report.result.passIndex) + " (" +
                              report.result.passName + ")";
     report.signature.pass = report.result.passName;
-    rootBadAccess(report);
     return;
   }
 }

@@ -13,12 +13,17 @@
 // decides after a few cases, where the fine grain needs two confirmations
 // of every op. One failing case in kSampleEvery (by its seed) is confirmed
 // anyway, so that a second root behind a decided fingerprint is still
-// found; when a confirmation names another root the fingerprint is
-// undecided for good. (The verdict a root's cases show may vary: a pass's
-// bad access is read past one buffer here, written past another there. A
-// classified case is counted with the verdict of the first confirmed case
-// of its fingerprint.) A fingerprint seen for the first time
-// is always confirmed, so no root is ever found only by classification.
+// found; when a confirmation names another root, or does not fail, the
+// fingerprint is undecided for the rest of the run (a resumed run learns
+// afresh). (The verdict a root's cases show may vary: a pass's bad access
+// is read past one buffer here, written past another there. A classified
+// case is counted with the verdict of the first confirmed case of its
+// fingerprint.) Classification never makes a finding: a case is only filed
+// under one that a fresh, blamed run made. A worker signature never
+// confirmed may still be filed by its verdict alone, once four
+// confirmations of that verdict agreed: a new root whose cases fail with
+// that verdict is then found through the confirmed quarter, the first of
+// whose cases undecides the verdict.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_ROOTCLASSIFIER_H

@@ -21,18 +21,19 @@ RunConfig boundsChecked(const RunConfig &config) {
 
 /// The first `k` in [0, passes] for which `fails(prefix k)` holds; in
 /// `blame` the k-th pass, when k > 0 (k = 0: the tail alone). The whole
-/// pipeline is the caller's failing run, not run again: when no shorter
-/// prefix fails, the last pass is the first that does.
+/// pipeline is run again too: a failure that does not repeat blames no
+/// pass.
 void blameFirstPrefix(const RunConfig &config, const Pipeline &pipeline,
                       const std::function<bool(const RunConfig &)> &fails,
                       MemoryErrorBlame &blame) {
-  const size_t passes = pipeline.passes.size();
-  size_t k = 0;
-  while (k < passes && !fails(withPassPrefix(config, pipeline, k)))
-    ++k;
-  if (k > 0) {
-    blame.passName = pipeline.passes[k - 1];
-    blame.passIndex = static_cast<int>(pipeline.passElement(k - 1));
+  for (size_t k = 0; k <= pipeline.passes.size(); ++k) {
+    if (!fails(withPassPrefix(config, pipeline, k)))
+      continue;
+    if (k > 0) {
+      blame.passName = pipeline.passes[k - 1];
+      blame.passIndex = static_cast<int>(pipeline.passElement(k - 1));
+    }
+    return;
   }
 }
 } // namespace

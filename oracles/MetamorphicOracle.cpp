@@ -20,6 +20,7 @@ void MetamorphicOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   // The variant names the finding, not the case's first wrong output.
   v.where = failure->variant;
   v.difference.clear();
+  v.onlyRounding = false;
   ctx.namedByVariant = true;
   v.summary =
       failure->summary + (out.verdict == VerdictKind::Mismatch ? "; " + v.summary : std::string());

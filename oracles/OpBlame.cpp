@@ -236,8 +236,13 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
                              detail.substr(detail.find(" = "));
         return *valueBlame;
       }
-      if (o.verdict == VerdictKind::Mismatch)
-        break; // this output is the wrong one, and no op of it is to blame
+      // This output wrong, and no op of it to blame: stop. (Another value
+      // of the cone may differ while the output is right: a -0 a later op
+      // makes a right 0.)
+      const auto at = std::find(coneCut.outputs.begin(), coneCut.outputs.end(), cone.outputs[0]);
+      const size_t index = static_cast<size_t>(at - coneCut.outputs.begin());
+      if (index < o.comparisons.size() && !o.comparisons[index].match)
+        break;
     }
     // A backend bisected by passes names its own root (pass blame).
     if (inputDiffersFirst || !runsExternally(config.backend))

@@ -36,16 +36,17 @@ struct Signature {
 inline constexpr const char *kAnyOp = "any op";
 
 /// The `where` of a pass's miscompile that shows as an access the program
-/// must not make: a read or a write past a buffer, a write outside an
-/// output's valid region, a compiled kernel that faults. Which of them a
+/// must not make: a read or a write past a buffer, or a write outside an
+/// output's valid region. Which of them a
 /// case shows first depends on its loop order and data, not on the bug, so
 /// all are one root cause of the pass (its signature's kind is mismatch:
 /// the program the pass made is wrong); each case's own verdict is kept as
 /// its symptom.
 inline constexpr const char *kBadAccess = "bad access";
 
-/// The `where` of a pass's miscompile whose every wrong element is one
-/// rounding step off (a float 1 ulp, an integer 1): a pass that rounds
+/// The `where` of a pass's miscompile whose first wrong output has every
+/// differing element one rounding step off (a float 1 ulp, an integer 1):
+/// a pass that rounds
 /// wrong (bf16's ties to even, say) shows in whichever op's result lands on
 /// a case it gets wrong, which depends on the data, so the op is not part
 /// of the root; a swap of the op for another family rarely lands on such a
