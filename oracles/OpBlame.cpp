@@ -212,6 +212,16 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   if (symptom == Symptom::WrongValue) {
     wholeRun = runCase(whole, jit, config);
     blame.runs = 1;
+    // A case that showed a wrong value whose whole cut failed otherwise (an
+    // abort): once more, in a fresh process of a persistent adapter, before
+    // the prefixes are bisected for it. IREE's runtime aborted on a cut in
+    // an adapter that had served the case's runs, and not in a fresh one.
+    if (config.external.persistent && wholeRun->verdict != VerdictKind::Mismatch &&
+        cutFails(*wholeRun) == std::optional<bool>(true)) {
+      workerPersistentCommand().stop(); // the next run starts it afresh
+      wholeRun = runCase(whole, jit, config);
+      ++blame.runs;
+    }
     bool inputDiffersFirst = false;
     if (std::optional<OpBlame> valueBlame =
             blameWrongValue(c, whole, *wholeRun, config, inputDiffersFirst)) {
