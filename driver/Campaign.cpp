@@ -511,10 +511,6 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // Failing cases of a fingerprint already traced to one root are filed
   // under it without a confirming run (driver/RootClassifier.h).
   RootClassifier classifier;
-  auto fingerprintOf = [](const CaseReport &report) {
-    return RootClassifier::Fingerprint{report.signature.id(),
-                                       std::string(verdictName(report.result.verdict))};
-  };
   GeneralizeCost generalizeCost;
   // The ops this run's failures were traced to with an undefined result
   // (RunConfig::culpritOps).
@@ -687,11 +683,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     // What a fresh run of a case the worker saw fail traced it to (no
     // finding at all: the fingerprint is not a root's).
     auto learn = [&](const std::string &findingId) {
-      classifier.confirmed(r.fingerprint, {findingId, findingId.empty() ? std::string() : verdict});
+      classifier.confirmed(r.fingerprint, {findingId, verdict});
     };
     if (!isFinding(report.result.verdict))
       learn("");
-    if (isFinding(report.result.verdict)) {
+    else {
       Finding f;
       f.seed = r.seed;
       f.caseText = printCase(r.c);
@@ -845,19 +841,19 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           running.erase(running.begin() + i);
           continue;
         }
-        if (isFinding(report.result.verdict) && options.classifyKnownRoots)
-          if (const std::optional<Classification> root =
-                  classifier.classify(fingerprintOf(report), r.seed)) {
-            fileClassified(r, report, *root);
-            running.erase(running.begin() + i);
-            continue;
-          }
         if (isFinding(report.result.verdict)) {
+          r.fingerprint = {report.signature.id(), std::string(verdictName(report.result.verdict))};
+          if (options.classifyKnownRoots)
+            if (const std::optional<Classification> root =
+                    classifier.classify(r.fingerprint, r.seed)) {
+              fileClassified(r, report, *root);
+              running.erase(running.begin() + i);
+              continue;
+            }
           // Only what a fresh child gives is recorded, so that `npufuzz
           // --seed N` reproduces it: the worker may have run other cases
           // first, or have been killed from outside.
           r.workerVerdict = report.result.verdict;
-          r.fingerprint = fingerprintOf(report);
           r.workerWasUsed = r.worker->servedBefore() > 0;
           // Blame's budget scales with the time the case took.
           RunConfig confirmConfig = config;

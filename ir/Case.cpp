@@ -173,7 +173,7 @@ int32_t Case::addOp(OpKind kind, std::vector<ValueId> operands, OpAttrs attrs,
   return opIndex;
 }
 
-void Case::compact() {
+void Case::compact(std::vector<size_t> *keptOps) {
   // Liveness, backwards: an op is live if any result is an output or is used
   // by a live op. Inputs stay (they define the kernel signature) only if live.
   std::vector<char> liveValue(values.size(), 0);
@@ -190,6 +190,8 @@ void Case::compact() {
         liveValue[o] = 1;
   }
   std::vector<ValueId> remap(values.size(), -1);
+  if (keptOps)
+    keptOps->clear();
   std::vector<Op> newOps;
   std::vector<Value> newValues;
   for (size_t i = 0; i < ops.size(); ++i) {
@@ -198,6 +200,8 @@ void Case::compact() {
     Op op = ops[i];
     for (ValueId &o : op.operands)
       o = remap[o];
+    if (keptOps)
+      keptOps->push_back(i);
     const int32_t newIndex = static_cast<int32_t>(newOps.size());
     for (ValueId &r : op.results) {
       Value v = values[r];

@@ -240,8 +240,9 @@ struct Case {
   /// Id of result `i` of op `opIndex`.
   ValueId result(int32_t opIndex, unsigned i = 0) const { return ops[opIndex].results[i]; }
   /// Drops ops whose results are unused and not outputs, then renumbers
-  /// values densely in definition order (keeping names).
-  void compact();
+  /// values densely in definition order (keeping names). `keptOps`, when
+  /// given, receives the former index of each op kept, in order.
+  void compact(std::vector<size_t> *keptOps = nullptr);
   /// Number of ops that are not inputs.
   size_t numComputeOps() const;
   /// The types of the returned values, in Case::outputs order.

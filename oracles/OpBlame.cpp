@@ -175,20 +175,10 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
 Case outputCone(const Case &c, size_t k, std::vector<size_t> &kept) {
   Case cone = c;
   cone.outputs = {c.outputs[k]};
-  std::set<ValueId> live = {c.outputs[k]};
-  kept.clear();
-  for (size_t i = c.ops.size(); i-- > 0;) {
-    const Op &op = c.ops[i];
-    const bool input = op.kind == OpKind::Input;
-    if (!input && std::none_of(op.results.begin(), op.results.end(),
-                               [&](ValueId r) { return live.count(r); }))
-      continue;
-    kept.insert(kept.begin(), i);
-    live.insert(op.operands.begin(), op.operands.end());
-    if (input) // kept, so that compact() keeps it too
+  for (const Op &op : c.ops) // outputs while compacting, so that none goes
+    if (op.kind == OpKind::Input)
       cone.outputs.insert(cone.outputs.end(), op.results.begin(), op.results.end());
-  }
-  cone.compact(); // the same ops, in the same order
+  cone.compact(&kept);
   cone.outputs.resize(1);
   return cone;
 }
@@ -205,6 +195,15 @@ std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::stri
 
 OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom symptom) {
   OpBlame blame;
+  // A cut run again in a fresh process of a persistent adapter: IREE's
+  // runtime aborted on cuts in an adapter that had served the case's runs
+  // before, and not in a fresh one.
+  auto runAfresh = [&](const Case &cut) {
+    if (config.external.persistent)
+      workerPersistentCommand().stop(); // the next run starts it afresh
+    ++blame.runs;
+    return runCase(cut, jit, config);
+  };
   const size_t n = c.ops.size();
   const Case whole = cutProgram(c, n);
   // A wrong value: the whole case cut names its op, in one run.
@@ -213,15 +212,10 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
     wholeRun = runCase(whole, jit, config);
     blame.runs = 1;
     // A case that showed a wrong value whose whole cut failed otherwise (an
-    // abort): once more, in a fresh process of a persistent adapter, before
-    // the prefixes are bisected for it. IREE's runtime aborted on a cut in
-    // an adapter that had served the case's runs, and not in a fresh one.
+    // abort): once more afresh, before the prefixes are bisected for it.
     if (config.external.persistent && wholeRun->verdict != VerdictKind::Mismatch &&
-        cutFails(*wholeRun) == std::optional<bool>(true)) {
-      workerPersistentCommand().stop(); // the next run starts it afresh
-      wholeRun = runCase(whole, jit, config);
-      ++blame.runs;
-    }
+        cutFails(*wholeRun) == std::optional<bool>(true))
+      wholeRun = runAfresh(whole);
     bool inputDiffersFirst = false;
     if (std::optional<OpBlame> valueBlame =
             blameWrongValue(c, whole, *wholeRun, config, inputDiffersFirst)) {
@@ -330,18 +324,12 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   if (op.kind == OpKind::Input)
     return blame; // a load or a store, not an op, goes wrong
   // A case that showed a wrong value, blamed for another kind of failure
-  // of a cut: that failure must show again, in a fresh process of a
-  // persistent adapter, or it was the backend's luck or the state of a used
-  // process (IREE's runtime aborted, in an adapter that had served the cuts
-  // before, on a prefix that runs clean alone), and it would file a known
-  // wrong value as a new root.
-  if (symptom == Symptom::WrongValue) {
-    if (config.external.persistent)
-      workerPersistentCommand().stop(); // the next run starts it afresh
-    ++blame.runs;
-    if (otherwiseIn(runCase(cutProgram(c, hi), jit, config)) != std::optional<bool>(true))
-      return blame;
-  }
+  // of a cut: that failure must show again afresh, or it was the backend's
+  // luck or the state of a used process, and it would file a known wrong
+  // value as a new root.
+  if (symptom == Symptom::WrongValue &&
+      otherwiseIn(runAfresh(cutProgram(c, hi))) != std::optional<bool>(true))
+    return blame;
   const CaseOutcome &atHi = failingOtherwise.at(hi);
   blame.found = true;
   blame.opIndex = hi - 1;

@@ -37,20 +37,19 @@ inline constexpr const char *kAnyOp = "any op";
 
 /// The `where` of a pass's miscompile that shows as an access the program
 /// must not make: a read or a write past a buffer, or a write outside an
-/// output's valid region. Which of them a
-/// case shows first depends on its loop order and data, not on the bug, so
-/// all are one root cause of the pass (its signature's kind is mismatch:
-/// the program the pass made is wrong); each case's own verdict is kept as
-/// its symptom.
+/// output's valid region. Which of them a case shows first depends on its
+/// loop order and data, not on the bug, so all are one root cause of the
+/// pass (its signature's kind is mismatch: the program the pass made is
+/// wrong); each case's own verdict is kept as its symptom.
 inline constexpr const char *kBadAccess = "bad access";
 
 /// The `where` of a pass's miscompile whose first wrong output has every
 /// differing element one rounding step off (a float 1 ulp, an integer 1):
-/// a pass that rounds
-/// wrong (bf16's ties to even, say) shows in whichever op's result lands on
-/// a case it gets wrong, which depends on the data, so the op is not part
-/// of the root; a swap of the op for another family rarely lands on such a
-/// case again, so generalisation cannot show it either.
+/// a pass that rounds wrong (bf16's ties to even, say) shows in whichever
+/// op's result lands on a case it gets wrong, which depends on the data, so
+/// the op is not part of the root; a swap of the op for another family
+/// rarely lands on such a case again, so generalisation cannot show it
+/// either.
 inline constexpr const char *kRoundingOnly = "rounding";
 
 /// A pass pipeline element without its options: `func.func(arith-expand)`
