@@ -1,6 +1,7 @@
 //===- driver/CaseTask.cpp - One case in an isolated worker ---------------===//
 #include "driver/CaseTask.h"
 
+#include "backend/MemoryError.h"
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
 #include "oracles/MemoryErrorOracle.h"
@@ -281,23 +282,6 @@ IsolationLimits limitsWithBlame(const IsolationLimits &caseLimits, RunConfig &co
   return limits;
 }
 
-namespace {
-/// Whether a process that died of `signal` with `stderrText` hit a memory
-/// error: a segfault or bus error, or glibc's heap checks aborting on a
-/// corrupted or doubly freed block.
-bool isMemoryError(int signal, const std::string &stderrText) {
-  if (signal == SIGSEGV || signal == SIGBUS)
-    return true;
-  if (signal != SIGABRT)
-    return false;
-  for (const char *heap :
-       {"free(): ", "malloc(): ", "realloc(): ", "double free", "corrupted ", "munmap_chunk(): "})
-    if (stderrText.find(heap) != std::string::npos)
-      return true;
-  return false;
-}
-} // namespace
-
 CaseReport reportOf(const ChildOutcome &o) {
   CaseReport r;
   r.stderrText = o.stderrText;
@@ -385,7 +369,7 @@ CaseReport reportOf(const ChildOutcome &o) {
     if (!s.pass.empty() && o.end == ChildOutcome::End::Signalled &&
         text.find("Assertion `") == std::string::npos) {
       s.where = "signal " + std::to_string(o.signal);
-      if (isMemoryError(o.signal, text)) {
+      if (diedOfMemoryError(o.signal, text)) {
         s.where = "memory error";
         s.message.clear();
       }

@@ -1,6 +1,7 @@
 //===- backend/external/ExternalBackend.cpp - Any toolchain via files -----===//
 #include "backend/external/ExternalBackend.h"
 
+#include "backend/MemoryError.h"
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
 #include "backend/external/CommandGroups.h"
@@ -278,6 +279,13 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
     return withHeadline(Status::Crashed, assertion);
   if (!sanitizer.empty())
     return withHeadline(Status::Crashed, sanitizer);
+  // A memory error is one crash whichever way it showed (backend/MemoryError.h).
+  const int signal = end.kind == CommandEnd::Kind::Signalled    ? end.signal
+                     : end.exitCode > 128 && end.exitCode < 160 ? end.exitCode - 128
+                                                                : 0;
+  if (signal != 0 && diedOfMemoryError(signal, err))
+    return withHeadline(Status::Crashed, "external command died of a memory error (signal " +
+                                             std::to_string(signal) + ")");
   if (end.kind == CommandEnd::Kind::Signalled)
     return withHeadline(Status::Crashed, "external command killed by signal " +
                                              std::to_string(end.signal) + " (" +
@@ -430,6 +438,10 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);
+      // The command said it had started the compiled program: a crash
+      // from then on is the program's, which op blame traces to an op.
+      r.failedRunning = r.status == BackendRun::Status::Crashed &&
+                        fs::exists(dir + "/" + kExternalRunningMarker, ec);
     } else {
       for (size_t o = 0; o < c.outputs.size() && r.ok(); ++o) {
         const TensorType &type = c.typeOf(c.outputs[o]);

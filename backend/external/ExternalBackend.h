@@ -41,6 +41,10 @@ constexpr int kExternalExitEnvironment = 80;
 /// of stderr says where.
 constexpr int kExternalExitOutOfBoundsWrite = 81;
 constexpr int kExternalExitOutOfBoundsRead = 82;
+/// A file the command may create in the case directory when it has compiled
+/// the program and starts running it: a crash after it is the compiled
+/// program's (BackendRun::failedRunning), not the compiler's.
+constexpr const char *kExternalRunningMarker = "running";
 
 struct ExternalToolchain {
   /// The command. `{dir}` inside any element is replaced by the case

@@ -114,6 +114,46 @@ return %e
   EXPECT_EQ(out.signature.text().find(kUndefinedResult), std::string::npos) << out.signature.text();
 }
 
+TEST(ExternalBackend, AProgramThatDiesOfAMemoryErrorIsNamedByItsOpHoweverItDied) {
+  // The compiled program dies in an exp, fed by an add it got right: a
+  // segfault in one run and glibc's heap check in another are one finding,
+  // named by the op whose prefix first dies, not by the signal.
+  setenv("NPUFUZZ", NPUFUZZ_BINARY, 1);
+  const Case c = parse(R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%a = input {fill=rand} : f32[4,8]
+%b = input {fill=rand} : f32[4,8]
+%s = add %a, %b : f32[4,8]
+%e = exp %s : f32[4,8]
+%n = neg %e : f32[4,8]
+return %n
+)");
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 600; // a busy machine's mlir-opt is no hang
+  auto signatureWhenItDies = [&](const char *how) {
+    RunConfig config = external({"python3", "-B", kDir + "/commands/crash_in_op.py", "{dir}", "exp",
+                                 how, kDir + "/../../tools/adapters/mlir_tools_adapter.sh"});
+    config.external.timeoutSeconds = 120;
+    const CaseReport out = runCaseIsolated(c, jit, config, limits);
+    EXPECT_EQ(out.result.verdict, VerdictKind::Crash) << how << ": " << out.result.summary;
+    if (std::string(how) != "compiler")
+      EXPECT_NE(out.result.summary.find("= exp: its prefix fails"), std::string::npos)
+          << how << ": " << out.result.summary;
+    return out.signature.text();
+  };
+  const std::string segv = signatureWhenItDies("segv");
+  // An undefined result is named by its op's shape form (blamedOpName).
+  EXPECT_NE(segv.find("| elementwise | " + std::string(kUndefinedResult)), std::string::npos)
+      << segv;
+  EXPECT_EQ(signatureWhenItDies("heap"), segv);
+  // A compiler that segfaults has no op to blame: its crash, by the
+  // memory error, not by which signal showed it.
+  const std::string compiler = signatureWhenItDies("compiler");
+  EXPECT_NE(compiler.find("died of a memory error"), std::string::npos) << compiler;
+  EXPECT_EQ(compiler.find("exp"), std::string::npos) << compiler;
+}
+
 TEST(ExternalBackend, IndependentCorrectImplementationIsOk) {
   MlirJit jit;
   const CaseOutcome out = runCase(parse(kAddCase), jit, script("correct.py"));
@@ -158,6 +198,17 @@ TEST(ExternalBackend, StderrPatternsMapToStatuses) {
   EXPECT_EQ(classifyEnd(exited(79, "dma: 5-d descriptor\n"), m),
             BackendRun::Status::SimulatorFault);
   EXPECT_EQ(classifyEnd(exited(139, ""), m), BackendRun::Status::Crashed);
+  EXPECT_EQ(m.substr(0, m.find('\n')), "external command died of a memory error (signal 11)");
+  // The same memory error caught by glibc's heap checks: a memory error too.
+  EXPECT_EQ(classifyEnd(exited(134, "Fatal glibc error: malloc assertion failure in "
+                                    "__libc_calloc: !mem\n"),
+                        m),
+            BackendRun::Status::Crashed);
+  EXPECT_EQ(m.substr(0, m.find('\n')), "external command died of a memory error (signal 6)");
+  // An abort of anything else is no memory error.
+  EXPECT_EQ(classifyEnd(exited(134, "terminate called after throwing\n"), m),
+            BackendRun::Status::Crashed);
+  EXPECT_EQ(m.substr(0, m.find('\n')), "external command exited with 134 (signal 6)");
   EXPECT_EQ(classifyEnd(exited(3, ""), m), BackendRun::Status::RuntimeError);
 }
 

@@ -192,6 +192,9 @@ def run_isolated(runtime, case_dir, manifest, log):
     adapter: (status, stderr text, details)."""
     message_path = os.path.join(case_dir, "runtime-error.txt")
     stderr_path = os.path.join(case_dir, "runtime-stderr.txt")
+    # Compiled: a crash from here on is the module's, which npufuzz traces
+    # to the op that first goes wrong (docs/external-backends.md, "running").
+    open(os.path.join(case_dir, "running"), "w").close()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
