@@ -164,12 +164,20 @@ std::vector<std::string> kernelCompileCommand(const PtoToolchain &t,
                                               const PrecompiledSimulator &sim,
                                               const std::string &kernelDir,
                                               const std::string &harness, const std::string &binary,
-                                              bool lineTables) {
+                                              bool forMemcheck) {
   std::vector<std::string> argv = {t.cxx};
   const std::vector<std::string> flags = simulatorFlags(t);
   argv.insert(argv.end(), flags.begin(), flags.end());
-  if (lineTables)
+  if (forMemcheck)
     argv.insert(argv.end(), {"-gline-tables-only", "-gdwarf-4"}); // valgrind 3.19 reads DWARF 4
+  else
+    // A local the kernel never initialises (a tile default-constructed, so
+    // its valid shape is never set: seed 002) holds one pattern in every
+    // run, not whatever the stack held: the kernel fails alike in every run
+    // and in every cut op blame runs, so the failure is traced to the op
+    // that made it, not by the luck of the stack to a later one. Memcheck's
+    // kernels keep their garbage, which it reports as an uninitialised read.
+    argv.push_back("-ftrivial-auto-var-init=pattern");
   // The header's code is compiled whole into the library, including parts
   // of it (pto-isa's cost-model reporter) that reference libstdc++ symbols
   // this libstdc++ does not export; nothing in a simulated kernel calls

@@ -43,13 +43,15 @@ bool precompiledSimulator(const PtoToolchain &t, const std::string &parent,
                           PrecompiledSimulator &out, std::string &error);
 
 /// The command that compiles a case's harness (which includes kernel.cpp
-/// from `kernelDir`) and links it into `binary`; with line tables for a
-/// memory checker to name lines (they cost about a tenth more).
+/// from `kernelDir`) and links it into `binary`. For a memory checker, with
+/// line tables for it to name lines (they cost about a tenth more) and the
+/// kernel's uninitialised locals left for it to see; otherwise they hold a
+/// pattern, the same in every run.
 std::vector<std::string> kernelCompileCommand(const PtoToolchain &t,
                                               const PrecompiledSimulator &sim,
                                               const std::string &kernelDir,
                                               const std::string &harness, const std::string &binary,
-                                              bool lineTables);
+                                              bool forMemcheck);
 
 } // namespace npufuzz
 
