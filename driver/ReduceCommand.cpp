@@ -686,7 +686,18 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
       ++unreadable;
       continue;
     }
-    const Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
+    Observation seen = isolatedRunner(jit, config, limits)({cand})[0];
+    // A toolchain's memory error shows as a wrong value in one run and as
+    // a crash in the next (the corrupted heap's layout differs): a verdict
+    // that differs is asked once more, and the rerun's is the regression's;
+    // the first is said beside it.
+    std::string once;
+    if (seen.ran && seen.signature.kind != expect.verdict) {
+      const Observation again = isolatedRunner(jit, config, limits)({cand})[0];
+      if (again.ran && again.signature.kind == expect.verdict)
+        once = std::string(verdictName(seen.signature.kind)) + ": " + seen.summary;
+      seen = again;
+    }
     if (!seen.ran) { // the machine's, not the regression's
       out << "NOT RUN  " << name << ": " << seen.summary << "\n";
       ++notRun;
@@ -696,6 +707,8 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     changed += !sameVerdict;
     out << (sameVerdict ? "ok       " : "CHANGED  ") << name << ": "
         << verdictName(seen.signature.kind);
+    if (!once.empty())
+      out << " (once " << once.substr(0, 160) << ")";
     if (!sameVerdict)
       out << " (expected " << verdictName(expect.verdict) << "): " << seen.summary;
     else if (!expect.signatureId.empty() && seen.signature.id() != expect.signatureId)

@@ -249,6 +249,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
         break;
     }
     // A backend bisected by passes names its own root (pass blame).
+    blame.inputFirst = inputDiffersFirst;
     if (inputDiffersFirst || !runsExternally(config.backend))
       return blame;
   }

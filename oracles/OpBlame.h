@@ -54,6 +54,9 @@ struct OpBlame {
   std::string difference; ///< the kind of its first wrong element, or kUndefinedResult
   std::string detail;     ///< "%5 = cast ...: <first mismatch>"
   unsigned runs = 0;      ///< cut programs run
+  /// Not found because what first differs is an input's copy: the loads or
+  /// stores went wrong before any op did.
+  bool inputFirst = false;
 };
 
 /// How the case to blame failed: with a wrong value, or otherwise (an

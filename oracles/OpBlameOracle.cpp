@@ -19,11 +19,9 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
         blameOp(ctx.c, ctx.jit, probeConfig,
                 ctx.base.verdict == VerdictKind::Mismatch ? Symptom::WrongValue : Symptom::Other);
     probeConfig.pto.builds.reset();
-    return llvm::json::Object{{"found", b.found},
-                              {"index", static_cast<int64_t>(b.opIndex)},
-                              {"op", b.op},
-                              {"difference", b.difference},
-                              {"detail", b.detail}};
+    return llvm::json::Object{{"found", b.found},   {"index", static_cast<int64_t>(b.opIndex)},
+                              {"op", b.op},         {"difference", b.difference},
+                              {"detail", b.detail}, {"input_first", b.inputFirst}};
   });
   OpBlame b;
   if (!j)
@@ -33,6 +31,7 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
   b.op = j->getString("op").value_or("").str();
   b.difference = j->getString("difference").value_or("").str();
   b.detail = j->getString("detail").value_or("").str();
+  b.inputFirst = j->getBoolean("input_first").value_or(false);
   return b;
 }
 
@@ -94,6 +93,15 @@ void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   if (ctx.base.verdict == VerdictKind::Mismatch ? !wrongResult : v.verdict != ctx.base.verdict)
     return;
   const OpBlame blame = opBlameInChild(ctx);
+  // A wrong value whose first wrong copy is an input's, on a backend
+  // bisected by passes: the pass broke the loads or stores every op's
+  // values go through, not an op family, whichever op's output showed it.
+  // (A black-box backend's inputs are its own; they blame nothing.)
+  if (!blame.found && blame.inputFirst && !runsExternally(ctx.config.backend) && wrongResult) {
+    v.where = kAnyOp;
+    v.summary += "; first wrong: an input's copy";
+    return;
+  }
   if (!blame.found)
     return;
   // A backend bisected by passes has its root in the pass (pass blame,

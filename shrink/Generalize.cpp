@@ -240,7 +240,9 @@ bool familyIrrelevant(const Candidate &cand, const Signature &target, const std:
     if (!sameFailure(target, seen[i]))
       return false;
     const std::string &where = seen[i].signature.where;
-    if (putIn[i].count(where))
+    // Shown in an op put in its place, or in an input's copy before any op
+    // (kAnyOp): the failure does not need the family.
+    if (putIn[i].count(where) || where == kAnyOp)
       continue;
     if (depth > 0 && where != family && where != kAnyOp && !where.empty() &&
         familyIrrelevant(batch[i], target, where, trials, depth - 1))

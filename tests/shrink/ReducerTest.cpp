@@ -13,6 +13,7 @@
 #include "bench/PlantedFaults.h"
 #include "driver/ReduceCommand.h"
 #include "ir/Text.h"
+#include "shrink/Generalize.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -335,4 +336,74 @@ TEST_F(ReducerTest, RegressionsReplayWithTheirVerdicts) {
   fs::remove_all(tampered);
 }
 
+// A toolchain's memory error may show in one run and not the next: a
+// regression whose verdict differs once is asked again, and says so.
+TEST_F(ReducerTest, AVerdictThatDiffersOnceIsAskedAgain) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("npufuzz-replay-once-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir / "state");
+  ::setenv("NPUFUZZ_FLAKY_STATE", (dir / "state").c_str(), 1);
+  Expectation expect;
+  expect.verdict = VerdictKind::Ok;
+  std::ofstream(dir / "add.npf") << expectationLine(expect) << "\n"
+                                 << "npufuzz-case 1\n"
+                                    "data seed=5 edge_rate=0.1\n"
+                                    "%a = input {fill=rand} : f32[4,8]\n"
+                                    "%b = input {fill=rand} : f32[4,8]\n"
+                                    "%s = add %a, %b : f32[4,8]\n"
+                                    "return %s\n";
+  ReplayOptions o;
+  o.dir = dir.string();
+  o.backend.backend = BackendKind::External;
+  o.backend.external.argv = {
+      "python3", "-B", npufuzz::testing::sourceDir() + "/tests/integrations/commands/crash_once.py",
+      "{dir}"};
+  o.backend.external.timeoutSeconds = 120;
+  o.candidateTimeout = 300; // a busy machine's python is no hang
+  std::ostringstream log;
+  EXPECT_EQ(runReplayCommand(o, log), 0) << log.str();
+  EXPECT_NE(log.str().find("ok       add.npf: ok (once crash: "), std::string::npos) << log.str();
+  ::unsetenv("NPUFUZZ_FLAKY_STATE");
+  fs::remove_all(dir);
+}
+
 } // namespace
+
+// Generalisation swaps the family of the op a pass's wrong value showed in.
+// A variant whose first wrong value is an input's copy (named kAnyOp by op
+// blame: the pass broke the loads or stores every value goes through) shows
+// that the failure does not need the family; one that shows in another op
+// of the case, which may be another bug of the pass, does not.
+TEST(Generalize, AVariantWrongFirstInAnInputsCopyNeedsNoFamily) {
+  Case c;
+  TextError error;
+  ASSERT_TRUE(parseCase(R"(npufuzz-case 1
+data seed=5 edge_rate=0
+%0 = input {fill=rand} : f32[8,4]
+%1 = set_validshape %0 : f32[8,4]{valid=3x4,dyn}
+%2 = fillpad %1 {pad=zero} : f32[8,4]
+return %2
+)",
+                        c, error))
+      << error.message;
+  const Signature seen{VerdictKind::Mismatch, "func.func(p)", "set_validshape", ""};
+  auto generalisedWhenVariantsShowIn = [&](const std::string &where) {
+    unsigned runs = 0;
+    const CandidateRunner run = [&](const std::vector<Candidate> &batch) {
+      runs += static_cast<unsigned>(batch.size());
+      std::vector<Observation> out(batch.size());
+      for (Observation &o : out) {
+        o.ran = true;
+        o.signature = {VerdictKind::Mismatch, "func.func(p)", where, ""};
+      }
+      return out;
+    };
+    const Signature s =
+        generalizeSignature({c, "func.func(p)"}, seen, run, MlirStyle::Npu, PassStage::Entry);
+    EXPECT_GT(runs, 0u);
+    return s.where;
+  };
+  EXPECT_EQ(generalisedWhenVariantsShowIn(kAnyOp), kAnyOp);
+  EXPECT_EQ(generalisedWhenVariantsShowIn("fillpad"), "set_validshape");
+}
