@@ -5,6 +5,7 @@
 #include "backend/mlir/Pipelines.h"
 #include "backend/mlir/RunningStage.h"
 #include "oracles/MemoryErrorOracle.h"
+#include "oracles/Metamorphic.h"
 #include "oracles/OpBlameOracle.h"
 #include "oracles/Oracle.h"
 
@@ -201,12 +202,16 @@ std::optional<ChildOutcome> runOrRefuse(const std::function<std::string()> &work
 
 /// A pass's program that reads or writes where it must not is one root of
 /// the pass, whichever access showed first (kBadAccess); the access this
-/// case made is its symptom.
+/// case made is its symptom. Outputs that change with the padding outside
+/// the inputs' valid shapes (kPaddingVariant) are such a read: of elements
+/// outside a valid shape.
 void rootBadAccess(CaseReport &r) {
   const TaskResult &t = r.result;
   // (A kernel that faults is not among them: its signal need not be an
   // access, and its pass is named by its crash.)
-  const bool badAccess = isOutOfBounds(t.verdict) || t.verdict == VerdictKind::OutOfRegionWrite;
+  const bool badAccess =
+      isOutOfBounds(t.verdict) || t.verdict == VerdictKind::OutOfRegionWrite ||
+      (t.verdict == VerdictKind::UninitializedRead && t.where == kPaddingVariant);
   if (!badAccess || r.signature.pass.empty())
     return;
   if (r.result.symptom.empty())

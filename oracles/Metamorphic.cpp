@@ -116,7 +116,7 @@ std::optional<MetamorphicFailure> checkMetamorphic(const Case &c, MlirJit &jit,
       const std::string diff = firstDifference(c, base, variant);
       if (!diff.empty())
         return MetamorphicFailure{VerdictKind::UninitializedRead,
-                                  "metamorphic:padding",
+                                  kPaddingVariant,
                                   "defined outputs change with the padding outside inputs' "
                                   "valid shapes: " +
                                       diff,

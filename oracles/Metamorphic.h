@@ -25,6 +25,10 @@
 
 namespace npufuzz {
 
+/// Where a failure only the padding variant showed is: the outputs changed
+/// with what lies outside the inputs' valid shapes, which the kernel read.
+inline constexpr const char *kPaddingVariant = "metamorphic:padding";
+
 struct MetamorphicFailure {
   VerdictKind verdict = VerdictKind::Mismatch;
   std::string variant; ///< padding, view or lanes: the signature's `where`

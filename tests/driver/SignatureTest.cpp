@@ -2,6 +2,7 @@
 #include "oracles/Signature.h"
 #include "backend/pto/Memcheck.h"
 #include "driver/CaseTask.h"
+#include "oracles/Metamorphic.h"
 
 #include <gtest/gtest.h>
 
@@ -249,6 +250,12 @@ TEST(Signature, EveryBadAccessOfOnePassIsOneRoot) {
   EXPECT_EQ(signatureOf(VerdictKind::OutOfBoundsWrite, "memref.store", pass).id(), read.id());
   EXPECT_EQ(signatureOf(VerdictKind::OutOfRegionWrite, "", pass, &symptom).id(), read.id());
   EXPECT_EQ(symptom, "out-of-region-write");
+  // Outputs that change with the padding: a read outside a valid shape.
+  EXPECT_EQ(signatureOf(VerdictKind::UninitializedRead, kPaddingVariant, pass, &symptom).id(),
+            read.id());
+  EXPECT_EQ(symptom, "uninitialized-read in " + std::string(kPaddingVariant));
+  // Another uninitialised read of the pass is its wrong value's, not an access.
+  EXPECT_NE(signatureOf(VerdictKind::UninitializedRead, "add", pass).id(), read.id());
   // A kernel that faults is its crash's, whatever the signal was.
   EXPECT_NE(signatureOf(VerdictKind::Crash, "kernel", pass).id(), read.id());
   // Another pass is another root; a wrong value is not an access.
