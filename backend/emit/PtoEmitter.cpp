@@ -97,9 +97,6 @@ const char *roundMode(RoundingMode m) {
   return "RINT";
 }
 
-/// The vector buffer (UB) of A2/A3, where every vec tile lives.
-constexpr int64_t kVecBufferBytes = 192 << 10;
-
 /// The element types the A2/A3 verifier of ptoas (its default --pto-arch)
 /// accepts for the t-op of `k`, as its diagnostics state them; empty when
 /// `t` is one of them. The case model has no i16, so ops that take only i16
@@ -644,7 +641,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     count(v, tileNo, true);
   for (const auto &[type, column] : extraTiles_)
     bufferBytes += tileRows(type, column) * tileCols(type, column) * byteSize(type.dtype);
-  if (bufferBytes > kVecBufferBytes)
+  if (bufferBytes > kPtoVecBufferBytes)
     return unsupported = "pto: the tiles need " + std::to_string(bufferBytes) +
                          " bytes, more than the 192 KiB vector buffer",
            false;

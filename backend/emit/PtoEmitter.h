@@ -20,6 +20,11 @@
 
 namespace npufuzz {
 
+/// The vector buffer (UB) of A2/A3's AIV, where every vec tile lives: the
+/// emitter keeps a kernel's tiles within it, and the simulator is run with
+/// it, not with its larger scratch default.
+inline constexpr int64_t kPtoVecBufferBytes = 192 << 10;
+
 /// Emits the kernel for the verified case `c`, or returns false with the
 /// reason PTO cannot express it. Same case, same bytes.
 bool emitPto(const Case &c, std::string &out, std::string &unsupported);

@@ -1,6 +1,7 @@
 //===- backend/pto/KernelHarness.cpp - main() around ptoas's kernels ------===//
 #include "backend/pto/KernelHarness.h"
 
+#include "backend/emit/PtoEmitter.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/TensorData.h"
@@ -41,6 +42,16 @@ static bool npfFile(const char *dir, int k, void *data, size_t size, bool write)
   return n == size;
 }
 )";
+
+/// The first statement of main(): pto-isa's CPU simulator gives UB a
+/// 512 KiB scratch unless told its size, so a tile ptoas placed past the end
+/// of A2/A3's 192 KiB would run as if it fit (on the chip, seed 004's fourth
+/// tile at UB's end hung the kernel). Told, its bounds check asserts
+/// (PtoBackend.cpp, tilePastItsBuffer). L1 and L0 already have A2/A3's sizes.
+std::string ubSizeStatement() {
+  return "  ::setenv(\"PTO_CPU_SIM_UB_BYTES\", \"" + std::to_string(kPtoVecBufferBytes) +
+         "\", 1);\n";
+}
 
 /// `npfMain(dir)` for the npf_kernel in scope, in the current namespace.
 std::string runner(const KernelBuffers &b, bool trace) {
@@ -100,19 +111,20 @@ KernelBuffers kernelBuffers(const Case &c) {
 std::string singleHarness(const KernelBuffers &b, bool trace) {
   // The kernel stays at namespace scope, as ptoas wrote it: an assertion or
   // a memory checker names its functions as they are in kernel.cpp.
-  return (trace ? traceShim() : std::string()) + "#include \"kernel.cpp\"\nnamespace npf_run {\n" +
-         runner(b, trace) +
+  return (trace ? traceShim() : std::string()) +
+         "#include <cstdlib>\n#include \"kernel.cpp\"\nnamespace npf_run {\n" + runner(b, trace) +
          "} // namespace npf_run\n"
-         "int main(int argc, char **argv) { return npf_run::npfMain(argc > 1 ? argv[1] : \".\"); "
-         "}\n";
+         "int main(int argc, char **argv) {\n" +
+         ubSizeStatement() + "  return npf_run::npfMain(argc > 1 ? argv[1] : \".\");\n}\n";
 }
 
 std::string batchHarness(const std::vector<KernelBuffers> &kernels, bool trace) {
-  std::string h = trace ? traceShim() : std::string();
+  std::string h = (trace ? traceShim() : std::string()) + "#include <cstdlib>\n";
   for (size_t k = 0; k < kernels.size(); ++k)
     h += "namespace npf_k" + std::to_string(k) + " {\n#include \"k" + std::to_string(k) +
          ".cpp\"\n" + runner(kernels[k], trace) + "} // namespace npf_k" + std::to_string(k) + "\n";
-  h += "int main(int argc, char **argv) {\n  if (argc < 3)\n    return 2;\n"
+  h += "int main(int argc, char **argv) {\n" + ubSizeStatement() +
+       "  if (argc < 3)\n    return 2;\n"
        "  switch (std::atoi(argv[2])) {\n";
   for (size_t k = 0; k < kernels.size(); ++k)
     h += "  case " + std::to_string(k) + ":\n    return npf_k" + std::to_string(k) +

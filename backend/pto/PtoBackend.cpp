@@ -236,6 +236,16 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
   return false;
 }
 
+/// Whether pto-isa's CPU simulator stopped a tile placed where it does not
+/// fit in its on-chip buffer (NPUMemoryModel's bounds check, with UB at
+/// A2/A3's size: KernelHarness.cpp). On the chip such a tile overwrites
+/// what lies past the buffer, or hangs the kernel (seed 004's fourth tile at
+/// UB's end).
+bool tilePastItsBuffer(const std::string &stderrText) {
+  return stderrText.find("Assertion `byteOffset + numel * sizeof(T) <= sizes_[region]' failed") !=
+         std::string::npos;
+}
+
 /// Runs `binary dir [index]` (under memcheck when asked) on the inputs and
 /// `poison`-filled outputs; fills `r`.
 void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &binary,
@@ -276,6 +286,14 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
     r.status = classifyEnd(end, r.message);
     r.message = "simulator: " + r.message;
     r.failedRunning = true;
+    // Every access to such a tile is out of bounds; the first is, as a
+    // rule, the write that fills it.
+    if (r.status == Status::Crashed && tilePastItsBuffer(end.stderrText)) {
+      r.status = Status::OutOfBoundsWrite;
+      r.faultSite = "a tile past the end of its buffer";
+      r.message = "simulator: " + r.faultSite + " (UB " + std::to_string(kPtoVecBufferBytes) +
+                  " bytes on A2/A3)\n" + end.stderrText;
+    }
     return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {

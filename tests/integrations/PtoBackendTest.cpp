@@ -469,6 +469,33 @@ return %6
   EXPECT_EQ(runCase(c, jit, pto()).verdict, VerdictKind::Ok);
 }
 
+// Seed 004's layout bug, planted in ptoas (tests/integrations/pto/
+// ub_overflow_ptoas.sh): the tile at the highest address is moved to run
+// past the end of A2/A3's 192 KiB UB. pto-isa's simulator would give it
+// its 512 KiB scratch and run it silently; told UB's size, it stops the
+// tile, and the case is an out-of-bounds write named by what went wrong,
+// not by an op. The unmodified toolchain runs the case exact.
+TEST(PtoBackend, ATilePastTheEndOfUbIsAnOutOfBoundsWrite) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const Case c = parseOrFail(R"(npufuzz-case 1
+data seed=5 edge_rate=0
+%0 = input {fill=rand} : f32[4,32]
+%1 = input {fill=rand} : f32[4,32]
+%2 = add %0, %1 : f32[4,32]
+%3 = abs %2 : f32[4,32]
+return %3
+)");
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 120;
+  const CaseReport report = runCaseIsolated(c, jit, ptoPlanted("ub_overflow_ptoas.sh"), limits);
+  EXPECT_EQ(report.result.verdict, VerdictKind::OutOfBoundsWrite) << report.result.summary;
+  EXPECT_EQ(report.signature.text(),
+            "out-of-bounds-write |  | a tile past the end of its buffer | ")
+      << report.result.summary;
+  EXPECT_EQ(runCase(c, jit, pto()).verdict, VerdictKind::Ok);
+}
+
 TEST(PtoBackend, AFailingCaseLeavesNoDirectoryBehind) {
   NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   RunConfig config = pto();
