@@ -56,35 +56,43 @@ bool feedsGatherIndex(const Case &c, ValueId v) {
   return false;
 }
 
-/// Op `i` of `x` (one result) made an elementwise op of a fresh input of
-/// its type: neg (not for i1), or the input itself for a type neg does not
-/// take. The loop over its result stays, without what the op did.
-void substitute(Case &x, size_t i) {
-  Op &op = x.ops[i];
-  const ValueId result = op.results[0];
-  const TensorType type = x.typeOf(result);
-  const OpKind unary = type.dtype == DType::I1 ? OpKind::Not : OpKind::Neg;
-  op.operands.clear();
-  op.attrs = OpAttrs();
-  if (!elementwiseAcceptsDType(unary, type.dtype)) {
-    op.kind = OpKind::Input;
-    return;
+/// Op `i` of `x` made, for each of its results (topk has two), an
+/// elementwise op of a fresh input of the result's type: neg (not for i1),
+/// or the input itself for a type neg does not take. The loops over its
+/// results stay, without what the op did. Returns the index of the last op
+/// put in its place.
+size_t substitute(Case &x, size_t i) {
+  const Op original = x.ops[i];
+  std::vector<Op> put;
+  for (const ValueId result : original.results) {
+    const TensorType type = x.typeOf(result);
+    const OpKind unary = type.dtype == DType::I1 ? OpKind::Not : OpKind::Neg;
+    Op op;
+    op.results = {result};
+    if (!elementwiseAcceptsDType(unary, type.dtype)) {
+      op.kind = OpKind::Input;
+      put.push_back(op);
+      continue;
+    }
+    Value in;
+    in.type = type;
+    x.values.push_back(in);
+    Op source;
+    source.kind = OpKind::Input;
+    source.results = {static_cast<ValueId>(x.values.size() - 1)};
+    op.kind = unary;
+    op.operands = source.results;
+    put.push_back(source);
+    put.push_back(op);
   }
-  op.kind = unary;
-  Value in;
-  in.type = type;
-  x.values.push_back(in);
-  const ValueId input = static_cast<ValueId>(x.values.size() - 1);
-  op.operands = {input};
-  Op source;
-  source.kind = OpKind::Input;
-  source.results = {input};
-  x.ops.insert(x.ops.begin() + static_cast<std::ptrdiff_t>(i), source);
+  x.ops.erase(x.ops.begin() + static_cast<std::ptrdiff_t>(i));
+  x.ops.insert(x.ops.begin() + static_cast<std::ptrdiff_t>(i), put.begin(), put.end());
   for (size_t k = 0; k < x.ops.size(); ++k)
     for (size_t r = 0; r < x.ops[k].results.size(); ++r) {
       x.values[x.ops[k].results[r]].defOp = static_cast<int32_t>(k);
       x.values[x.ops[k].results[r]].resultIndex = static_cast<int32_t>(r);
     }
+  return i + put.size() - 1;
 }
 
 /// `c` with every op of family `family` swapped for the `nth` kind of
@@ -117,13 +125,14 @@ std::optional<Case> variantWithout(const Case &c, const std::string &family, int
     } else {
       if (nth >= 0)
         return std::nullopt; // no nth swap: the tries before are all there is
-      if (op.results.size() != 1 || feedsGatherIndex(x, op.results[0]))
+      if (std::any_of(op.results.begin(), op.results.end(),
+                      [&](ValueId r) { return feedsGatherIndex(x, r); }))
         return std::nullopt;
-      const size_t before = x.ops.size();
-      substitute(x, i);
-      i += x.ops.size() - before; // past an input put before it
-      if (x.ops[i].kind != OpKind::Input)
-        putIn.insert(familyOf(x.ops[i].kind));
+      const size_t last = substitute(x, i);
+      for (; i <= last; ++i)
+        if (x.ops[i].kind != OpKind::Input)
+          putIn.insert(familyOf(x.ops[i].kind));
+      i = last;
     }
     changed = true;
   }

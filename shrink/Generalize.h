@@ -10,8 +10,8 @@
 //     families of their arity that take their dtypes (two tries, both of
 //     which must keep the failure: a swapped-in op may have a bug of its
 //     own), or, for ops with no such swap (views, casts, gathers, ...),
-//     made a neg of a fresh input of their type, which keeps a loop over
-//     their result but not what they did. When the variants still fail
+//     made a neg of a fresh input of their type (one per result: topk has
+//     two), which keeps a loop over each result but not what they did. When the variants still fail
 //     with the same verdict, pass and message, first in an op put in the
 //     family's place, the family does not matter and the signature's where
 //     becomes kAnyOp;
