@@ -7,6 +7,7 @@
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"
 #include "oracles/MemoryErrorOracle.h"
+#include "oracles/Signature.h"
 #include "reference/Executor.h"
 
 #include <chrono>
@@ -105,8 +106,12 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   for (size_t k = 0; k < base.comparisons.size(); ++k)
     if (!base.comparisons[k].match) {
       v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
-      v.difference = base.comparisons[k].difference;
-      v.onlyRounding = base.comparisons[k].onlyRounding;
+      v.difference =
+          resultDifference(v.where, c.typeOf(c.outputs[k]).dtype, base.comparisons[k].difference);
+      // Only rounded wrong, where the op rounds.
+      v.onlyRounding =
+          base.comparisons[k].onlyRounding &&
+          resultDifference(v.where, c.typeOf(c.outputs[k]).dtype, "rounding") == "rounding";
       break;
     }
   return v;

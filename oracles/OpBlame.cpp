@@ -145,9 +145,11 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
     }
     const bool sameKind = wrong->difference == output->difference;
     // Named as reportOf will file it.
-    const std::string difference = leftUnwritten(out, outputIndex.at(wrongValue), config)
-                                       ? std::string(kUndefinedResult)
-                                       : wrong->difference;
+    const std::string difference =
+        leftUnwritten(out, outputIndex.at(wrongValue), config)
+            ? std::string(kUndefinedResult)
+            : resultDifference(std::string(opName(op.kind)), c.typeOf(wrongValue).dtype,
+                               wrong->difference);
     const Signature named{VerdictKind::Mismatch, "",
                           blamedOpName(std::string(opName(op.kind)), difference),
                           std::string(differenceClass(difference))};

@@ -239,6 +239,12 @@ std::string_view differenceClass(std::string_view kind) {
   return kind;
 }
 
+std::string resultDifference(const std::string &opName, DType t, const std::string &kind) {
+  if (kind != "rounding" || isFloat(t) || opName == "cast" || scalarFamily(opName) == "div")
+    return kind;
+  return "value";
+}
+
 std::string scalarFamily(const std::string &opName) {
   // Views compute nothing: what a pass gets wrong in one is the access
   // (a stride, an offset, a bound), the same whichever view it is.

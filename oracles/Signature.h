@@ -9,6 +9,7 @@
 #ifndef NPUFUZZ_ORACLES_SIGNATURE_H
 #define NPUFUZZ_ORACLES_SIGNATURE_H
 
+#include "ir/DType.h"
 #include "oracles/Verdict.h"
 
 #include <optional>
@@ -87,6 +88,13 @@ std::string crashLocation(const std::string &stderrText, int n = 3);
 /// (value, extreme, infinity) is `value`, since how large the wrong number
 /// came out depends on the case's data, not on the bug.
 std::string_view differenceClass(std::string_view kind);
+
+/// The kind of difference `kind` of a result of dtype `t` of the op named
+/// `opName`, as a root names it: one step off (`rounding`) only where the op
+/// rounds, which is any float result and, of integer results, a cast's or a
+/// division's. An exact integer op one off (`1 * 1` emitted as `1 + 1`, a
+/// topk index) computed a wrong value.
+std::string resultDifference(const std::string &opName, DType t, const std::string &kind);
 
 /// The arithmetic an op of the case model applies per element, for naming
 /// a pass's miscompile: `max`, `row_expand_max`, `col_expand_max` and

@@ -328,3 +328,15 @@ TEST(Signature, AWrongNumberIsOneClassWhateverItsMagnitude) {
   EXPECT_EQ(differenceClass("nan"), "nan");
   EXPECT_EQ(differenceClass("rounding"), "rounding");
 }
+
+// One step off is rounding only where the op rounds: a float result, or an
+// integer cast's or division's; an exact integer op one off is wrong.
+TEST(Signature, OneStepOffIsRoundingOnlyWhereTheOpRounds) {
+  EXPECT_EQ(resultDifference("mul", DType::F32, "rounding"), "rounding");
+  EXPECT_EQ(resultDifference("mul", DType::I32, "rounding"), "value");
+  EXPECT_EQ(resultDifference("topk", DType::I64, "rounding"), "value");
+  EXPECT_EQ(resultDifference("cast", DType::I32, "rounding"), "rounding");
+  EXPECT_EQ(resultDifference("row_expand_div", DType::I8, "rounding"), "rounding");
+  EXPECT_EQ(resultDifference("mul", DType::I32, "signed-zero"), "signed-zero");
+  EXPECT_EQ(resultDifference("add", DType::I32, "extreme"), "extreme");
+}
