@@ -4,7 +4,7 @@
 # Each row plants one bug (a pass of the planted-bug or test plugin, or a
 # ptoas wrapper of tests/integrations/pto/) and runs a campaign of --cases
 # cases on seeds from --seed-start, a range kept apart from the seeds
-# npufuzz is developed on (980000 by default, the range of the table in
+# npufuzz is developed on (990000 by default, the range of the table in
 # docs/triage.md: no test, tuning or earlier measurement used it; measure a
 # change on a range nothing has seen yet, and say which). The same campaign on the unmodified toolchain
 # (once per style, and once for pto) gives what the bug does not: the
@@ -55,7 +55,7 @@ if [ -n "$false_new" ]; then
   cases=${cases:-2000} seed=${seed:-50000}
   [ ${#only[@]} -eq 0 ] || { echo "triage.sh: --false-new runs no rows" >&2; exit 2; }
 else
-  cases=${cases:-300} seed=${seed:-980000}
+  cases=${cases:-300} seed=${seed:-990000}
 fi
 # Campaigns are kept and reused by directory: one per seed range and size.
 work=${work:-${TMPDIR:-/tmp}/npufuzz-triage-$seed-$cases${false_new:+-false-new}}
