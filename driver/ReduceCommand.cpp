@@ -695,7 +695,8 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     if (seen.ran && seen.signature.kind != expect.verdict) {
       const Observation again = isolatedRunner(jit, config, limits)({cand})[0];
       if (again.ran && again.signature.kind == expect.verdict)
-        once = std::string(verdictName(seen.signature.kind)) + ": " + seen.summary;
+        once = std::string(verdictName(seen.signature.kind)) + ": " +
+               seen.summary.substr(0, seen.summary.find('\n'));
       seen = again;
     }
     if (!seen.ran) { // the machine's, not the regression's

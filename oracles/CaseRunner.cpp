@@ -108,10 +108,7 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
       v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       v.difference =
           resultDifference(v.where, c.typeOf(c.outputs[k]).dtype, base.comparisons[k].difference);
-      // Only rounded wrong, where the op rounds.
-      v.onlyRounding =
-          base.comparisons[k].onlyRounding &&
-          resultDifference(v.where, c.typeOf(c.outputs[k]).dtype, "rounding") == "rounding";
+      v.onlyRounding = base.comparisons[k].onlyRounding;
       break;
     }
   return v;

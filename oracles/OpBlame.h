@@ -54,8 +54,9 @@ struct OpBlame {
   std::string difference; ///< the kind of its first wrong element, or kUndefinedResult
   std::string detail;     ///< "%5 = cast ...: <first mismatch>"
   unsigned runs = 0;      ///< cut programs run
-  /// Not found because what first differs is an input's copy: the loads or
-  /// stores went wrong before any op did.
+  /// Not found because, of the values the wrong output depends on, an
+  /// input's copy differs: the loads or stores went wrong, whatever op
+  /// also did.
   bool inputFirst = false;
 };
 

@@ -216,8 +216,9 @@ bool sameFailure(const Signature &target, const Observation &o) {
 /// Whether the failure of `target` in `cand` goes on without family
 /// `family`: with each of two swaps (two other families, so that a bug of
 /// one of them is not taken for this one), or the substitution when there
-/// is no swap. Each must show first in an op put in the family's place; or,
-/// `depth` allowing, in another family that is itself shown not to matter.
+/// is no swap. Each must show first in an op put in the family's place, or
+/// in an input's copy (kAnyOp); or, `depth` allowing, in another family
+/// that is itself shown not to matter.
 /// (That another op of the case fails would not do on its own: it may be
 /// another bug of the same pass.)
 bool familyIrrelevant(const Candidate &cand, const Signature &target, const std::string &family,
@@ -253,7 +254,7 @@ bool familyIrrelevant(const Candidate &cand, const Signature &target, const std:
     // (kAnyOp): the failure does not need the family.
     if (putIn[i].count(where) || where == kAnyOp)
       continue;
-    if (depth > 0 && where != family && where != kAnyOp && !where.empty() &&
+    if (depth > 0 && where != family && !where.empty() &&
         familyIrrelevant(batch[i], target, where, trials, depth - 1))
       continue;
     return false;

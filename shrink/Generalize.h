@@ -13,8 +13,8 @@
 //     made a neg of a fresh input of their type (one per result: topk has
 //     two), which keeps a loop over each result but not what they did. When the variants still fail
 //     with the same verdict, pass and message, first in an op put in the
-//     family's place, the family does not matter and the signature's where
-//     becomes kAnyOp;
+//     family's place or in an input's copy (kAnyOp), the family does not
+//     matter and the signature's where becomes kAnyOp;
 //   - the blamed pass's options: the pass without them. When the same
 //     failure remains, the signature names the pass without options.
 // Only a wrong value's op family is generalised (a crash's where is its
