@@ -145,13 +145,12 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
     }
     const bool sameKind = wrong->difference == output->difference;
     // Named as reportOf will file it.
+    const std::string name(opName(op.kind));
     const std::string difference =
         leftUnwritten(out, outputIndex.at(wrongValue), config)
             ? std::string(kUndefinedResult)
-            : resultDifference(std::string(opName(op.kind)), c.typeOf(wrongValue).dtype,
-                               wrong->difference);
-    const Signature named{VerdictKind::Mismatch, "",
-                          blamedOpName(std::string(opName(op.kind)), difference),
+            : resultDifference(name, c.typeOf(wrongValue).dtype, wrong->difference);
+    const Signature named{VerdictKind::Mismatch, "", blamedOpName(name, difference),
                           std::string(differenceClass(difference))};
     const bool known = config.knownSignatures.count(named.id()) != 0;
     if (!chosen || (chosenKnown && !known) ||
@@ -160,8 +159,8 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
       chosenSameKind = sameKind;
       chosenKnown = known;
       blame.difference = difference;
-      blame.detail = "%" + std::to_string(op.results[0]) + " = " + std::string(opName(op.kind)) +
-                     ": " + wrong->firstMismatch;
+      blame.detail =
+          "%" + std::to_string(op.results[0]) + " = " + name + ": " + wrong->firstMismatch;
     }
   }
   if (!chosen)

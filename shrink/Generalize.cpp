@@ -129,10 +129,10 @@ std::optional<Case> variantWithout(const Case &c, const std::string &family, int
                       [&](ValueId r) { return feedsGatherIndex(x, r); }))
         return std::nullopt;
       const size_t last = substitute(x, i);
-      for (; i <= last; ++i)
-        if (x.ops[i].kind != OpKind::Input)
-          putIn.insert(familyOf(x.ops[i].kind));
-      i = last;
+      for (size_t k = i; k <= last; ++k)
+        if (x.ops[k].kind != OpKind::Input)
+          putIn.insert(familyOf(x.ops[k].kind));
+      i = last; // past what was put in the op's place
     }
     changed = true;
   }

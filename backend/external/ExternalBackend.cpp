@@ -279,7 +279,8 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
     return withHeadline(Status::Crashed, assertion);
   if (!sanitizer.empty())
     return withHeadline(Status::Crashed, sanitizer);
-  // A memory error is one crash whichever way it showed (backend/MemoryError.h).
+  // A memory error is one crash whichever way it showed (backend/MemoryError.h);
+  // a shell or Python wrapper reports a child's signal N as exit 128 + N.
   const int signal = end.kind == CommandEnd::Kind::Signalled    ? end.signal
                      : end.exitCode > 128 && end.exitCode < 160 ? end.exitCode - 128
                                                                 : 0;
@@ -312,10 +313,10 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
   if (!exception.empty())
     return withHeadline(Status::RuntimeError, "python: " + exception);
   // A shell or Python wrapper reports a child's signal N as 128 + N.
-  if (end.exitCode > 128 && end.exitCode < 160)
+  if (signal != 0)
     return withHeadline(Status::Crashed, "external command exited with " +
                                              std::to_string(end.exitCode) + " (signal " +
-                                             std::to_string(end.exitCode - 128) + ")");
+                                             std::to_string(signal) + ")");
   return withHeadline(Status::RuntimeError,
                       "external command exited with status " + std::to_string(end.exitCode));
 }
