@@ -7,7 +7,7 @@
 #ifndef NPUFUZZ_BACKEND_BACKENDRUN_H
 #define NPUFUZZ_BACKEND_BACKENDRUN_H
 
-#include "backend/pto/PipeTrace.h"
+#include "backend/KernelTrace.h"
 #include "ir/TensorData.h"
 
 #include <optional>
@@ -90,9 +90,9 @@ struct BackendRun {
   /// op of a bounds-checked access (`memref.store`), or the kind of buffer
   /// whose redzone changed (`input`, `output`, `temporary`).
   std::string faultSite;
-  /// A PTO kernel's pipe trace (backend/pto/PipeTrace.h); empty when it was
+  /// A PTO kernel's pipe trace (backend/KernelTrace.h); empty when it was
   /// not recorded.
-  std::vector<TraceEvent> pipeTrace;
+  std::vector<TraceEvent> kernelTrace;
   /// Seconds spent in each stage.
   double emitSeconds = 0, passSeconds = 0, codegenSeconds = 0, executeSeconds = 0;
 

@@ -423,6 +423,8 @@ CaseReport reportOf(const ChildOutcome &o) {
   case VerdictKind::SyncDeadlock:
   case VerdictKind::SyncMisuse:
   case VerdictKind::UnflushedStore:
+  case VerdictKind::StaleRead:
+  case VerdictKind::LostWrite:
     // The two instruction kinds and the pipe pair: never addresses.
     s.where = r.result.where;
     break;

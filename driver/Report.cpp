@@ -154,7 +154,9 @@ bool isCoarse(const std::string &signatureText) {
   case VerdictKind::Race:
   case VerdictKind::SyncDeadlock:
   case VerdictKind::SyncMisuse:
-  case VerdictKind::UnflushedStore: return false;
+  case VerdictKind::UnflushedStore:
+  case VerdictKind::StaleRead:
+  case VerdictKind::LostWrite: return false;
   }
   return false;
 }

@@ -1,6 +1,5 @@
 //===- oracles/CaseRunner.cpp - Run one case against the reference ---------===//
 #include "oracles/CaseRunner.h"
-#include "oracles/RaceAnalysis.h"
 
 #include "backend/mlir/Pipelines.h"
 #include "ir/Storage.h"
@@ -96,10 +95,10 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   v.passIndex = base.run.passIndex;
   if (isOutOfBounds(base.verdict))
     v.where = base.run.faultSite;
-  // The two instructions and their pipes, never the addresses.
-  if (isSyncVerdict(base.verdict))
-    if (const std::vector<RaceFinding> found = analyzeRaces(base.run.pipeTrace); !found.empty())
-      v.where = found.front().where(base.run.pipeTrace);
+  // The two instructions and their pipes or cause, never addresses.
+  if (isTraceVerdict(base.verdict))
+    if (std::optional<TraceFinding> found = firstTraceFinding(base.run.kernelTrace))
+      v.where = found->where;
   // Outside a valid region: no op names it. What writes there is the copy
   // or store of the output, whichever op made the value (the summary says
   // which output).

@@ -3,6 +3,7 @@
 
 #include "oracles/SumBound.h"
 
+#include "oracles/CacheCoherency.h"
 #include "oracles/Exactness.h"
 #include "oracles/RaceAnalysis.h"
 #include "oracles/ValidRegion.h"
@@ -30,7 +31,8 @@ VerdictKind verdictOf(BackendRun::Status s) {
   return VerdictKind::CompileError;
 }
 
-VerdictKind syncVerdict(const RaceFinding &f) {
+namespace {
+VerdictKind raceVerdict(const RaceFinding &f) {
   switch (f.kind) {
   case RaceFinding::Kind::Race: return VerdictKind::Race;
   case RaceFinding::Kind::SyncDeadlock: return VerdictKind::SyncDeadlock;
@@ -40,9 +42,30 @@ VerdictKind syncVerdict(const RaceFinding &f) {
   return VerdictKind::Race;
 }
 
-bool isSyncVerdict(VerdictKind v) {
+VerdictKind coherenceVerdict(const CoherenceFinding &f) {
+  switch (f.kind) {
+  case CoherenceFinding::Kind::StaleRead: return VerdictKind::StaleRead;
+  case CoherenceFinding::Kind::LostWrite: return VerdictKind::LostWrite;
+  }
+  return VerdictKind::StaleRead;
+}
+} // namespace
+
+std::optional<TraceFinding> firstTraceFinding(const std::vector<TraceEvent> &trace) {
+  if (trace.empty())
+    return std::nullopt;
+  if (const std::vector<RaceFinding> races = analyzeRaces(trace); !races.empty())
+    return TraceFinding{raceVerdict(races.front()), races.front().text, races.front().where(trace)};
+  if (const std::vector<CoherenceFinding> stale = analyzeCoherence(trace); !stale.empty())
+    return TraceFinding{coherenceVerdict(stale.front()), stale.front().text,
+                        stale.front().where(trace)};
+  return std::nullopt;
+}
+
+bool isTraceVerdict(VerdictKind v) {
   return v == VerdictKind::Race || v == VerdictKind::SyncDeadlock || v == VerdictKind::SyncMisuse ||
-         v == VerdictKind::UnflushedStore;
+         v == VerdictKind::UnflushedStore || v == VerdictKind::StaleRead ||
+         v == VerdictKind::LostWrite;
 }
 
 Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
@@ -96,13 +119,11 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   }
   // Right values from a sequential simulator: what a core running the
   // pipes at once would do is the trace's to say.
-  if (j.verdict == VerdictKind::Ok && !run.pipeTrace.empty()) {
-    const std::vector<RaceFinding> found = analyzeRaces(run.pipeTrace);
-    if (!found.empty()) {
-      j.verdict = syncVerdict(found.front());
-      j.summary = found.front().text;
+  if (j.verdict == VerdictKind::Ok)
+    if (std::optional<TraceFinding> found = firstTraceFinding(run.kernelTrace)) {
+      j.verdict = found->verdict;
+      j.summary = found->text;
     }
-  }
   return j;
 }
 

@@ -7,6 +7,7 @@
 #include "oracles/Verdict.h"
 #include "reference/Executor.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,15 +23,24 @@ struct Judgement {
 /// The verdict a failed backend status maps to.
 VerdictKind verdictOf(BackendRun::Status s);
 
-struct RaceFinding;
-/// The verdict of a finding of the race oracle.
-VerdictKind syncVerdict(const RaceFinding &f);
-/// race, sync-deadlock, sync-misuse, unflushed-store.
-bool isSyncVerdict(VerdictKind v);
+/// What a run's kernel trace shows that its values cannot: a verdict of
+/// the race oracle or of the cache-coherency oracle.
+struct TraceFinding {
+  VerdictKind verdict = VerdictKind::Ok;
+  std::string text;  ///< one line naming what and where
+  std::string where; ///< what a signature keeps: kinds, pipes or cause
+};
+/// The first finding of `trace`: a core's own pipes first
+/// (oracles/RaceAnalysis.h), then cores' caches over GM
+/// (oracles/CacheCoherency.h). Nothing when it shows neither.
+std::optional<TraceFinding> firstTraceFinding(const std::vector<TraceEvent> &trace);
+/// race, sync-deadlock, sync-misuse, unflushed-store, stale-read,
+/// lost-write: the verdicts of a trace.
+bool isTraceVerdict(VerdictKind v);
 
 /// Compares every output of `run` with the reference's, by exactness class;
-/// a run whose values agree and whose pipe trace shows a race or a sync
-/// error takes that verdict (oracles/RaceAnalysis.h).
+/// a run whose values agree and whose kernel trace shows a finding takes
+/// its verdict (firstTraceFinding).
 Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run);
 
 } // namespace npufuzz

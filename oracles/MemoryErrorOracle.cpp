@@ -134,7 +134,9 @@ bool mayBeOutOfBounds(VerdictKind v) {
   case VerdictKind::Race:
   case VerdictKind::SyncDeadlock:
   case VerdictKind::SyncMisuse:
-  case VerdictKind::UnflushedStore: return false;
+  case VerdictKind::UnflushedStore:
+  case VerdictKind::StaleRead:
+  case VerdictKind::LostWrite: return false;
   }
   return false;
 }

@@ -55,7 +55,9 @@ std::optional<bool> cutFails(const CaseOutcome &out) {
   case VerdictKind::Race:
   case VerdictKind::SyncDeadlock:
   case VerdictKind::SyncMisuse:
-  case VerdictKind::UnflushedStore: return true;
+  case VerdictKind::UnflushedStore:
+  case VerdictKind::StaleRead:
+  case VerdictKind::LostWrite: return true;
   }
   return true;
 }

@@ -61,7 +61,9 @@ bool isProgramFailure(const CaseOutcome &base) {
   case VerdictKind::Race:
   case VerdictKind::SyncDeadlock:
   case VerdictKind::SyncMisuse:
-  case VerdictKind::UnflushedStore: return false;
+  case VerdictKind::UnflushedStore:
+  case VerdictKind::StaleRead:
+  case VerdictKind::LostWrite: return false;
   }
   return false;
 }

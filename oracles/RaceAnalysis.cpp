@@ -24,17 +24,6 @@ using Clock = std::array<uint64_t, kPipes>;
 
 size_t index(Pipe p) { return static_cast<size_t>(p); }
 
-/// `TADD`, `set_flag`, `wait_flag`, `pipe_barrier`.
-std::string kindOf(const TraceEvent &e) {
-  switch (e.kind) {
-  case TraceEvent::Kind::Instruction: return e.name;
-  case TraceEvent::Kind::SetFlag: return "set_flag";
-  case TraceEvent::Kind::WaitFlag: return "wait_flag";
-  case TraceEvent::Kind::Barrier: return "pipe_barrier";
-  }
-  return "?";
-}
-
 /// The pipe an event runs on: a set on its source, a wait on its
 /// destination.
 Pipe pipeOf(const TraceEvent &e) {
@@ -45,7 +34,7 @@ Pipe pipeOf(const TraceEvent &e) {
 
 /// `TADD (V, kernel.cpp:14)`.
 std::string where(const TraceEvent &e) {
-  std::string name = kindOf(e);
+  std::string name = eventKindName(e);
   if (e.kind == TraceEvent::Kind::SetFlag || e.kind == TraceEvent::Kind::WaitFlag)
     name += "(" + std::string(pipeName(e.src)) + ", " + std::string(pipeName(e.dst)) +
             ", EVENT_ID" + std::to_string(e.event) + ")";
@@ -80,7 +69,7 @@ std::optional<std::pair<uint64_t, uint64_t>> conflict(const MemoryAccess &a,
 /// are one kind (`vector`), since what races is the pipe, not whether it
 /// adds or multiplies; a data mover or a cube op keeps its name.
 static std::string signatureKind(const TraceEvent &e) {
-  return e.kind == TraceEvent::Kind::Instruction && e.pipe == Pipe::V ? "vector" : kindOf(e);
+  return e.kind == TraceEvent::Kind::Instruction && e.pipe == Pipe::V ? "vector" : eventKindName(e);
 }
 
 /// The two instruction kinds and the pipes of a finding: what its
@@ -108,26 +97,30 @@ std::string RaceFinding::signature(const std::vector<TraceEvent> &trace) const {
   return std::string(verdict()) + " | " + kinds + " | " + pipes;
 }
 
-std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
-  std::vector<RaceFinding> findings;
+/// The findings of one core's run of one kernel: `section` holds its
+/// events' indices in `trace`, in order.
+static void analyzeCore(const std::vector<TraceEvent> &trace, const std::vector<size_t> &section,
+                        std::vector<RaceFinding> &findings) {
   std::array<Clock, kPipes> clocks{};
-  std::vector<Clock> stamps(trace.size());
+  std::vector<Clock> stamps(section.size());
   /// Sets not yet waited on, by (src, dst, event): the set and its clock.
   std::map<std::tuple<Pipe, Pipe, int>, std::pair<size_t, Clock>> pending;
-  auto tick = [&](Pipe p, size_t i) {
+  auto tick = [&](Pipe p, size_t k) {
     ++clocks[index(p)][index(p)];
-    stamps[i] = clocks[index(p)];
+    stamps[k] = clocks[index(p)];
   };
-  for (size_t i = 0; i < trace.size(); ++i) {
+  for (size_t k = 0; k < section.size(); ++k) {
+    const size_t i = section[k];
     const TraceEvent &e = trace[i];
     switch (e.kind) {
     case TraceEvent::Kind::Instruction: {
-      tick(e.pipe, i);
+      tick(e.pipe, k);
       // An earlier access on another pipe that is not ordered before this.
-      for (size_t j = 0; j < i; ++j) {
+      for (size_t m = 0; m < k; ++m) {
+        const size_t j = section[m];
         const TraceEvent &o = trace[j];
         if (o.kind != TraceEvent::Kind::Instruction || o.pipe == e.pipe ||
-            stamps[j][index(o.pipe)] <= stamps[i][index(o.pipe)])
+            stamps[m][index(o.pipe)] <= stamps[k][index(o.pipe)])
           continue;
         std::optional<std::tuple<Memory, uint64_t, uint64_t, bool, bool>> hit;
         for (const MemoryAccess &a : o.accesses)
@@ -153,7 +146,7 @@ std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
       break;
     }
     case TraceEvent::Kind::SetFlag: {
-      tick(e.src, i);
+      tick(e.src, k);
       const auto key = std::tuple(e.src, e.dst, e.event);
       auto it = pending.find(key);
       if (it != pending.end()) {
@@ -183,7 +176,7 @@ std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
           c[p] = std::max(c[p], it->second.second[p]);
         pending.erase(it);
       }
-      tick(e.dst, i);
+      tick(e.dst, k);
       break;
     }
     case TraceEvent::Kind::Barrier:
@@ -194,8 +187,14 @@ std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
             all[p] = std::max(all[p], c[p]);
         clocks.fill(all);
       }
-      tick(e.pipe == Pipe::All ? Pipe::S : e.pipe, i);
+      tick(e.pipe == Pipe::All ? Pipe::S : e.pipe, k);
       break;
+    // The data cache's operations and the task's end order no pipe: they
+    // are the cache-coherency oracle's (oracles/CacheCoherency.h).
+    case TraceEvent::Kind::Dcci:
+    case TraceEvent::Kind::Dsb:
+    case TraceEvent::Kind::TaskEnd:
+    case TraceEvent::Kind::HostRead: break;
     }
   }
   for (const auto &[key, set] : pending) {
@@ -207,9 +206,10 @@ std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
   }
   // The kernel ends on the scalar pipe: a GM write must be ordered before.
   const Clock &end = clocks[index(Pipe::S)];
-  for (size_t i = 0; i < trace.size(); ++i) {
+  for (size_t k = 0; k < section.size(); ++k) {
+    const size_t i = section[k];
     const TraceEvent &e = trace[i];
-    if (e.kind != TraceEvent::Kind::Instruction || stamps[i][index(e.pipe)] <= end[index(e.pipe)])
+    if (e.kind != TraceEvent::Kind::Instruction || stamps[k][index(e.pipe)] <= end[index(e.pipe)])
       continue;
     for (const MemoryAccess &a : e.accesses)
       if (a.write && a.memory == Memory::GM) {
@@ -225,6 +225,25 @@ std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
         break;
       }
   }
+}
+
+std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace) {
+  // Pipes order only the instructions of one core: each block of each
+  // task is analysed on its own, in the order the trace first names it.
+  std::vector<std::pair<std::pair<int, int>, std::vector<size_t>>> sections;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    if (trace[i].kind == TraceEvent::Kind::HostRead)
+      continue;
+    const std::pair<int, int> core{trace[i].task, trace[i].block};
+    auto it = std::find_if(sections.begin(), sections.end(),
+                           [&](const auto &s) { return s.first == core; });
+    if (it == sections.end())
+      it = sections.insert(sections.end(), {core, {}});
+    it->second.push_back(i);
+  }
+  std::vector<RaceFinding> findings;
+  for (const auto &[core, section] : sections)
+    analyzeCore(trace, section, findings);
   return findings;
 }
 

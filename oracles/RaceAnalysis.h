@@ -14,6 +14,9 @@
 //     after it, on every pipe (a barrier on one pipe adds nothing to its
 //     program order);
 //   - the kernel ends on the scalar pipe.
+// Each block of each task (one core's run of one kernel) is ordered on its
+// own; what blocks and tasks do to each other through GM is the
+// cache-coherency oracle's (oracles/CacheCoherency.h).
 // Findings: two accesses on different pipes that overlap in one memory,
 // one a write, with neither ordered before the other (race); a wait that
 // no earlier set can satisfy (sync-deadlock); an event set twice before it
@@ -24,7 +27,7 @@
 #ifndef NPUFUZZ_ORACLES_RACEANALYSIS_H
 #define NPUFUZZ_ORACLES_RACEANALYSIS_H
 
-#include "backend/pto/PipeTrace.h"
+#include "backend/KernelTrace.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -57,7 +60,8 @@ struct RaceFinding {
   std::string where(const std::vector<TraceEvent> &trace) const;
 };
 
-/// Every finding of `trace`: races and flag findings in trace order of the
+/// Every finding of `trace`, block by block in the order the trace first
+/// names them; in a block, races and flag findings in trace order of the
 /// later event (one race per pair of instructions), then sets never waited
 /// on, then unflushed stores.
 std::vector<RaceFinding> analyzeRaces(const std::vector<TraceEvent> &trace);

@@ -32,7 +32,9 @@ bool blamable(VerdictKind v) {
   case VerdictKind::Race:
   case VerdictKind::SyncDeadlock:
   case VerdictKind::SyncMisuse:
-  case VerdictKind::UnflushedStore: return false;
+  case VerdictKind::UnflushedStore:
+  case VerdictKind::StaleRead:
+  case VerdictKind::LostWrite: return false;
   }
   return false;
 }

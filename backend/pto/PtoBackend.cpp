@@ -1,12 +1,12 @@
 //===- backend/pto/PtoBackend.cpp - ptoas + the pto-isa CPU simulator -----===//
 #include "backend/pto/PtoBackend.h"
 
+#include "backend/KernelTrace.h"
 #include "backend/emit/PtoEmitter.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/KernelHarness.h"
 #include "backend/pto/Memcheck.h"
-#include "backend/pto/PipeTrace.h"
 #include "backend/pto/PrecompiledSimulator.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/FileText.h"
@@ -312,7 +312,7 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   // The pipe trace, when the kernel was built with it.
   std::string trace, error;
   if (t.raceTrace && readFileBytes(dir.file("trace.txt"), trace, error) &&
-      !parsePipeTrace(trace, r.pipeTrace, error)) {
+      !parseKernelTrace(trace, r.kernelTrace, error)) {
     // The harness wrote it: a torn file is the machine's, not the kernel's.
     r.status = Status::EnvironmentError;
     r.message = "simulator: " + error;

@@ -50,7 +50,7 @@ namespace npf_trace {
 struct Access { int memory; std::uint64_t begin, end; bool write; };
 struct Event { char kind; const char *name; int pipe, src, dst, id, line; std::vector<Access> accesses; };
 inline std::vector<Event> &events() { static std::vector<Event> e; return e; }
-// Memories as backend/pto/PipeTrace.h numbers them.
+// Memories as backend/KernelTrace.h numbers them.
 template <typename T> constexpr int memoryOf() {
   switch (T::Loc) {
   case ::pto::TileType::Mat: return 2;

@@ -3,7 +3,7 @@
 // Run-time tracing of ptoas's kernels on pto-isa's CPU simulator, whose
 // sync calls are no-ops: C++ compiled between pto-isa's headers and the
 // kernel that turns each traced t-op, set_flag, wait_flag and pipe_barrier
-// into a call that records the event (backend/pto/PipeTrace.h) and then
+// into a call that records the event (backend/KernelTrace.h) and then
 // runs pto-isa's own. Loops and runtime valid shapes count as they ran.
 //
 // Pipes are pto-isa's own table (pto/common/event.hpp, OpPipeEntry: the

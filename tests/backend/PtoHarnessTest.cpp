@@ -8,9 +8,9 @@
 // tests/integrations/EmitterGoldenTest.cpp).
 //
 //===----------------------------------------------------------------------===//
+#include "backend/KernelTrace.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/KernelHarness.h"
-#include "backend/pto/PipeTrace.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/Text.h"
 
@@ -147,14 +147,14 @@ TEST(PtoHarness, UntracedOpsAreTheCallsTheShimCannotSee) {
             (std::vector<std::string>{"TLOAD<...>", "TNOSUCHOP"}));
 }
 
-TEST(PipeTrace, EachEventKindIsReadBack) {
+TEST(KernelTrace, EachEventKindIsReadBack) {
   std::vector<TraceEvent> events;
   std::string error;
-  ASSERT_TRUE(parsePipeTrace("I TLOAD 4 12 2 0 0 256 0 1 0 256 1\n"
-                             "S 4 1 0 13\n"
-                             "W 4 1 0 14\n"
-                             "B 7 15\n",
-                             events, error))
+  ASSERT_TRUE(parseKernelTrace("I TLOAD 4 12 2 0 0 256 0 1 0 256 1\n"
+                               "S 4 1 0 13\n"
+                               "W 4 1 0 14\n"
+                               "B 7 15\n",
+                               events, error))
       << error;
   ASSERT_EQ(events.size(), 4u);
   EXPECT_EQ(events[0].kind, TraceEvent::Kind::Instruction);
@@ -173,10 +173,10 @@ TEST(PipeTrace, EachEventKindIsReadBack) {
   EXPECT_EQ(events[3].pipe, Pipe::FIX);
 }
 
-TEST(PipeTrace, ATornLastLineIsRefusedByNumber) {
+TEST(KernelTrace, ATornLastLineIsRefusedByNumber) {
   std::vector<TraceEvent> events;
   std::string error;
-  EXPECT_FALSE(parsePipeTrace("S 4 1 0 13\nI TLOAD 4 12 2 0 0 256", events, error));
+  EXPECT_FALSE(parseKernelTrace("S 4 1 0 13\nI TLOAD 4 12 2 0 0 256", events, error));
   EXPECT_NE(error.find("trace.txt line 2 "), std::string::npos) << error;
 }
 

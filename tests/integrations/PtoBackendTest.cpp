@@ -629,7 +629,7 @@ return %2
     // shows the loads and the add unordered.
     EXPECT_EQ(out.verdict, sync ? VerdictKind::Ok : VerdictKind::Race) << out.summary << "\n"
                                                                        << out.run.message;
-    EXPECT_FALSE(out.run.pipeTrace.empty());
+    EXPECT_FALSE(out.run.kernelTrace.empty());
     if (!sync)
       EXPECT_EQ(differentialVerdict(parseOrFail(text), out).where, "TLOAD/vector MTE2->V");
     std::string cpp;

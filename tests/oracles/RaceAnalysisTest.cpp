@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "oracles/RaceAnalysis.h"
 
+#include "tests/oracles/TraceBuilders.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,16 +17,9 @@
 #include <vector>
 
 using namespace npufuzz;
+using npufuzz::test::instr;
 
 namespace {
-TraceEvent instr(const std::string &name, Pipe pipe, std::vector<MemoryAccess> accesses, int line) {
-  TraceEvent e;
-  e.name = name;
-  e.pipe = pipe;
-  e.accesses = std::move(accesses);
-  e.line = line;
-  return e;
-}
 TraceEvent flag(TraceEvent::Kind kind, Pipe src, Pipe dst, int event) {
   TraceEvent e;
   e.kind = kind;
