@@ -234,6 +234,48 @@ std::vector<TensorType> Case::outputTypes() const {
   return types;
 }
 
+std::string_view taskStoreName(TaskStore s) {
+  switch (s) {
+  case TaskStore::Tile: return "tile";
+  case TaskStore::Scalar: return "scalar";
+  }
+  return "?";
+}
+
+std::vector<int32_t> opTasks(const Case &c) {
+  std::vector<int32_t> tasks(c.ops.size(), -1);
+  if (c.tasks.empty())
+    return tasks;
+  int32_t current = -1;
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    if (c.ops[i].kind == OpKind::Input)
+      continue;
+    if (c.ops[i].task >= 0)
+      current = c.ops[i].task;
+    tasks[i] = current;
+  }
+  // Compute ops before every op with a task are the first such op's.
+  const auto first = std::find_if(tasks.begin(), tasks.end(), [](int32_t t) { return t >= 0; });
+  const int32_t firstTask = first == tasks.end() ? 0 : *first;
+  for (size_t i = 0; i < c.ops.size() && (first == tasks.end() || tasks.begin() + i < first); ++i)
+    if (c.ops[i].kind != OpKind::Input)
+      tasks[i] = firstTask;
+  return tasks;
+}
+
+std::vector<TaskOps> taskOps(const Case &c) {
+  std::vector<TaskOps> out;
+  const std::vector<int32_t> tasks = opTasks(c);
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    if (tasks[i] < 0)
+      continue;
+    if (out.empty() || out.back().task != tasks[i])
+      out.push_back({tasks[i], {}});
+    out.back().ops.push_back(i);
+  }
+  return out;
+}
+
 uint64_t caseHash(const Case &c) { return fnv1a(printCase(c)); }
 
 } // namespace npufuzz

@@ -197,11 +197,54 @@ struct OpAttrs {
 
 using ValueId = int32_t;
 
+/// How a task writes the values it hands on through GM.
+enum class TaskStore : uint8_t {
+  Tile,  ///< by DMA (PTO's TSTORE): straight to GM
+  Scalar ///< element by element with scalar stores, through the core's data cache
+};
+constexpr int kNumTaskStores = 2;
+std::string_view taskStoreName(TaskStore s);
+
+/// The most blocks a task may run on.
+constexpr int32_t kMaxTaskBlocks = 64;
+
+/// One kernel of a chain (a program of tasks, as PyPTO's orchestration and
+/// simpler's runtime run them). A case with tasks is a task graph: each
+/// compute op belongs to one task, a task's ops are contiguous, and a task
+/// depends on the earlier tasks whose values its ops use. A value one task
+/// defines and a later task uses or the case returns is a GM tensor that
+/// the task writes; everything else stays in the kernel. Inputs are the
+/// host's, in no task.
+///
+/// A task runs on `blocks` SPMD blocks (cores): each computes the task's
+/// values and writes a disjoint share of each GM tensor of the task, the
+/// shares together covering it; which share is the backend's. A task that
+/// stores by scalar stores leaves them in its core's data cache until a
+/// dcci and a dsb push them out: a backend pushes out every line it wrote
+/// before the task ends, and keeps each block to lines of its own
+/// (oracles/CacheCoherency.h says what happens otherwise).
+///
+/// Values do not depend on tasks: the reference runs the ops in order,
+/// which is an order the graph allows, and a backend may run the tasks in
+/// any order the graph allows.
+struct Task {
+  std::string name;
+  int32_t blocks = 1;
+  TaskStore store = TaskStore::Tile;
+  bool operator==(const Task &o) const {
+    return name == o.name && blocks == o.blocks && store == o.store;
+  }
+};
+
 struct Op {
   OpKind kind = OpKind::Input;
   std::vector<ValueId> operands;
   std::vector<ValueId> results;
   OpAttrs attrs;
+  /// Its task in Case::tasks; -1 is the task of the compute op before it
+  /// (the first task for one before every other), so an op a shrinker puts
+  /// in keeps its neighbour's. An input is in no task.
+  int32_t task = -1;
 };
 
 struct Value {
@@ -231,6 +274,8 @@ struct Case {
   std::vector<Op> ops;
   std::vector<Value> values;
   std::vector<ValueId> outputs;
+  /// The chain's tasks; empty: the case is one kernel.
+  std::vector<Task> tasks;
 
   const TensorType &typeOf(ValueId v) const { return values[v].type; }
   /// Appends an op, creating its result values with `resultTypes`. Returns the
@@ -248,6 +293,18 @@ struct Case {
   /// The types of the returned values, in Case::outputs order.
   std::vector<TensorType> outputTypes() const;
 };
+
+/// Each op's task, index into Case::tasks, with Op::task's -1 resolved;
+/// -1 for inputs and for every op of a case with no tasks.
+std::vector<int32_t> opTasks(const Case &c);
+
+/// The tasks with at least one op, in order, each with the indices of its
+/// ops: what a backend runs, one kernel each.
+struct TaskOps {
+  int32_t task = 0;
+  std::vector<size_t> ops;
+};
+std::vector<TaskOps> taskOps(const Case &c);
 
 /// The printed text's 64-bit FNV-1a hash: the identity of a case.
 uint64_t caseHash(const Case &c);

@@ -71,6 +71,9 @@ public:
       } else if (peekWord("data")) {
         if (!parseData())
           return false;
+      } else if (peekWord("task")) {
+        if (!parseTask())
+          return false;
       } else if (peekWord("return")) {
         if (!parseReturn())
           return false;
@@ -235,6 +238,47 @@ private:
         return fail(lineNo_, v.second, "unknown data key '" + key + "'");
       }
     }
+    return true;
+  }
+  /// `task NAME blocks=N store=tile|scalar`: the compute ops below are
+  /// its, until the next task line.
+  bool parseTask() {
+    identifier();
+    skipSpace();
+    const int nameCol = static_cast<int>(pos_) + 1;
+    Task t;
+    t.name = identifier();
+    if (t.name.empty())
+      return failHere("expected a task name");
+    for (const Task &other : c_.tasks)
+      if (other.name == t.name)
+        return fail(lineNo_, nameCol, "repeated task '" + t.name + "'");
+    if (c_.tasks.size() >= static_cast<size_t>(kMaxOps))
+      return fail(lineNo_, nameCol, "more than " + std::to_string(kMaxOps) + " tasks");
+    std::map<std::string, std::pair<std::string, int>> kv;
+    if (!keyValues(kv))
+      return false;
+    for (const auto &[key, v] : kv) {
+      if (key == "blocks") {
+        int64_t n = 0;
+        if (!textToInt(v.first, n) || n < 1 || n > kMaxTaskBlocks)
+          return fail(lineNo_, v.second,
+                      "blocks must be an integer in [1, " + std::to_string(kMaxTaskBlocks) + "]");
+        t.blocks = static_cast<int32_t>(n);
+      } else if (key == "store") {
+        bool known = false;
+        for (int k = 0; k < kNumTaskStores; ++k)
+          if (v.first == taskStoreName(static_cast<TaskStore>(k))) {
+            t.store = static_cast<TaskStore>(k);
+            known = true;
+          }
+        if (!known)
+          return fail(lineNo_, v.second, "store must be tile or scalar");
+      } else {
+        return fail(lineNo_, v.second, "unknown task key '" + key + "'");
+      }
+    }
+    c_.tasks.push_back(std::move(t));
     return true;
   }
   bool parseReturn() {
@@ -431,6 +475,8 @@ private:
         return failAt(resultCols[i], "redefinition of %" + resultNames[i]);
     const int32_t opIndex =
         c_.addOp(op.kind, std::move(op.operands), std::move(op.attrs), std::move(types));
+    if (op.kind != OpKind::Input)
+      c_.ops[opIndex].task = static_cast<int32_t>(c_.tasks.size()) - 1;
     for (size_t i = 0; i < resultNames.size(); ++i) {
       const ValueId id = c_.result(opIndex, static_cast<unsigned>(i));
       names_[resultNames[i]] = id;

@@ -24,8 +24,19 @@ public:
               c_.provenance->policy + "\"\n";
     out_ += "data seed=" + std::to_string(c_.dataSeed) + " edge_rate=" + doubleToText(c_.edgeRate) +
             "\n";
-    for (const Op &op : c_.ops)
-      printOp(op);
+    // A task's line comes before its first op; an input between two
+    // tasks' ops is in neither.
+    const std::vector<int32_t> tasks = opTasks(c_);
+    int32_t current = -1;
+    for (size_t i = 0; i < c_.ops.size(); ++i) {
+      if (tasks[i] >= 0 && tasks[i] != current) {
+        current = tasks[i];
+        const Task &t = c_.tasks[current];
+        out_ += "task " + t.name + " blocks=" + std::to_string(t.blocks) +
+                " store=" + std::string(taskStoreName(t.store)) + "\n";
+      }
+      printOp(c_.ops[i]);
+    }
     out_ += "return";
     for (size_t i = 0; i < c_.outputs.size(); ++i)
       out_ += (i ? ", " : " ") + name(c_.outputs[i]);

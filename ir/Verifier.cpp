@@ -142,6 +142,33 @@ std::string verifyCase(const Case &c, int *failingOp) {
     if (total > kMaxCaseElements)
       return where(i) + "the case has more than " + std::to_string(kMaxCaseElements) + " elements";
   }
+  std::set<std::string> taskNames;
+  for (const Task &t : c.tasks) {
+    if (t.name.empty() || t.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU"
+                                                   "VWXYZ0123456789_.-") != std::string::npos)
+      return "task name '" + t.name + "' is not an identifier";
+    if (!taskNames.insert(t.name).second)
+      return "task '" + t.name + "' is named twice";
+    if (t.blocks < 1 || t.blocks > kMaxTaskBlocks)
+      return "task '" + t.name + "' has " + std::to_string(t.blocks) + " blocks, not 1 to " +
+             std::to_string(kMaxTaskBlocks);
+  }
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    const int32_t t = c.ops[i].task;
+    if (c.ops[i].kind == OpKind::Input && t >= 0 && !c.tasks.empty())
+      return where(i) + "an input is the host's, in no task";
+    if (t < -1 || (!c.tasks.empty() && t >= static_cast<int32_t>(c.tasks.size())))
+      return where(i) + "is in task " + std::to_string(t) + " of " + std::to_string(c.tasks.size());
+  }
+  // A task's ops are contiguous, and tasks come in order.
+  const std::vector<int32_t> tasks = opTasks(c);
+  for (size_t i = 0, last = 0; i < c.ops.size(); ++i)
+    if (tasks[i] >= 0) {
+      if (tasks[i] < tasks[last])
+        return where(i) + "is in task '" + c.tasks[tasks[i]].name + "' after an op of task '" +
+               c.tasks[tasks[last]].name + "'";
+      last = i;
+    }
   for (size_t i = 0; i < c.values.size(); ++i)
     if (c.values[i].defOp < 0 || static_cast<size_t>(c.values[i].defOp) >= c.ops.size())
       return "value %" + std::to_string(i) + " has no defining op";

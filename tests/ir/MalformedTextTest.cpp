@@ -92,6 +92,12 @@ std::vector<Malformed> cases() {
       {"set_validshape too big",
        kHead + "%0 = input : f32[4,4]\n%1 = set_validshape %0 : f32[4,4]{valid=5x4}\nreturn %1\n",
        3, 1, "set_validshape 5x4 needs a rank-2 tile"},
+      {"task of no blocks", kHead + "task a blocks=0\n%0 = input : f32[4]\nreturn %0\n", 2, 8,
+       "blocks must be an integer in [1, 64]"},
+      {"repeated task", kHead + "task a\ntask a\n", 3, 6, "repeated task 'a'"},
+      {"unknown task key", kHead + "task a cores=2\n", 2, 8, "unknown task key 'cores'"},
+      {"unknown task store", kHead + "task a store=cache\n", 2, 8, "store must be tile or scalar"},
+      {"task with no name", kHead + "task\n", 2, 5, "expected a task name"},
       {"value does not fit", kHead + "%0 = const {value=300} : i8[4]\nreturn %0\n", 2, 13,
        "does not fit i8"},
   };

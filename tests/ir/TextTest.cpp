@@ -34,6 +34,50 @@ return %10, %11
 )";
 } // namespace
 
+// A chain of two tasks (seed 004's shape: a writer that stores its
+// outputs by scalar stores on four blocks, and the task that reads them);
+// the input between them is the host's.
+TEST(Text, TasksRoundTripAndPartitionTheComputeOps) {
+  const std::string text = R"(npufuzz-case 1
+data seed=4 edge_rate=0
+%a = input {fill=rand} : f32[16,64]
+task write_routes blocks=4 store=scalar
+%r = exp %a : f32[16,64]
+%b = input {fill=rand} : f32[16,64]
+task dispatch blocks=1 store=tile
+%s = add %r, %b : f32[16,64]
+%t = mul %s, %s : f32[16,64]
+return %t
+)";
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase(text, c, err)) << err.format("chain");
+  EXPECT_EQ(printCase(c), text);
+  ASSERT_EQ(c.tasks.size(), 2u);
+  EXPECT_EQ(c.tasks[0], (Task{"write_routes", 4, TaskStore::Scalar}));
+  EXPECT_EQ(opTasks(c), (std::vector<int32_t>{-1, 0, -1, 1, 1}));
+  const std::vector<TaskOps> kernels = taskOps(c);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(kernels[1].ops, (std::vector<size_t>{3, 4}));
+  // An op a shrinker puts in with no task is its neighbour's.
+  c.ops[4].task = -1;
+  EXPECT_EQ(printCase(c), text);
+  // A task's ops are contiguous and tasks come in order.
+  c.ops[4].task = 0;
+  EXPECT_NE(verifyCase(c).find("is in task 'write_routes' after an op of task 'dispatch'"),
+            std::string::npos)
+      << verifyCase(c);
+  c.ops[4].task = 1;
+  c.ops[0].task = 0;
+  EXPECT_NE(verifyCase(c).find("an input is the host's"), std::string::npos);
+  c.ops[0].task = -1;
+  // Without tasks the case is one kernel, whatever its ops say.
+  c.tasks.clear();
+  EXPECT_EQ(verifyCase(c), "");
+  EXPECT_TRUE(taskOps(c).empty());
+  EXPECT_EQ(printCase(c).find("task "), std::string::npos);
+}
+
 TEST(Text, CanonicalTextRoundTrips) {
   // kCanonical ends with a masked_fill of an undefined value, for the error
   // test below; without that line the text is valid and canonical.
