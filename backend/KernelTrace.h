@@ -41,6 +41,9 @@
 
 namespace npufuzz {
 
+/// A data cache line of a2a3's AICore: what a dcci writes back whole.
+inline constexpr uint64_t kGmCacheLineBytes = 64;
+
 /// The pipes of a core, as pto-isa numbers them (PIPE_S = 0, ...).
 enum class Pipe : uint8_t { S, V, MTE1, MTE2, MTE3, M, All, FIX };
 inline constexpr size_t kPipes = 8;

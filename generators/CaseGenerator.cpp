@@ -75,6 +75,7 @@ Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats) {
     c = fallbackCase();
   }
   stats.casesFallenBack += fellBack;
+  gen::drawTasks(c, seed, policy);
   c.provenance = Provenance{seed, policy.str()};
   c.dataSeed = seed;
   c.edgeRate = policy.edgeRate;

@@ -103,6 +103,10 @@ bool buildOp(GenContext &g, OpKind k);
 bool buildView(GenContext &g, OpKind k);
 /// Seed patterns, in Patterns.cpp.
 bool buildPattern(GenContext &g, PatternKind p);
+/// Cuts a finished case into a chain of tasks at the policy's chain rate
+/// (TaskGen.cpp). Its draws come from a stream of their own, so a case's
+/// ops are the same with any chain settings.
+void drawTasks(Case &c, uint64_t seed, const Policy &policy);
 
 //===--- Index-map helpers (ViewGen.cpp), shared with the patterns ----------===//
 

@@ -54,6 +54,10 @@ const std::vector<ScalarKey> &scalarKeys() {
       {"floordiv_mod_rate", &Policy::floorDivModRate, 0, 1},
       {"radix_map_rate", &Policy::radixMapRate, 0, 1},
       {"pattern_rate", &Policy::patternRate, 0, 1},
+      {"chain_rate", &Policy::chainRate, 0, 1},
+      {"max_tasks", &Policy::maxTasks, 2, 16},
+      {"max_blocks", &Policy::maxBlocks, 1, static_cast<double>(kMaxTaskBlocks)},
+      {"scalar_store_rate", &Policy::scalarStoreRate, 0, 1},
   };
   return keys;
 }

@@ -73,6 +73,14 @@ struct Policy {
   double radixMapRate = 0.4;
   /// Probability that a case starts with one of the seed patterns.
   double patternRate = 0.2;
+  /// Probability that a case of two compute ops or more is a chain of
+  /// tasks (ir/Case.h), cut between its ops into 2 to `maxTasks` tasks.
+  double chainRate = 0.3;
+  unsigned maxTasks = 3;
+  /// Blocks of a task: drawn from 1 to `maxBlocks`.
+  unsigned maxBlocks = 4;
+  /// Probability that a task writes GM by scalar stores rather than DMA.
+  double scalarStoreRate = 0.5;
 
   /// Relative weights, indexed by the enum. Zero disables a choice.
   /// Input has no weight of its own: inputs are made when operands need

@@ -425,6 +425,42 @@ void attributeMoves(const Case &c, Collector &col) {
     });
 }
 
+/// A chain becomes one kernel; two neighbouring tasks one task; a task one
+/// block; scalar stores DMA.
+void taskMoves(const Case &c, Collector &col) {
+  const std::vector<TaskOps> kernels = taskOps(c);
+  if (kernels.empty())
+    return;
+  col.tryEdit([](Case &x) {
+    x.tasks.clear();
+    return true;
+  });
+  for (size_t k = 0; k + 1 < kernels.size(); ++k)
+    col.tryEdit([&, k](Case &x) {
+      for (size_t i : kernels[k + 1].ops)
+        x.ops[i].task = kernels[k].task;
+      return true;
+    });
+  for (const TaskOps &k : kernels) {
+    const Task &t = c.tasks[k.task];
+    if (t.blocks > 1)
+      col.tryEdit([&k](Case &x) {
+        x.tasks[k.task].blocks = 1;
+        return true;
+      });
+    if (t.blocks > 2)
+      col.tryEdit([&k](Case &x) {
+        x.tasks[k.task].blocks = 2;
+        return true;
+      });
+    if (t.store == TaskStore::Scalar)
+      col.tryEdit([&k](Case &x) {
+        x.tasks[k.task].store = TaskStore::Tile;
+        return true;
+      });
+  }
+}
+
 } // namespace
 
 uint64_t caseSize(const Case &c) {
@@ -454,11 +490,17 @@ uint64_t caseSize(const Case &c) {
     if (t.valid && t.rank() == 2)
       size += static_cast<uint64_t>((t.shape[0] - t.valid->rows) + (t.shape[1] - t.valid->cols));
   }
+  // A task is a kernel more, and each block and scalar store more to run.
+  for (const TaskOps &k : taskOps(c)) {
+    const Task &t = c.tasks[k.task];
+    size += 300 + 20 * static_cast<uint64_t>(t.blocks) + (t.store == TaskStore::Scalar ? 10 : 0);
+  }
   return size + (c.edgeRate > 0 ? 1 : 0);
 }
 
 std::vector<Case> shrinkCandidates(const Case &c) {
   Collector col(c);
+  taskMoves(c, col);
   removalMoves(c, col);
   shapeMoves(c, col);
   indexMoves(c, col);

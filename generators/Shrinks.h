@@ -17,11 +17,13 @@
 namespace npufuzz {
 
 /// A weighted measure of how complex a case is: ops (compute ops weigh more
-/// than inputs), total elements, ranks, index-expression nodes, dtypes away
-/// from f32/i32, valid shapes, non-default attributes and input fills.
+/// than inputs), tasks with their blocks and scalar stores, total elements, ranks, index-expression
+/// nodes, dtypes away from f32/i32, valid shapes, non-default attributes and input fills.
 uint64_t caseSize(const Case &c);
 
-/// Simpler valid variants of `c`, most promising first: drop an output,
+/// Simpler valid variants of `c`, most promising first: one kernel for a
+/// chain, two neighbouring tasks merged, fewer blocks, DMA for scalar
+/// stores; drop an output,
 /// delete an op (rewiring its uses to an operand of the same type), replace
 /// an op by an input of its type, shrink a dim everywhere it occurs, simplify
 /// index-map expressions, drop unit dims, move dtypes toward f32/i32, widen

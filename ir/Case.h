@@ -243,7 +243,7 @@ struct Op {
   OpAttrs attrs;
   /// Its task in Case::tasks; -1 is the task of the compute op before it
   /// (the first task for one before every other), so an op a shrinker puts
-  /// in keeps its neighbour's. An input is in no task.
+  /// in keeps its neighbour's. An input is in no task, whatever this says.
   int32_t task = -1;
 };
 

@@ -155,8 +155,6 @@ std::string verifyCase(const Case &c, int *failingOp) {
   }
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const int32_t t = c.ops[i].task;
-    if (c.ops[i].kind == OpKind::Input && t >= 0 && !c.tasks.empty())
-      return where(i) + "an input is the host's, in no task";
     if (t < -1 || (!c.tasks.empty() && t >= static_cast<int32_t>(c.tasks.size())))
       return where(i) + "is in task " + std::to_string(t) + " of " + std::to_string(c.tasks.size());
   }

@@ -2,6 +2,7 @@
 #include "oracles/CacheCoherency.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <set>
@@ -124,8 +125,9 @@ private:
     f.write = write;
     f.read = read;
     f.line = line;
-    const std::string lineText =
-        "GM line [" + std::to_string(line) + ", " + std::to_string(line + lineBytes) + ")";
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(line));
+    const std::string lineText = "the GM line at " + std::string(hex);
     const TraceEvent &w = trace[write], &r = trace[read];
     switch (kind) {
     case CoherenceFinding::Kind::StaleRead:

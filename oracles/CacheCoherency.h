@@ -36,9 +36,6 @@
 
 namespace npufuzz {
 
-/// A data cache line of a2a3's AICore.
-inline constexpr uint64_t kGmCacheLineBytes = 64;
-
 struct CoherenceFinding {
   enum class Kind : uint8_t { StaleRead, LostWrite };
   /// Why a stale read sees old bytes.

@@ -5,7 +5,12 @@ namespace npufuzz {
 
 // --- Text ---------------------------------------------------------------------
 
-void EmitterBase::line(const std::string &s) { body_ << std::string(indent_, ' ') << s << "\n"; }
+void EmitterBase::line(const std::string &s) {
+  if (hoisting)
+    hoisted_.push_back(s);
+  else
+    body_ << std::string(indent_, ' ') << s << "\n";
+}
 
 std::string EmitterBase::fresh(const char *prefix) {
   return "%" + std::string(prefix) + std::to_string(counter_++);

@@ -41,6 +41,10 @@ public:
 
   // --- Text -------------------------------------------------------------------
   void line(const std::string &s);
+  /// While set, line() puts its lines at the function entry, after the
+  /// constants hoisted so far: a buffer that code in a loop fills and code
+  /// after the loop reads must be defined before it.
+  bool hoisting = false;
   std::string fresh(const char *prefix = "t");
   /// `memref<16x256xf32>`, `tensor<16x256xf32>`.
   static std::string memrefType(const TensorType &t);

@@ -1092,6 +1092,7 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   }
   if (ran && r.ok() && takeSimulatorFault(r.message))
     r.status = BackendRun::Status::SimulatorFault;
+  takeKernelTrace(r.kernelTrace);
   return r;
 }
 

@@ -22,8 +22,11 @@ const DramBuf &NpuEmitter::alloc(ValueId v) {
   b.type = memrefType(c_.typeOf(v));
   b.memref = fresh("dram");
   b.extent = c_.typeOf(v).numElements();
+  // A chain's ops run in block loops, and later tasks read what they wrote.
+  hoisting = chain_;
   line(b.memref + " = memref.alloc() : " + b.type);
   b.ptr = pointerOf(b.memref, b.type);
+  hoisting = false;
   allocs_.push_back(b.memref + " : " + b.type);
   return bufs_[v] = b;
 }
@@ -283,8 +286,12 @@ bool NpuEmitter::run() {
       std::tie(b.rows, b.cols) = validBounds(i, *valid);
     bufs_[v] = b;
   }
-  for (size_t i = 0; i < c_.ops.size() && unsupported.empty(); ++i)
-    emitOp(i);
+  chain_ = !taskOps(c_).empty();
+  if (chain_)
+    emitChain();
+  else
+    for (size_t i = 0; i < c_.ops.size() && unsupported.empty(); ++i)
+      emitOp(i);
   for (size_t k = 0; k < c_.outputs.size() && unsupported.empty(); ++k) {
     line("// output " + std::to_string(k));
     DramBuf out;

@@ -173,7 +173,23 @@ private:
   void planCopy(ValueId from, const DramBuf &to, const std::vector<int64_t> &toShape = {},
                 const std::vector<int64_t> &at = {});
 
+  // --- Chains (NpuChain.cpp) ------------------------------------------------------
+  /// Each task of the case (ir/Case.h) in a loop over its blocks, between
+  /// the runtime's task markers: every block runs the task's ops into
+  /// buffers of its own kind, then writes its share of each value the task
+  /// hands on into that value's GM tensor, by DMA or by scalar stores with
+  /// a dcci and a dsb after them (backend/runtime/NpuSim.h records it all).
+  void emitChain();
+  /// Block `blk`'s share of `v`, from `local` into `gm`: a cache line
+  /// aligned run of its row-major elements.
+  void storeShare(ValueId v, const DramBuf &local, const DramBuf &gm, const Task &task,
+                  const std::string &blk);
+  /// `m` seen as one dimension of its elements.
+  std::string flat(const DramBuf &m, ValueId v);
+
   NpuOptions opt_;
+  /// Whether the case is a chain: buffers are allocated at the entry.
+  bool chain_ = false;
   std::map<ValueId, DramBuf> bufs_;
   /// The mask of the masked tail being emitted (TailForm::Masked); empty
   /// otherwise.

@@ -13,6 +13,12 @@ struct SimState {
   int64_t capacity = 0;
   bool faulted = false;
   std::string fault;
+  /// The kernel trace of a chain: the block running (recording), the
+  /// buffers in order of first use, the events.
+  bool recording = false;
+  int task = 0, block = 0;
+  std::vector<const void *> buffers;
+  std::vector<npufuzz::TraceEvent> trace;
 };
 
 thread_local SimState state;
@@ -85,7 +91,83 @@ std::string check(const Descriptor &d) {
   return "";
 }
 
+/// The trace's GM address of byte `offset` of the buffer at `base`.
+uint64_t gmAddress(const void *base, int64_t offset) {
+  size_t id = 0;
+  while (id < state.buffers.size() && state.buffers[id] != base)
+    ++id;
+  if (id == state.buffers.size())
+    state.buffers.push_back(base);
+  return (static_cast<uint64_t>(id) << 32) + static_cast<uint64_t>(offset);
+}
+
+/// An event of the running block.
+npufuzz::TraceEvent &record(npufuzz::TraceEvent::Kind kind) {
+  npufuzz::TraceEvent e;
+  e.kind = kind;
+  e.task = state.task;
+  e.block = state.block;
+  state.trace.push_back(std::move(e));
+  return state.trace.back();
+}
+
+npufuzz::MemoryAccess gmRange(const void *base, int64_t offset, int64_t bytes, bool write) {
+  const uint64_t begin = gmAddress(base, offset);
+  return {npufuzz::Memory::GM, begin, begin + static_cast<uint64_t>(bytes), write};
+}
+
 } // namespace
+
+extern "C" void npf_task_begin(int64_t task, int64_t block) {
+  state.recording = true;
+  state.task = static_cast<int>(task);
+  state.block = static_cast<int>(block);
+}
+
+extern "C" void npf_task_end() {
+  if (state.recording)
+    record(npufuzz::TraceEvent::Kind::TaskEnd);
+  state.recording = false;
+}
+
+extern "C" void npf_scalar_store(void *base, int64_t offset, int64_t bytes) {
+  if (!state.recording)
+    return;
+  const npufuzz::MemoryAccess a = gmRange(base, offset, bytes, true);
+  // A run of stores to consecutive bytes is one event: the oracles see
+  // which bytes a core stored, not how many instructions it took.
+  if (!state.trace.empty()) {
+    npufuzz::TraceEvent &last = state.trace.back();
+    if (last.scalarGmAccess() && last.name == "STORE" && last.task == state.task &&
+        last.block == state.block && last.accesses.size() == 1 && last.accesses[0].end == a.begin) {
+      last.accesses[0].end = a.end;
+      return;
+    }
+  }
+  npufuzz::TraceEvent &e = record(npufuzz::TraceEvent::Kind::Instruction);
+  e.name = "STORE";
+  e.pipe = npufuzz::Pipe::S;
+  e.accesses.push_back(a);
+}
+
+extern "C" void npf_dcci(void *base, int64_t offset, int64_t bytes) {
+  if (state.recording)
+    record(npufuzz::TraceEvent::Kind::Dcci).accesses.push_back(gmRange(base, offset, bytes, true));
+}
+
+extern "C" void npf_dsb() {
+  if (state.recording)
+    record(npufuzz::TraceEvent::Kind::Dsb);
+}
+
+extern "C" void npf_host_read(void *base, int64_t extent) {
+  if (state.trace.empty())
+    return;
+  npufuzz::TraceEvent e;
+  e.kind = npufuzz::TraceEvent::Kind::HostRead;
+  e.accesses.push_back(gmRange(base, 0, extent, false));
+  state.trace.push_back(std::move(e));
+}
 
 extern "C" void npf_sim_begin(void *spad, int64_t capacity) {
   state.spad = static_cast<unsigned char *>(spad);
@@ -120,6 +202,16 @@ extern "C" void npf_sim_dma(int64_t direction, void *dram, int64_t dram_extent, 
     ds[pad + i] = d.dramStrides[i];
     ps[pad + i] = d.spadStrides[i];
   }
+  if (state.recording) {
+    int64_t lo, hi;
+    span(d.sizes, d.dramStrides, d.rank, lo, hi);
+    npufuzz::TraceEvent &e = record(npufuzz::TraceEvent::Kind::Instruction);
+    e.name = direction == 0 ? "TLOAD" : "TSTORE";
+    e.pipe = direction == 0 ? npufuzz::Pipe::MTE2 : npufuzz::Pipe::MTE3;
+    e.accesses.push_back(
+        gmRange(dram, (dram_offset + lo) * elem_bytes, (hi - lo + 1) * elem_bytes, direction == 1));
+    record(npufuzz::TraceEvent::Kind::Barrier).pipe = npufuzz::Pipe::All;
+  }
   auto *mem = static_cast<unsigned char *>(dram);
   for (int64_t a = 0; a < sz[0]; ++a)
     for (int64_t b = 0; b < sz[1]; ++b)
@@ -139,6 +231,12 @@ extern "C" void npf_sim_dma(int64_t direction, void *dram, int64_t dram_extent, 
 namespace npufuzz {
 
 void resetSimulator() { state = SimState(); }
+
+void takeKernelTrace(std::vector<TraceEvent> &out) {
+  out = std::move(state.trace);
+  state.trace.clear();
+  state.buffers.clear();
+}
 
 bool takeSimulatorFault(std::string &message) {
   if (!state.faulted)

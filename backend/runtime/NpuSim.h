@@ -14,14 +14,27 @@
 // kNpuSimSpadAlign bytes; every element touched lies in [0, dram_extent) on
 // the DRAM side and in [0, capacity) bytes on the scratchpad side.
 //
+// A chain of tasks (ir/Case.h) also records its kernel trace
+// (backend/KernelTrace.h) here: each block of each task between
+// npf_task_begin and npf_task_end, its DMA transfers as TLOAD/TSTORE (each
+// complete before the next, as if a pipe_barrier(ALL) followed it: the
+// engine is synchronous), its scalar stores of GM, dcci and dsb; then the
+// host's reads of the outputs. A GM address in the trace is the buffer's
+// ordinal of first use times 2^32 plus the byte offset in it, so a buffer
+// starts on a line, as GM allocations do, and the same kernel gives the
+// same trace on any machine.
+//
 // State is per thread, so concurrent JITs do not share a fault.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_RUNTIME_NPUSIM_H
 #define NPUFUZZ_BACKEND_RUNTIME_NPUSIM_H
 
+#include "backend/KernelTrace.h"
+
 #include <cstdint>
 #include <string>
+#include <vector>
 
 /// Scratchpad offsets of descriptors must be multiples of this many bytes.
 constexpr int64_t kNpuSimSpadAlign = 32;
@@ -42,6 +55,18 @@ void npf_sim_dma(int64_t direction, void *dram, int64_t dram_extent, int64_t dra
                  int64_t spad_offset, int64_t elem_bytes, int64_t rank, int64_t s0, int64_t s1,
                  int64_t s2, int64_t s3, int64_t ds0, int64_t ds1, int64_t ds2, int64_t ds3,
                  int64_t ps0, int64_t ps1, int64_t ps2, int64_t ps3);
+
+/// Block `block` of task `task` begins: the trace records until its end.
+void npf_task_begin(int64_t task, int64_t block);
+void npf_task_end();
+/// A scalar store of `bytes` at byte `offset` of the buffer at `base`, or
+/// a dcci of the lines of such a range; recorded, the store itself is the
+/// kernel's.
+void npf_scalar_store(void *base, int64_t offset, int64_t bytes);
+void npf_dcci(void *base, int64_t offset, int64_t bytes);
+void npf_dsb();
+/// The host reads the buffer at `base` (`extent` bytes) after every task.
+void npf_host_read(void *base, int64_t extent);
 }
 
 namespace npufuzz {
@@ -51,6 +76,9 @@ void resetSimulator();
 /// Moves the recorded fault's message into `message`; false when the engine
 /// did not fault since the last reset.
 bool takeSimulatorFault(std::string &message);
+/// Moves the kernel trace recorded since the last reset into `out`; empty
+/// when no task began.
+void takeKernelTrace(std::vector<TraceEvent> &out);
 
 } // namespace npufuzz
 

@@ -25,6 +25,13 @@
 //                                 compiled kernel aborts, the passes do not)
 //   npufuzz-test-warn             emits a warning on every function and
 //                                 succeeds
+//   npufuzz-test-drop-flush       erases every call of the npu runtime's
+//                                 dcci, as a pass that takes it for dead
+//                                 would (seed 004: no tail flush)
+//   npufuzz-test-pack-shares      packs the blocks' shares of a chain's GM
+//                                 tensors element to element, ignoring
+//                                 cache lines (simpler's broken
+//                                 out[block_idx] = value)
 //   npufuzz-test-store-past-end   adds 1 to the last subscript of every
 //                                 affine.store and memref.store (the last
 //                                 element of each row is written one past)
@@ -365,6 +372,40 @@ struct DropWriteMaskPass : PassWrapper<DropWriteMaskPass, OperationPass<func::Fu
   }
 };
 
+struct DropFlushPass : PassWrapper<DropFlushPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropFlushPass)
+  StringRef getArgument() const final { return "npufuzz-test-drop-flush"; }
+  StringRef getDescription() const final { return "Erase every call of npf_dcci"; }
+  void runOnOperation() override {
+    std::vector<Operation *> flushes;
+    getOperation().walk([&](func::CallOp call) {
+      if (call.getCallee() == "npf_dcci")
+        flushes.push_back(call);
+    });
+    for (Operation *op : flushes)
+      op->erase();
+  }
+};
+
+struct PackSharesPass : PassWrapper<PackSharesPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PackSharesPass)
+  StringRef getArgument() const final { return "npufuzz-test-pack-shares"; }
+  StringRef getDescription() const final {
+    return "Share a chain's GM tensors out element by element, not line by line";
+  }
+  void runOnOperation() override {
+    getOperation().walk([](arith::ConstantOp share) {
+      auto what = share->getAttrOfType<ArrayAttr>("npufuzz.block_share");
+      if (!what || what.size() != 2)
+        return;
+      const int64_t elements = cast<IntegerAttr>(what[0]).getInt();
+      const int64_t blocks = cast<IntegerAttr>(what[1]).getInt();
+      share.setValueAttr(IntegerAttr::get(share.getType(),
+                                          std::max<int64_t>(1, (elements + blocks - 1) / blocks)));
+    });
+  }
+};
+
 } // namespace
 
 extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
@@ -386,5 +427,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<LoadPastEndPass>();
             PassRegistration<LongMaskPass>();
             PassRegistration<DropWriteMaskPass>();
+            PassRegistration<DropFlushPass>();
+            PassRegistration<PackSharesPass>();
           }};
 }
