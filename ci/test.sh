@@ -128,6 +128,26 @@ planted_bug() {
     { echo "npufuzz: the bug planted in $name was not reduced" >&2; echo "$report"; exit 1; }
   echo "$name: found, reduced, blamed on $pass"
 }
+# planted_cache_bug PASS VERDICT: chains in the npu style, with a test pass
+# planted in them, must give VERDICT, reduced to at most two tasks.
+planted_cache_bug() {
+  local pass=$1 verdict=$2 dir="$FUZZ_DIR/chain-$1"
+  build/bin/npufuzz fuzz -o "$dir" --style npu --max-cases 300 --seed-start 500000 \
+    --load-pass-plugin build/lib/libnpufuzz_test_plugin.so \
+    --pipeline "func.func(npufuzz-test-$pass),canonicalize,cse" --jobs "$JOBS" --quiet \
+    --max-findings 1 &&
+    { echo "npufuzz: the cache bug planted by $pass was not found" >&2; exit 1; }
+  local reduced
+  reduced=$(compgen -G "$dir/findings/$verdict-*/reduced/case.npf" | head -1)
+  [ -n "$reduced" ] ||
+    { echo "npufuzz: the cache bug planted by $pass was not a reduced $verdict" >&2; ls "$dir/findings" >&2; exit 1; }
+  [ "$(grep -c '^task ' "$reduced")" -le 2 ] ||
+    { echo "npufuzz: the $verdict of $pass reduced to more than two tasks" >&2; cat "$reduced" >&2; exit 1; }
+  echo "chain-$pass: $verdict, reduced to $(grep -c '^task ' "$reduced") task(s)"
+}
+echo "== chains on the npu style: a dropped tail flush and packed shares planted in them"
+planted_cache_bug drop-flush stale-read
+planted_cache_bug pack-shares lost-write
 echo "== torch.compile: a campaign through --backend inductor, and a bug planted in it"
 ml_campaign inductor --backend inductor --max-cases 60
 NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \

@@ -86,6 +86,42 @@ TEST(Shrinks, ReducesToTheInterestingCore) {
   }
 }
 
+// A chain keeps only the tasks, blocks and scalar stores its finding needs:
+// here, a scalar-storing task of two blocks whose value a later task reads.
+TEST(Shrinks, AChainShrinksToTheTasksItsFindingNeeds) {
+  const Case reduced =
+      reduce(parse(R"(npufuzz-case 1
+data seed=4 edge_rate=0
+%a = input {fill=rand} : f32[16,64]
+task t0 blocks=3 store=tile
+%b = exp %a : f32[16,64]
+task t1 blocks=4 store=scalar
+%c = neg %b : f32[16,64]
+task t2 blocks=4 store=scalar
+%d = abs %c : f32[16,64]
+task t3 blocks=2 store=scalar
+%e = add %d, %a : f32[16,64]
+return %e
+)"),
+             [](const Case &c) {
+               const std::vector<int32_t> tasks = opTasks(c);
+               for (size_t i = 0; i < c.ops.size(); ++i)
+                 for (ValueId v : c.ops[i].operands) {
+                   const int32_t w = tasks[c.values[v].defOp];
+                   if (w >= 0 && w != tasks[i] && c.tasks[w].store == TaskStore::Scalar &&
+                       c.tasks[w].blocks > 1)
+                     return true;
+                 }
+               return false;
+             });
+  EXPECT_EQ(taskOps(reduced).size(), 2u) << printCase(reduced);
+  EXPECT_LE(reduced.numComputeOps(), 2u) << printCase(reduced);
+  EXPECT_NE(printCase(reduced).find("blocks=2 store=scalar"), std::string::npos)
+      << printCase(reduced);
+  EXPECT_NE(printCase(reduced).find("blocks=1 store=tile"), std::string::npos)
+      << printCase(reduced);
+}
+
 TEST(Shrinks, SimplifiesIndexMapsKeepingThemInBounds) {
   const Case c = parse("npufuzz-case 1\n"
                        "data seed=1 edge_rate=0\n"
