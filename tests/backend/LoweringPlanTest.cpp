@@ -139,6 +139,9 @@ const std::map<std::string, std::function<bool(const std::string &)>> &markers()
        [](const std::string &t) {
          return has(t, "// flat: every buffer collapsed to one dim\n[^/]*memref.collapse_shape");
        }},
+      {"tasks=case", [](const std::string &t) { return has(t, "// tasks in the case's order"); }},
+      {"tasks=last-ready",
+       [](const std::string &t) { return has(t, "// tasks: of those whose inputs are ready"); }},
       {"inserts=loops",
        [](const std::string &t) { return has(t, "// insert: the region by loops"); }},
       {"inserts=subview",
@@ -219,7 +222,7 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
             "index=divsi-select bounds=index linalg=generic pad=insert_slice");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu),
-            "index=divsi-select tails=scalar bounds=index");
+            "index=divsi-select tails=scalar bounds=index tasks=last-ready");
   EXPECT_EQ(loweringSeedOf(1), 1791556641223062345u);
 }
 
