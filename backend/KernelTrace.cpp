@@ -121,10 +121,14 @@ bool parseKernelTrace(const std::string &text, std::vector<TraceEvent> &out, std
       return read;
     };
     if (kind == "K") {
-      ok = static_cast<bool>(in >> task >> block) && task >= 0 && block >= 0;
+      int t = 0, b = 0;
       std::string rest;
-      if (ok && !(in >> rest))
+      if (in >> t >> b && t >= 0 && b >= 0 && !(in >> rest)) {
+        task = t;
+        block = b;
         continue;
+      }
+      ok = false;
     } else if (kind == "C") {
       e.kind = TraceEvent::Kind::Dcci;
       ok = gmRange(true) && static_cast<bool>(in >> e.line);

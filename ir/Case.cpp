@@ -250,7 +250,8 @@ std::vector<int32_t> opTasks(const Case &c) {
   for (size_t i = 0; i < c.ops.size(); ++i) {
     if (c.ops[i].kind == OpKind::Input)
       continue;
-    if (c.ops[i].task >= 0)
+    // (An index past the tasks, which the verifier refuses, is no task.)
+    if (c.ops[i].task >= 0 && static_cast<size_t>(c.ops[i].task) < c.tasks.size())
       current = c.ops[i].task;
     tasks[i] = current;
   }

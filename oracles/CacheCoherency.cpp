@@ -61,10 +61,17 @@ struct GmLine {
   std::vector<size_t> unfencedBy;
 };
 
-/// What one block of a task wrote of one line, by flushed stores or DMA.
-struct BlockWrites {
-  std::vector<size_t> writeOf; ///< each byte's write, or kNone
-  size_t flushStore = kNone;   ///< a store whose line it flushed dirty
+/// What one block of a task flushed of one line: each byte's store, or
+/// kNone.
+struct BlockFlushes {
+  std::vector<size_t> storeOf;
+  size_t flushStore = kNone; ///< the first store it flushed
+};
+
+/// A DMA write: GM bytes [begin, end) by trace event `event`.
+struct DmaWrite {
+  uint64_t begin = 0, end = 0;
+  size_t event = 0;
 };
 
 class CoherenceModel {
@@ -85,7 +92,11 @@ private:
   std::map<uint64_t, GmLine> gm;
   std::map<uint64_t, std::map<Core, CachedLine>> cached;
   std::map<Core, std::vector<uint64_t>> unfencedLines;
-  std::map<int, std::map<uint64_t, std::map<int, BlockWrites>>> writes;
+  /// Flushes by task, line and block; DMA writes by task and block. Lost
+  /// writes are looked for on flushed lines only, which a campaign's
+  /// kernels have few of beside their DMA traffic.
+  std::map<int, std::map<uint64_t, std::map<int, BlockFlushes>>> flushes;
+  std::map<int, std::map<int, std::vector<DmaWrite>>> dmaWrites;
   /// What was reported: a stale read once for each line it reads, a lost
   /// write once for each pair of writes.
   std::set<std::tuple<CoherenceFinding::Kind, size_t, uint64_t, size_t>> seen;
@@ -100,11 +111,11 @@ private:
     return g;
   }
 
-  BlockWrites &blockWrites(const Core &core, uint64_t line) {
-    BlockWrites &w = writes[core.first][line][core.second];
-    if (w.writeOf.empty())
-      w.writeOf.assign(lineBytes, kNone);
-    return w;
+  BlockFlushes &blockFlushes(const Core &core, uint64_t line) {
+    BlockFlushes &f = flushes[core.first][line][core.second];
+    if (f.storeOf.empty())
+      f.storeOf.assign(lineBytes, kNone);
+    return f;
   }
 
   /// Calls f(line, first, last) for each line [begin, end) touches, with
@@ -209,17 +220,21 @@ private:
 
   void dmaAccess(size_t i, const MemoryAccess &a) {
     const Core core = coreOf(trace[i]);
+    if (a.write)
+      dmaWrites[core.first][core.second].push_back({a.begin, a.end, i});
     forEachLine(a.begin, a.end, [&](uint64_t line, uint64_t first, uint64_t last) {
       if (!a.write) {
         readGm(i, line, first, last);
         return;
       }
-      GmLine &g = gmLine(line);
-      BlockWrites &w = blockWrites(core, line);
+      // Only lines a core has cached or flushed keep versions: a line
+      // fetched later takes what GM holds then, whoever wrote it.
+      auto it = gm.find(line);
+      if (it == gm.end())
+        return;
       for (uint64_t b = first; b < last; ++b) {
-        g.version[b] = i;
-        g.unfencedBy[b] = kNone;
-        w.writeOf[b] = i;
+        it->second.version[b] = i;
+        it->second.unfencedBy[b] = kNone;
       }
     });
   }
@@ -238,15 +253,15 @@ private:
         return;
       const CachedLine &copy = hit->second;
       GmLine &g = gmLine(line);
-      BlockWrites &w = blockWrites(core, line);
       bool dirty = false;
       for (uint64_t b = 0; b < lineBytes; ++b)
         if (size_t s = copy.storeOf[b]; s != kNone) {
+          BlockFlushes &f = blockFlushes(core, line);
           g.version[b] = s;
           g.unfencedBy[b] = i;
-          w.writeOf[b] = s;
-          if (w.flushStore == kNone)
-            w.flushStore = s;
+          f.storeOf[b] = s;
+          if (f.flushStore == kNone)
+            f.flushStore = s;
           dirty = true;
         }
       if (dirty)
@@ -296,23 +311,47 @@ private:
     }
   }
 
+  /// What block `block` of `task` wrote of `line`, by flushed stores and
+  /// by DMA: each byte's write, or kNone.
+  std::vector<size_t> written(int task, int block, uint64_t line) {
+    std::vector<size_t> w(lineBytes, kNone);
+    if (auto t = flushes.find(task); t != flushes.end())
+      if (auto l = t->second.find(line); l != t->second.end())
+        if (auto f = l->second.find(block); f != l->second.end())
+          w = f->second.storeOf;
+    if (auto t = dmaWrites.find(task); t != dmaWrites.end())
+      if (auto d = t->second.find(block); d != t->second.end())
+        for (const DmaWrite &x : d->second)
+          for (uint64_t b = std::max(x.begin, line); b < std::min(x.end, line + lineBytes); ++b)
+            w[b - line] = x.event;
+    return w;
+  }
+
   /// Blocks of one task run at once: a block that flushes a line dirty can
   /// write back its stale copy of any byte another block wrote and it did
   /// not, whichever order the trace ran them in.
   void findLostWrites() {
-    for (const auto &[task, lines] : writes)
+    for (const auto &[task, lines] : flushes)
       for (const auto &[line, blocks] : lines)
         for (const auto &[flusher, own] : blocks) {
-          if (own.flushStore == kNone)
-            continue;
-          for (const auto &[other, theirs] : blocks)
-            if (other != flusher)
-              for (uint64_t b = 0; b < lineBytes; ++b)
-                if (theirs.writeOf[b] != kNone && own.writeOf[b] == kNone) {
-                  report(CoherenceFinding::Kind::LostWrite, CoherenceFinding::Cause::SharedLine,
-                         theirs.writeOf[b], own.flushStore, line);
-                  break;
-                }
+          const std::vector<size_t> mine = written(task, flusher, line);
+          std::set<int> others;
+          for (const auto &[block, unused] : blocks)
+            others.insert(block);
+          if (auto d = dmaWrites.find(task); d != dmaWrites.end())
+            for (const auto &[block, unused] : d->second)
+              others.insert(block);
+          for (int other : others) {
+            if (other == flusher)
+              continue;
+            const std::vector<size_t> theirs = written(task, other, line);
+            for (uint64_t b = 0; b < lineBytes; ++b)
+              if (theirs[b] != kNone && mine[b] == kNone) {
+                report(CoherenceFinding::Kind::LostWrite, CoherenceFinding::Cause::SharedLine,
+                       theirs[b], own.flushStore, line);
+                break;
+              }
+          }
         }
   }
 };

@@ -54,6 +54,11 @@ void NpuEmitter::storeShare(ValueId v, const DramBuf &local, const DramBuf &gm, 
   line(len + " = arith.subi " + hi + ", " + lo + " : index");
   line(len64 + " = arith.index_cast " + len + " : index to i64");
   if (task.store == TaskStore::Tile) {
+    if (shareBytes > opt_.spadBytes) {
+      unsupported = "a block's share of " + std::to_string(shareBytes) +
+                    " bytes does not fit the scratchpad of " + std::to_string(opt_.spadBytes);
+      return;
+    }
     // Through the scratchpad, which no op holds between ops.
     const std::string any = fresh("any");
     line(any + " = arith.cmpi sgt, " + len + ", " + indexConst(0) + " : index");
@@ -76,6 +81,7 @@ void NpuEmitter::storeShare(ValueId v, const DramBuf &local, const DramBuf &gm, 
     return;
   }
   declareRuntime("func.func private @npf_scalar_store(!llvm.ptr, i64, i64)");
+  declareRuntime("func.func private @npf_scalar_load(!llvm.ptr, i64, i64)");
   declareRuntime("func.func private @npf_dcci(!llvm.ptr, i64, i64)");
   declareRuntime("func.func private @npf_dsb()");
   const std::string from = flat(local, v), to = flat(gm, v);
@@ -88,6 +94,8 @@ void NpuEmitter::storeShare(ValueId v, const DramBuf &local, const DramBuf &gm, 
   line("memref.store " + x + ", " + to + "[" + i + "] : " + flatType);
   line(i64 + " = arith.index_cast " + i + " : index to i64");
   line(at + " = arith.muli " + i64 + ", " + bytes64 + " : i64");
+  line("func.call @npf_scalar_load(" + local.ptr + ", " + at + ", " + bytes64 +
+       ") : (!llvm.ptr, i64, i64) -> ()");
   line("func.call @npf_scalar_store(" + gm.ptr + ", " + at + ", " + bytes64 +
        ") : (!llvm.ptr, i64, i64) -> ()");
   indent_ -= 2;
@@ -171,6 +179,8 @@ void NpuEmitter::emitChain() {
     std::map<ValueId, std::string> bounds;
     for (ValueId v : handed) {
       storeShare(v, bufs_.at(v), gm.at(v), task, blk);
+      if (!unsupported.empty())
+        return;
       const DramBuf &b = bufs_.at(v);
       if (b.rows.rfind('%', 0) != 0 && b.cols.rfind('%', 0) != 0)
         continue;

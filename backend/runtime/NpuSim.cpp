@@ -130,24 +130,38 @@ extern "C" void npf_task_end() {
   state.recording = false;
 }
 
-extern "C" void npf_scalar_store(void *base, int64_t offset, int64_t bytes) {
+namespace {
+/// A scalar load or store of the running block. A run of them over
+/// consecutive bytes is one event (the oracles see which bytes a core
+/// read or stored, not how many instructions it took); a load and a store
+/// that alternate, as a copy loop's do, extend the last two events.
+void scalarAccess(const char *name, void *base, int64_t offset, int64_t bytes, bool write) {
   if (!state.recording)
     return;
-  const npufuzz::MemoryAccess a = gmRange(base, offset, bytes, true);
-  // A run of stores to consecutive bytes is one event: the oracles see
-  // which bytes a core stored, not how many instructions it took.
-  if (!state.trace.empty()) {
-    npufuzz::TraceEvent &last = state.trace.back();
-    if (last.scalarGmAccess() && last.name == "STORE" && last.task == state.task &&
-        last.block == state.block && last.accesses.size() == 1 && last.accesses[0].end == a.begin) {
+  const npufuzz::MemoryAccess a = gmRange(base, offset, bytes, write);
+  const size_t n = state.trace.size();
+  for (size_t back = 1; back <= 2 && back <= n; ++back) {
+    npufuzz::TraceEvent &last = state.trace[n - back];
+    if (!last.scalarGmAccess() || last.task != state.task || last.block != state.block)
+      break;
+    if (last.name == name && last.accesses.size() == 1 && last.accesses[0].end == a.begin) {
       last.accesses[0].end = a.end;
       return;
     }
   }
   npufuzz::TraceEvent &e = record(npufuzz::TraceEvent::Kind::Instruction);
-  e.name = "STORE";
+  e.name = name;
   e.pipe = npufuzz::Pipe::S;
   e.accesses.push_back(a);
+}
+} // namespace
+
+extern "C" void npf_scalar_store(void *base, int64_t offset, int64_t bytes) {
+  scalarAccess("STORE", base, offset, bytes, true);
+}
+
+extern "C" void npf_scalar_load(void *base, int64_t offset, int64_t bytes) {
+  scalarAccess("LOAD", base, offset, bytes, false);
 }
 
 extern "C" void npf_dcci(void *base, int64_t offset, int64_t bytes) {
@@ -205,6 +219,9 @@ extern "C" void npf_sim_dma(int64_t direction, void *dram, int64_t dram_extent, 
   if (state.recording) {
     int64_t lo, hi;
     span(d.sizes, d.dramStrides, d.rank, lo, hi);
+    // The engine is synchronous: everything before a transfer is done
+    // when it starts, and it is done when the next starts.
+    record(npufuzz::TraceEvent::Kind::Barrier).pipe = npufuzz::Pipe::All;
     npufuzz::TraceEvent &e = record(npufuzz::TraceEvent::Kind::Instruction);
     e.name = direction == 0 ? "TLOAD" : "TSTORE";
     e.pipe = direction == 0 ? npufuzz::Pipe::MTE2 : npufuzz::Pipe::MTE3;

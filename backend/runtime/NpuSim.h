@@ -16,9 +16,9 @@
 //
 // A chain of tasks (ir/Case.h) also records its kernel trace
 // (backend/KernelTrace.h) here: each block of each task between
-// npf_task_begin and npf_task_end, its DMA transfers as TLOAD/TSTORE (each
-// complete before the next, as if a pipe_barrier(ALL) followed it: the
-// engine is synchronous), its scalar stores of GM, dcci and dsb; then the
+// npf_task_begin and npf_task_end, its DMA transfers as TLOAD/TSTORE
+// (between two pipe_barrier(ALL): the engine is synchronous), its scalar
+// loads and stores of GM, dcci and dsb; then the
 // host's reads of the outputs. A GM address in the trace is the buffer's
 // ordinal of first use times 2^32 plus the byte offset in it, so a buffer
 // starts on a line, as GM allocations do, and the same kernel gives the
@@ -59,10 +59,11 @@ void npf_sim_dma(int64_t direction, void *dram, int64_t dram_extent, int64_t dra
 /// Block `block` of task `task` begins: the trace records until its end.
 void npf_task_begin(int64_t task, int64_t block);
 void npf_task_end();
-/// A scalar store of `bytes` at byte `offset` of the buffer at `base`, or
-/// a dcci of the lines of such a range; recorded, the store itself is the
-/// kernel's.
+/// A scalar store or load of `bytes` at byte `offset` of the buffer at
+/// `base`, or a dcci of the lines of such a range; recorded, the access
+/// itself is the kernel's.
 void npf_scalar_store(void *base, int64_t offset, int64_t bytes);
+void npf_scalar_load(void *base, int64_t offset, int64_t bytes);
 void npf_dcci(void *base, int64_t offset, int64_t bytes);
 void npf_dsb();
 /// The host reads the buffer at `base` (`extent` bytes) after every task.

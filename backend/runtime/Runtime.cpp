@@ -61,6 +61,7 @@ std::vector<std::pair<std::string, void *>> runtimeSymbols() {
           {"npf_task_begin", reinterpret_cast<void *>(&npf_task_begin)},
           {"npf_task_end", reinterpret_cast<void *>(&npf_task_end)},
           {"npf_scalar_store", reinterpret_cast<void *>(&npf_scalar_store)},
+          {"npf_scalar_load", reinterpret_cast<void *>(&npf_scalar_load)},
           {"npf_dcci", reinterpret_cast<void *>(&npf_dcci)},
           {"npf_dsb", reinterpret_cast<void *>(&npf_dsb)},
           {"npf_host_read", reinterpret_cast<void *>(&npf_host_read)},

@@ -42,19 +42,23 @@ TEST(CacheCoherencyOracle, AChainWrittenByTheRulesIsOkAndItsTraceHasEveryBlock) 
   JudgedCase jc(routeChain("16,64"), npu());
   EXPECT_EQ(jc.base.verdict, VerdictKind::Ok) << jc.base.summary;
   std::set<std::pair<int, int>> blocks;
-  size_t hostReads = 0, flushes = 0, stores = 0;
+  size_t hostReads = 0, flushes = 0, stores = 0, loads = 0;
   for (const TraceEvent &e : jc.base.run.kernelTrace) {
     if (e.kind == TraceEvent::Kind::TaskEnd)
       blocks.insert({e.task, e.block});
     hostReads += e.kind == TraceEvent::Kind::HostRead;
     flushes += e.kind == TraceEvent::Kind::Dcci;
-    stores += e.scalarGmAccess();
+    stores += e.scalarGmAccess() && e.name == "STORE";
+    loads += e.scalarGmAccess() && e.name == "LOAD";
   }
   EXPECT_EQ(blocks,
             (std::set<std::pair<int, int>>{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 1}}));
   EXPECT_EQ(hostReads, 1u);
   EXPECT_EQ(flushes, 4u);
-  EXPECT_EQ(stores, 4u); // each block's share is one run of stores
+  // Each block's share is one run of loads from its own buffer and one of
+  // stores to the GM tensor.
+  EXPECT_EQ(stores, 4u);
+  EXPECT_EQ(loads, 4u);
 }
 
 TEST(CacheCoherencyOracle, ADroppedTailFlushIsAStaleReadOfTheNextTask) {

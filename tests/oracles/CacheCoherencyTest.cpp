@@ -203,6 +203,7 @@ TEST(CacheCoherency, TheTraceTextKeepsTasksBlocksAndCacheOperations) {
   EXPECT_EQ(back[trace.size() - 3].task, 2);
   EXPECT_EQ(back[trace.size() - 3].block, 3);
   EXPECT_FALSE(parseKernelTrace("K 1\n", back, error));
+  EXPECT_FALSE(parseKernelTrace("K 1 2 junk\n", back, error));
   EXPECT_FALSE(parseKernelTrace("C 64 0 1\n", back, error));
 }
 
