@@ -357,14 +357,25 @@ private:
 };
 } // namespace
 
+/// The instruction at fault: the store never pushed out, the load that read
+/// its core's stale copy, the store whose line's flush overwrote another's.
+static const TraceEvent &atFault(const CoherenceFinding &f, const std::vector<TraceEvent> &trace) {
+  switch (f.cause) {
+  case CoherenceFinding::Cause::NoDcci:
+  case CoherenceFinding::Cause::NoDsb: return trace.at(f.write);
+  case CoherenceFinding::Cause::Cached:
+  case CoherenceFinding::Cause::SharedLine: return trace.at(f.read);
+  }
+  return trace.at(f.write);
+}
+
 std::string CoherenceFinding::where(const std::vector<TraceEvent> &trace) const {
-  return eventKindName(trace.at(write)) + "/" + eventKindName(trace.at(read)) + " " +
-         std::string(causeName(cause));
+  return eventKindName(atFault(*this, trace)) + " " + std::string(causeName(cause));
 }
 
 std::string CoherenceFinding::signature(const std::vector<TraceEvent> &trace) const {
-  return std::string(verdict()) + " | " + eventKindName(trace.at(write)) + "/" +
-         eventKindName(trace.at(read)) + " | " + std::string(causeName(cause));
+  return std::string(verdict()) + " | " + eventKindName(atFault(*this, trace)) + " | " +
+         std::string(causeName(cause));
 }
 
 std::vector<CoherenceFinding> analyzeCoherence(const std::vector<TraceEvent> &trace,

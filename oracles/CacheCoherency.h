@@ -56,9 +56,11 @@ struct CoherenceFinding {
 
   /// `stale-read`, `lost-write`.
   std::string_view verdict() const;
-  /// What a signature keeps: the verdict, the two instruction kinds and
-  /// the cause, never addresses or tasks (`stale-read | STORE/TLOAD |
-  /// no dcci`).
+  /// What a signature keeps: the verdict, the kind of the instruction at
+  /// fault (the store never pushed out, the load that read its core's stale
+  /// copy, the store whose flush overwrites) and the cause, never the
+  /// reader, addresses or tasks: one missing flush is one signature whoever
+  /// reads what it left (`stale-read | STORE | no dcci`).
   std::string signature(const std::vector<TraceEvent> &trace) const;
   /// The signature without its verdict, as a case signature's `where`.
   std::string where(const std::vector<TraceEvent> &trace) const;

@@ -65,7 +65,7 @@ TEST(CacheCoherencyOracle, ADroppedTailFlushIsAStaleReadOfTheNextTask) {
   JudgedCase jc(routeChain("16,64"), npu("func.func(npufuzz-test-drop-flush)"));
   const CaseVerdict v = differentialVerdict(jc.c, jc.base);
   EXPECT_EQ(v.verdict, VerdictKind::StaleRead) << v.summary;
-  EXPECT_EQ(v.where, "STORE/TLOAD no dcci");
+  EXPECT_EQ(v.where, "STORE no dcci");
   EXPECT_NE(v.summary.find("TLOAD (MTE2, task 1 block"), std::string::npos) << v.summary;
 }
 
@@ -74,7 +74,7 @@ TEST(CacheCoherencyOracle, SharesPackedIntoOneLineAreALostWrite) {
   JudgedCase packed(routeChain("6,10"), npu("func.func(npufuzz-test-pack-shares)"));
   const CaseVerdict v = differentialVerdict(packed.c, packed.base);
   EXPECT_EQ(v.verdict, VerdictKind::LostWrite) << v.summary;
-  EXPECT_EQ(v.where, "STORE/STORE shared line");
+  EXPECT_EQ(v.where, "STORE shared line");
   // The same pass on shares that are whole lines anyway changes nothing.
   JudgedCase aligned(routeChain("16,64"), npu("func.func(npufuzz-test-pack-shares)"));
   EXPECT_EQ(aligned.base.verdict, VerdictKind::Ok) << aligned.base.summary;

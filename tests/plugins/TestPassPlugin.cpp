@@ -28,6 +28,9 @@
 //   npufuzz-test-drop-flush       erases every call of the npu runtime's
 //                                 dcci, as a pass that takes it for dead
 //                                 would (seed 004: no tail flush)
+//   npufuzz-test-drop-fence       erases every call of the npu runtime's
+//                                 dsb (a flush with nothing to make it
+//                                 complete before the task ends)
 //   npufuzz-test-pack-shares      packs the blocks' shares of a chain's GM
 //                                 tensors element to element, ignoring
 //                                 cache lines (simpler's broken
@@ -387,6 +390,21 @@ struct DropFlushPass : PassWrapper<DropFlushPass, OperationPass<func::FuncOp>> {
   }
 };
 
+struct DropFencePass : PassWrapper<DropFencePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropFencePass)
+  StringRef getArgument() const final { return "npufuzz-test-drop-fence"; }
+  StringRef getDescription() const final { return "Erase every call of npf_dsb"; }
+  void runOnOperation() override {
+    std::vector<Operation *> fences;
+    getOperation().walk([&](func::CallOp call) {
+      if (call.getCallee() == "npf_dsb")
+        fences.push_back(call);
+    });
+    for (Operation *op : fences)
+      op->erase();
+  }
+};
+
 struct PackSharesPass : PassWrapper<PackSharesPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PackSharesPass)
   StringRef getArgument() const final { return "npufuzz-test-pack-shares"; }
@@ -428,6 +446,7 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<LongMaskPass>();
             PassRegistration<DropWriteMaskPass>();
             PassRegistration<DropFlushPass>();
+            PassRegistration<DropFencePass>();
             PassRegistration<PackSharesPass>();
           }};
 }

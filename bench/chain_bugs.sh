@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+#===- bench/chain_bugs.sh - How fast npu chains show each planted cache bug -===#
+#
+# For each cache bug a test pass plants in the npu style's chains
+# (npufuzz-test-drop-flush: seed 004's missing tail flush, a stale-read;
+# npufuzz-test-pack-shares: per-block outputs packed into shared lines, a
+# lost-write; npufuzz-test-drop-fence: the dsb after the flush dropped, a
+# stale-read no test or development run saw), one campaign of CASES cases from SEED: how many cases show
+# the bug's verdict, the first seed that does, and how many signatures it
+# gives; and how many tasks its reduced repro keeps.
+#
+#   bash bench/chain_bugs.sh [NPUFUZZ] [CASES] [SEED] [JOBS]
+#
+# Defaults: build/bin/npufuzz, 500 cases, seed 1200000 (a range held out
+# from development: the tests and ci/test.sh use 500000 and below), 2 jobs.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+NPUFUZZ=${1:-build/bin/npufuzz} CASES=${2:-500} SEED=${3:-1200000} JOBS=${4:-2}
+if [ ! -x "$NPUFUZZ" ]; then
+  echo "chain_bugs: $NPUFUZZ is not an executable" >&2
+  exit 2
+fi
+PLUGIN=$(dirname "$NPUFUZZ")/../lib/libnpufuzz_test_plugin.so
+if [ ! -f "$PLUGIN" ]; then
+  echo "chain_bugs: no test plugin at $PLUGIN (build npufuzz_test_plugin)" >&2
+  exit 2
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+printf '%-12s %-11s %8s %11s %11s %6s\n' bug verdict cases "first seed" signatures tasks
+for row in "drop-flush stale-read" "pack-shares lost-write" "drop-fence stale-read"; do
+  read -r pass verdict <<<"$row"
+  dir="$work/$pass"
+  "$NPUFUZZ" fuzz -o "$dir" --style npu --max-cases "$CASES" --seed-start "$SEED" --jobs "$JOBS" \
+    --load-pass-plugin "$PLUGIN" --pipeline "func.func(npufuzz-test-$pass),canonicalize,cse" \
+    --quiet >/dev/null 2>&1 || [ $? = 1 ]
+  python3 - "$dir" "$pass" "$verdict" <<'PY'
+import glob, json, os, sys
+d, name, verdict = sys.argv[1:4]
+s = json.load(open(os.path.join(d, "summary.json")))
+shown = s["verdicts"].get(verdict, 0)
+sigs = [f for f in os.listdir(os.path.join(d, "findings")) if f.startswith(verdict + "-")]
+first, tasks = None, []
+for f in sigs:
+    r = json.load(open(os.path.join(d, "findings", f, "report.json")))
+    if first is None or r.get("seed", first) < first:
+        first = r.get("seed")
+    for c in glob.glob(os.path.join(d, "findings", f, "reduced", "case.npf")):
+        tasks.append(sum(1 for l in open(c) if l.startswith("task ")))
+print(f"{name:<12} {verdict:<11} {shown:>8} {str(first):>11} {len(sigs):>11} {max(tasks) if tasks else '-':>6}")
+PY
+done
