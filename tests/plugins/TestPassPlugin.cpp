@@ -375,34 +375,30 @@ struct DropWriteMaskPass : PassWrapper<DropWriteMaskPass, OperationPass<func::Fu
   }
 };
 
+/// Erases every call of `callee` in `f`, as a pass that takes a call with
+/// no results for dead would.
+void eraseCallsTo(func::FuncOp f, StringRef callee) {
+  std::vector<Operation *> calls;
+  f.walk([&](func::CallOp call) {
+    if (call.getCallee() == callee)
+      calls.push_back(call);
+  });
+  for (Operation *op : calls)
+    op->erase();
+}
+
 struct DropFlushPass : PassWrapper<DropFlushPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropFlushPass)
   StringRef getArgument() const final { return "npufuzz-test-drop-flush"; }
   StringRef getDescription() const final { return "Erase every call of npf_dcci"; }
-  void runOnOperation() override {
-    std::vector<Operation *> flushes;
-    getOperation().walk([&](func::CallOp call) {
-      if (call.getCallee() == "npf_dcci")
-        flushes.push_back(call);
-    });
-    for (Operation *op : flushes)
-      op->erase();
-  }
+  void runOnOperation() override { eraseCallsTo(getOperation(), "npf_dcci"); }
 };
 
 struct DropFencePass : PassWrapper<DropFencePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DropFencePass)
   StringRef getArgument() const final { return "npufuzz-test-drop-fence"; }
   StringRef getDescription() const final { return "Erase every call of npf_dsb"; }
-  void runOnOperation() override {
-    std::vector<Operation *> fences;
-    getOperation().walk([&](func::CallOp call) {
-      if (call.getCallee() == "npf_dsb")
-        fences.push_back(call);
-    });
-    for (Operation *op : fences)
-      op->erase();
-  }
+  void runOnOperation() override { eraseCallsTo(getOperation(), "npf_dsb"); }
 };
 
 struct PackSharesPass : PassWrapper<PackSharesPass, OperationPass<func::FuncOp>> {
