@@ -143,15 +143,14 @@ private:
     switch (kind) {
     case CoherenceFinding::Kind::StaleRead:
       f.text =
-          "stale-read: " + describe(r) + " reads " + lineText + ", which " + describe(w) +
+          describe(r) + " reads " + lineText + ", which " + describe(w) +
           (cause == CoherenceFinding::Cause::NoDcci ? " left in its core's data cache (no dcci)"
            : cause == CoherenceFinding::Cause::NoDsb
                ? " pushed out by a dcci with no dsb before its task's end"
                : " wrote by DMA after the reader's core cached the line (no dcci between)");
       break;
     case CoherenceFinding::Kind::LostWrite:
-      f.text = "lost-write: " + describe(w) + " and " + describe(r) + " write different bytes of " +
-               lineText +
+      f.text = describe(w) + " and " + describe(r) + " write different bytes of " + lineText +
                " and the second's core flushes the whole line, so the last to flush wins";
       break;
     }

@@ -1,8 +1,11 @@
 //===- backend/emit/PyTorchEmitter.cpp - A case as a PyTorch program ------===//
 #include "backend/emit/PyTorchEmitter.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <set>
 
 namespace npufuzz {
 
@@ -194,6 +197,13 @@ public:
   bool run(std::string &out, std::string &unsupported);
 
 private:
+  /// The Python of `op`; an input becomes a parameter of kernel() and the
+  /// load that gives it.
+  bool emitOp(const Op &op, std::string &unsupported);
+  /// One function per task of a chain (ir/Case.h), in `functions_`, each
+  /// called in order by kernel() with the values it reads and returning
+  /// those it hands on.
+  bool emitChain(std::string &unsupported);
   std::string v(ValueId id) const { return "v" + std::to_string(id); }
   std::string operand(const Op &op, unsigned i) const { return v(op.operands[i]); }
   const TensorType &type(const Op &op, unsigned i = 0) const { return c_.typeOf(op.results[i]); }
@@ -206,6 +216,8 @@ private:
 
   const Case &c_;
   std::string body_;
+  std::string params_, loads_, functions_;
+  int inputs_ = 0;
 };
 
 std::string arithmetic(OpKind kind, DType t, const std::string &x, const std::string &y) {
@@ -479,61 +491,125 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
   return true;
 }
 
-bool Emitter::run(std::string &out, std::string &unsupported) {
-  std::string params, loads, outs, saves;
-  int input = 0;
-  for (const Op &op : c_.ops) {
-    const TensorType &t = type(op);
-    const std::string tt = torchType(t.dtype), shape = pyInts(t.shape);
-    if (!c_.values[op.results[0]].name.empty())
-      line("# %" + c_.values[op.results[0]].name + ": " + t.str());
-    switch (opCategory(op.kind)) {
-    case OpCategory::Unary:
-    case OpCategory::Binary:
-    case OpCategory::Compare:
-      if (!elementwise(op, op.kind, unsupported))
-        return false;
-      continue;
-    case OpCategory::RowExpand:
-    case OpCategory::ColExpand:
-      // The [R,1] / [1,C] operand broadcasts like pto trowexpand*/tcolexpand*.
-      if (!elementwise(op, expandBaseOp(op.kind), unsupported))
-        return false;
-      continue;
-    case OpCategory::View:
-      if (!view(op, unsupported))
-        return false;
-      continue;
-    case OpCategory::Other:
-      if (!other(op, unsupported))
-        return false;
-      continue;
-    case OpCategory::Source: // below: an input is a parameter of the kernel
-      break;
-    }
-    const OpAttrs &a = op.attrs;
-    switch (op.kind) {
-    case OpKind::Input:
-      params += (input ? ", " : "") + v(op.results[0]);
-      loads += std::string(input ? ", " : "") + "_load(d, \"in" + std::to_string(input) +
-               ".npy\", " + tt + ")";
-      ++input;
-      break;
-    case OpKind::Const:
-      assign(op, "torch.full(" + shape + ", " +
-                     (isFloat(t.dtype)       ? pyFloat(a.value.f)
-                      : t.dtype == DType::I1 ? std::string(a.value.i ? "True" : "False")
-                                             : std::to_string(a.value.i)) +
-                     ", dtype=" + tt + ")");
-      break;
-    case OpKind::Iota:
-      assign(op, "_grids(" + shape + ")[" + std::to_string(a.axis) + "].expand(" + shape + ")" +
-                     (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
-      break;
+bool Emitter::emitOp(const Op &op, std::string &unsupported) {
+  const TensorType &t = type(op);
+  const std::string tt = torchType(t.dtype), shape = pyInts(t.shape);
+  if (!c_.values[op.results[0]].name.empty())
+    line("# %" + c_.values[op.results[0]].name + ": " + t.str());
+  switch (opCategory(op.kind)) {
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+    if (!elementwise(op, op.kind, unsupported))
+      return false;
+    return true;
+  case OpCategory::RowExpand:
+  case OpCategory::ColExpand:
+    // The [R,1] / [1,C] operand broadcasts like pto trowexpand*/tcolexpand*.
+    if (!elementwise(op, expandBaseOp(op.kind), unsupported))
+      return false;
+    return true;
+  case OpCategory::View:
+    if (!view(op, unsupported))
+      return false;
+    return true;
+  case OpCategory::Other:
+    if (!other(op, unsupported))
+      return false;
+    return true;
+  case OpCategory::Source: // below: an input is a parameter of the kernel
+    break;
+  }
+  const OpAttrs &a = op.attrs;
+  switch (op.kind) {
+  case OpKind::Input:
+    params_ += (inputs_ ? ", " : "") + v(op.results[0]);
+    loads_ += std::string(inputs_ ? ", " : "") + "_load(d, \"in" + std::to_string(inputs_) +
+              ".npy\", " + tt + ")";
+    ++inputs_;
+    break;
+  case OpKind::Const:
+    assign(op, "torch.full(" + shape + ", " +
+                   (isFloat(t.dtype)       ? pyFloat(a.value.f)
+                    : t.dtype == DType::I1 ? std::string(a.value.i ? "True" : "False")
+                                           : std::to_string(a.value.i)) +
+                   ", dtype=" + tt + ")");
+    break;
+  case OpKind::Iota:
+    assign(op, "_grids(" + shape + ")[" + std::to_string(a.axis) + "].expand(" + shape + ")" +
+                   (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
+    break;
 #define NPF_HANDLED_CATEGORY Source
 #include "ir/OpCasesOutside.def"
-      return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;
-    }
+    return unsupported = "pytorch: no form for " + std::string(opName(op.kind)), false;
+  }
+  return true;
+}
+
+namespace {
+/// `a, b, c`.
+std::string joined(const std::vector<std::string> &names) {
+  std::string s;
+  for (const std::string &n : names)
+    s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+} // namespace
+
+bool Emitter::emitChain(std::string &unsupported) {
+  const std::vector<int32_t> taskOf = opTasks(c_);
+  const std::vector<TaskOps> tasks = taskOps(c_);
+  for (size_t k = 0; k < tasks.size(); ++k) {
+    std::set<ValueId> defined;
+    for (size_t i : tasks[k].ops)
+      defined.insert(c_.ops[i].results.begin(), c_.ops[i].results.end());
+    // What it reads of the inputs and earlier tasks, in order of first use;
+    // what a later task or the host reads of it.
+    std::vector<std::string> reads, hands;
+    std::set<ValueId> read;
+    for (size_t i : tasks[k].ops)
+      for (ValueId o : c_.ops[i].operands)
+        if (!defined.count(o) && read.insert(o).second)
+          reads.push_back(v(o));
+    for (size_t i : tasks[k].ops)
+      for (ValueId r : c_.ops[i].results) {
+        bool later = std::find(c_.outputs.begin(), c_.outputs.end(), r) != c_.outputs.end();
+        for (size_t j = 0; j < c_.ops.size() && !later; ++j)
+          later = taskOf[j] != tasks[k].task &&
+                  std::find(c_.ops[j].operands.begin(), c_.ops[j].operands.end(), r) !=
+                      c_.ops[j].operands.end();
+        if (later)
+          hands.push_back(v(r));
+      }
+    std::string name = "task" + std::to_string(k) + "_";
+    for (char ch : c_.tasks[tasks[k].task].name)
+      name += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+    std::string kernelBody = std::move(body_);
+    body_.clear();
+    for (size_t i : tasks[k].ops)
+      if (!emitOp(c_.ops[i], unsupported))
+        return false;
+    functions_ += "def " + name + "(" + joined(reads) + "):\n" + body_ + "    return (" +
+                  joined(hands) + (hands.empty() ? "" : ",") + ")\n\n\n";
+    body_ = std::move(kernelBody);
+    line((hands.empty() ? "" : "(" + joined(hands) + ",) = ") + name + "(" + joined(reads) + ")");
+  }
+  return true;
+}
+
+bool Emitter::run(std::string &out, std::string &unsupported) {
+  std::string outs, saves;
+  if (c_.tasks.empty()) {
+    for (const Op &op : c_.ops)
+      if (!emitOp(op, unsupported))
+        return false;
+  } else {
+    // The host's inputs, then the tasks.
+    for (const Op &op : c_.ops)
+      if (op.kind == OpKind::Input && !emitOp(op, unsupported))
+        return false;
+    if (!emitChain(unsupported))
+      return false;
   }
   for (size_t k = 0; k < c_.outputs.size(); ++k) {
     outs += v(c_.outputs[k]) + ", ";
@@ -547,7 +623,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       "# NPUFUZZ_TORCH_COMPILE=<backend> runs kernel() under torch.compile.\n"
       "# Valid shapes are not masked: ops compute on the full tile, and only\n"
       "# elements inside valid shapes are compared.\n" +
-      std::string(kPrelude) + "\ndef kernel(" + params + "):\n" + body_ + "    return (" + outs +
+      std::string(kPrelude) + "\n" + functions_ + "def kernel(" + params_ + "):\n" + body_ +
+      "    return (" + outs +
       ")\n\n\ndef main():\n"
       "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
       "    fn = kernel\n"
@@ -560,7 +637,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       "        fn = torch.compile(kernel, backend=os.environ[\"NPUFUZZ_TORCH_COMPILE\"],\n"
       "                           fullgraph=True, dynamic=False)\n"
       "    outs = fn(" +
-      loads + ")\n" + saves + "\n\nif __name__ == \"__main__\":\n    main()\n";
+      loads_ + ")\n" + saves + "\n\nif __name__ == \"__main__\":\n    main()\n";
   return true;
 }
 

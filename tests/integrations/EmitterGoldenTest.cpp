@@ -18,8 +18,9 @@
 using namespace npufuzz;
 
 namespace {
-const char *kSeeds[] = {"bf16_rne_cast", "floormod_views", "moe_expert_mask",
-                        "rowexpand_validshape_fillpad", "swiglu_chunk_prologue"};
+const char *kSeeds[] = {"bf16_rne_cast",   "floormod_views",
+                        "moe_expert_mask", "rowexpand_validshape_fillpad",
+                        "route_chain",     "swiglu_chunk_prologue"};
 
 std::string readFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
