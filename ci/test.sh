@@ -172,5 +172,7 @@ fi
 echo "== Inductor and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
 build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
 build/bin/npufuzz replay corpus/upstream/iree --backend iree
+echo "== upstream MLIR bugs found as cases: each reduced repro keeps its verdict (corpus/upstream/mlir/)"
+build/bin/npufuzz replay corpus/upstream/mlir
 echo "== regression corpus: every reduced repro keeps its verdict"
 build/bin/npufuzz replay corpus/regressions --load-pass-plugin build/lib/libnpufuzz_test_plugin.so
