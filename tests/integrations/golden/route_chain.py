@@ -116,25 +116,28 @@ def _topk(x, k, axis):
     return torch.gather(x, axis, idx), idx
 
 
-def task0_write_route_outputs(v0):
-    # %weights: f32[16,4]
-    v1, v2 = _topk(v0, 4, 1)
-    return (v1, v2,)
+def task0_write_route_outputs(v0, v1):
+    # %slot: i32[16,64]
+    v2 = _f2i(v0, "rtz", -2147483648, 2147483647, torch.int32)
+    # %route: i32[16,64]
+    v3 = v2 + v1
+    return (v3,)
 
 
-def task1_dispatch(v2, v1):
-    # %slot: f32[16,4]
-    v3 = v2.to(torch.float32)
-    # %routed: f32[16,4]
-    v4 = v1 * v3
-    return (v4,)
+def task1_dispatch(v3, v0):
+    # %slotf: f32[16,64]
+    v4 = v3.to(torch.float32)
+    # %routed: f32[16,64]
+    v5 = v4 * v0
+    return (v5,)
 
 
-def kernel(v0):
-    # %logits: f32[16,64]
-    (v1, v2,) = task0_write_route_outputs(v0)
-    (v4,) = task1_dispatch(v2, v1)
-    return (v4, )
+def kernel(v0, v1):
+    # %scores: f32[16,64]
+    # %base: i32[16,64]
+    (v3,) = task0_write_route_outputs(v0, v1)
+    (v5,) = task1_dispatch(v3, v0)
+    return (v5, )
 
 
 def main():
@@ -148,7 +151,7 @@ def main():
             sys.exit(77)
         fn = torch.compile(kernel, backend=os.environ["NPUFUZZ_TORCH_COMPILE"],
                            fullgraph=True, dynamic=False)
-    outs = fn(_load(d, "in0.npy", torch.float32))
+    outs = fn(_load(d, "in0.npy", torch.float32), _load(d, "in1.npy", torch.int32))
     _save(d, "out0.npy", outs[0])
 
 
