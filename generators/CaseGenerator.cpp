@@ -41,11 +41,10 @@ Case fallbackCase() {
   return c;
 }
 
-} // namespace
-
-Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats) {
+/// The generator proper, drawing from `g`'s choices; `seed` seeds what is
+/// not drawn from them (the chain cut, the data).
+Case generate(gen::GenContext &g, uint64_t seed, const Policy &policy, GenerationStats &stats) {
   ++stats.cases;
-  gen::GenContext g(seed, policy, stats);
   const size_t target = static_cast<size_t>(g.rng.range(1, policy.maxOps));
 
   if (g.rng.chance(policy.patternRate)) {
@@ -79,6 +78,27 @@ Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats) {
   c.provenance = Provenance{seed, policy.str()};
   c.dataSeed = seed;
   c.edgeRate = policy.edgeRate;
+  return c;
+}
+
+} // namespace
+
+Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats) {
+  gen::GenContext g(seed, policy, stats);
+  return generate(g, seed, policy, stats);
+}
+
+Case generateFromChoices(uint64_t seed, const Policy &policy, std::vector<uint64_t> script,
+                         std::vector<uint64_t> &taken) {
+  GenerationStats stats;
+  const bool replays = !script.empty();
+  gen::GenContext g(ChoiceStream(seed, std::move(script), /*record=*/true), policy, stats);
+  Case c = generate(g, seed, policy, stats);
+  taken = g.rng.taken();
+  // Replayed choices are not what `seed` draws: the case names no seed
+  // that `npufuzz --seed` would rebuild it from.
+  if (replays)
+    c.provenance.reset();
   return c;
 }
 

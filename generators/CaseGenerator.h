@@ -14,6 +14,7 @@
 #include "ir/Case.h"
 
 #include <cstdint>
+#include <vector>
 
 namespace npufuzz {
 
@@ -38,6 +39,14 @@ struct GenerationStats {
 /// seed and edgeRate = policy.edgeRate.
 Case generateCase(uint64_t seed, const Policy &policy);
 Case generateCase(uint64_t seed, const Policy &policy, GenerationStats &stats);
+
+/// The case the generator builds from the choice words `script` (replayed
+/// first, then words of `seed`), with every word it took in `taken`: its
+/// choice sequence, which rebuilds it. With an empty script this is
+/// generateCase(seed, policy). A case built from a script has no
+/// provenance: no seed alone rebuilds it.
+Case generateFromChoices(uint64_t seed, const Policy &policy, std::vector<uint64_t> script,
+                         std::vector<uint64_t> &taken);
 
 /// How many of seeds 0 .. samples-1 make the fallback case under `policy`
 /// (GenerationStats::casesFallenBack): `samples` for a policy nothing

@@ -12,6 +12,9 @@ namespace npufuzz::gen {
 GenContext::GenContext(uint64_t seed, const Policy &policy, GenerationStats &stats)
     : rng(seed), policy(policy), stats(stats) {}
 
+GenContext::GenContext(ChoiceStream choices, const Policy &policy, GenerationStats &stats)
+    : rng(std::move(choices)), policy(policy), stats(stats) {}
+
 void GenContext::rollback(const Mark &m) {
   c.ops.resize(m.ops);
   c.values.resize(m.values);

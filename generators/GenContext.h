@@ -10,9 +10,9 @@
 #define NPUFUZZ_GENERATORS_GENCONTEXT_H
 
 #include "generators/CaseGenerator.h"
+#include "generators/ChoiceStream.h"
 #include "generators/Policy.h"
 #include "ir/Case.h"
-#include "ir/Prng.h"
 
 #include <functional>
 #include <optional>
@@ -29,8 +29,10 @@ using DTypePred = std::function<bool(DType)>;
 class GenContext {
 public:
   GenContext(uint64_t seed, const Policy &policy, GenerationStats &stats);
+  /// Draws from `choices` (a replayed or recorded choice sequence).
+  GenContext(ChoiceStream choices, const Policy &policy, GenerationStats &stats);
 
-  Prng rng;
+  ChoiceStream rng;
   const Policy &policy;
   GenerationStats &stats;
   Case c;

@@ -45,15 +45,29 @@ public:
     return result;
   }
 
+  /// The draws: uniform in [0, n), uniform in [lo, hi], uniform in [0, 1),
+  /// true with probability p (p <= 0: never, p >= 1: always), an index by
+  /// weight, an element of a non-empty vector. Derived below.
+  uint64_t below(uint64_t n) { return drawBelow(*this, n); }
+  int64_t range(int64_t lo, int64_t hi) { return drawRange(*this, lo, hi); }
+  double unit() { return drawUnit(*this); }
+  bool chance(double p) { return unit() < p; }
+  size_t weighted(const std::vector<uint32_t> &weights) { return drawWeighted(*this, weights); }
+  template <typename T> const T &pick(const std::vector<T> &v) { return v[below(v.size())]; }
+
+  //===--- Derivations from any source of 64-bit words ---------------------===//
+  // Templates over the source, so that a generator replaying recorded words
+  // (generators/ChoiceStream.h) derives its draws exactly as this one does.
+
   /// Uniform in [0, n), n > 0 (Lemire's nearly-divisionless method; the
   /// rejection loop ends with probability >= 1/2 per round).
-  uint64_t below(uint64_t n) {
-    unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
+  template <typename Source> static uint64_t drawBelow(Source &src, uint64_t n) {
+    unsigned __int128 m = static_cast<unsigned __int128>(src.next()) * n;
     uint64_t low = static_cast<uint64_t>(m);
     if (low < n) {
       const uint64_t threshold = (0 - n) % n;
       while (low < threshold) {
-        m = static_cast<unsigned __int128>(next()) * n;
+        m = static_cast<unsigned __int128>(src.next()) * n;
         low = static_cast<uint64_t>(m);
       }
     }
@@ -61,26 +75,26 @@ public:
   }
 
   /// Uniform in [lo, hi], lo <= hi.
-  int64_t range(int64_t lo, int64_t hi) {
+  template <typename Source> static int64_t drawRange(Source &src, int64_t lo, int64_t hi) {
     const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
     if (span == UINT64_MAX)
-      return static_cast<int64_t>(next());
-    return static_cast<int64_t>(static_cast<uint64_t>(lo) + below(span + 1));
+      return static_cast<int64_t>(src.next());
+    return static_cast<int64_t>(static_cast<uint64_t>(lo) + drawBelow(src, span + 1));
   }
 
   /// Uniform double in [0, 1) with 53 random bits.
-  double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
-
-  /// True with probability p (p <= 0: never, p >= 1: always).
-  bool chance(double p) { return unit() < p; }
+  template <typename Source> static double drawUnit(Source &src) {
+    return static_cast<double>(src.next() >> 11) * 0x1.0p-53;
+  }
 
   /// Index drawn with probability proportional to weights[i]; weights must
   /// not all be zero.
-  size_t weighted(const std::vector<uint32_t> &weights) {
+  template <typename Source>
+  static size_t drawWeighted(Source &src, const std::vector<uint32_t> &weights) {
     uint64_t total = 0;
     for (uint32_t w : weights)
       total += w;
-    uint64_t r = below(total);
+    uint64_t r = drawBelow(src, total);
     for (size_t i = 0; i < weights.size(); ++i) {
       if (r < weights[i])
         return i;
@@ -88,9 +102,6 @@ public:
     }
     return weights.size() - 1; // unreachable when total > 0
   }
-
-  /// An element of a non-empty vector.
-  template <typename T> const T &pick(const std::vector<T> &v) { return v[below(v.size())]; }
 
 private:
   static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
