@@ -79,6 +79,11 @@ struct BackendRun {
   /// at the entry of the user's passes (sorted), and the user pass elements
   /// that changed it. Empty for backends that do not run MLIR passes.
   std::vector<std::string> entryOps, passesThatChanged;
+  /// Feedback for guided campaigns (backend/mlir/IrFeedback.h): the forms
+  /// and op-to-op edges of the IR each user pass was given, and of what the
+  /// last one left, as keys (unsorted, may repeat). Recorded with the IR
+  /// coverage.
+  std::vector<uint32_t> irFeedback;
   /// The emitted module, and (when asked for) the IR around a failing pass.
   std::string mlir, irBeforePass, irAfterPass;
   std::vector<TensorData> outputs;

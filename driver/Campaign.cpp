@@ -5,6 +5,7 @@
 #include "driver/CaseTask.h"
 #include "driver/DirectoryLock.h"
 #include "driver/Findings.h"
+#include "driver/GuidedCorpus.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Report.h"
 #include "driver/RootClassifier.h"
@@ -40,6 +41,23 @@ std::optional<uint64_t> loweringSeedFor(const CampaignOptions &options, uint64_t
   if (!options.seededLowering)
     return std::nullopt;
   return loweringSeedOf(caseSeed);
+}
+
+const char *guidanceName(Guidance g) {
+  switch (g) {
+  case Guidance::None: return "none";
+  case Guidance::Feedback: return "feedback";
+  }
+  return "?";
+}
+
+bool parseGuidance(const std::string &name, Guidance &out) {
+  for (const Guidance g : {Guidance::None, Guidance::Feedback})
+    if (name == guidanceName(g)) {
+      out = g;
+      return true;
+    }
+  return false;
 }
 
 namespace {
@@ -83,6 +101,9 @@ struct State {
   /// apart so that `next` goes on past them (a killed run leaves them to
   /// the next one's end).
   std::set<uint64_t> deferred;
+  /// The worker requests of deferred cases that no seed rebuilds (a guided
+  /// campaign's mutants), so that a later run's end can retry them.
+  std::map<uint64_t, std::string> deferredRequests;
   /// The root cause each case signature seen so far generalised to
   /// (shrink/Generalize.h), by case signature id: a case signature is
   /// generalised once, and later cases with it go to the same finding.
@@ -99,6 +120,9 @@ struct State {
     llvm::json::Array d;
     for (uint64_t i : deferred)
       d.push_back(static_cast<int64_t>(i));
+    llvm::json::Object requests;
+    for (const auto &[i, request] : deferredRequests)
+      requests[std::to_string(i)] = request;
     llvm::json::Object o{{"format", kCampaignFormat},
                          {"seed_start", static_cast<int64_t>(seedStart)},
                          {"shard_index", static_cast<int64_t>(shardIndex)},
@@ -106,6 +130,7 @@ struct State {
                          {"next", static_cast<int64_t>(next)},
                          {"ahead", std::move(a)},
                          {"deferred", std::move(d)},
+                         {"deferred_requests", std::move(requests)},
                          {"roots", textsJson(roots)},
                          {"total_cases", static_cast<int64_t>(totalCases)},
                          {"total_seconds", totalSeconds + runSeconds},
@@ -179,6 +204,14 @@ struct State {
             !deferred.insert(static_cast<uint64_t>(*i)).second)
           return damaged("'deferred' holds something other than cases that ran, once each");
       }
+    if (const llvm::json::Object *r = o->getObject("deferred_requests"))
+      for (const auto &[key, request] : *r) {
+        uint64_t i = 0;
+        const std::optional<llvm::StringRef> text = request.getAsString();
+        if (llvm::StringRef(key).getAsInteger(10, i) || !deferred.count(i) || !text)
+          return damaged("'deferred_requests' holds something other than deferred cases");
+        deferredRequests[i] = text->str();
+      }
     if (const llvm::json::Object *r = o->getObject("roots"))
       for (const auto &[id, root] : *r)
         if (const std::optional<llvm::StringRef> text = root.getAsString();
@@ -212,6 +245,15 @@ struct State {
 struct Running {
   uint64_t index = 0, seed = 0;
   Case c;
+  /// The lowering seed it runs with (none: the canonical plan), and what the
+  /// worker is sent: the seed of a generated case, the text of a mutant.
+  std::optional<uint64_t> loweringSeed;
+  std::string request;
+  /// A guided campaign's: the choice words of the case, whether it is a
+  /// mutant, and how it was made.
+  std::vector<uint64_t> choices;
+  bool mutant = false;
+  std::string how = "generated";
   Worker *worker = nullptr;
   std::unique_ptr<Child> confirm;
   VerdictKind workerVerdict = VerdictKind::Ok;
@@ -254,6 +296,7 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
       {"metamorphic_share", o.config.metamorphicShare},
       {"lowering", o.seededLowering ? "seeded" : "canonical"},
       {"pass_stage", std::string(passStageName(o.config.stage))},
+      {"guidance", std::string(guidanceName(o.guidance))},
   };
 }
 
@@ -264,6 +307,8 @@ std::optional<llvm::json::Value> identityDefault(llvm::StringRef key) {
     return llvm::json::Value("canonical"); // before seeded lowering
   if (key == "pass_stage")
     return llvm::json::Value("entry");
+  if (key == "guidance")
+    return llvm::json::Value("none"); // before guided campaigns
   return std::nullopt;
 }
 } // namespace
@@ -354,6 +399,38 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   return false;
 }
 
+/// What a worker is sent for a mutant, which no seed builds: "case", its
+/// lowering seed ("canonical": none) and its text, a line each.
+std::string mutantRequest(const Case &c, std::optional<uint64_t> loweringSeed) {
+  return "case\n" + (loweringSeed ? std::to_string(*loweringSeed) : std::string("canonical")) +
+         "\n" + printCase(c);
+}
+
+/// The case and lowering seed a worker request names: a seed's generated
+/// case with the campaign's lowering seed for it, or a mutant's text.
+/// False with `error` when it names none (a mutant whose text does not
+/// parse back: npufuzz's own bug, which stops the campaign).
+bool caseOfRequest(const std::string &request, const CampaignOptions &options, Case &c,
+                   std::optional<uint64_t> &loweringSeed, std::string &error) {
+  if (request.rfind("case\n", 0) != 0) {
+    const uint64_t seed = std::stoull(request);
+    c = generateCase(seed, options.policy);
+    loweringSeed = loweringSeedFor(options, seed);
+    return true;
+  }
+  const size_t eol = request.find('\n', 5);
+  const std::string lowering = request.substr(5, eol - 5);
+  loweringSeed.reset();
+  if (lowering != "canonical")
+    loweringSeed = std::stoull(lowering);
+  TextError textError;
+  if (eol == std::string::npos || !parseCase(request.substr(eol + 1), c, textError)) {
+    error = "a mutant's text does not parse back: " + textError.format("mutant");
+    return false;
+  }
+  return true;
+}
+
 bool isFinding(VerdictKind v) {
   return v != VerdictKind::Ok && v != VerdictKind::Unsupported &&
          v != VerdictKind::EnvironmentError;
@@ -441,6 +518,9 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},
                        {"new_findings", static_cast<int64_t>(r.newFindings)},
+                       {"mutants", static_cast<int64_t>(r.mutants)},
+                       {"corpus_cases", static_cast<int64_t>(r.corpusCases)},
+                       {"corpus_keys", static_cast<int64_t>(r.corpusKeys)},
                        {"history_dependent", static_cast<int64_t>(r.historyDependent)},
                        {"unconfirmed", static_cast<int64_t>(r.unconfirmed)},
                        {"classified", static_cast<int64_t>(r.classified)},
@@ -575,6 +655,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // A backend that builds cases in batches (pto) gets a directory for them
   // in the campaign's, removed at the end.
   RunConfig config = options.config;
+  const bool guided = options.guidance == Guidance::Feedback;
+  config.jit.recordFeedback = guided;
   const fs::path batchDir = fs::path(options.outDir) / "pto-builds";
   if (config.backend == BackendKind::Pto) {
     // Builds left by a killed run may be of another toolchain: not reused.
@@ -585,6 +667,61 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   }
   const std::unique_ptr<Backend> backend = makeBackend(config);
   const uint64_t batch = std::max(1u, backend->batchSize());
+  // Guided: the corpus of cases that reached new feedback, kept in the
+  // campaign's directory. A backend that builds cases in batches ahead of
+  // them (pto) would need each batch's cases before their parents ran.
+  GuidedCorpus corpus;
+  if (guided && batch > 1) {
+    std::signal(SIGINT, previousHandler);
+    result.error = std::string("--guidance feedback is not available with --backend ") +
+                   std::string(backendKindName(config.backend)) +
+                   ", which builds its cases in batches ahead of them; give --guidance none";
+    return result;
+  }
+  if (guided && !corpus.open(options.outDir, state.next, state.ahead, result.error)) {
+    std::signal(SIGINT, previousHandler);
+    return result;
+  }
+  // The case of each index: generated from its seed or, guided, a share of
+  // them mutants of corpus entries far enough behind it.
+  auto decide = [&](Running &r) {
+    r.seed = seedOf(r.index);
+    r.request = std::to_string(r.seed);
+    r.loweringSeed = loweringSeedFor(options, r.seed);
+    if (!guided) {
+      r.c = generateCase(r.seed, options.policy);
+      return;
+    }
+    Prng rng = Prng::stream(r.seed, 0x67756964); // "guid": apart from the case's own draws
+    if (rng.chance(options.mutationShare))
+      if (const CorpusEntry *parent = corpus.pick(r.index, rng)) {
+        Mutant m =
+            mutate(parent->s, r.seed, options.policy, options.mutation, options.seededLowering);
+        r.c = std::move(m.s.c);
+        r.choices = std::move(m.s.choices);
+        r.loweringSeed = m.s.loweringSeed;
+        r.mutant = true;
+        r.how = "mutant of " + std::to_string(parent->seed) + " by " + m.how;
+        r.request = mutantRequest(r.c, r.loweringSeed);
+        ++result.mutants;
+        return;
+      }
+    r.c = generateFromChoices(r.seed, options.policy, {}, r.choices);
+  };
+  // A case's feedback as its worker saw it. Only a case that ran clean is
+  // a parent: a failing one's neighbours would find its bug again.
+  auto feedBack = [&](const Running &r, const CaseReport &report) {
+    if (!guided)
+      return;
+    CorpusEntry e;
+    e.index = r.index;
+    e.seed = r.seed;
+    e.s = Seedling{r.c, r.choices, r.loweringSeed};
+    e.how = r.how;
+    if (report.result.verdict == VerdictKind::Ok)
+      e.keys = report.result.feedback;
+    corpus.offer(std::move(e));
+  };
   // Workers only say whether a case fails: a failure is run again in a
   // fresh child (`confirming`), which blames a pass or op for its
   // signature. (A kernel built in a batch runs as it does built alone, as
@@ -597,10 +734,14 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // A task builds its case from the seed it is sent.
   auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
     return [&jit, &options, runConfig](const std::string &request) {
-      const uint64_t seed = std::stoull(request);
-      const Case c = generateCase(seed, options.policy);
+      Case c;
       RunConfig config = runConfig;
-      config.loweringSeed = loweringSeedFor(options, seed);
+      TaskResult failed;
+      if (!caseOfRequest(request, options, c, config.loweringSeed, failed.message)) {
+        failed.verdict = VerdictKind::EnvironmentError;
+        failed.summary = failed.message;
+        return failed.toJson();
+      }
       return runCaseTask(c, jit, config).toJson();
     };
   };
@@ -669,6 +810,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     }
     state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     state.deferred.erase(r.index);
+    state.deferredRequests.erase(r.index);
     markDone(r.index);
   };
   // Counts a finished case, writes its finding, and advances the resume
@@ -690,9 +832,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     else {
       Finding f;
       f.seed = r.seed;
+      f.mutant = r.mutant;
+      f.how = r.how;
       f.caseText = printCase(r.c);
       RunConfig caseConfig = options.config;
-      caseConfig.loweringSeed = f.loweringSeed = loweringSeedFor(options, r.seed);
+      caseConfig.loweringSeed = f.loweringSeed = r.loweringSeed;
       // A case signature seen for the first time is generalised to what
       // the failure needs (here, while the workers go on), so that one bug
       // showing in many ops is one finding, reduced once.
@@ -714,6 +858,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         if (cost.undecided && !lastTry) {
           deferredHere[r.index] = {report.result.verdict, false};
           state.deferred.insert(r.index);
+          if (r.mutant)
+            state.deferredRequests[r.index] = r.request;
           markDone(r.index);
           return;
         }
@@ -790,12 +936,22 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         if (!built.count(nextIndex / batch))
           break; // its batch is being built
       }
+      // Guided, a case waits until the epochs its parents come from are
+      // taken in (GuidedCorpus.h).
+      if (guided) {
+        std::string error;
+        if (!corpus.advance(nextIndex, error)) {
+          stopWith("cannot keep a corpus entry: " + error);
+          break;
+        }
+        if (!corpus.ready(nextIndex))
+          break;
+      }
       Running r;
       r.index = nextIndex++;
-      r.seed = seedOf(r.index);
-      r.c = generateCase(r.seed, options.policy);
+      decide(r);
       r.worker = freeWorker();
-      r.worker->start(std::to_string(r.seed));
+      r.worker->start(r.request);
       running.push_back(std::move(r));
       ++launched;
     }
@@ -837,6 +993,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       const bool cutShort = stopRequested || stopping;
       if (!cutShort && !r.confirm) {
         CaseReport report = reportOf(r.worker->outcome());
+        feedBack(r, report);
         if (stoppedBy(report)) {
           running.erase(running.begin() + i);
           continue;
@@ -862,10 +1019,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           confirmConfig.culpritOps = culpritOps;
           const IsolationLimits confirmLimits =
               limitsWithBlame(blameBudget(report.seconds), confirmConfig);
-          r.confirm =
-              std::make_unique<Child>([task = taskWith(confirmConfig),
-                                       request = std::to_string(r.seed)] { return task(request); },
-                                      confirmLimits);
+          r.confirm = std::make_unique<Child>(
+              [task = taskWith(confirmConfig), request = r.request] { return task(request); },
+              confirmLimits);
           ++i;
           continue;
         }
@@ -875,7 +1031,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         // Rare, and run here while the workers go on: a kernel that
         // crashed took the confirming child with it before it could blame.
         RunConfig caseConfig = config;
-        caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
+        caseConfig.loweringSeed = r.loweringSeed;
         blameKernelFault(r.c, jit, caseConfig, options.limits, report);
         if (stoppedBy(report)) {
           running.erase(running.begin() + i);
@@ -889,6 +1045,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
             (report.result.verdict == VerdictKind::Hang && r.workerVerdict != VerdictKind::Hang)) {
           deferredHere[r.index] = {r.workerVerdict, r.workerWasUsed};
           state.deferred.insert(r.index);
+          if (r.mutant)
+            state.deferredRequests[r.index] = r.request;
           markDone(r.index);
           running.erase(running.begin() + i);
           continue;
@@ -919,9 +1077,18 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     Running r;
     r.index = index;
     r.seed = seedOf(index);
-    r.c = generateCase(r.seed, options.policy);
+    const auto request = state.deferredRequests.find(index);
+    r.mutant = request != state.deferredRequests.end();
+    r.request = r.mutant ? request->second : std::to_string(r.seed);
+    if (r.mutant)
+      r.how = "mutant";
+    std::string error;
+    if (!caseOfRequest(r.request, options, r.c, r.loweringSeed, error)) {
+      stopWith(error);
+      break;
+    }
     RunConfig caseConfig = config;
-    caseConfig.loweringSeed = loweringSeedFor(options, r.seed);
+    caseConfig.loweringSeed = r.loweringSeed;
     CaseReport report = runCaseIsolated(r.c, jit, caseConfig, retryLimits);
     if (stoppedBy(report))
       break;
@@ -987,6 +1154,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.features = state.features;
   result.irCoverage = state.irCoverage;
   result.verdicts = state.verdicts;
+  result.corpusCases = corpus.size();
+  result.corpusKeys = corpus.keysSeen();
   saveState(result.seconds);
   std::string error;
   result.findings = scanFindings(options.outDir);
@@ -1006,6 +1175,9 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
     os << " " << k << "=" << n;
   os << "\nfindings: " << r.findings.size() << " signatures in " << bucketsOf(r.findings).size()
      << " root-cause buckets (" << r.newFindings << " new, " << r.reduced << " reduced)\n";
+  if (r.corpusCases)
+    os << "guidance: " << r.mutants << " mutants; corpus of " << r.corpusCases << " cases, "
+       << r.corpusKeys << " feedback keys\n";
   if (r.generalized)
     os << "generalised: " << r.generalized << " case signatures (" << r.generalizeTests << " runs, "
        << std::setprecision(1) << r.generalizeSeconds << " s)\n";

@@ -17,6 +17,7 @@
 
 #include "driver/IrCoverage.h"
 #include "driver/Isolation.h"
+#include "generators/Mutate.h"
 #include "generators/Policy.h"
 #include "oracles/CaseRunner.h"
 
@@ -43,6 +44,13 @@ constexpr double kRetryTimeFactor = 8;
 /// machine instead of losing its pass.
 constexpr double kBlameTimeFactor = 4;
 
+/// How a campaign chooses its cases: every one generated from its seed, or
+/// a share of them mutants of cases that reached new feedback
+/// (driver/GuidedCorpus.h).
+enum class Guidance { None, Feedback };
+const char *guidanceName(Guidance g);
+bool parseGuidance(const std::string &name, Guidance &out);
+
 struct CampaignOptions;
 /// The lowering seed a campaign gives the case of `caseSeed`: none with
 /// canonical lowering.
@@ -67,6 +75,11 @@ struct CampaignOptions {
   /// forks per case.
   unsigned casesPerWorker = 500;
   bool progress = true; ///< live progress line on stderr
+  Guidance guidance = Guidance::None;
+  /// With guidance, the share of cases that are mutants once the corpus
+  /// has a case old enough to be a parent.
+  double mutationShare = 0.5;
+  MutationPolicy mutation;
   /// Reduce every signature that is new in this run, after the campaign,
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
   bool reduce = true;
@@ -118,6 +131,9 @@ struct CampaignResult {
   IrCoverage irCoverage;                ///< the directory's, every run
   std::vector<FindingSummary> findings; ///< ordered by id
   uint64_t newFindings = 0;
+  /// Guided campaigns: this run's mutants, and the corpus at the end (its
+  /// cases and the feedback keys they reached).
+  uint64_t mutants = 0, corpusCases = 0, corpusKeys = 0;
   uint64_t reduced = 0; ///< new signatures reduced in this run
   /// Failures of a used worker whose fresh re-run gave another verdict.
   uint64_t historyDependent = 0;

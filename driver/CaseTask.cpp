@@ -1,5 +1,6 @@
 //===- driver/CaseTask.cpp - One case in an isolated worker ---------------===//
 #include "driver/CaseTask.h"
+#include "driver/Feedback.h"
 
 #include "backend/MemoryError.h"
 #include "backend/mlir/Pipelines.h"
@@ -42,7 +43,8 @@ std::string TaskResult::toJson() const {
                        {"codegen_s", codegenSeconds},
                        {"execute_s", executeSeconds},
                        {"entry_ops", llvm::json::Array(entryOps)},
-                       {"passes_that_changed", llvm::json::Array(passesThatChanged)}};
+                       {"passes_that_changed", llvm::json::Array(passesThatChanged)},
+                       {"feedback", llvm::json::Array(feedback)}};
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::json::Value(std::move(o));
@@ -91,6 +93,10 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   };
   strings("entry_ops", out.entryOps);
   strings("passes_that_changed", out.passesThatChanged);
+  if (const llvm::json::Array *a = o->getArray("feedback"))
+    for (const llvm::json::Value &v : *a)
+      if (const std::optional<int64_t> k = v.getAsInteger(); k && *k >= 0 && *k <= UINT32_MAX)
+        out.feedback.push_back(static_cast<uint32_t>(*k));
   return true;
 }
 
@@ -128,6 +134,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.passWarnings = out.run.passWarnings;
   t.entryOps = out.run.entryOps;
   t.passesThatChanged = out.run.passesThatChanged;
+  if (first.jit.recordFeedback)
+    t.feedback = caseFeedback(c, out.run);
   t.referenceSeconds = out.referenceSeconds;
   t.emitSeconds = out.run.emitSeconds;
   t.passSeconds = out.run.passSeconds;

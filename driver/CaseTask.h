@@ -29,6 +29,9 @@ struct TaskResult : CaseVerdict {
   std::string passWarnings; ///< what passes said while succeeding (BackendRun)
   /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).
   std::vector<std::string> entryOps, passesThatChanged;
+  /// Feedback keys of the run for guided campaigns (driver/Feedback.h),
+  /// sorted and distinct; empty unless RunConfig::jit.recordFeedback.
+  std::vector<uint32_t> feedback;
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
   /// Where the task's own time went, for a profile (bench_phases): the

@@ -52,6 +52,11 @@ std::string backendArgs(const Finding &f) {
 } // namespace
 
 std::string reproCommand(const Finding &f) {
+  // A mutant is its case.npf: no seed rebuilds it (the line names the file
+  // beside the script, or in the directory it is run from).
+  if (f.mutant)
+    return "npufuzz run \"$(dirname \"$0\")/case.npf\" --pipeline " + shellQuote(f.pipeline) +
+           " --style " + f.style + backendArgs(f);
   std::string cmd = "npufuzz --seed " + std::to_string(f.seed) + " --pipeline " +
                     shellQuote(f.pipeline) + " --style " + f.style;
   if (!f.policyPath.empty())
@@ -87,14 +92,14 @@ bool appendLine(const fs::path &path, const std::string &line) {
 /// showed its root (`symptom`, CaseVerdict::symptom, when it has one) in
 /// dir/symptoms.txt, that first: a seed listed has its symptom. False (with
 /// `error`) when a line cannot be written.
-bool appendSeed(const fs::path &dir, uint64_t seed, const std::string &symptom, SeedLedger *ledger,
-                std::string &error) {
+bool appendSeed(const fs::path &dir, uint64_t seed, bool mutant, const std::string &symptom,
+                SeedLedger *ledger, std::string &error) {
   SeedLedger once; // without a campaign's ledger: read the file this time
   if ((ledger ? *ledger : once).listed(dir.string(), seed))
     return true;
   for (const auto &[file, line] :
        {std::pair{"symptoms.txt", symptom.empty() ? "" : std::to_string(seed) + " " + symptom},
-        std::pair{"seeds.txt", std::to_string(seed)}})
+        std::pair{"seeds.txt", std::to_string(seed) + (mutant ? " mutant" : "")}})
     if (!line.empty() && !appendLine(dir / file, line)) {
       error = "cannot write " + (dir / file).string() + ": " + std::strerror(errno);
       return false;
@@ -138,6 +143,9 @@ std::string reportJson(const Finding &f) {
       {"lowering", loweringText(f)},
       {"backend", f.backend},
       {"repro", reproCommand(f)},
+      // A guided campaign's mutant: what it was mutated from; `seed` then
+      // names the campaign case, which no `npufuzz --seed` rebuilds.
+      {"mutant", f.mutant ? llvm::json::Value(f.how) : llvm::json::Value(nullptr)},
       {"seconds", f.report.seconds},
   };
   std::string s;
@@ -269,7 +277,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   std::error_code ec;
   fs::create_directories(findings, ec);
   if (fs::exists(final, ec)) {
-    appendSeed(final, f.seed, f.report.result.symptom, ledger, error);
+    appendSeed(final, f.seed, f.mutant, f.report.result.symptom, ledger, error);
     return false;
   }
   const fs::path tmp = findings / (".tmp-" + f.signature().id() + "-" + std::to_string(::getpid()));
@@ -305,9 +313,11 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
     put(name.c_str(), text);
   const std::string runLine = "npufuzz run case.npf --pipeline " + shellQuote(f.pipeline) +
                               " --style " + f.style + backendArgs(f);
-  put("repro.sh", "#!/bin/sh\n# " + f.signature().text() + "\n" + reproCommand(f) +
-                      "\n# or: " + runLine + "\n");
-  put("seeds.txt", std::to_string(f.seed) + "\n");
+  put("repro.sh",
+      "#!/bin/sh\n# " + f.signature().text() + "\n" +
+          (f.mutant ? "# a guided campaign's mutant (" + f.how + "): its case is case.npf\n" : "") +
+          reproCommand(f) + (f.mutant ? "" : "\n# or: " + runLine) + "\n");
+  put("seeds.txt", std::to_string(f.seed) + (f.mutant ? " mutant" : "") + "\n");
   // How each case of a root found by op blame showed it (a wrong value, an
   // assertion, an uninitialised read downstream): one line a seed.
   if (!f.report.result.symptom.empty())
@@ -328,7 +338,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
       return false;
     }
     // Another worker or shard won the race: keep theirs, add our seed.
-    appendSeed(final, f.seed, f.report.result.symptom, ledger, error);
+    appendSeed(final, f.seed, f.mutant, f.report.result.symptom, ledger, error);
     return false;
   }
   if (ledger)

@@ -27,6 +27,11 @@ namespace npufuzz {
 
 struct Finding {
   uint64_t seed = 0;
+  /// A guided campaign's mutant (generators/Mutate.h): `npufuzz --seed`
+  /// does not rebuild it, its case.npf does. `how` says what it was
+  /// mutated from.
+  bool mutant = false;
+  std::string how;
   std::string caseText;
   std::string mlir;
   CaseReport report;

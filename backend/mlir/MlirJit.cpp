@@ -8,6 +8,7 @@
 #include "backend/mlir/MlirJit.h"
 
 #include "backend/mlir/BoundsCheckPass.h"
+#include "backend/mlir/IrFeedback.h"
 #include "backend/mlir/IrSkeleton.h"
 #include "backend/mlir/KernelJit.h"
 #include "backend/mlir/RunningStage.h"
@@ -430,7 +431,7 @@ struct MlirJit::Impl {
   bool runPipeline(mlir::OwningOpRef<mlir::ModuleOp> &module, const std::string &text,
                    const std::vector<std::string> &elements, bool locate, BackendRun &r,
                    std::optional<std::pair<size_t, size_t>> user = std::nullopt,
-                   bool coverage = false, bool verifyTrusted = true) {
+                   bool coverage = false, bool verifyTrusted = true, bool feedback = false) {
     DiagnosticCollector diags(ctx.get());
     const size_t from = user ? user->first : 0, count = user ? user->second : 0;
     auto isUser = [&](size_t i) { return !user || (i >= from && i < from + count); };
@@ -466,6 +467,14 @@ struct MlirJit::Impl {
     // IR coverage: the ops at the user passes' entry, and which user passes
     // change the IR (the tail always does), each fingerprint taken once.
     std::optional<mlir::OperationFingerPrint> current;
+    // The forms of the IR the next user pass is given: taken again only
+    // after a pass changed it.
+    std::optional<std::vector<uint64_t>> forms;
+    auto feedBack = [&](llvm::StringRef element) {
+      if (!forms)
+        forms = irForms(module->getOperation());
+      addIrFeedback(*forms, element, r.irFeedback);
+    };
     auto enterUserPasses = [&] {
       r.entryOps = opsWithTypes(*module);
       if (count > 0)
@@ -483,6 +492,8 @@ struct MlirJit::Impl {
       size_t failed = step.first; // the element a failure is first put on
       bool ok;
       if (step.single) {
+        if (feedback && user)
+          feedBack(elements[step.first]);
         markRunningStage(RunningStage::Pass, static_cast<int>(step.first), elements[step.first]);
         ok = mlir::succeeded(step.single->run(*module));
       } else {
@@ -500,11 +511,15 @@ struct MlirJit::Impl {
       const size_t last = step.first + step.count - 1;
       if (ok && current) {
         const mlir::OperationFingerPrint after(*module);
-        if (after != *current)
+        if (after != *current) {
           r.passesThatChanged.push_back(elements[last]);
+          forms.reset();
+        }
         current.reset();
         if (last + 1 < from + count)
           current.emplace(after);
+        else if (feedback) // what the user's passes left, as the style's tail is given it
+          feedBack("(after the user's passes)");
       }
       if (ok && coverage && user && last + 1 == from)
         enterUserPasses();
@@ -1054,7 +1069,8 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
       return r;
     if (!impl().runPipeline(module, kernel.text, withBoundsCheck(elements, options),
                             options.locateFailingPass, r, options.userElements,
-                            options.recordIrCoverage, options.verifyTrustedElements))
+                            options.recordIrCoverage, options.verifyTrustedElements,
+                            options.recordIrCoverage && options.recordFeedback))
       return r;
     r.passSeconds = since(t0);
   }

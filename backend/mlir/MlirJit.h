@@ -52,6 +52,9 @@ struct JitOptions {
   /// which of them change the IR. Needs `userElements`. Off for reruns and
   /// blame, which would only record it again.
   bool recordIrCoverage = false;
+  /// With the IR coverage, record feedback for guided campaigns
+  /// (BackendRun::irFeedback): a walk of the IR each user pass is given.
+  bool recordFeedback = false;
   /// Check every load and store against its memref's bounds (the
   /// npufuzz-bounds-check element before the tail lowers memrefs): the
   /// first access outside its memref stops the kernel and is the run's

@@ -10,9 +10,11 @@
 #include "driver/CampaignCounts.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
+#include "driver/GuidedCorpus.h"
 #include "driver/ReduceCommand.h"
 #include "driver/Report.h"
 #include "generators/CaseGenerator.h"
+#include "generators/Mutate.h"
 #include "ir/Text.h"
 
 #include <gtest/gtest.h>
@@ -741,4 +743,113 @@ TEST(Campaign, ShardsShareASeedOnlyWhenOneRanIt) {
   EXPECT_FALSE(sharedSeed({1000, 4, 3000000000ull}, {1001, 4, 3000000000ull}));
   EXPECT_EQ(sharedSeed({1000, 4, 3000000000ull}, {1000, 4, 3000000000ull}), 1000u);
   EXPECT_EQ(sharedSeed({0, 1, 5000000000ull}, {4999999999ull, 7, 1}), 4999999999ull);
+}
+
+namespace {
+/// Each file of DIR/corpus by name, with its text.
+std::map<std::string, std::string> corpusFiles(const std::string &dir) {
+  std::map<std::string, std::string> files;
+  for (const auto &e : fs::directory_iterator(fs::path(dir) / "corpus"))
+    files[e.path().filename().string()] = slurp(e.path());
+  return files;
+}
+} // namespace
+
+TEST(Campaign, AGuidedCampaignMakesTheSameCasesWithAnyJobsAndKeepsItsCorpus) {
+  MlirJit jit;
+  const std::string one = freshDir("guided-1"), two = freshDir("guided-2");
+  CampaignOptions o = quietCampaign(one, 400, "canonicalize");
+  o.guidance = Guidance::Feedback;
+  o.seedStart = 4400000;
+  o.jobs = 1;
+  const CampaignResult r1 = runCampaign(o, jit);
+  ASSERT_TRUE(r1.error.empty()) << r1.error;
+  o.outDir = two;
+  o.jobs = 2;
+  const CampaignResult r2 = runCampaign(o, jit);
+  ASSERT_TRUE(r2.error.empty()) << r2.error;
+  // Mutants of what earlier cases reached, the same ones whatever the
+  // order the cases finished in.
+  EXPECT_GT(r1.mutants, 50u);
+  EXPECT_GT(r1.corpusCases, 10u);
+  EXPECT_LT(r1.corpusCases, 400u);
+  EXPECT_EQ(r1.mutants, r2.mutants);
+  EXPECT_EQ(r1.corpusKeys, r2.corpusKeys);
+  const std::map<std::string, std::string> kept = corpusFiles(one);
+  EXPECT_EQ(kept, corpusFiles(two));
+  EXPECT_EQ(kept.size(), r1.corpusCases);
+  // Resumed, it goes on from its corpus: what it kept stays, and more
+  // cases are mutants of it.
+  o.maxCases = 200;
+  const CampaignResult resumed = runCampaign(o, jit);
+  ASSERT_TRUE(resumed.error.empty()) << resumed.error;
+  EXPECT_EQ(resumed.totalCases, 600u);
+  EXPECT_GT(resumed.mutants, 50u);
+  const std::map<std::string, std::string> after = corpusFiles(two);
+  for (const auto &[name, text] : kept)
+    EXPECT_EQ(after.count(name) ? after.at(name) : "", text) << name;
+  EXPECT_GE(resumed.corpusCases, kept.size());
+  // A campaign asked for blind generation in a guided one's directory is
+  // another campaign.
+  o.guidance = Guidance::None;
+  EXPECT_NE(runCampaign(o, jit).error.find("guidance"), std::string::npos);
+  // Merged shards keep their corpora.
+  const std::string merged = freshDir("guided-merged");
+  std::string error;
+  ASSERT_TRUE(mergeCorpora(merged, {two}, error)) << error;
+  EXPECT_EQ(corpusFiles(merged).size(), after.size());
+  for (const std::string &d : {one, two, merged})
+    fs::remove_all(d);
+}
+
+TEST(Campaign, AMutantsFindingReproducesFromItsDirectoryAlone) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  // A mutant that the planted maxnumf rewrite gets wrong (a -0 or NaN
+  // through maximumf).
+  RunConfig config;
+  config.pipeline = "func.func(npufuzz-test-maxnumf)";
+  IsolationLimits limits;
+  limits.wallSeconds = 30;
+  std::optional<CaseReport> failing;
+  Mutant m;
+  for (uint64_t seed = 0; seed < 400 && !failing; ++seed) {
+    Seedling parent;
+    parent.c = generateFromChoices(seed, Policy::defaults(), {}, parent.choices);
+    parent.loweringSeed = seed;
+    m = mutate(parent, seed + 1, Policy::defaults(), MutationPolicy(), true);
+    if (printCase(m.s.c).find(" max ") == std::string::npos)
+      continue;
+    config.loweringSeed = m.s.loweringSeed;
+    CaseReport report = runCaseIsolated(m.s.c, jit, config, limits);
+    if (report.result.verdict == VerdictKind::Mismatch)
+      failing = report;
+  }
+  ASSERT_TRUE(failing);
+  const std::string dir = freshDir("mutant-finding");
+  Finding f;
+  f.seed = 77;
+  f.mutant = true;
+  f.how = "mutant of 76 by " + m.how;
+  f.caseText = printCase(m.s.c);
+  f.loweringSeed = m.s.loweringSeed;
+  f.report = *failing;
+  f.pipeline = config.pipeline;
+  f.passPlugins = {NPUFUZZ_TEST_PLUGIN};
+  ASSERT_TRUE(recordFinding(dir, f, error)) << error;
+  const fs::path finding = fs::path(dir) / "findings" / f.signature().id();
+  EXPECT_EQ(slurp(finding / "seeds.txt"), "77 mutant\n");
+  const std::string repro = slurp(finding / "repro.sh");
+  EXPECT_EQ(repro.find("--seed"), std::string::npos) << repro;
+  // Run from anywhere, with only the directory: its repro line prints the
+  // signature.
+  const std::string bin = fs::path(NPUFUZZ_BINARY).parent_path().string();
+  const std::string log = dir + ".log";
+  const std::string cmd =
+      "cd / && PATH=" + bin + ":$PATH sh " + (finding / "repro.sh").string() + " >" + log + " 2>&1";
+  EXPECT_EQ(WEXITSTATUS(std::system(cmd.c_str())), 1) << slurp(log);
+  EXPECT_NE(slurp(log).find(f.report.signature.id()), std::string::npos) << slurp(log);
+  fs::remove_all(dir);
+  fs::remove(log);
 }

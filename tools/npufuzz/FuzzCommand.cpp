@@ -77,6 +77,12 @@ cl::opt<bool> canonical("canonical-lowering",
                         cl::desc("Lower every case with the canonical plan instead of the one "
                                  "its seed draws"),
                         cl::sub(sub()), cl::cat(category()));
+cl::opt<std::string> guidance(
+    "guidance",
+    cl::desc("How cases are chosen: feedback (a share are mutants of cases that reached new "
+             "feedback: IR forms each pass was given, passes that changed it, diagnostics, case "
+             "features) or none (every case generated from its seed; the default)"),
+    cl::value_desc("feedback|none"), cl::sub(sub()), cl::cat(category()));
 BackendOptions backend(sub());
 PassStageOption stage(sub());
 } // namespace
@@ -128,6 +134,10 @@ int runFuzz() {
   options.maxFindings = maxFindings;
   options.classifyKnownRoots = !confirmEvery;
   options.passPlugins = plugins;
+  if (guidance.empty())
+    options.guidance = Guidance::None;
+  else if (!parseGuidance(guidance, options.guidance))
+    return fail("--guidance " + guidance + ": give feedback or none");
   options.backendFlags = backend.reproFlags();
   MlirJit jit;
   if (!loadPlugins(jit, plugins) || !checkPipeline(jit, options.config))

@@ -6,6 +6,7 @@
 #include "driver/CampaignCounts.h"
 #include "driver/DirectoryLock.h"
 #include "driver/Findings.h"
+#include "driver/GuidedCorpus.h"
 #include "ir/FileText.h"
 
 #include "llvm/ADT/SmallString.h"
@@ -83,6 +84,10 @@ int runMerge() {
     merged[std::string(absolute)] = one;
   }
   const size_t n = mergeFindings(outDir, inputs, error);
+  // Guided shards' corpora, kept together (driver/GuidedCorpus.h).
+  std::string corpusError;
+  if (!mergeCorpora(outDir, inputs, corpusError))
+    return fail("cannot merge the corpora: " + corpusError);
   std::string writeError;
   if (!writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(merged), writeError))
     return fail("cannot write " + writeError);

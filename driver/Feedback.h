@@ -1,0 +1,28 @@
+//===- driver/Feedback.h - What a case reached, as keys ---------*- C++ -*-===//
+//
+// The feedback a guided campaign steers by, all of it read without
+// instrumenting the compiler: the forms and op-to-op edges of the IR each
+// user pass was given (backend/mlir/IrFeedback.h), which passes changed
+// it, what passes warned (numbers dropped), and the case's own features
+// and their pairs (valid shapes, edge-value fills, views, ranks, masks that
+// end inside their buffer: generators/Features.h). A case that brings a key
+// no earlier case had reached something new.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_FEEDBACK_H
+#define NPUFUZZ_DRIVER_FEEDBACK_H
+
+#include "backend/BackendRun.h"
+#include "ir/Case.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace npufuzz {
+
+/// The feedback keys of `c`'s run `run`, sorted and distinct.
+std::vector<uint32_t> caseFeedback(const Case &c, const BackendRun &run);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_FEEDBACK_H
