@@ -19,7 +19,7 @@
 # frozen, only measured) and, as a control, easy faults of the seed classes
 # (npufuzz-bug-*). Defaults: build/bin/npufuzz, 5 runs, 20 s, seed 20000000
 # (run k starts at SEED + k * 1000000; development used 7000000 to
-# 8999999), every fault below.
+# 9999999), every fault below.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
