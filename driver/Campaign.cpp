@@ -694,7 +694,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     }
     Prng rng = Prng::stream(r.seed, 0x67756964); // "guid": apart from the case's own draws
     if (rng.chance(options.mutationShare))
-      if (const CorpusEntry *parent = corpus.pick(r.index, rng)) {
+      if (const CorpusEntry *parent = corpus.pick(rng)) {
         Mutant m =
             mutate(parent->s, r.seed, options.policy, options.mutation, options.seededLowering);
         r.c = std::move(m.s.c);

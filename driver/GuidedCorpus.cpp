@@ -155,8 +155,7 @@ bool GuidedCorpus::ready(uint64_t index) const {
   return epochsTaken_ + 1 >= epoch || epoch == 0;
 }
 
-const CorpusEntry *GuidedCorpus::pick(uint64_t index, Prng &rng) {
-  (void)index;
+const CorpusEntry *GuidedCorpus::pick(Prng &rng) {
   if (entries_.empty())
     return nullptr;
   std::vector<uint32_t> weights;

@@ -29,7 +29,6 @@
 #include <set>
 #include <string>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 namespace npufuzz {
@@ -67,9 +66,9 @@ public:
   /// Whether the case of `index` may be decided now: the epochs its
   /// parents come from are taken in.
   bool ready(uint64_t index) const;
-  /// A parent for the case of `index` (ready), drawn with `rng`; null when
-  /// the corpus is empty.
-  const CorpusEntry *pick(uint64_t index, Prng &rng);
+  /// A parent for the case the campaign decides next (ready), drawn with
+  /// `rng`; null when the corpus is empty.
+  const CorpusEntry *pick(Prng &rng);
 
   size_t size() const { return entries_.size(); }
   size_t keysSeen() const { return hits_.size(); }

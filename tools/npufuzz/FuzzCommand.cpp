@@ -82,7 +82,7 @@ cl::opt<std::string> guidance(
     cl::desc("How cases are chosen: feedback (a share are mutants of cases that reached new "
              "feedback: IR forms each pass was given, passes that changed it, diagnostics, case "
              "features) or none (every case generated from its seed; the default)"),
-    cl::value_desc("feedback|none"), cl::sub(sub()), cl::cat(category()));
+    cl::value_desc("feedback|none"), cl::init("none"), cl::sub(sub()), cl::cat(category()));
 BackendOptions backend(sub());
 PassStageOption stage(sub());
 } // namespace
@@ -134,9 +134,7 @@ int runFuzz() {
   options.maxFindings = maxFindings;
   options.classifyKnownRoots = !confirmEvery;
   options.passPlugins = plugins;
-  if (guidance.empty())
-    options.guidance = Guidance::None;
-  else if (!parseGuidance(guidance, options.guidance))
+  if (!parseGuidance(guidance, options.guidance))
     return fail("--guidance " + guidance + ": give feedback or none");
   options.backendFlags = backend.reproFlags();
   MlirJit jit;
