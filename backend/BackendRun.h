@@ -63,6 +63,10 @@ struct BackendRun {
   /// the op whose result the program first got wrong (oracles/OpBlame.h).
   /// Set by the backends that can tell.
   bool failedRunning = false;
+  /// The process died of a memory error (backend/MemoryError.h): where it
+  /// was caught says nothing of which op corrupted memory, so op blame
+  /// takes a wrong value before it for the corruption.
+  bool memoryError = false;
   /// The backend may compute float sums in any order
   /// (ExactnessModel::floatSumsReassociated).
   bool floatSumsReassociated = false;

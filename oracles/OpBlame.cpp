@@ -262,6 +262,14 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   std::map<size_t, CaseOutcome> failingOtherwise; // prefixes run, by op count
   std::set<size_t> notOtherwise;
   bool undecided = false; // a prefix the backend could not run says nothing
+  // A memory error is caught where it is noticed (a later allocation or
+  // free, glibc's heap check, a segfault in whatever touches the block
+  // next), not where memory was corrupted, and a heap layout that hides it
+  // in one run shows it in the next; the prefix through the op that
+  // corrupts memory shows that as a wrong value of its own. For one, a
+  // wrong value fails a prefix too, but for a zero's sign (a simulator's
+  // -0 quirk corrupts nothing).
+  const bool wrongValueFails = symptom == Symptom::MemoryError;
   // Whether a cut's run failed other than by a wrong value (an output left
   // unwritten counts); nothing when the backend could not run it.
   auto otherwiseIn = [&](const CaseOutcome &o) -> std::optional<bool> {
@@ -269,8 +277,11 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
     if (!failed)
       return std::nullopt;
     bool otherwise = *failed && o.verdict != VerdictKind::Mismatch;
-    for (size_t k = 0; *failed && k < o.comparisons.size(); ++k)
-      otherwise |= !o.comparisons[k].match && leftUnwritten(o, k, config);
+    for (size_t k = 0; *failed && k < o.comparisons.size(); ++k) {
+      const Comparison &cmp = o.comparisons[k];
+      otherwise |= !cmp.match && (leftUnwritten(o, k, config) ||
+                                  (wrongValueFails && cmp.difference != "signed-zero"));
+    }
     return otherwise;
   };
   // Whether the prefix of `count` ops fails other than by a wrong value.
@@ -318,12 +329,32 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
     if (undecided)
       lo = 0, hi = n, undecided = false;
   }
-  while (hi - lo > 1 && !undecided) {
-    const size_t mid = lo + (hi - lo) / 2;
-    (failsOtherwise(mid) ? hi : lo) = mid;
-  }
+  auto bisect = [&] {
+    while (hi - lo > 1 && !undecided) {
+      const size_t mid = lo + (hi - lo) / 2;
+      (failsOtherwise(mid) ? hi : lo) = mid;
+    }
+  };
+  bisect();
   if (undecided || !failsOtherwise(hi))
     return blame; // the whole cut runs clean otherwise, or says nothing
+  // A memory error's prefix that ran clean may have been the heap's luck:
+  // the one before the op to blame runs once more, afresh, and when it
+  // fails the search goes on below it.
+  for (int again = 0; symptom == Symptom::MemoryError && again < 2 && hi > 1; ++again) {
+    CaseOutcome before = runAfresh(cutProgram(c, hi - 1));
+    if (otherwiseIn(before) != std::optional<bool>(true))
+      break;
+    notOtherwise.erase(hi - 1);
+    failingOtherwise.insert_or_assign(hi - 1, std::move(before));
+    for (size_t k = 0; k < hi - 1; ++k) // cleaner, if ever, by the same luck
+      notOtherwise.erase(k);
+    lo = 0;
+    hi -= 1;
+    bisect();
+    if (undecided)
+      return blame;
+  }
   const Op &op = c.ops[hi - 1];
   if (op.kind == OpKind::Input)
     return blame; // a load or a store, not an op, goes wrong

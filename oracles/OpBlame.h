@@ -27,7 +27,11 @@
 //     running clean, is blamed, so a consumer that asserts on an input
 //     already wrong blames the producer. Its result is undefined. (A wrong
 //     value does not count there: a -0 of a known simulator quirk early in
-//     the program explains no assertion after it.) A kind of op the
+//     the program explains no assertion after it. It does for a memory
+//     error, which is caught wherever it is noticed and not where memory
+//     was corrupted, and with one heap layout not at all: the prefix
+//     through the op that corrupts shows it as a wrong value, and the
+//     prefix before the op blamed runs once more afresh.) A kind of op the
 //     campaign's failures were already traced to (RunConfig::culpritOps)
 //     picks the first cut: when the case's first op of that kind is the
 //     one, two runs decide.
@@ -60,9 +64,11 @@ struct OpBlame {
   bool inputFirst = false;
 };
 
-/// How the case to blame failed: with a wrong value, or otherwise (an
-/// assertion, a crash, an uninitialised read, a write outside a region).
-enum class Symptom : uint8_t { WrongValue, Other };
+/// How the case to blame failed: with a wrong value, by a memory error (a
+/// segfault or glibc's heap check, caught wherever it was noticed), or
+/// otherwise (an assertion, an uninitialised read, a write outside a
+/// region).
+enum class Symptom : uint8_t { WrongValue, MemoryError, Other };
 
 /// Blames the op of `c`, which failed with `symptom`, that `config`'s
 /// backend first gets wrong. On the wrong-value path, an op whose

@@ -15,9 +15,10 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
     RunConfig probeConfig = ctx.config;
     if (probeConfig.backend == BackendKind::Pto)
       probeConfig.pto.builds = newPtoBuilds();
-    const OpBlame b =
-        blameOp(ctx.c, ctx.jit, probeConfig,
-                ctx.base.verdict == VerdictKind::Mismatch ? Symptom::WrongValue : Symptom::Other);
+    const Symptom symptom = ctx.base.verdict == VerdictKind::Mismatch ? Symptom::WrongValue
+                            : ctx.base.run.memoryError                ? Symptom::MemoryError
+                                                                      : Symptom::Other;
+    const OpBlame b = blameOp(ctx.c, ctx.jit, probeConfig, symptom);
     probeConfig.pto.builds.reset();
     return llvm::json::Object{{"found", b.found},   {"index", static_cast<int64_t>(b.opIndex)},
                               {"op", b.op},         {"difference", b.difference},

@@ -244,6 +244,23 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
   return end;
 }
 
+namespace {
+/// The signal an end died of: its own, or a child's that a shell or Python
+/// wrapper reported as exit 128 + N; 0 for none.
+int endSignal(const CommandEnd &end) {
+  if (end.kind == CommandEnd::Kind::Signalled)
+    return end.signal;
+  if (end.kind == CommandEnd::Kind::Exited && end.exitCode > 128 && end.exitCode < 160)
+    return end.exitCode - 128;
+  return 0;
+}
+} // namespace
+
+bool endedInMemoryError(const CommandEnd &end) {
+  const int signal = endSignal(end);
+  return signal != 0 && diedOfMemoryError(signal, end.stderrText);
+}
+
 BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
   using Status = BackendRun::Status;
   const std::string &err = end.stderrText;
@@ -279,14 +296,10 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
     return withHeadline(Status::Crashed, assertion);
   if (!sanitizer.empty())
     return withHeadline(Status::Crashed, sanitizer);
-  // A memory error is one crash whichever way it showed (backend/MemoryError.h);
-  // a shell or Python wrapper reports a child's signal N as exit 128 + N.
-  const int signal = end.kind == CommandEnd::Kind::Signalled    ? end.signal
-                     : end.exitCode > 128 && end.exitCode < 160 ? end.exitCode - 128
-                                                                : 0;
-  if (signal != 0 && diedOfMemoryError(signal, err))
+  // A memory error is one crash whichever way it showed (backend/MemoryError.h).
+  if (endedInMemoryError(end))
     return withHeadline(Status::Crashed, "external command died of a memory error (signal " +
-                                             std::to_string(signal) + ")");
+                                             std::to_string(endSignal(end)) + ")");
   if (end.kind == CommandEnd::Kind::Signalled)
     return withHeadline(Status::Crashed, "external command killed by signal " +
                                              std::to_string(end.signal) + " (" +
@@ -313,7 +326,7 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
   if (!exception.empty())
     return withHeadline(Status::RuntimeError, "python: " + exception);
   // A shell or Python wrapper reports a child's signal N as 128 + N.
-  if (signal != 0)
+  if (const int signal = endSignal(end); signal != 0)
     return withHeadline(Status::Crashed, "external command exited with " +
                                              std::to_string(end.exitCode) + " (signal " +
                                              std::to_string(signal) + ")");
@@ -443,6 +456,7 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
       // from then on is the program's, which op blame traces to an op.
       r.failedRunning = r.status == BackendRun::Status::Crashed &&
                         fs::exists(dir + "/" + kExternalRunningMarker, ec);
+      r.memoryError = r.status == BackendRun::Status::Crashed && endedInMemoryError(end);
     } else {
       for (size_t o = 0; o < c.outputs.size() && r.ok(); ++o) {
         const TensorType &type = c.typeOf(c.outputs[o]);

@@ -90,6 +90,10 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
 /// or how it died) followed by the stderr tail.
 BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message);
 
+/// Whether a failed end is a memory error (backend/MemoryError.h): a
+/// signal, or a shell's or Python wrapper's exit 128 + N for a child's.
+bool endedInMemoryError(const CommandEnd &end);
+
 /// Writes the protocol files for one run into the existing directory `dir`.
 /// `kernel.text` may be empty (no kernel.mlir); `pipeline` is recorded for
 /// adapters that run kernel.mlir.

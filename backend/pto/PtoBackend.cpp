@@ -286,6 +286,7 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
     r.status = classifyEnd(end, r.message);
     r.message = "simulator: " + r.message;
     r.failedRunning = true;
+    r.memoryError = r.status == Status::Crashed && endedInMemoryError(end);
     // Every access to such a tile is out of bounds; the first is, as a
     // rule, the write that fills it.
     if (r.status == Status::Crashed && tilePastItsBuffer(end.stderrText)) {
