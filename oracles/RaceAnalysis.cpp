@@ -138,9 +138,9 @@ static void analyzeCore(const std::vector<TraceEvent> &trace, const std::vector<
         f.memory = memory;
         f.begin = begin;
         f.end = end;
-        f.text = "race: " + where(o) + (firstWrites ? " writes " : " reads ") +
-                 range(memory, begin, end) + " and " + where(e) +
-                 (secondWrites ? " writes it" : " reads it") + " with no order between them";
+        f.text = where(o) + (firstWrites ? " writes " : " reads ") + range(memory, begin, end) +
+                 " and " + where(e) + (secondWrites ? " writes it" : " reads it") +
+                 " with no order between them";
         findings.push_back(std::move(f));
       }
       break;
@@ -154,8 +154,8 @@ static void analyzeCore(const std::vector<TraceEvent> &trace, const std::vector<
         f.kind = RaceFinding::Kind::SyncMisuse;
         f.first = it->second.first;
         f.second = i;
-        f.text = "sync-misuse: " + where(e) + " sets an event already set by " +
-                 where(trace[it->second.first]) + " and not yet waited on";
+        f.text = where(e) + " sets an event already set by " + where(trace[it->second.first]) +
+                 " and not yet waited on";
         findings.push_back(std::move(f));
       }
       pending[key] = {i, clocks[index(e.src)]};
@@ -168,7 +168,7 @@ static void analyzeCore(const std::vector<TraceEvent> &trace, const std::vector<
         RaceFinding f;
         f.kind = RaceFinding::Kind::SyncDeadlock;
         f.first = f.second = i;
-        f.text = "sync-deadlock: " + where(e) + " waits for an event no earlier set_flag sets";
+        f.text = where(e) + " waits for an event no earlier set_flag sets";
         findings.push_back(std::move(f));
       } else {
         Clock &c = clocks[index(e.dst)];
@@ -201,7 +201,7 @@ static void analyzeCore(const std::vector<TraceEvent> &trace, const std::vector<
     RaceFinding f;
     f.kind = RaceFinding::Kind::SyncMisuse;
     f.first = f.second = set.first;
-    f.text = "sync-misuse: " + where(trace[set.first]) + " is never waited on";
+    f.text = where(trace[set.first]) + " is never waited on";
     findings.push_back(std::move(f));
   }
   // The kernel ends on the scalar pipe: a GM write must be ordered before.
@@ -219,7 +219,7 @@ static void analyzeCore(const std::vector<TraceEvent> &trace, const std::vector<
         f.memory = a.memory;
         f.begin = a.begin;
         f.end = a.end;
-        f.text = "unflushed-store: " + where(e) + " writes " + range(a.memory, a.begin, a.end) +
+        f.text = where(e) + " writes " + range(a.memory, a.begin, a.end) +
                  " and nothing orders it before the kernel's end";
         findings.push_back(std::move(f));
         break;

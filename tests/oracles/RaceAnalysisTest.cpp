@@ -86,7 +86,7 @@ TEST(RaceAnalysis, AnUnsynchronisedKernelRacesOnEveryPipePair) {
                                                          "race | vector/TSTORE | V->MTE3",
                                                          "unflushed-store | TSTORE | MTE3"}));
   ASSERT_FALSE(found.empty());
-  EXPECT_EQ(found[0].text, "race: TLOAD (MTE2, kernel.cpp:10) writes UB [0, 256) and TADD (V, "
+  EXPECT_EQ(found[0].text, "TLOAD (MTE2, kernel.cpp:10) writes UB [0, 256) and TADD (V, "
                            "kernel.cpp:12) reads it with no order between them");
   EXPECT_EQ(found[0].memory, Memory::UB);
   EXPECT_EQ(found[0].begin, 0u);
