@@ -616,6 +616,44 @@ void AffineEmitter::emitSetValidShape(const Op &op, const std::string &rows,
   bufs_[op.results[0]] = b;
 }
 
+EmitterBase::Crossing AffineEmitter::crossingOf(ValueId v) const {
+  const Buffer &b = buf(v);
+  return {b.memref, b.type, b.rows, b.cols};
+}
+
+void AffineEmitter::bindCrossing(ValueId v, const Crossing &c) {
+  bufs_[v] = Buffer{c.value, c.type, c.rows, c.cols};
+}
+
+std::optional<EmitterBase::Crossing> AffineEmitter::handBuffer(ValueId v) {
+  Crossing c;
+  c.type = memrefType(c_.typeOf(v));
+  c.value = fresh("hand");
+  line(c.value + " = memref.alloc() : " + c.type);
+  allocs_.push_back(c.value + " : " + c.type);
+  return c;
+}
+
+std::optional<EmitterBase::Crossing> AffineEmitter::handOn(ValueId v,
+                                                           const std::optional<Crossing> &into) {
+  // Every element, not only the valid region: what lies outside it is
+  // undefined, and a later task's op may still copy it along (insert).
+  line("// hand on %" + std::to_string(v));
+  loopNest(boundsOf(v, false), [&](const std::vector<std::string> &ivs) {
+    storeTo(load(v, ivs), into->value, into->type, ivs);
+  });
+  return std::nullopt;
+}
+
+void AffineEmitter::beginTask(const std::vector<ValueId> &) { entryAllocs_.swap(allocs_); }
+
+void AffineEmitter::endTask() {
+  for (const std::string &a : allocs_)
+    line("memref.dealloc " + a);
+  allocs_.clear();
+  entryAllocs_.swap(allocs_);
+}
+
 bool AffineEmitter::run() {
   const std::vector<std::string> params = kernelParams(&memrefType, &memrefType);
   int inputOrdinal = 0;
@@ -631,8 +669,8 @@ bool AffineEmitter::run() {
       std::tie(b.rows, b.cols) = validBounds(i, *valid);
     bufs_[v] = b;
   }
-  for (size_t i = 0; i < c_.ops.size(); ++i)
-    emitOp(i);
+  if (!emitCaseOps(*this))
+    return false;
   if (!unsupported.empty())
     return false;
   for (size_t k = 0; k < c_.outputs.size(); ++k) {

@@ -26,7 +26,7 @@ struct Buffer {
   std::string rows, cols;
 };
 
-class AffineEmitter : public EmitterBase {
+class AffineEmitter : public EmitterBase, private EmitterBase::TaskHooks {
 public:
   using EmitterBase::EmitterBase;
   bool run() override;
@@ -119,8 +119,20 @@ private:
   void emitMatmul(const Op &op) override;
   void emitGather(const Op &op) override;
 
+  // --- A chain's tasks as functions (TaskFunctions.cpp): a value a task
+  // hands on is copied, whole, into a buffer the entry allocates and
+  // passes it.
+  Crossing crossingOf(ValueId v) const override;
+  void bindCrossing(ValueId v, const Crossing &c) override;
+  std::optional<Crossing> handBuffer(ValueId v) override;
+  std::optional<Crossing> handOn(ValueId v, const std::optional<Crossing> &into) override;
+  void beginTask(const std::vector<ValueId> &reads) override;
+  void endTask() override;
+
   std::map<ValueId, Buffer> bufs_;
   std::vector<std::string> allocs_;
+  /// The entry's allocations while a task function is emitted.
+  std::vector<std::string> entryAllocs_;
   /// IVs of the affine.for loops emitted so far: valid affine dims.
   std::set<std::string> affineIvs_;
 };

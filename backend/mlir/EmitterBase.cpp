@@ -211,26 +211,59 @@ std::vector<std::string> EmitterBase::kernelParams(std::string (*inputType)(cons
   return params;
 }
 
+std::string EmitterBase::functionBody(const std::string &results,
+                                      const std::string &resultTypes) const {
+  std::ostringstream f;
+  for (const std::string &h : hoisted_)
+    f << "    " << h << "\n";
+  std::istringstream body(body_.str());
+  for (std::string l; std::getline(body, l);)
+    f << "  " << l << "\n";
+  f << "    return" << (results.empty() ? "" : " " + results + " : " + resultTypes) << "\n  }\n";
+  return f.str();
+}
+
+void EmitterBase::beginFunction() {
+  entryHoisted_.swap(hoisted_);
+  entryConstants_.swap(constants_);
+  entryBody_.swap(body_);
+  entryIndent_ = indent_;
+  indent_ = 2;
+}
+
+void EmitterBase::endFunction(const std::string &name, const std::vector<std::string> &params,
+                              const std::vector<std::string> &results,
+                              const std::vector<std::string> &resultTypes) {
+  std::ostringstream f;
+  f << "  func.func private @" << name << "(" << joined(params) << ")";
+  if (!resultTypes.empty())
+    f << " -> (" << joined(resultTypes) << ")";
+  f << " {\n" << functionBody(joined(results), joined(resultTypes));
+  functions_.push_back(f.str());
+  hoisted_.clear();
+  constants_.clear();
+  body_.str("");
+  entryHoisted_.swap(hoisted_);
+  entryConstants_.swap(constants_);
+  entryBody_.swap(body_);
+  indent_ = entryIndent_;
+}
+
 void EmitterBase::assemble(const std::vector<std::string> &params, const std::string &results,
                            const std::string &resultTypes) {
   std::ostringstream m;
   m << "module {\n";
   for (const std::string &d : runtimeDecls_)
     m << "  " << d << "\n";
+  for (const std::string &f : functions_)
+    m << f;
   m << "  func.func @" << out_.entry << "(";
   for (size_t i = 0; i < params.size(); ++i)
     m << (i ? ", " : "") << params[i];
   m << ")";
   if (!resultTypes.empty())
     m << " -> (" << resultTypes << ")";
-  m << " attributes {llvm.emit_c_interface} {\n";
-  for (const std::string &h : hoisted_)
-    m << "    " << h << "\n";
-  // The body was emitted at indent 2; nest it one level deeper.
-  std::istringstream body(body_.str());
-  for (std::string l; std::getline(body, l);)
-    m << "  " << l << "\n";
-  m << "    return" << (results.empty() ? "" : " " + results + " : " + resultTypes) << "\n  }\n}\n";
+  m << " attributes {llvm.emit_c_interface} {\n" << functionBody(results, resultTypes) << "}\n";
   out_.text = m.str();
 }
 

@@ -13,7 +13,9 @@
 
 #include "ir/IndexExpr.h"
 
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -180,6 +182,32 @@ public:
   /// The forms of the variant points (LoweringPlan.def) this kernel takes.
   LoweringPlan plan;
 
+  /// A value as it crosses a task function's boundary: its SSA name and
+  /// type, and its valid bounds (literals or SSA `index` names).
+  struct Crossing {
+    std::string value, type, rows, cols;
+  };
+  /// How a style hands values across a task function's boundary.
+  class TaskHooks {
+  public:
+    virtual ~TaskHooks() = default;
+    /// How value `v` crosses now.
+    virtual Crossing crossingOf(ValueId v) const = 0;
+    /// Where `v` is seen after its task: `c`, under names of the entry.
+    virtual void bindCrossing(ValueId v, const Crossing &c) = 0;
+    /// In the entry, before the call of `v`'s task: a buffer the call
+    /// writes `v` into (one of its parameters), or nothing when the task
+    /// returns it.
+    virtual std::optional<Crossing> handBuffer(ValueId v) = 0;
+    /// At the end of `v`'s task function: hands it on, into `into` (its
+    /// handBuffer), or as a result, which it returns.
+    virtual std::optional<Crossing> handOn(ValueId v, const std::optional<Crossing> &into) = 0;
+    /// At the start of a task function, given the values it reads from
+    /// outside it (its parameters); and before it returns (what it frees).
+    virtual void beginTask(const std::vector<ValueId> &reads) = 0;
+    virtual void endTask() = 0;
+  };
+
 protected:
   // --- Per-style hooks of emitOp -------------------------------------------------
   /// Unary, binary, compare, row/col expand, select, masked_fill, cast.
@@ -228,6 +256,34 @@ protected:
   /// Whether the kernel calls functions of npufuzz's runtime.
   bool usesRuntime() const { return !runtimeDecls_.empty(); }
 
+  // --- Functions of a module ----------------------------------------------------
+  /// Lines, hoisted constants and the constant cache go to a function of
+  /// their own from here until endFunction (functions do not nest).
+  void beginFunction();
+  /// Ends it as `func.func private @name(params) -> (resultTypes)`, its
+  /// body ending in `return results`; what follows goes to the entry again.
+  void endFunction(const std::string &name, const std::vector<std::string> &params,
+                   const std::vector<std::string> &results,
+                   const std::vector<std::string> &resultTypes);
+
+  // --- A chain's tasks (ir/Case.h) ------------------------------------------------
+  /// The tasks with their ops, in the order the plan's TaskOrder runs them
+  /// (a comment line says which).
+  std::vector<TaskOps> taskOrder();
+  /// For each value, the last task that reads it (int32 max for an output
+  /// of the case, which the host reads; -1 for none).
+  std::vector<int32_t> lastReaders() const;
+
+  /// Each task of the case as a function of its own, called by the entry
+  /// in the plan's task order (the affine and tensor styles): the values it
+  /// reads from outside are its parameters, under the names they have in
+  /// the entry, and what it hands on crosses back through `hooks`. False
+  /// with `unsupported` set when an op cannot be lowered.
+  bool emitTaskFunctions(TaskHooks &hooks);
+  /// Every op of the case: in the entry, or a chain's tasks in functions of
+  /// their own (emitTaskFunctions) and only its inputs in the entry.
+  bool emitCaseOps(TaskHooks &hooks);
+
   const Case &c_;
   MlirKernel &out_;
   std::ostringstream body_;
@@ -236,6 +292,16 @@ protected:
 private:
   std::vector<std::string> hoisted_;
   std::map<std::string, std::string> constants_;
+  /// The entry's hoisted lines, constants, body and indent while a function
+  /// of its own is emitted; the text of the functions ended so far.
+  std::vector<std::string> entryHoisted_;
+  std::map<std::string, std::string> entryConstants_;
+  std::ostringstream entryBody_;
+  int entryIndent_ = 0;
+  std::vector<std::string> functions_;
+  /// The current function's hoisted lines and body (emitted at indent 2,
+  /// nested one level deeper) and `return`, closing it.
+  std::string functionBody(const std::string &results, const std::string &resultTypes) const;
   std::set<std::string> runtimeDecls_;
   int counter_ = 0;
   int64_t lanes_ = 0; ///< 0: scalars; else the open LaneScope's lanes

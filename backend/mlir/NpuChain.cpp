@@ -14,9 +14,6 @@
 #include "backend/KernelTrace.h"
 #include "backend/runtime/NpuSim.h"
 
-#include <algorithm>
-#include <limits>
-#include <set>
 #include <string>
 
 namespace npufuzz {
@@ -108,49 +105,13 @@ void NpuEmitter::storeShare(ValueId v, const DramBuf &local, const DramBuf &gm, 
   line("func.call @npf_dsb() : () -> ()");
 }
 
-std::vector<TaskOps> NpuEmitter::taskOrder() {
-  std::vector<TaskOps> tasks = taskOps(c_);
-  switch (plan.tasks) {
-  case TaskOrder::CaseOrder: line("// tasks in the case's order"); return tasks;
-  case TaskOrder::LastReady: break;
-  }
-  line("// tasks: of those whose inputs are ready, the last first");
-  const std::vector<int32_t> taskOf = opTasks(c_);
-  // needs[k]: the tasks whose values task k reads.
-  std::vector<std::set<int32_t>> needs(tasks.size());
-  for (size_t k = 0; k < tasks.size(); ++k)
-    for (size_t i : tasks[k].ops)
-      for (ValueId v : c_.ops[i].operands)
-        if (const int32_t w = taskOf[c_.values[v].defOp]; w >= 0 && w != tasks[k].task)
-          needs[k].insert(w);
-  std::vector<TaskOps> order;
-  std::set<int32_t> done;
-  std::vector<bool> taken(tasks.size(), false);
-  while (order.size() < tasks.size()) {
-    size_t pick = tasks.size();
-    for (size_t k = 0; k < tasks.size(); ++k)
-      if (!taken[k] && std::includes(done.begin(), done.end(), needs[k].begin(), needs[k].end()))
-        pick = k;
-    taken[pick] = true;
-    done.insert(tasks[pick].task);
-    order.push_back(tasks[pick]);
-  }
-  return order;
-}
-
 void NpuEmitter::emitChain() {
   declareRuntime("func.func private @npf_task_begin(i64, i64)");
   declareRuntime("func.func private @npf_task_end()");
   declareRuntime("func.func private @npf_sim_dma(i64, !llvm.ptr, i64, i64, i64, i64, i64, "
                  "i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64)");
-  const std::vector<int32_t> taskOf = opTasks(c_);
   // The last task that reads each value; a returned value is the host's.
-  std::vector<int32_t> lastReader(c_.values.size(), -1);
-  for (size_t i = 0; i < c_.ops.size(); ++i)
-    for (ValueId v : c_.ops[i].operands)
-      lastReader[v] = std::max(lastReader[v], taskOf[i]);
-  for (ValueId v : c_.outputs)
-    lastReader[v] = std::numeric_limits<int32_t>::max();
+  const std::vector<int32_t> lastReader = lastReaders();
   for (const TaskOps &k : taskOrder()) {
     const Task &task = c_.tasks[k.task];
     std::vector<ValueId> handed;

@@ -184,8 +184,6 @@ private:
   /// aligned run of its row-major elements.
   void storeShare(ValueId v, const DramBuf &local, const DramBuf &gm, const Task &task,
                   const std::string &blk);
-  /// The tasks with their ops, in the order the plan's TaskOrder runs them.
-  std::vector<TaskOps> taskOrder();
   /// `m` seen as one dimension of its elements.
   std::string flat(const DramBuf &m, ValueId v);
 

@@ -522,6 +522,62 @@ std::vector<std::string> TensorEmitter::tensorAbiParams() {
   return params;
 }
 
+EmitterBase::Crossing TensorEmitter::crossingOf(ValueId v) const {
+  const TensorValue &tv = val(v);
+  return {tv.name, tv.type, tv.rows, tv.cols};
+}
+
+void TensorEmitter::bindCrossing(ValueId v, const Crossing &c) {
+  vals_[v] = TensorValue{c.value, c.type, c.rows, c.cols};
+  if (!tensorAbi)
+    inMemref_.insert(v);
+}
+
+std::optional<EmitterBase::Crossing> TensorEmitter::handBuffer(ValueId v) {
+  if (tensorAbi)
+    return std::nullopt;
+  // Freed by the lowering's ownership-based deallocation, which takes no
+  // dealloc of its own.
+  Crossing c;
+  c.type = memrefType(c_.typeOf(v));
+  c.value = fresh("hand");
+  line(c.value + " = memref.alloc() : " + c.type);
+  return c;
+}
+
+std::optional<EmitterBase::Crossing> TensorEmitter::handOn(ValueId v,
+                                                           const std::optional<Crossing> &into) {
+  if (!into)
+    return crossingOf(v);
+  const TensorValue &tv = val(v);
+  line("bufferization.materialize_in_destination " + tv.name + " in restrict writable " +
+       into->value + " : (" + tv.type + ", " + into->type + ") -> ()");
+  return std::nullopt;
+}
+
+void TensorEmitter::asTensor(ValueId v) {
+  TensorValue &tv = vals_.at(v);
+  const std::string t = fresh("arg");
+  const std::string type = tensorType(c_.typeOf(v));
+  line(t + " = bufferization.to_tensor " + tv.name + " restrict : " + tv.type + " to " + type);
+  tv.name = t;
+  tv.type = type;
+}
+
+void TensorEmitter::beginTask(const std::vector<ValueId> &reads) {
+  for (ValueId v : reads)
+    if (inMemref_.count(v)) {
+      outsideTask_[v] = val(v);
+      asTensor(v);
+    }
+}
+
+void TensorEmitter::endTask() {
+  for (const auto &[v, tv] : outsideTask_)
+    vals_[v] = tv;
+  outsideTask_.clear();
+}
+
 bool TensorEmitter::run() {
   const std::vector<std::string> params =
       tensorAbi ? tensorAbiParams() : kernelParams(&memrefType, &memrefType);
@@ -535,6 +591,10 @@ bool TensorEmitter::run() {
     const TensorType &t = c_.typeOf(v);
     if (tensorAbi) {
       bind(v, inputArg(inputOrdinal++));
+    } else if (!c_.tasks.empty()) {
+      // A chain's tasks see it as a tensor of their own.
+      vals_[v] = TensorValue{inputArg(inputOrdinal++), memrefType(t), "", ""};
+      inMemref_.insert(v);
     } else {
       const std::string x = fresh("arg");
       line(x + " = bufferization.to_tensor " + inputArg(inputOrdinal++) +
@@ -544,8 +604,8 @@ bool TensorEmitter::run() {
     if (t.valid)
       std::tie(vals_[v].rows, vals_[v].cols) = validBounds(i, *t.valid);
   }
-  for (size_t i = 0; i < c_.ops.size(); ++i)
-    emitOp(i);
+  if (!emitCaseOps(*this))
+    return false;
   if (!unsupported.empty())
     return false;
   if (tensorAbi && usesRuntime()) {
@@ -576,6 +636,9 @@ bool TensorEmitter::run() {
     assemble(params, joined(results), joined(types));
     return true;
   }
+  for (ValueId v : c_.outputs) // each memref once (to_tensor ... restrict)
+    if (inMemref_.erase(v))
+      asTensor(v);
   for (size_t k = 0; k < c_.outputs.size(); ++k) {
     // The result's buffer may be any (strided) view once passes fold the
     // op that made it, and memref.copy of a non-contiguous memref lowers to

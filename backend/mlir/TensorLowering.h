@@ -34,7 +34,7 @@ struct GenericOperand {
   std::string value, type, elem, results;
 };
 
-class TensorEmitter : public EmitterBase {
+class TensorEmitter : public EmitterBase, private EmitterBase::TaskHooks {
 public:
   using EmitterBase::EmitterBase;
   bool run() override;
@@ -88,6 +88,25 @@ private:
   void emitReshape(const Op &op);
   void emitIndexMapView(const Op &op);
 
+  // --- A chain's tasks as functions (TaskFunctions.cpp). Tasks meet at
+  // memrefs, as the entry's inputs and outputs do (bufferization stops at
+  // function boundaries): a task sees a value it reads as a tensor of its
+  // memref, and writes one it hands on into a buffer the entry allocates.
+  // Under the tensor ABI, tasks take and return tensors.
+  Crossing crossingOf(ValueId v) const override;
+  void bindCrossing(ValueId v, const Crossing &c) override;
+  std::optional<Crossing> handBuffer(ValueId v) override;
+  std::optional<Crossing> handOn(ValueId v, const std::optional<Crossing> &into) override;
+  void beginTask(const std::vector<ValueId> &reads) override;
+  void endTask() override;
+  /// Value `v`, held in a memref, as a tensor of it (bufferization.to_tensor).
+  void asTensor(ValueId v);
+
+  /// Values held in memrefs (a chain's inputs, and what its tasks hand on)
+  /// where their TensorValue is a memref; the crossings a task function
+  /// replaced with tensors, restored when it ends.
+  std::set<ValueId> inMemref_;
+  std::map<ValueId, TensorValue> outsideTask_;
   std::map<ValueId, TensorValue> vals_;
 };
 

@@ -218,9 +218,10 @@ TEST(LoweringPlan, PlansAreTheSameOnEveryMachine) {
   EXPECT_EQ(
       LoweringPlan::draw(1).str(MlirStyle::Affine),
       "index=divsi-select loops=scf.while views=strided reduce=vector.reduction "
-      "matmul=vector.contract bounds=index outputs=masked inserts=masked flatten=collapse_shape");
+      "matmul=vector.contract bounds=index outputs=masked inserts=masked flatten=collapse_shape "
+      "tasks=last-ready");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Tensor),
-            "index=divsi-select bounds=index linalg=generic pad=insert_slice");
+            "index=divsi-select bounds=index linalg=generic pad=insert_slice tasks=last-ready");
   EXPECT_EQ(LoweringPlan::draw(1).str(MlirStyle::Npu),
             "index=divsi-select tails=scalar bounds=index tasks=last-ready");
   EXPECT_EQ(loweringSeedOf(1), 1791556641223062345u);
