@@ -153,6 +153,7 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
     const std::string_view kind = expected.isFloat() ? differenceKind(expected.f[k], got.f[k], t)
                                                      : differenceKind(expected.i[k], got.i[k], t);
     r.onlyRounding = (r.mismatches == 0 || r.onlyRounding) && kind == "rounding";
+    r.grossMismatches += kind != "rounding" && kind != "signed-zero" && kind != "nan";
     if (r.mismatches++ == 0) {
       std::ostringstream os;
       os << indexText(expected.type, k) << ": expected ";

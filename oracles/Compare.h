@@ -39,6 +39,11 @@ struct Comparison {
   /// Every element outside tolerance is one rounding step off (a float 1
   /// ulp, an integer 1) and none is another kind.
   bool onlyRounding = false;
+  /// Elements off by more than a rounding step, a zero's sign or a NaN's
+  /// presence (a wrong value, an infinity, an extreme): what corrupted
+  /// memory gives, where a simulator's -0 and NaN quirks and a compiler's
+  /// rounding give none.
+  int64_t grossMismatches = 0;
 };
 
 /// `bound`: for a Reordered output, how far each element may be from the

@@ -267,8 +267,9 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   // next), not where memory was corrupted, and a heap layout that hides it
   // in one run shows it in the next; the prefix through the op that
   // corrupts memory shows that as a wrong value of its own. For one, a
-  // wrong value fails a prefix too, but for a zero's sign (a simulator's
-  // -0 quirk corrupts nothing).
+  // wrong value fails a prefix too, when some element is grossly wrong: a
+  // zero's sign or a NaN (a simulator's quirks in abs, max and min) or a
+  // rounding step corrupts nothing.
   const bool wrongValueFails = symptom == Symptom::MemoryError;
   // Whether a cut's run failed other than by a wrong value (an output left
   // unwritten counts); nothing when the backend could not run it.
@@ -279,8 +280,8 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
     bool otherwise = *failed && o.verdict != VerdictKind::Mismatch;
     for (size_t k = 0; *failed && k < o.comparisons.size(); ++k) {
       const Comparison &cmp = o.comparisons[k];
-      otherwise |= !cmp.match && (leftUnwritten(o, k, config) ||
-                                  (wrongValueFails && cmp.difference != "signed-zero"));
+      otherwise |= !cmp.match &&
+                   (leftUnwritten(o, k, config) || (wrongValueFails && cmp.grossMismatches > 0));
     }
     return otherwise;
   };

@@ -286,7 +286,6 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
     r.status = classifyEnd(end, r.message);
     r.message = "simulator: " + r.message;
     r.failedRunning = true;
-    r.memoryError = r.status == Status::Crashed && endedInMemoryError(end);
     // Every access to such a tile is out of bounds; the first is, as a
     // rule, the write that fills it.
     if (r.status == Status::Crashed && tilePastItsBuffer(end.stderrText)) {
@@ -295,6 +294,8 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
       r.message = "simulator: " + r.faultSite + " (UB " + std::to_string(kPtoVecBufferBytes) +
                   " bytes on A2/A3)\n" + end.stderrText;
     }
+    // Not the tile past its buffer, whose bounds check says where it is.
+    r.memoryError = r.status == Status::Crashed && endedInMemoryError(end);
     return;
   }
   for (size_t k = 0; k < outputs.size(); ++k) {

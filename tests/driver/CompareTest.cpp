@@ -287,6 +287,22 @@ TEST(Difference, OnlyRoundingWhenEveryDifferenceIsOneStep) {
       << "nothing differs";
 }
 
+// What corrupted memory gives, counted apart from what a simulator's -0 and
+// NaN quirks and a compiler's rounding give (op blame of a memory error).
+TEST(Difference, GrossMismatchesAreNeitherAZerosSignANanNorARoundingStep) {
+  const float one = 1.0f, next = std::nextafter(1.0f, 2.0f), nan = std::nanf("");
+  const Comparison quirks =
+      compareOutput(floats(DType::F32, {0.0f, nan, one, 2.0f}),
+                    dataOf(floats(DType::F32, {-0.0f, 2.0f, next, 2.0f})), Exactness::Exact);
+  EXPECT_EQ(quirks.mismatches, 3);
+  EXPECT_EQ(quirks.grossMismatches, 0);
+  const Comparison corrupted =
+      compareOutput(floats(DType::F32, {0.0f, nan, one, 2.0f}),
+                    dataOf(floats(DType::F32, {-0.0f, 2.0f, next, -1.5e9f})), Exactness::Exact);
+  EXPECT_EQ(corrupted.difference, "signed-zero"); // the first says nothing of the rest
+  EXPECT_EQ(corrupted.grossMismatches, 1);
+}
+
 // A backend that reassociates float sums (IREE) may add a reduce_sum's or a
 // matmul's terms in any order: such a sum of exact terms is Reordered and
 // compared within 2 n u sum|t| of its terms, which is loose where the terms
