@@ -31,8 +31,8 @@
 //     error, which is caught wherever it is noticed and not where memory
 //     was corrupted, and with one heap layout not at all: the prefix
 //     through the op that corrupts shows it as a grossly wrong value (not
-//     a zero's sign, a NaN or a rounding step), and the
-//     prefix before the op blamed runs once more afresh.) A kind of op the
+//     a zero's sign, a NaN or a rounding step), and the prefix before the
+//     op blamed runs once more afresh.) A kind of op the
 //     campaign's failures were already traced to (RunConfig::culpritOps)
 //     picks the first cut: when the case's first op of that kind is the
 //     one, two runs decide.
