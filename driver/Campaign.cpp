@@ -656,7 +656,6 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // in the campaign's, removed at the end.
   RunConfig config = options.config;
   const bool guided = options.guidance == Guidance::Feedback;
-  config.jit.recordFeedback = guided;
   const fs::path batchDir = fs::path(options.outDir) / "pto-builds";
   if (config.backend == BackendKind::Pto) {
     // Builds left by a killed run may be of another toolchain: not reused.
@@ -728,6 +727,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // `npufuzz --seed N` builds it: PtoBackendTest checks that.)
   RunConfig workerConfig = config;
   workerConfig.blame = false;
+  // Feedback is the workers' alone: only their reports feed the corpus.
+  workerConfig.jit.recordFeedback = guided;
   // Nor do they verify the IR after each trusted element: the confirming
   // child does, and names the element that broke it.
   workerConfig.jit.verifyTrustedElements = false;

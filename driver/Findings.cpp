@@ -49,14 +49,19 @@ std::string backendArgs(const Finding &f) {
     args += " --load-pass-plugin " + shellQuote(p);
   return args;
 }
+
+/// `npufuzz run CASE` with the finding's pipeline, style and backend.
+std::string runCaseCommand(const Finding &f, const std::string &casePath) {
+  return "npufuzz run " + casePath + " --pipeline " + shellQuote(f.pipeline) + " --style " +
+         f.style + backendArgs(f);
+}
 } // namespace
 
 std::string reproCommand(const Finding &f) {
   // A mutant is its case.npf: no seed rebuilds it (the line names the file
   // beside the script, or in the directory it is run from).
   if (f.mutant)
-    return "npufuzz run \"$(dirname \"$0\")/case.npf\" --pipeline " + shellQuote(f.pipeline) +
-           " --style " + f.style + backendArgs(f);
+    return runCaseCommand(f, "\"$(dirname \"$0\")/case.npf\"");
   std::string cmd = "npufuzz --seed " + std::to_string(f.seed) + " --pipeline " +
                     shellQuote(f.pipeline) + " --style " + f.style;
   if (!f.policyPath.empty())
@@ -311,8 +316,7 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
   put("report.json", reportJson(f));
   for (const auto &[name, text] : f.extraFiles)
     put(name.c_str(), text);
-  const std::string runLine = "npufuzz run case.npf --pipeline " + shellQuote(f.pipeline) +
-                              " --style " + f.style + backendArgs(f);
+  const std::string runLine = runCaseCommand(f, "case.npf");
   put("repro.sh",
       "#!/bin/sh\n# " + f.signature().text() + "\n" +
           (f.mutant ? "# a guided campaign's mutant (" + f.how + "): its case is case.npf\n" : "") +

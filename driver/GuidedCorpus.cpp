@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 
 namespace fs = std::filesystem;
 
@@ -18,33 +19,31 @@ namespace npufuzz {
 
 namespace {
 
-std::string hexWords(const std::vector<uint64_t> &words) {
+/// Words as fixed-width hex digits (2 a byte), and back.
+template <typename Word> std::string hexWords(const std::vector<Word> &words) {
+  constexpr unsigned digits = 2 * sizeof(Word);
   std::string s;
-  s.reserve(words.size() * 16);
-  for (const uint64_t w : words)
-    s += llvm::formatv("{0}", llvm::format_hex_no_prefix(w, 16)).str();
+  s.reserve(words.size() * digits);
+  for (const Word w : words)
+    s += llvm::formatv("{0}", llvm::format_hex_no_prefix(w, digits)).str();
   return s;
 }
 
-bool parseHexWords(llvm::StringRef text, std::vector<uint64_t> &out) {
-  if (text.size() % 16)
+template <typename Word> bool parseHexWords(llvm::StringRef text, std::vector<Word> &out) {
+  constexpr unsigned digits = 2 * sizeof(Word);
+  if (text.size() % digits)
     return false;
-  for (size_t i = 0; i < text.size(); i += 16) {
-    uint64_t w = 0;
-    if (text.substr(i, 16).getAsInteger(16, w))
+  for (size_t i = 0; i < text.size(); i += digits) {
+    Word w = 0;
+    if (text.substr(i, digits).getAsInteger(16, w))
       return false;
     out.push_back(w);
   }
   return true;
 }
 
-} // namespace
-
+/// The JSON text of a corpus entry, and back (false when it is not one).
 std::string corpusEntryText(const CorpusEntry &e) {
-  std::string keys; // 8 hex digits a key: an entry's file is written for most early cases
-  keys.reserve(e.keys.size() * 8);
-  for (const uint32_t k : e.keys)
-    keys += llvm::formatv("{0}", llvm::format_hex_no_prefix(k, 8)).str();
   llvm::json::Object o{
       {"index", static_cast<int64_t>(e.index)},
       {"seed", static_cast<int64_t>(e.seed)},
@@ -53,7 +52,8 @@ std::string corpusEntryText(const CorpusEntry &e) {
        e.s.loweringSeed ? llvm::json::Value(*e.s.loweringSeed) : llvm::json::Value(nullptr)},
       {"owned_keys", static_cast<int64_t>(e.owned.size())},
       {"choices", hexWords(e.s.choices)},
-      {"keys", std::move(keys)},
+      // 8 hex digits a key: an entry's file is written for most early cases
+      {"keys", hexWords(e.keys)},
       {"case", printCase(e.s.c)},
   };
   std::string s;
@@ -62,13 +62,8 @@ std::string corpusEntryText(const CorpusEntry &e) {
   return s;
 }
 
-bool parseCorpusEntry(const std::string &text, CorpusEntry &out, std::string &error) {
-  auto parsed = llvm::json::parse(text);
-  if (!parsed) {
-    error = llvm::toString(parsed.takeError());
-    return false;
-  }
-  const llvm::json::Object *o = parsed->getAsObject();
+bool parseCorpusEntry(const llvm::json::Value &parsed, CorpusEntry &out, std::string &error) {
+  const llvm::json::Object *o = parsed.getAsObject();
   if (!o || !o->getInteger("index") || !o->getInteger("seed") || !o->getString("case") ||
       !o->getString("choices") || !o->getString("keys")) {
     error = "not a corpus entry (index, seed, case, choices and keys are required)";
@@ -83,14 +78,9 @@ bool parseCorpusEntry(const std::string &text, CorpusEntry &out, std::string &er
     error = "its choices are not 16-digit hex words";
     return false;
   }
-  const llvm::StringRef keys = *o->getString("keys");
-  for (size_t i = 0; i < keys.size(); i += 8) {
-    uint32_t k = 0;
-    if (keys.size() % 8 || keys.substr(i, 8).getAsInteger(16, k)) {
-      error = "its keys are not 8-digit hex keys";
-      return false;
-    }
-    out.keys.push_back(k);
+  if (!parseHexWords(*o->getString("keys"), out.keys)) {
+    error = "its keys are not 8-digit hex keys";
+    return false;
   }
   TextError textError;
   if (!parseCase(o->getString("case")->str(), out.s.c, textError)) {
@@ -99,6 +89,8 @@ bool parseCorpusEntry(const std::string &text, CorpusEntry &out, std::string &er
   }
   return true;
 }
+
+} // namespace
 
 void GuidedCorpus::offer(CorpusEntry e) {
   if (e.index >= epochsTaken_ * kGuidanceEpoch)
@@ -120,9 +112,7 @@ bool GuidedCorpus::advance(uint64_t decidedBelow, std::string &error) {
         continue;
       CorpusEntry e = std::move(it->second);
       pending_.erase(it);
-      for (const uint32_t k : e.keys)
-        if (++hits_[k] == 1)
-          e.owned.push_back(k);
+      takeIn(e);
       if (e.owned.empty())
         continue;
       if (!dir_.empty() &&
@@ -150,9 +140,15 @@ void GuidedCorpus::reweigh() {
   }
 }
 
+void GuidedCorpus::takeIn(CorpusEntry &e) {
+  for (const uint32_t k : e.keys)
+    if (++hits_[k] == 1)
+      e.owned.push_back(k);
+}
+
 bool GuidedCorpus::ready(uint64_t index) const {
   const uint64_t epoch = index / kGuidanceEpoch;
-  return epochsTaken_ + 1 >= epoch || epoch == 0;
+  return epochsTaken_ + 1 >= epoch;
 }
 
 const CorpusEntry *GuidedCorpus::pick(Prng &rng) {
@@ -186,9 +182,10 @@ bool GuidedCorpus::open(const std::string &campaignDir, uint64_t next,
     if (it->path().extension() == ".json" && it->path().filename().string()[0] != '.')
       files.push_back(it->path());
   for (const fs::path &file : files) {
-    std::string text, why;
+    std::string why;
     CorpusEntry e;
-    if (!readFileBytes(file.string(), text, why, 64u << 20) || !parseCorpusEntry(text, e, why)) {
+    const std::optional<llvm::json::Value> parsed = readJsonFile(file.string(), why);
+    if (!parsed || !parseCorpusEntry(*parsed, e, why)) {
       error = file.string() + ": " + why + "; move it out of the corpus";
       return false;
     }
@@ -200,9 +197,7 @@ bool GuidedCorpus::open(const std::string &campaignDir, uint64_t next,
     return a.index != b.index ? a.index < b.index : a.seed < b.seed;
   });
   for (CorpusEntry &e : entries_)
-    for (const uint32_t k : e.keys)
-      if (++hits_[k] == 1)
-        e.owned.push_back(k);
+    takeIn(e);
   reweigh();
   resumedAt_ = next;
   aheadAtStart_ = ahead;

@@ -75,6 +75,8 @@ public:
 
 private:
   bool doneBefore(uint64_t index) const { return index < resumedAt_ || aheadAtStart_.count(index); }
+  /// Counts the hits of `e`'s keys; those it is the first to reach are its own.
+  void takeIn(CorpusEntry &e);
   void reweigh();
 
   std::string dir_;
@@ -87,10 +89,6 @@ private:
   /// the hash table's, which no output may depend on.
   std::unordered_map<uint32_t, uint32_t> hits_;
 };
-
-/// The JSON text of a corpus entry, and back (false when it is not one).
-std::string corpusEntryText(const CorpusEntry &e);
-bool parseCorpusEntry(const std::string &text, CorpusEntry &out, std::string &error);
 
 /// Copies the corpus entries of campaign directories `inputs` into
 /// outDir/corpus (entries are named by seed, which shards do not share).

@@ -109,12 +109,16 @@ bool extendedFrom(Value v, Type from) {
 
 /// Replaces `op` by a `NewOp` of the same operands: the wrong op of a
 /// fault. Returns true (the IR changed).
-template <typename NewOp> bool replaceBy(Operation *op, OpBuilder &b) {
-  b.setInsertionPoint(op);
-  Operation *wrong = NewOp::create(b, op->getLoc(), op->getOperands());
-  op->getResult(0).replaceAllUsesWith(wrong->getResult(0));
+/// `op` dropped, its result replaced by `value` (one of its operands).
+bool forwardTo(Operation *op, Value value) {
+  op->getResult(0).replaceAllUsesWith(value);
   op->erase();
   return true;
+}
+
+template <typename NewOp> bool replaceBy(Operation *op, OpBuilder &b) {
+  b.setInsertionPoint(op);
+  return forwardTo(op, NewOp::create(b, op->getLoc(), op->getOperands())->getResult(0));
 }
 
 //===----------------------------------------------------------------------===//
@@ -181,9 +185,7 @@ bool contractI8(Operation *op, OpBuilder &b) {
   auto contract = dyn_cast<vector::ContractionOp>(op);
   if (!contract || !extendedFrom(contract.getLhs(), b.getI8Type()) || loopDepth(op) < 4)
     return false;
-  contract.replaceAllUsesWith(contract.getAcc());
-  contract.erase();
-  return true;
+  return forwardTo(contract, contract.getAcc());
 }
 
 bool maskI32Write(Operation *op, OpBuilder &b) {
@@ -270,9 +272,7 @@ bool remsiI64Tiled(Operation *op, OpBuilder &) {
   auto rem = dyn_cast<arith::RemSIOp>(op);
   if (!rem || !rem.getType().isInteger(64) || !inStepThreeLoop(op))
     return false;
-  rem.replaceAllUsesWith(rem.getLhs());
-  rem.erase();
-  return true;
+  return forwardTo(rem, rem.getLhs());
 }
 
 bool expBf16Deep(Operation *op, OpBuilder &b) {
