@@ -128,26 +128,32 @@ planted_bug() {
     { echo "npufuzz: the bug planted in $name was not reduced" >&2; echo "$report"; exit 1; }
   echo "$name: found, reduced, blamed on $pass"
 }
-# planted_cache_bug PASS VERDICT: chains in the npu style, with a test pass
-# planted in them, must give VERDICT, reduced to at most two tasks.
+# planted_cache_bug NAME VERDICT ARGS...: a campaign of chains with a cache
+# bug planted in them (ARGS say how) must give VERDICT, reduced to at most
+# two tasks.
 planted_cache_bug() {
-  local pass=$1 verdict=$2 dir="$FUZZ_DIR/chain-$1"
-  build/bin/npufuzz fuzz -o "$dir" --style npu --max-cases 300 --seed-start 500000 \
-    --load-pass-plugin build/lib/libnpufuzz_test_plugin.so \
-    --pipeline "func.func(npufuzz-test-$pass),canonicalize,cse" --jobs "$JOBS" --quiet \
-    --max-findings 1 &&
-    { echo "npufuzz: the cache bug planted by $pass was not found" >&2; exit 1; }
+  local name=$1 verdict=$2 dir="$FUZZ_DIR/chain-$1"
+  shift 2
+  build/bin/npufuzz fuzz -o "$dir" "$@" --jobs "$JOBS" --quiet --max-findings 1 &&
+    { echo "npufuzz: the cache bug planted in $name was not found" >&2; exit 1; }
   local reduced
   reduced=$(compgen -G "$dir/findings/$verdict-*/reduced/case.npf" | head -1)
   [ -n "$reduced" ] ||
-    { echo "npufuzz: the cache bug planted by $pass was not a reduced $verdict" >&2; ls "$dir/findings" >&2; exit 1; }
+    { echo "npufuzz: the cache bug planted in $name was not a reduced $verdict" >&2; ls "$dir/findings" >&2; exit 1; }
   [ "$(grep -c '^task ' "$reduced")" -le 2 ] ||
-    { echo "npufuzz: the $verdict of $pass reduced to more than two tasks" >&2; cat "$reduced" >&2; exit 1; }
-  echo "chain-$pass: $verdict, reduced to $(grep -c '^task ' "$reduced") task(s)"
+    { echo "npufuzz: the $verdict of $name reduced to more than two tasks" >&2; cat "$reduced" >&2; exit 1; }
+  echo "chain-$name: $verdict, reduced to $(grep -c '^task ' "$reduced") task(s)"
+}
+# npu_cache_bug PASS VERDICT: chains in the npu style, with a test pass
+# planted in them.
+npu_cache_bug() {
+  planted_cache_bug "$1" "$2" --style npu --max-cases 300 --seed-start 500000 \
+    --load-pass-plugin build/lib/libnpufuzz_test_plugin.so \
+    --pipeline "func.func(npufuzz-test-$1),canonicalize,cse"
 }
 echo "== chains on the npu style: a dropped tail flush and packed shares planted in them"
-planted_cache_bug drop-flush stale-read
-planted_cache_bug pack-shares lost-write
+npu_cache_bug drop-flush stale-read
+npu_cache_bug pack-shares lost-write
 echo "== torch.compile: a campaign through --backend inductor, and a bug planted in it"
 ml_campaign inductor --backend inductor --max-cases 60
 NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \
@@ -166,6 +172,12 @@ if [ "$PTO_FOUND" = 1 ]; then
   build/bin/npufuzz fuzz -o "$FUZZ_DIR/pto" --backend pto --max-cases 120 --jobs "$JOBS" \
     --no-reduce --quiet
   build/bin/npufuzz report "$FUZZ_DIR/pto" -o "$FUZZ_DIR/pto-report" --known ci/known-signatures.txt
+  echo "== chains through ptoas: the cache bugs planted in the harness that runs them"
+  for row in "drop-flush stale-read" "pack-shares lost-write" "drop-fence stale-read"; do
+    read -r bug verdict <<<"$row"
+    planted_cache_bug "pto-$bug" "$verdict" --backend pto --pto-harness-bug "$bug" \
+      --policy tests/integrations/pto/chains.policy --max-cases 100 --seed-start 500000
+  done
 else
   echo "== pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"
 fi

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <set>
 
 namespace npufuzz {
 
@@ -275,6 +277,85 @@ std::vector<TaskOps> taskOps(const Case &c) {
     out.back().ops.push_back(i);
   }
   return out;
+}
+
+std::vector<int32_t> lastReadingTasks(const Case &c) {
+  const std::vector<int32_t> taskOf = opTasks(c);
+  std::vector<int32_t> lastReader(c.values.size(), -1);
+  for (size_t i = 0; i < c.ops.size(); ++i)
+    for (ValueId v : c.ops[i].operands)
+      lastReader[v] = std::max(lastReader[v], taskOf[i]);
+  for (ValueId v : c.outputs)
+    lastReader[v] = std::numeric_limits<int32_t>::max();
+  return lastReader;
+}
+
+TaskBoundary taskBoundary(const Case &c, const TaskOps &k) {
+  const std::vector<int32_t> taskOf = opTasks(c);
+  const std::vector<int32_t> lastReader = lastReadingTasks(c);
+  TaskBoundary b;
+  for (size_t i : k.ops)
+    for (ValueId v : c.ops[i].operands)
+      if (taskOf[c.values[v].defOp] != k.task &&
+          std::find(b.reads.begin(), b.reads.end(), v) == b.reads.end())
+        b.reads.push_back(v);
+  for (size_t i : k.ops)
+    for (ValueId v : c.ops[i].results)
+      if (lastReader[v] > k.task)
+        b.handsOn.push_back(v);
+  return b;
+}
+
+Case taskAsCase(const Case &c, const TaskOps &k, const TaskBoundary &boundary) {
+  Case t;
+  std::vector<ValueId> to(c.values.size(), -1);
+  for (ValueId v : boundary.reads) {
+    OpAttrs attrs;
+    to[v] = t.result(t.addOp(OpKind::Input, {}, attrs, {c.typeOf(v)}));
+    t.values[to[v]].name = c.values[v].name;
+  }
+  for (size_t i : k.ops) {
+    const Op &op = c.ops[i];
+    std::vector<ValueId> operands;
+    for (ValueId v : op.operands)
+      operands.push_back(to[v]);
+    std::vector<TensorType> types;
+    for (ValueId v : op.results)
+      types.push_back(c.typeOf(v));
+    const int32_t at = t.addOp(op.kind, operands, op.attrs, types);
+    for (size_t r = 0; r < op.results.size(); ++r) {
+      to[op.results[r]] = t.result(at, static_cast<unsigned>(r));
+      t.values[to[op.results[r]]].name = c.values[op.results[r]].name;
+    }
+  }
+  for (ValueId v : boundary.handsOn)
+    t.outputs.push_back(to[v]);
+  return t;
+}
+
+std::vector<TaskOps> lastReadyTaskOrder(const Case &c) {
+  const std::vector<TaskOps> tasks = taskOps(c);
+  const std::vector<int32_t> taskOf = opTasks(c);
+  // needs[k]: the tasks whose values task k reads.
+  std::vector<std::set<int32_t>> needs(tasks.size());
+  for (size_t k = 0; k < tasks.size(); ++k)
+    for (size_t i : tasks[k].ops)
+      for (ValueId v : c.ops[i].operands)
+        if (const int32_t w = taskOf[c.values[v].defOp]; w >= 0 && w != tasks[k].task)
+          needs[k].insert(w);
+  std::vector<TaskOps> order;
+  std::set<int32_t> done;
+  std::vector<bool> taken(tasks.size(), false);
+  while (order.size() < tasks.size()) {
+    size_t pick = tasks.size();
+    for (size_t k = 0; k < tasks.size(); ++k)
+      if (!taken[k] && std::includes(done.begin(), done.end(), needs[k].begin(), needs[k].end()))
+        pick = k;
+    taken[pick] = true;
+    done.insert(tasks[pick].task);
+    order.push_back(tasks[pick]);
+  }
+  return order;
 }
 
 uint64_t caseHash(const Case &c) { return fnv1a(printCase(c)); }

@@ -306,6 +306,31 @@ struct TaskOps {
 };
 std::vector<TaskOps> taskOps(const Case &c);
 
+/// For each value, the last task that reads it: INT32_MAX for the case's
+/// outputs (the host reads them after every task), -1 for none.
+std::vector<int32_t> lastReadingTasks(const Case &c);
+
+/// Where a task meets GM: the values its ops read that the host or another
+/// task defined (in first use), and the values it hands on, which a later
+/// task reads or the case returns (in definition order).
+struct TaskBoundary {
+  std::vector<ValueId> reads, handsOn;
+};
+TaskBoundary taskBoundary(const Case &c, const TaskOps &k);
+
+/// Task `k` of `c` as a case of its own, as a backend that compiles each
+/// task alone sees it: an input for each value it reads (in the order of
+/// taskBoundary's reads), its ops, and what it hands on returned (in the
+/// order of its handsOn). No tasks, provenance or data. `boundary` is
+/// taskBoundary's, or one a backend widened (a value it reads may be
+/// handed on as it is).
+Case taskAsCase(const Case &c, const TaskOps &k, const TaskBoundary &boundary);
+
+/// taskOps(c) as a runtime runs them that starts, of the tasks whose
+/// inputs are ready, the last one first: an order the graph allows, and
+/// not the case's wherever the graph leaves room.
+std::vector<TaskOps> lastReadyTaskOrder(const Case &c);
+
 /// The printed text's 64-bit FNV-1a hash: the identity of a case.
 uint64_t caseHash(const Case &c);
 

@@ -1,6 +1,7 @@
 //===- backend/emit/PtoEmitter.h - A case as PTO tile text -----*- C++ -*-===//
 //
 // PTO-style tile assembly as accepted by the PTOAS assembler: one kernel
+// (one per task of a chain)
 // taking a `!pto.ptr<dtype>` per input and output (then an `index` per
 // runtime valid-shape dimension), tensor views of the global buffers, tiles
 // from `pto.alloc_tile` with their valid shapes, `pto.tload`, t-ops and
@@ -26,8 +27,25 @@ namespace npufuzz {
 inline constexpr int64_t kPtoVecBufferBytes = 192 << 10;
 
 /// Emits the kernel for the verified case `c`, or returns false with the
-/// reason PTO cannot express it. Same case, same bytes.
+/// reason PTO cannot express it. Same case, same bytes. A chain (ir/Case.h)
+/// is one entry function per task (ptoTaskFunction), each the kernel of
+/// taskAsCase: pointers to the GM tensors it reads, then to those it hands
+/// on, then its runtime valid shapes. A runtime, here the harness
+/// (backend/pto/KernelHarness.h), runs them block by block.
 bool emitPto(const Case &c, std::string &out, std::string &unsupported);
+
+/// Whether `c` runs as a chain of kernels: it has tasks with ops. A chain
+/// cut before its first compute op (op blame's prefixes) is one kernel that
+/// copies its inputs.
+bool ptoIsChain(const Case &c);
+
+/// What task `k`'s kernel reads and writes: taskBoundary, and for a
+/// chain's first task also the inputs the case returns, which no task
+/// computes (loaded and stored as a one-kernel case returns one).
+TaskBoundary ptoTaskBoundary(const Case &c, const TaskOps &k);
+
+/// The entry function of task `task` (its index in Case::tasks).
+std::string ptoTaskFunction(int32_t task);
 
 } // namespace npufuzz
 

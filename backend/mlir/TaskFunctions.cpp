@@ -12,22 +12,12 @@
 #include "backend/mlir/EmitterBase.h"
 
 #include <algorithm>
-#include <limits>
 #include <set>
 #include <utility>
 
 namespace npufuzz {
 
-std::vector<int32_t> EmitterBase::lastReaders() const {
-  const std::vector<int32_t> taskOf = opTasks(c_);
-  std::vector<int32_t> lastReader(c_.values.size(), -1);
-  for (size_t i = 0; i < c_.ops.size(); ++i)
-    for (ValueId v : c_.ops[i].operands)
-      lastReader[v] = std::max(lastReader[v], taskOf[i]);
-  for (ValueId v : c_.outputs)
-    lastReader[v] = std::numeric_limits<int32_t>::max();
-  return lastReader;
-}
+std::vector<int32_t> EmitterBase::lastReaders() const { return lastReadingTasks(c_); }
 
 std::vector<TaskOps> EmitterBase::taskOrder() {
   std::vector<TaskOps> tasks = taskOps(c_);
@@ -36,27 +26,7 @@ std::vector<TaskOps> EmitterBase::taskOrder() {
   case TaskOrder::LastReady: break;
   }
   line("// tasks: of those whose inputs are ready, the last first");
-  const std::vector<int32_t> taskOf = opTasks(c_);
-  // needs[k]: the tasks whose values task k reads.
-  std::vector<std::set<int32_t>> needs(tasks.size());
-  for (size_t k = 0; k < tasks.size(); ++k)
-    for (size_t i : tasks[k].ops)
-      for (ValueId v : c_.ops[i].operands)
-        if (const int32_t w = taskOf[c_.values[v].defOp]; w >= 0 && w != tasks[k].task)
-          needs[k].insert(w);
-  std::vector<TaskOps> order;
-  std::set<int32_t> done;
-  std::vector<bool> taken(tasks.size(), false);
-  while (order.size() < tasks.size()) {
-    size_t pick = tasks.size();
-    for (size_t k = 0; k < tasks.size(); ++k)
-      if (!taken[k] && std::includes(done.begin(), done.end(), needs[k].begin(), needs[k].end()))
-        pick = k;
-    taken[pick] = true;
-    done.insert(tasks[pick].task);
-    order.push_back(tasks[pick]);
-  }
-  return order;
+  return lastReadyTaskOrder(c_);
 }
 
 bool EmitterBase::emitCaseOps(TaskHooks &hooks) {

@@ -1,12 +1,14 @@
 //===- backend/pto/KernelHarness.cpp - main() around ptoas's kernels ------===//
 #include "backend/pto/KernelHarness.h"
 
+#include "backend/KernelTrace.h"
 #include "backend/emit/PtoEmitter.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/TensorData.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <sstream>
 
 namespace npufuzz {
@@ -26,8 +28,8 @@ template <typename... Ps, size_t... I>
 void npfCallWith(void (*f)(Ps...), void **bufs, const int64_t *ints, std::index_sequence<I...>) {
   f(npfArg<Ps>(bufs[I], ints[I])...);
 }
-template <typename... Ps> void npfCall(void (*f)(Ps...), void **bufs, const int64_t *ints) {
-  static_assert(sizeof...(Ps) == npfNumArgs, "the kernel's parameters are not the case's");
+template <size_t N, typename... Ps> void npfCall(void (*f)(Ps...), void **bufs, const int64_t *ints) {
+  static_assert(sizeof...(Ps) == N, "the kernel's parameters are not the case's");
   npfCallWith(f, bufs, ints, std::index_sequence_for<Ps...>{});
 }
 
@@ -53,14 +55,116 @@ std::string ubSizeStatement() {
          "\", 1);\n";
 }
 
+/// Block `blk` of `blocks` writes its share of a GM tensor of `bytes` from
+/// its stage: a run of whole elements that starts on a cache line
+/// (KernelTrace.h's line), by DMA or by scalar stores that a dcci and a dsb
+/// push out. The bug, when one is planted, is a constant of the harness.
+const char *kShare = R"(
+static void npfShare(unsigned char *gm, const unsigned char *stage, size_t bytes, size_t elem,
+                     int blocks, int blk, bool scalar) {
+  const size_t n = bytes / elem;
+  const size_t line = NPF_LINE_BYTES;
+  size_t share = ((n * elem + blocks - 1) / blocks + line - 1) / line * line / elem;
+  if (npfBug == 3) // pack-shares
+    share = (n + blocks - 1) / blocks;
+  const size_t lo = std::min(n, blk * share), hi = std::min(n, lo + share);
+  if (lo == hi)
+    return;
+  std::memcpy(gm + lo * elem, stage + lo * elem, (hi - lo) * elem);
+  // A DMA between two pipe_barrier(ALL): after the kernel's tiles, done
+  // before the block ends (the runtime waits for its queues).
+  if (!scalar)
+    NPF_GM('B', "", 6, gm, 0, false);
+  NPF_GM('I', scalar ? "STORE" : "TSTORE", scalar ? 0 : 4, gm + lo * elem, (hi - lo) * elem, true);
+  if (!scalar)
+    NPF_GM('B', "", 6, gm, 0, false);
+  if (!scalar || npfBug == 1) // drop-flush
+    return;
+  NPF_GM('C', "", 0, gm + lo * elem, (hi - lo) * elem, true);
+  if (npfBug != 2) // drop-fence
+    NPF_GM('D', "", 0, gm, 0, false);
+}
+)";
+
+/// The body of a chain's npfMain between reading its buffers and writing
+/// them back: every task in order, each block of it in turn.
+std::string chainRun(const KernelBuffers &b, bool trace) {
+  std::ostringstream h;
+  const size_t nb = b.bytes.size();
+  auto gm = [&](size_t g) {
+    return g < nb ? "npfBuf" + std::to_string(g) : "npfGm" + std::to_string(g - nb);
+  };
+  if (trace)
+    for (size_t g = 0; g < b.gmBytes.size(); ++g)
+      h << "  ::npf_trace::local(npfStage" << g << ", sizeof npfStage" << g << ");\n";
+  for (const HarnessTask &t : b.tasks) {
+    const size_t n = t.reads.size() + t.writes.size() + t.numInts;
+    h << "  for (int blk = 0; blk < " << t.blocks << "; ++blk) { // task " << t.task << "\n";
+    if (trace)
+      h << "    ::npf_trace::block(" << t.task << ", blk);\n";
+    h << "    void *args[" << n << "] = {";
+    size_t k = 0;
+    for (size_t g : t.reads)
+      h << (k++ ? ", " : "") << gm(g);
+    for (size_t g : t.writes)
+      h << (k++ ? ", " : "") << "npfStage" << g;
+    for (size_t i = 0; i < t.numInts; ++i)
+      h << (k++ ? ", " : "") << "nullptr";
+    h << "};\n    const int64_t argInts[" << n << "] = {";
+    k = 0;
+    for (size_t i = 0; i < t.reads.size() + t.writes.size(); ++i)
+      h << (k++ ? ", " : "") << 0;
+    for (size_t i = 0; i < t.numInts; ++i)
+      h << (k++ ? ", " : "") << b.ints[t.firstInt + i];
+    h << "};\n";
+    // What the block's tiles do not store is what GM held.
+    for (size_t g : t.writes)
+      h << "    std::memcpy(npfStage" << g << ", " << gm(g) << ", sizeof npfStage" << g << ");\n";
+    h << "    npfCall<" << n << ">(&" << ptoTaskFunction(t.task) << ", args, argInts);\n";
+    for (size_t g : t.writes)
+      h << "    npfShare(" << gm(g) << ", npfStage" << g << ", " << b.gmBytes[g] << ", "
+        << b.gmElementBytes[g] << ", " << t.blocks << ", blk, "
+        << (t.store == TaskStore::Scalar ? "true" : "false") << ");\n";
+    if (trace)
+      h << "    ::npf_trace::gm('E', \"\", 0, nullptr, 0, false);\n";
+    h << "  }\n";
+  }
+  if (trace)
+    for (size_t k = 0; k < nb; ++k)
+      if (b.isOutput[k])
+        h << "  ::npf_trace::gm('H', \"\", 0, npfBuf" << k << ", " << b.bytes[k] << ", false);\n";
+  return h.str();
+}
+
+/// The GM tensors and stages of a chain, and npfShare.
+std::string chainBuffers(const KernelBuffers &b, bool trace) {
+  std::ostringstream h;
+  h << "constexpr int npfBug = " << static_cast<int>(b.bug) << ";\n#define NPF_LINE_BYTES "
+    << kGmCacheLineBytes << "\n";
+  if (trace)
+    h << "#define NPF_GM(kind, name, pipe, p, n, w) ::npf_trace::gm(kind, name, pipe, p, n, w)\n";
+  else
+    h << "#define NPF_GM(kind, name, pipe, p, n, w) ((void)(p))\n";
+  h << kShare << "#undef NPF_GM\n#undef NPF_LINE_BYTES\n";
+  for (size_t g = b.bytes.size(); g < b.gmBytes.size(); ++g)
+    h << "alignas(64) static unsigned char npfGm" << g - b.bytes.size() << "["
+      << std::max<size_t>(1, b.gmBytes[g]) << "];\n";
+  for (size_t g = 0; g < b.gmBytes.size(); ++g)
+    h << "alignas(64) static unsigned char npfStage" << g << "["
+      << std::max<size_t>(1, b.gmBytes[g]) << "];\n";
+  return h.str();
+}
+
 /// `npfMain(dir)` for the npf_kernel in scope, in the current namespace.
 std::string runner(const KernelBuffers &b, bool trace) {
   const size_t n = b.bytes.size() + b.ints.size();
   std::ostringstream h;
-  h << "constexpr size_t npfNumArgs = " << n << ";\n" << kCall;
+  h << kCall;
   for (size_t k = 0; k < b.bytes.size(); ++k)
     h << "alignas(64) static unsigned char npfBuf" << k << "[" << std::max<size_t>(1, b.bytes[k])
       << "];\n";
+  if (!b.tasks.empty())
+    h << chainBuffers(b, trace);
   h << "int npfMain(const char *dir) {\n";
   h << "  void *bufs[" << n << "] = {";
   for (size_t k = 0; k < n; ++k)
@@ -76,7 +180,10 @@ std::string runner(const KernelBuffers &b, bool trace) {
     h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << b.bytes[k]
       << ", false)) { std::fprintf(stderr, \"harness: cannot read arg" << k << ".bin\\n\"); "
       << machine;
-  h << "  npfCall(&npf_kernel, bufs, ints);\n";
+  if (b.tasks.empty())
+    h << "  npfCall<" << n << ">(&npf_kernel, bufs, ints);\n";
+  else
+    h << chainRun(b, trace);
   if (trace)
     h << "  if (!::npf_trace::write(dir)) { std::fprintf(stderr, \"harness: cannot write "
          "trace.txt\\n\"); "
@@ -105,21 +212,90 @@ KernelBuffers kernelBuffers(const Case &c) {
   for (const Op &op : c.ops)
     if (op.kind == OpKind::SetValidShape && op.attrs.dynamic)
       b.ints.insert(b.ints.end(), {op.attrs.rows, op.attrs.cols});
+  if (!ptoIsChain(c))
+    return b;
+  // A chain: its GM tensors are the case's buffers, then what its tasks
+  // hand on that it does not return.
+  // (An input the case returns has two: the host's, and the output.)
+  std::vector<size_t> inputGm(c.values.size(), SIZE_MAX), gmOf(c.values.size(), SIZE_MAX);
+  auto addGm = [&](ValueId v, std::vector<size_t> &in) {
+    const TensorData data = TensorData::filled(c.typeOf(v), 0);
+    in[v] = b.gmBytes.size();
+    b.gmBytes.push_back(data.bytes.size());
+    b.gmElementBytes.push_back(static_cast<size_t>(byteSize(c.typeOf(v).dtype)));
+  };
+  for (const Op &op : c.ops)
+    if (op.kind == OpKind::Input)
+      addGm(op.results[0], inputGm);
+  for (ValueId v : c.outputs)
+    addGm(v, gmOf);
+  const std::vector<TaskOps> tasks = taskOps(c);
+  std::vector<HarnessTask> byCase;
+  size_t ints = 0;
+  for (const TaskOps &k : tasks) {
+    const TaskBoundary boundary = ptoTaskBoundary(c, k);
+    HarnessTask t;
+    t.task = k.task;
+    t.blocks = c.tasks[k.task].blocks;
+    t.store = c.tasks[k.task].store;
+    for (ValueId v : boundary.reads)
+      t.reads.push_back(inputGm[v] != SIZE_MAX ? inputGm[v] : gmOf[v]);
+    for (ValueId v : boundary.handsOn) {
+      if (gmOf[v] == SIZE_MAX)
+        addGm(v, gmOf);
+      t.writes.push_back(gmOf[v]);
+    }
+    t.firstInt = ints;
+    for (size_t i : k.ops)
+      if (c.ops[i].kind == OpKind::SetValidShape && c.ops[i].attrs.dynamic)
+        t.numInts += 2;
+    ints += t.numInts;
+    byCase.push_back(std::move(t));
+  }
+  if (((c.dataSeed >> 1) & 1) == 0) {
+    b.tasks = std::move(byCase);
+    return b;
+  }
+  for (const TaskOps &k : lastReadyTaskOrder(c))
+    for (const HarnessTask &t : byCase)
+      if (t.task == k.task)
+        b.tasks.push_back(t);
   return b;
+}
+
+std::string_view harnessBugName(HarnessBug b) {
+  switch (b) {
+  case HarnessBug::None: return "none";
+  case HarnessBug::DropFlush: return "drop-flush";
+  case HarnessBug::DropFence: return "drop-fence";
+  case HarnessBug::PackShares: return "pack-shares";
+  }
+  return "none"; // unreachable: every HarnessBug is a case above
+}
+
+bool parseHarnessBug(std::string_view s, HarnessBug &out) {
+  for (HarnessBug b :
+       {HarnessBug::None, HarnessBug::DropFlush, HarnessBug::DropFence, HarnessBug::PackShares})
+    if (harnessBugName(b) == s)
+      return out = b, true;
+  return false;
 }
 
 std::string singleHarness(const KernelBuffers &b, bool trace) {
   // The kernel stays at namespace scope, as ptoas wrote it: an assertion or
   // a memory checker names its functions as they are in kernel.cpp.
   return (trace ? traceShim() : std::string()) +
-         "#include <cstdlib>\n#include \"kernel.cpp\"\nnamespace npf_run {\n" + runner(b, trace) +
+         "#include <algorithm>\n#include <cstdlib>\n#include <cstring>\n#include "
+         "\"kernel.cpp\"\nnamespace npf_run {\n" +
+         runner(b, trace) +
          "} // namespace npf_run\n"
          "int main(int argc, char **argv) {\n" +
          ubSizeStatement() + "  return npf_run::npfMain(argc > 1 ? argv[1] : \".\");\n}\n";
 }
 
 std::string batchHarness(const std::vector<KernelBuffers> &kernels, bool trace) {
-  std::string h = (trace ? traceShim() : std::string()) + "#include <cstdlib>\n";
+  std::string h = (trace ? traceShim() : std::string()) +
+                  "#include <algorithm>\n#include <cstdlib>\n#include <cstring>\n";
   for (size_t k = 0; k < kernels.size(); ++k)
     h += "namespace npf_k" + std::to_string(k) + " {\n#include \"k" + std::to_string(k) +
          ".cpp\"\n" + runner(kernels[k], trace) + "} // namespace npf_k" + std::to_string(k) + "\n";

@@ -7,6 +7,17 @@
 // by an index on the command line (`binary DIR K`): most of a kernel's
 // compile time is instantiating pto-isa's templates, which kernels share.
 //
+// A chain's harness plays the runtime (as simpler's does on its a2a3sim):
+// each task's function runs once per block, between the trace's task
+// markers, into a stage of its own for each value it hands on (its tiles'
+// TSTORE, which the trace keeps out of GM: the stage stands for the
+// block's own memory); then the block writes its share of each such value
+// into the value's GM tensor, by DMA (a TSTORE) or by scalar stores with
+// a dcci and a dsb after them. ptoas has no scalar GM access (its
+// `store_scalar` is a plain `ptr[i] = x` no trace can see), so the stores
+// are the harness's C++, as PyPTO's are its runtime's. A share starts on a
+// cache line, as ir/Case.h asks.
+//
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_PTO_KERNELHARNESS_H
 #define NPUFUZZ_BACKEND_PTO_KERNELHARNESS_H
@@ -15,20 +26,56 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npufuzz {
 
+/// A bug the harness plants in how a chain's tasks write what they hand on
+/// (hidden `--pto-harness-bug`), so that the cache-coherency oracle is
+/// tested end to end on the real toolchain. The npu style's test passes
+/// plant the same three (tests/plugins/TestPassPlugin.cpp).
+enum class HarnessBug : uint8_t {
+  None,
+  DropFlush,  ///< scalar stores with no dcci (seed 004: no tail flush)
+  DropFence,  ///< a dcci with no dsb after it
+  PackShares, ///< blocks' shares packed element to element, across lines
+};
+/// `none`, `drop-flush`, `drop-fence`, `pack-shares`.
+std::string_view harnessBugName(HarnessBug b);
+bool parseHarnessBug(std::string_view s, HarnessBug &out);
+
+/// One task of a chain as the harness runs it: the function
+/// `ptoTaskFunction(task)` on `blocks` blocks, given the GM tensors it
+/// reads, then those it writes, then ints [firstInt, firstInt + numInts).
+/// GM tensors are numbered as KernelBuffers::gmBytes.
+struct HarnessTask {
+  int32_t task = 0;
+  int32_t blocks = 1;
+  TaskStore store = TaskStore::Tile;
+  std::vector<size_t> reads, writes;
+  size_t firstInt = 0, numInts = 0;
+};
+
 /// A kernel's arguments: byte sizes of its buffers (inputs, then outputs)
-/// and its trailing int arguments.
+/// and its trailing int arguments. A chain also has GM tensors between its
+/// tasks, and its tasks in the order the harness runs them.
 struct KernelBuffers {
   std::vector<size_t> bytes;
   std::vector<bool> isOutput;
   std::vector<int64_t> ints;
+  /// A chain's GM tensors: the buffers above, then the values its tasks
+  /// hand on that the case does not return. Bytes and element bytes.
+  std::vector<size_t> gmBytes, gmElementBytes;
+  std::vector<HarnessTask> tasks; ///< empty: one kernel, `npf_kernel`
+  HarnessBug bug = HarnessBug::None;
 };
 
 /// What case `c`'s kernel takes: its inputs in input-op order, its outputs,
 /// and (rows, cols) per dynamic set_validshape in op order (PtoEmitter.h).
+/// A chain's tasks run in the case's order or in lastReadyTaskOrder,
+/// chosen by the case's data seed (kept by reduction), so that a campaign
+/// runs both orders and a case always runs one.
 KernelBuffers kernelBuffers(const Case &c);
 
 /// One kernel, included as kernel.cpp: `binary DIR`. With `trace`, the

@@ -34,6 +34,22 @@ std::string mangledName(const std::string &name) {
   return last;
 }
 
+/// A frame of the kernel: `npf_kernel(`, or a chain's `npf_task<N>(`, as
+/// a demangled or a mangled name.
+bool isKernelFrame(const std::string &frame) {
+  if (frame.find("npf_kernel(") != std::string::npos || mangledName(frame) == "npf_kernel")
+    return true;
+  const std::string mangled = mangledName(frame);
+  for (const std::string &name : {mangled, frame.substr(0, frame.find('('))}) {
+    const std::string bare =
+        name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+    if (bare.rfind("npf_task", 0) == 0 && bare.size() > 8 &&
+        bare.find_first_not_of("0123456789", 8) == std::string::npos)
+      return true;
+  }
+  return false;
+}
+
 /// A function name without its template arguments, parameters and return
 /// type: what stays the same across kernels of other dtypes and shapes.
 std::string bareFunction(std::string name) {
@@ -84,8 +100,7 @@ std::string memcheckHeadline(const std::string &err) {
   }
   std::string out = "memcheck: " + (what.empty() ? std::string("an error") : what);
   for (size_t k = 0; k < frames.size(); ++k) {
-    if (frames[k].find("npf_kernel(") == std::string::npos &&
-        mangledName(frames[k]) != "npf_kernel")
+    if (!isKernelFrame(frames[k]))
       continue;
     if (k > 0)
       out += " in " + bareFunction(frames[k - 1].substr(0, frames[k - 1].rfind(" (")));

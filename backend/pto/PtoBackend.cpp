@@ -180,6 +180,10 @@ std::string buildKey(const PtoToolchain &t, const std::string &text, const Kerne
   key += ';';
   for (const int64_t n : b.ints)
     key += ' ' + std::to_string(n);
+  // A chain's harness: the order of its tasks and a planted bug.
+  for (const HarnessTask &task : b.tasks)
+    key += " t" + std::to_string(task.task);
+  key += ' ' + std::string(harnessBugName(b.bug));
   return key;
 }
 
@@ -405,7 +409,8 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     return r;
   }
   r.emitSeconds = since(t0);
-  const KernelBuffers buffers = kernelBuffers(c);
+  KernelBuffers buffers = kernelBuffers(c);
+  buffers.bug = t.harnessBug;
   const bool memcheck = memcheckChosen(t, text);
   const std::string key = buildKey(t, text, buffers, memcheck);
   auto dir = std::make_unique<CaseDir>(t);
@@ -460,6 +465,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     if (!ptoText(c, text, reason) || memcheckChosen(t, text))
       continue;
     Kernel k{kernelBuffers(c), "", ""};
+    k.buffers.bug = t.harnessBug;
     k.key = buildKey(t, text, k.buffers, false);
     std::error_code ec;
     if (std::any_of(kernels.begin(), kernels.end(),

@@ -25,6 +25,7 @@
 #define NPUFUZZ_BACKEND_PTO_PTOBACKEND_H
 
 #include "backend/BackendRun.h"
+#include "backend/pto/KernelHarness.h"
 #include "ir/Case.h"
 #include "ir/TensorData.h"
 
@@ -72,6 +73,9 @@ struct PtoToolchain {
   /// Where prebuildPto files kernels built together ahead of their cases
   /// (a campaign's); empty: every case builds its own.
   std::string batchDir;
+  /// A cache bug planted in a chain's harness (backend/pto/KernelHarness.h),
+  /// for testing the cache-coherency oracle on the real toolchain.
+  HarnessBug harnessBug = HarnessBug::None;
 };
 
 /// Checks what the backend needs besides ptoas and pto-isa, which

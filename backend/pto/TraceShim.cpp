@@ -123,18 +123,53 @@ template <typename P, typename... A> void record(const char *name, int line, P p
 }
 inline void flag(char kind, int line, int src, int dst, int id) { events().push_back({kind, "", 0, src, dst, id, line, {}}); }
 inline void barrier(int line, int pipe) { events().push_back({'B', "", pipe, 0, 0, 0, line, {}}); }
+// A chain's harness (backend/pto/KernelHarness.h): GM a block keeps to
+// itself (its stages), whose accesses are not GM's; the block's task
+// markers; its own GM accesses, cache operations and the host's reads.
+inline std::vector<std::pair<std::uint64_t, std::uint64_t>> &locals() { static std::vector<std::pair<std::uint64_t, std::uint64_t>> l; return l; }
+inline std::uint64_t at(const void *p) { return reinterpret_cast<std::uint64_t>(p); }
+inline void local(const void *p, std::size_t n) { locals().push_back({at(p), at(p) + n}); }
+inline void block(int task, int blk) { events().push_back({'K', "", 0, task, blk, 0, 0, {}}); }
+inline void gm(char kind, const char *name, int pipe, const void *p, std::size_t n, bool write) {
+  Event e{kind, name, pipe, 0, 0, 0, 0, {}};
+  if (kind == 'I' || kind == 'C' || kind == 'H') e.accesses.push_back({0, at(p), at(p) + n, write});
+  events().push_back(std::move(e));
+}
+inline bool isLocal(const Access &a) {
+  for (const auto &l : locals())
+    if (a.memory == 0 && a.begin >= l.first && a.end <= l.second) return true;
+  return false;
+}
 // DIR/trace.txt, addresses relative to the lowest seen in each memory.
 inline bool write(const char *dir) {
   std::uint64_t base[6];
   for (std::uint64_t &b : base) b = ~std::uint64_t(0);
-  for (const Event &e : events())
+  for (Event &e : events()) {
+    std::vector<Access> kept;
+    for (const Access &a : e.accesses)
+      if (!isLocal(a)) kept.push_back(a);
+    e.accesses = std::move(kept);
     for (const Access &a : e.accesses)
       if (a.begin < base[a.memory]) base[a.memory] = a.begin;
+  }
   const std::string path = std::string(dir) + "/trace.txt";
   std::FILE *f = std::fopen(path.c_str(), "w");
   if (!f) return false;
+  auto gmRange = [&](const Event &e) {
+    const Access &a = e.accesses[0];
+    std::fprintf(f, " %llu %llu", (unsigned long long)(a.begin - base[0]), (unsigned long long)(a.end - base[0]));
+  };
   for (const Event &e : events()) {
-    if (e.kind == 'I') {
+    if (e.kind == 'K') {
+      std::fprintf(f, "K %d %d\n", e.src, e.dst);
+    } else if (e.kind == 'C' || e.kind == 'H') {
+      std::fprintf(f, "%c", e.kind);
+      gmRange(e);
+      if (e.kind == 'C') std::fprintf(f, " %d", e.line);
+      std::fprintf(f, "\n");
+    } else if (e.kind == 'D' || e.kind == 'E') {
+      std::fprintf(f, "%c %d\n", e.kind, e.line);
+    } else if (e.kind == 'I') {
       std::fprintf(f, "I %s %d %d %zu", e.name, e.pipe, e.line, e.accesses.size());
       for (const Access &a : e.accesses)
         std::fprintf(f, " %d %llu %llu %d", a.memory, (unsigned long long)(a.begin - base[a.memory]),

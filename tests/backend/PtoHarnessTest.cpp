@@ -13,6 +13,7 @@
 #include "backend/pto/KernelHarness.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/Text.h"
+#include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -128,6 +129,101 @@ TEST(PtoHarness, AHarnessRunsItsKernelOnTheCasesBuffers) {
   fs::remove_all(dir);
 }
 
+/// A chain's two tasks as ptoas would emit them: task 0 doubles its input
+/// into what it hands on, task 1 adds 1 to that (all 32 elements; its
+/// second parameter is the stage the harness gives it).
+const char *const kChainKernels = R"(
+void npf_task0(float *in, float *out) {
+  for (int e = 0; e < 32; ++e)
+    out[e] = in[e] * 2.0f;
+}
+void npf_task1(float *in, float *out, int32_t rows, int32_t cols) {
+  for (int32_t e = 0; e < rows * cols; ++e)
+    out[e] = in[e] + 1.0f;
+}
+)";
+
+// A chain's harness runs each task on each of its blocks and writes each
+// block's share of what the task hands on, by scalar stores or by DMA: the
+// outputs are the chain's, whatever the blocks, the order of shares and a
+// planted cache bug (which only a cache would notice).
+TEST(PtoHarness, AChainsHarnessRunsEachTaskOnEachBlockIntoItsShares) {
+  const std::string dir =
+      (fs::temp_directory_path() / ("npufuzz-chain-" + std::to_string(::getpid()))).string();
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::ofstream(dir + "/kernel.cpp") << kChainKernels;
+  std::ofstream(dir + "/prelude.h") << "#include <cstdint>\n#include <cstdio>\n#include "
+                                       "<cstdlib>\n#include <type_traits>\n#include <utility>\n";
+  ExternalToolchain limits;
+  limits.timeoutSeconds = 300;
+  for (const HarnessBug bug : {HarnessBug::None, HarnessBug::PackShares, HarnessBug::DropFlush}) {
+    KernelBuffers b;
+    b.bytes = {128, 128};
+    b.isOutput = {false, true};
+    b.ints = {4, 8};
+    b.gmBytes = {128, 128, 128};
+    b.gmElementBytes = {4, 4, 4};
+    HarnessTask t0, t1;
+    t0.task = 0, t0.blocks = 3, t0.store = TaskStore::Scalar, t0.reads = {0}, t0.writes = {2};
+    t1.task = 1, t1.blocks = 2, t1.store = TaskStore::Tile, t1.reads = {2}, t1.writes = {1};
+    t1.firstInt = 0, t1.numInts = 2;
+    b.tasks = {t0, t1};
+    b.bug = bug;
+    std::ofstream(dir + "/chain.cpp") << singleHarness(b, false);
+    const CommandEnd built = runCommand(limits,
+                                        {"clang++-22", "-std=c++17", "-include", dir + "/prelude.h",
+                                         "-I", dir, dir + "/chain.cpp", "-o", dir + "/chain"},
+                                        dir + "/cxx.out", dir + "/cxx.err");
+    ASSERT_TRUE(built.kind == CommandEnd::Kind::Exited && built.exitCode == 0)
+        << harnessBugName(bug) << ":\n"
+        << built.stderrText;
+    float in[32], out[32];
+    for (int e = 0; e < 32; ++e)
+      in[e] = static_cast<float>(e), out[e] = -1.0f;
+    std::ofstream(dir + "/arg0.bin", std::ios::binary).write(reinterpret_cast<char *>(in), 128);
+    std::ofstream(dir + "/arg1.bin", std::ios::binary).write(reinterpret_cast<char *>(out), 128);
+    const CommandEnd ran =
+        runCommand(limits, {dir + "/chain", dir}, dir + "/run.out", dir + "/run.err");
+    ASSERT_TRUE(ran.kind == CommandEnd::Kind::Exited && ran.exitCode == 0) << ran.stderrText;
+    const std::string got = slurp(dir + "/arg1.bin");
+    ASSERT_EQ(got.size(), 128u);
+    for (int e = 0; e < 32; ++e) {
+      float v;
+      std::memcpy(&v, got.data() + 4 * e, 4);
+      EXPECT_EQ(v, in[e] * 2.0f + 1.0f) << harnessBugName(bug) << " element " << e;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// A chain's GM tensors are the case's buffers, then what its tasks hand on
+// that the case does not return; each task reads and writes them by number.
+TEST(PtoHarness, AChainsGmTensorsAreItsBuffersThenWhatItsTasksHandOn) {
+  const Case c = npufuzz::testing::parseOrFail(R"(npufuzz-case 1
+data seed=2 edge_rate=0
+%0 = input : f32[4,8]
+task t0 blocks=3 store=scalar
+%1 = exp %0 : f32[4,8]
+task t1 blocks=2 store=tile
+%2 = neg %1 : f32[4,8]
+%3 = neg %0 : f32[4,8]
+return %2, %3
+)");
+  const KernelBuffers b = kernelBuffers(c);
+  EXPECT_EQ(b.bytes, (std::vector<size_t>{128, 128, 128}));
+  EXPECT_EQ(b.gmBytes, (std::vector<size_t>{128, 128, 128, 128}));
+  ASSERT_EQ(b.tasks.size(), 2u);
+  // Data seed 2: the last ready task first, which is t0 alone here.
+  EXPECT_EQ(b.tasks[0].task, 0);
+  EXPECT_EQ(b.tasks[0].reads, (std::vector<size_t>{0}));
+  EXPECT_EQ(b.tasks[0].writes, (std::vector<size_t>{3}));
+  EXPECT_EQ(b.tasks[0].store, TaskStore::Scalar);
+  EXPECT_EQ(b.tasks[1].reads, (std::vector<size_t>{3, 0}));
+  EXPECT_EQ(b.tasks[1].writes, (std::vector<size_t>{1, 2}));
+  EXPECT_EQ(b.tasks[1].blocks, 2);
+}
+
 TEST(PtoHarness, TracedHarnessesWriteTheTraceAfterTheCall) {
   KernelBuffers b;
   b.bytes = {4, 4};
@@ -135,7 +231,7 @@ TEST(PtoHarness, TracedHarnessesWriteTheTraceAfterTheCall) {
   const std::string traced = singleHarness(b, true), plain = singleHarness(b, false);
   EXPECT_NE(traced.find("::npf_trace::write(dir)"), std::string::npos);
   EXPECT_EQ(plain.find("npf_trace"), std::string::npos);
-  EXPECT_LT(traced.find("npfCall(&npf_kernel"), traced.find("::npf_trace::write(dir)"));
+  EXPECT_LT(traced.find("npfCall<2>(&npf_kernel"), traced.find("::npf_trace::write(dir)"));
 }
 
 // The shim traces T-ops by function-like macros: a call with explicit

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoBackend.h"
+#include "backend/emit/PtoEmitter.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "backend/toolchains/Canary.h"
 #include "backend/toolchains/Toolchain.h"
@@ -699,5 +700,76 @@ TEST(PtoRaceOracle, EachPlantedSyncBugIsFoundInACampaign) {
     }
     EXPECT_TRUE(found) << bug.name << ": no " << verdictName(bug.verdict) << " finding in\n"
                        << seen;
+  }
+}
+
+namespace {
+/// A chain of three tasks: t0 and t1 read only inputs, so they may run in
+/// either order; t2 reads both and narrows its result by a runtime valid
+/// shape; an input is returned as it is. Shares of 40 f32 rows are not
+/// whole lines for 3 blocks.
+std::string chainCase(uint64_t dataSeed) {
+  return "npufuzz-case 1\ndata seed=" + std::to_string(dataSeed) + R"( edge_rate=0
+%0 = input {fill=rand} : f32[4,40]
+%1 = input {fill=rand} : f32[4,40]
+task t0 blocks=3 store=scalar
+%2 = add %0, %1 : f32[4,40]
+task t1 blocks=2 store=tile
+%3 = exp %0 : f32[4,40]
+task t2 blocks=3 store=scalar
+%4 = mul %2, %3 : f32[4,40]
+%5 = set_validshape %4 : f32[4,40]{valid=3x17,dyn}
+return %5, %3, %1
+)";
+}
+
+RunConfig withHarnessBug(HarnessBug bug) {
+  RunConfig config = pto();
+  config.pto.harnessBug = bug;
+  return config;
+}
+} // namespace
+
+// Each task is an entry function of its own in one module through ptoas,
+// run once per block by the harness, which writes each block's share of
+// what the task hands on; the data seed picks the case's order or the
+// last-ready one, and both give the reference's values with no finding.
+TEST(PtoChains, EachTaskIsAKernelRunBlockByBlockInAnOrderTheGraphAllows) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const Case c = parseOrFail(chainCase(4));
+  std::string text, why;
+  ASSERT_TRUE(emitPto(c, text, why)) << why;
+  for (const char *f : {"@npf_task0(", "@npf_task1(", "@npf_task2("})
+    EXPECT_NE(text.find(f), std::string::npos) << f << "\n" << text;
+  std::set<std::vector<int32_t>> orders;
+  for (const uint64_t seed : {4u, 6u}) {
+    std::vector<int32_t> order;
+    for (const HarnessTask &t : kernelBuffers(parseOrFail(chainCase(seed))).tasks)
+      order.push_back(t.task);
+    orders.insert(order);
+    const CaseOutcome out = run(chainCase(seed));
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << seed << ": " << out.summary << "\n"
+                                            << out.run.message;
+    // Every block of every task ran, between its markers.
+    size_t ends = 0;
+    for (const TraceEvent &e : out.run.kernelTrace)
+      ends += e.kind == TraceEvent::Kind::TaskEnd;
+    EXPECT_EQ(ends, 8u) << seed;
+  }
+  EXPECT_EQ(orders, (std::set<std::vector<int32_t>>{{0, 1, 2}, {1, 0, 2}}));
+}
+
+// The cache bugs the harness plants, each with its verdict from the
+// cache-coherency oracle, on a simulator that runs them all right.
+TEST(PtoChains, EachPlantedHarnessBugHasItsCacheVerdict) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const std::pair<HarnessBug, VerdictKind> bugs[] = {
+      {HarnessBug::DropFlush, VerdictKind::StaleRead},
+      {HarnessBug::DropFence, VerdictKind::StaleRead},
+      {HarnessBug::PackShares, VerdictKind::LostWrite},
+  };
+  for (const auto &[bug, verdict] : bugs) {
+    const CaseOutcome out = run(chainCase(4), withHarnessBug(bug));
+    EXPECT_EQ(out.verdict, verdict) << harnessBugName(bug) << ": " << out.summary;
   }
 }

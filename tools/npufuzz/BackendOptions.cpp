@@ -56,6 +56,10 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                   cl::desc("Share of pto kernels run under valgrind memcheck, 0 to 1 (default "
                            "0.02)"),
                   cl::value_desc("SHARE"), cl::sub(sub), cl::cat(category())),
+      ptoHarnessBug("pto-harness-bug",
+                    cl::desc("Plant a cache bug in a pto chain's harness: drop-flush, drop-fence "
+                             "or pack-shares (tests the cache-coherency oracle)"),
+                    cl::value_desc("BUG"), cl::Hidden, cl::sub(sub), cl::cat(category())),
       ireeCompile("iree-compile",
                   cl::desc("iree-compile for --backend iree (default: discovered, "
                            "docs/toolchains.md)"),
@@ -150,7 +154,7 @@ bool BackendOptions::setUp(RunConfig &config) const {
   }
   const bool ptoFlags = !ptoas.empty() || !ptoIsa.empty() || !ptoArch.empty() ||
                         !ptoMemcheck.empty() || !ptoasFlags.empty() || ptoNoInsertSync ||
-                        ptoNoRaceOracle;
+                        ptoNoRaceOracle || !ptoHarnessBug.empty();
   if (config.backend != BackendKind::Pto && ptoFlags) {
     fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag, --pto-no-insert-sync "
          "and --pto-no-race-oracle are for --backend pto");
@@ -200,6 +204,11 @@ bool BackendOptions::setUp(RunConfig &config) const {
     config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
     config.pto.insertSync = !ptoNoInsertSync;
     config.pto.raceTrace = !ptoNoRaceOracle;
+    if (!ptoHarnessBug.empty() && !parseHarnessBug(ptoHarnessBug, config.pto.harnessBug)) {
+      fail("--pto-harness-bug takes drop-flush, drop-fence or pack-shares, not '" + ptoHarnessBug +
+           "'");
+      return false;
+    }
     if (!ptoMemcheck.empty()) {
       double share = 0;
       if (!parseFiniteReal(ptoMemcheck, share) || share < 0 || share > 1) {
@@ -236,6 +245,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--pto-arch", ptoArch});
   if (!ptoMemcheck.empty())
     flags.insert(flags.end(), {"--pto-memcheck", ptoMemcheck});
+  if (!ptoHarnessBug.empty())
+    flags.insert(flags.end(), {"--pto-harness-bug", ptoHarnessBug});
   for (const std::string &f : ptoasFlags)
     flags.insert(flags.end(), {"--ptoas-flag", f});
   if (!ireeCompile.empty())

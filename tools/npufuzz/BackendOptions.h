@@ -28,7 +28,9 @@ struct BackendOptions {
 
   cl::opt<std::string> name, cmd, opt, runner;
   cl::opt<bool> persistent;
-  cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck, ireeCompile, ireePython;
+  /// --pto-harness-bug (hidden): a cache bug planted in a chain's harness.
+  cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck, ptoHarnessBug, ireeCompile,
+      ireePython;
   /// --switch-off NAME: an optimisation of inductor or iree turned off
   /// (backend/CompilerSwitches.def), as switch blame does.
   cl::list<std::string> switchOff;
