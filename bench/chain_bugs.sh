@@ -5,7 +5,9 @@
 # (npufuzz-test-drop-flush: seed 004's missing tail flush, a stale-read;
 # npufuzz-test-pack-shares: per-block outputs packed into shared lines, a
 # lost-write; npufuzz-test-drop-fence: the dsb after the flush dropped, a
-# stale-read no test or development run saw), one campaign of CASES cases from SEED: how many cases show
+# stale-read no test or development run saw; npufuzz-test-tile-past-spad:
+# every tile moved past the scratchpad's end, seed 004's UB layout bug, an
+# out-of-bounds read or write), one campaign of CASES cases from SEED: how many cases show
 # the bug's verdict, the first seed that does, and how many signatures it
 # gives; and how many tasks its reduced repro keeps.
 #
@@ -28,8 +30,9 @@ if [ ! -f "$PLUGIN" ]; then
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-printf '%-12s %-11s %8s %11s %11s %6s\n' bug verdict cases "first seed" signatures tasks
-for row in "drop-flush stale-read" "pack-shares lost-write" "drop-fence stale-read"; do
+printf '%-14s %-13s %8s %11s %11s %6s\n' bug verdict cases "first seed" signatures tasks
+for row in "drop-flush stale-read" "pack-shares lost-write" "drop-fence stale-read" \
+  "tile-past-spad out-of-bounds"; do
   read -r pass verdict <<<"$row"
   dir="$work/$pass"
   "$NPUFUZZ" fuzz -o "$dir" --style npu --max-cases "$CASES" --seed-start "$SEED" --jobs "$JOBS" \
@@ -39,7 +42,8 @@ for row in "drop-flush stale-read" "pack-shares lost-write" "drop-fence stale-re
 import glob, json, os, sys
 d, name, verdict = sys.argv[1:4]
 s = json.load(open(os.path.join(d, "summary.json")))
-shown = s["verdicts"].get(verdict, 0)
+# A verdict, or the verdicts it starts (out-of-bounds: -read and -write).
+shown = sum(n for v, n in s["verdicts"].items() if v == verdict or v.startswith(verdict + "-"))
 sigs = [f for f in os.listdir(os.path.join(d, "findings")) if f.startswith(verdict + "-")]
 first, tasks = None, []
 for f in sigs:
@@ -48,6 +52,6 @@ for f in sigs:
         first = r.get("seed")
     for c in glob.glob(os.path.join(d, "findings", f, "reduced", "case.npf")):
         tasks.append(sum(1 for l in open(c) if l.startswith("task ")))
-print(f"{name:<12} {verdict:<11} {shown:>8} {str(first):>11} {len(sigs):>11} {max(tasks) if tasks else '-':>6}")
+print(f"{name:<14} {verdict:<13} {shown:>8} {str(first):>11} {len(sigs):>11} {max(tasks) if tasks else '-':>6}")
 PY
 done

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 #===- bench/pto_race_oracle.sh - What the PTO race oracle costs a campaign --===#
 #
-# Cases per second of the same pto campaign with the race oracle (the pipe
-# trace, the default) and without it (--pto-no-race-oracle), alternated in
-# one run so that load falls on both alike, and the ratio on / off.
+# Cases per second of the same pto campaign with the kernel trace (the
+# default: the race oracle and, for chains, the cache-coherency oracle read
+# it) and without it (--pto-no-race-oracle), alternated in one run so that
+# load falls on both alike, and the ratio on / off.
 #
 #   bash bench/pto_race_oracle.sh [NPUFUZZ] [CASES] [ROUNDS] [JOBS]
 #

@@ -128,32 +128,33 @@ planted_bug() {
     { echo "npufuzz: the bug planted in $name was not reduced" >&2; echo "$report"; exit 1; }
   echo "$name: found, reduced, blamed on $pass"
 }
-# planted_cache_bug NAME VERDICT ARGS...: a campaign of chains with a cache
-# bug planted in them (ARGS say how) must give VERDICT, reduced to at most
-# two tasks.
-planted_cache_bug() {
+# planted_chain_bug NAME VERDICT ARGS...: a campaign with a bug of seed
+# 004's planted in its kernels (ARGS say how) must give VERDICT, reduced to
+# at most two tasks.
+planted_chain_bug() {
   local name=$1 verdict=$2 dir="$FUZZ_DIR/chain-$1"
   shift 2
   build/bin/npufuzz fuzz -o "$dir" "$@" --jobs "$JOBS" --quiet --max-findings 1 &&
-    { echo "npufuzz: the cache bug planted in $name was not found" >&2; exit 1; }
+    { echo "npufuzz: the bug planted in $name was not found" >&2; exit 1; }
   local reduced
   reduced=$(compgen -G "$dir/findings/$verdict-*/reduced/case.npf" | head -1)
   [ -n "$reduced" ] ||
-    { echo "npufuzz: the cache bug planted in $name was not a reduced $verdict" >&2; ls "$dir/findings" >&2; exit 1; }
+    { echo "npufuzz: the bug planted in $name was not a reduced $verdict" >&2; ls "$dir/findings" >&2; exit 1; }
   [ "$(grep -c '^task ' "$reduced")" -le 2 ] ||
     { echo "npufuzz: the $verdict of $name reduced to more than two tasks" >&2; cat "$reduced" >&2; exit 1; }
   echo "chain-$name: $verdict, reduced to $(grep -c '^task ' "$reduced") task(s)"
 }
-# npu_cache_bug PASS VERDICT: chains in the npu style, with a test pass
-# planted in them.
-npu_cache_bug() {
-  planted_cache_bug "$1" "$2" --style npu --max-cases 300 --seed-start 500000 \
+# npu_chain_bug PASS VERDICT: the npu style, with a test pass planted in
+# its kernels.
+npu_chain_bug() {
+  planted_chain_bug "$1" "$2" --style npu --max-cases 300 --seed-start 500000 \
     --load-pass-plugin build/lib/libnpufuzz_test_plugin.so \
     --pipeline "func.func(npufuzz-test-$1),canonicalize,cse"
 }
-echo "== chains on the npu style: a dropped tail flush and packed shares planted in them"
-npu_cache_bug drop-flush stale-read
-npu_cache_bug pack-shares lost-write
+echo "== seed 004 on the npu style: a dropped tail flush, packed shares and a tile past the scratchpad's end planted in it"
+npu_chain_bug drop-flush stale-read
+npu_chain_bug pack-shares lost-write
+npu_chain_bug tile-past-spad out-of-bounds
 echo "== torch.compile: a campaign through --backend inductor, and a bug planted in it"
 ml_campaign inductor --backend inductor --max-cases 60
 NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \
@@ -175,9 +176,15 @@ if [ "$PTO_FOUND" = 1 ]; then
   echo "== chains through ptoas: the cache bugs planted in the harness that runs them"
   for row in "drop-flush stale-read" "pack-shares lost-write" "drop-fence stale-read"; do
     read -r bug verdict <<<"$row"
-    planted_cache_bug "pto-$bug" "$verdict" --backend pto --pto-harness-bug "$bug" \
+    planted_chain_bug "pto-$bug" "$verdict" --backend pto --pto-harness-bug "$bug" \
       --policy tests/integrations/pto/chains.policy --max-cases 100 --seed-start 500000
   done
+  echo "== ptoas with seed 004's layout bug planted: a tile past the end of UB"
+  # The ptoas that discovery found, which the wrapper runs.
+  NPUFUZZ_REAL_PTOAS=$(build/bin/npufuzz toolchains --no-canary-case |
+    sed -n 's/^ptoas  *ok  *[^;]*; \([^ ]*\) (from .*/\1/p') \
+    planted_chain_bug pto-ub-overflow out-of-bounds --backend pto \
+    --ptoas tests/integrations/pto/ub_overflow_ptoas.sh --max-cases 100 --seed-start 500000
 else
   echo "== pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"
 fi

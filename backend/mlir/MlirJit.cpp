@@ -1106,8 +1106,21 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
   } else {
     ran = impl().compileAndCall(*module, kernel.entry, args, options.cpu, r, key);
   }
-  if (ran && r.ok() && takeSimulatorFault(r.message))
-    r.status = BackendRun::Status::SimulatorFault;
+  SimFault fault = SimFault::Descriptor;
+  if (ran && r.ok() && takeSimulatorFault(r.message, &fault)) {
+    switch (fault) {
+    case SimFault::Descriptor: r.status = BackendRun::Status::SimulatorFault; break;
+    case SimFault::ScratchpadWrite:
+    case SimFault::ScratchpadRead:
+      // A tile where it does not fit in its memory (seed 004's fourth tile
+      // at UB's end): out of bounds, as pto-isa's bounds check makes it.
+      r.status = fault == SimFault::ScratchpadWrite ? BackendRun::Status::OutOfBoundsWrite
+                                                    : BackendRun::Status::OutOfBoundsRead;
+      r.faultSite = "a tile past the end of the scratchpad";
+      r.message = "simulator: " + r.faultSite + ": " + r.message;
+      break;
+    }
+  }
   takeKernelTrace(r.kernelTrace);
   return r;
 }

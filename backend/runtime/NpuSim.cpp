@@ -13,6 +13,7 @@ struct SimState {
   int64_t capacity = 0;
   bool faulted = false;
   std::string fault;
+  npufuzz::SimFault faultKind = npufuzz::SimFault::Descriptor;
   /// The kernel trace of a chain: the block running (recording), the
   /// buffers in order of first use, the events.
   bool recording = false;
@@ -85,9 +86,12 @@ std::string check(const Descriptor &d) {
   span(d.sizes, d.spadStrides, d.rank, lo, hi);
   const int64_t first = d.spadOffset + lo * d.elemBytes;
   const int64_t end = d.spadOffset + (hi + 1) * d.elemBytes;
-  if (first < 0 || end > state.capacity)
+  if (first < 0 || end > state.capacity) {
+    state.faultKind =
+        d.direction == 0 ? npufuzz::SimFault::ScratchpadWrite : npufuzz::SimFault::ScratchpadRead;
     return "scratchpad bytes [" + std::to_string(first) + ", " + std::to_string(end) +
            ") leave the capacity of " + std::to_string(state.capacity);
+  }
   return "";
 }
 
@@ -255,10 +259,12 @@ void takeKernelTrace(std::vector<TraceEvent> &out) {
   state.buffers.clear();
 }
 
-bool takeSimulatorFault(std::string &message) {
+bool takeSimulatorFault(std::string &message, SimFault *kind) {
   if (!state.faulted)
     return false;
   message = std::move(state.fault);
+  if (kind)
+    *kind = state.faultKind;
   state.faulted = false;
   return true;
 }

@@ -74,9 +74,15 @@ namespace npufuzz {
 
 /// Clears the fault and unbinds the scratchpad; call before a kernel runs.
 void resetSimulator();
-/// Moves the recorded fault's message into `message`; false when the engine
-/// did not fault since the last reset.
-bool takeSimulatorFault(std::string &message);
+/// What a fault was: a descriptor the engine rejects, or a transfer past
+/// the end of the scratchpad (a tile placed where it does not fit: an
+/// out-of-bounds write when it moves into the scratchpad, a read out).
+enum class SimFault : uint8_t { Descriptor, ScratchpadWrite, ScratchpadRead };
+
+/// Moves the recorded fault's message into `message`, and its kind into
+/// `kind` when given; false when the engine did not fault since the last
+/// reset.
+bool takeSimulatorFault(std::string &message, SimFault *kind = nullptr);
 /// Moves the kernel trace recorded since the last reset into `out`; empty
 /// when no task began.
 void takeKernelTrace(std::vector<TraceEvent> &out);

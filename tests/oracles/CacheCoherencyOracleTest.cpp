@@ -79,3 +79,14 @@ TEST(CacheCoherencyOracle, SharesPackedIntoOneLineAreALostWrite) {
   JudgedCase aligned(routeChain("16,64"), npu("func.func(npufuzz-test-pack-shares)"));
   EXPECT_EQ(aligned.base.verdict, VerdictKind::Ok) << aligned.base.summary;
 }
+
+// Seed 004's other bug: a tile placed past the end of its on-chip buffer
+// (UB there, the npu style's scratchpad here) is an out-of-bounds write
+// named as such, not a descriptor the engine rejects, a hang or silence.
+TEST(CacheCoherencyOracle, ATilePastTheScratchpadsEndIsAnOutOfBoundsWrite) {
+  JudgedCase jc(routeChain("16,64"), npu("func.func(npufuzz-test-tile-past-spad)"));
+  const CaseVerdict v = differentialVerdict(jc.c, jc.base);
+  EXPECT_EQ(v.verdict, VerdictKind::OutOfBoundsWrite) << v.summary;
+  EXPECT_NE(jc.base.run.message.find("past the end of the scratchpad"), std::string::npos)
+      << jc.base.run.message;
+}

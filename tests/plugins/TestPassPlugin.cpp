@@ -35,6 +35,9 @@
 //                                 tensors element to element, ignoring
 //                                 cache lines (simpler's broken
 //                                 out[block_idx] = value)
+//   npufuzz-test-tile-past-spad   moves every DMA of the npu runtime past
+//                                 the scratchpad's end (seed 004's tile
+//                                 at UB's end)
 //   npufuzz-test-store-past-end   adds 1 to the last subscript of every
 //                                 affine.store and memref.store (the last
 //                                 element of each row is written one past)
@@ -405,6 +408,30 @@ struct DropFencePass : PassWrapper<DropFencePass, OperationPass<func::FuncOp>> {
   void runOnOperation() override { eraseCallsTo(getOperation(), "npf_dsb"); }
 };
 
+struct TilePastScratchpadPass : PassWrapper<TilePastScratchpadPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TilePastScratchpadPass)
+  StringRef getArgument() const final { return "npufuzz-test-tile-past-spad"; }
+  StringRef getDescription() const final {
+    return "Move every DMA's scratchpad side past the scratchpad's end";
+  }
+  void runOnOperation() override {
+    // The capacity the function binds its scratchpad with.
+    Value capacity;
+    getOperation().walk([&](func::CallOp call) {
+      if (call.getCallee() == "npf_sim_begin" && call.getNumOperands() == 2)
+        capacity = call.getOperand(1);
+    });
+    if (!capacity)
+      return;
+    getOperation().walk([&](func::CallOp call) {
+      if (call.getCallee() != "npf_sim_dma" || call.getNumOperands() < 5)
+        return;
+      OpBuilder b(call);
+      call->setOperand(4, arith::AddIOp::create(b, call.getLoc(), call.getOperand(4), capacity));
+    });
+  }
+};
+
 struct PackSharesPass : PassWrapper<PackSharesPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PackSharesPass)
   StringRef getArgument() const final { return "npufuzz-test-pack-shares"; }
@@ -448,5 +475,6 @@ extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo mlirGetPassPluginInfo() {
             PassRegistration<DropFlushPass>();
             PassRegistration<DropFencePass>();
             PassRegistration<PackSharesPass>();
+            PassRegistration<TilePastScratchpadPass>();
           }};
 }
