@@ -182,8 +182,11 @@ if [ "$PTO_FOUND" = 1 ]; then
   echo "== ptoas with seed 004's layout bug planted: a tile past the end of UB"
   # The ptoas that discovery found, which the wrapper runs.
   NPUFUZZ_REAL_PTOAS=$(build/bin/npufuzz toolchains --no-canary-case |
-    sed -n 's/^ptoas  *ok  *[^;]*; \([^ ]*\) (from .*/\1/p') \
-    planted_chain_bug pto-ub-overflow out-of-bounds --backend pto \
+    sed -n 's/^ptoas  *ok  *[^;]*; \([^ ]*\) (from .*/\1/p')
+  [ -x "$NPUFUZZ_REAL_PTOAS" ] ||
+    { echo "npufuzz: cannot read ptoas's path off 'npufuzz toolchains'" >&2; exit 1; }
+  export NPUFUZZ_REAL_PTOAS
+  planted_chain_bug pto-ub-overflow out-of-bounds --backend pto \
     --ptoas tests/integrations/pto/ub_overflow_ptoas.sh --max-cases 100 --seed-start 500000
 else
   echo "== pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"

@@ -57,28 +57,31 @@ std::string ubSizeStatement() {
 
 /// Block `blk` of `blocks` writes its share of a GM tensor of `bytes` from
 /// its stage: a run of whole elements that starts on a cache line
-/// (KernelTrace.h's line), by DMA or by scalar stores that a dcci and a dsb
-/// push out. The bug, when one is planted, is a constant of the harness.
+/// (KernelTrace.h's line). By DMA, the kernel's own TSTORE is the write the
+/// trace records (TraceShim's remap); by scalar stores, the harness records
+/// them, and the dcci and the dsb that push them out. A planted bug is a
+/// constant of the harness.
 const char *kShare = R"(
-static void npfShare(unsigned char *gm, const unsigned char *stage, size_t bytes, size_t elem,
-                     int blocks, int blk, bool scalar) {
+static void npfShareRange(size_t bytes, size_t elem, int blocks, int blk, size_t &lo, size_t &hi) {
   const size_t n = bytes / elem;
   const size_t line = NPF_LINE_BYTES;
   size_t share = ((n * elem + blocks - 1) / blocks + line - 1) / line * line / elem;
   if (npfBug == 3) // pack-shares
     share = (n + blocks - 1) / blocks;
-  const size_t lo = std::min(n, blk * share), hi = std::min(n, lo + share);
+  lo = std::min(n, blk * share);
+  hi = std::min(n, lo + share);
+}
+static void npfShare(unsigned char *gm, const unsigned char *stage, size_t bytes, size_t elem,
+                     int blocks, int blk, bool scalar) {
+  size_t lo, hi;
+  npfShareRange(bytes, elem, blocks, blk, lo, hi);
   if (lo == hi)
     return;
   std::memcpy(gm + lo * elem, stage + lo * elem, (hi - lo) * elem);
-  // A DMA between two pipe_barrier(ALL): after the kernel's tiles, done
-  // before the block ends (the runtime waits for its queues).
   if (!scalar)
-    NPF_GM('B', "", 6, gm, 0, false);
-  NPF_GM('I', scalar ? "STORE" : "TSTORE", scalar ? 0 : 4, gm + lo * elem, (hi - lo) * elem, true);
-  if (!scalar)
-    NPF_GM('B', "", 6, gm, 0, false);
-  if (!scalar || npfBug == 1) // drop-flush
+    return;
+  NPF_GM('I', "STORE", NPF_PIPE_S, gm + lo * elem, (hi - lo) * elem, true);
+  if (npfBug == 1) // drop-flush
     return;
   NPF_GM('C', "", 0, gm + lo * elem, (hi - lo) * elem, true);
   if (npfBug != 2) // drop-fence
@@ -94,9 +97,18 @@ std::string chainRun(const KernelBuffers &b, bool trace) {
   auto gm = [&](size_t g) {
     return g < nb ? "npfBuf" + std::to_string(g) : "npfGm" + std::to_string(g - nb);
   };
-  if (trace)
-    for (size_t g = 0; g < b.gmBytes.size(); ++g)
-      h << "  ::npf_trace::local(npfStage" << g << ", sizeof npfStage" << g << ");\n";
+  // What no task writes of what they hand on is the run's poison, as the
+  // outputs' is: a later task that reads it reads what a rerun changes.
+  h << "  {\n    char path[4096];\n    std::snprintf(path, sizeof path, \"%s/poison.bin\", dir);\n"
+       "    unsigned char poison[4];\n    std::FILE *f = std::fopen(path, \"rb\");\n"
+       "    const bool read = f && std::fread(poison, 1, 4, f) == 4;\n    if (f)\n"
+       "      std::fclose(f);\n    if (!read) { std::fprintf(stderr, \"harness: cannot read "
+       "poison.bin\\n\"); return "
+    << kExternalExitEnvironment << "; }\n";
+  for (size_t g = nb; g < b.gmBytes.size(); ++g)
+    h << "    for (size_t i = 0; i < sizeof npfGm" << g - nb << "; ++i)\n      npfGm" << g - nb
+      << "[i] = poison[i % 4];\n";
+  h << "  }\n";
   for (const HarnessTask &t : b.tasks) {
     const size_t n = t.reads.size() + t.writes.size() + t.numInts;
     h << "  for (int blk = 0; blk < " << t.blocks << "; ++blk) { // task " << t.task << "\n";
@@ -120,7 +132,16 @@ std::string chainRun(const KernelBuffers &b, bool trace) {
     // What the block's tiles do not store is what GM held.
     for (size_t g : t.writes)
       h << "    std::memcpy(npfStage" << g << ", " << gm(g) << ", sizeof npfStage" << g << ");\n";
+    const bool dma = t.store == TaskStore::Tile;
+    if (trace && dma)
+      for (size_t g : t.writes)
+        h << "    { size_t lo, hi; npfShareRange(" << b.gmBytes[g] << ", " << b.gmElementBytes[g]
+          << ", " << t.blocks << ", blk, lo, hi); ::npf_trace::remap(npfStage" << g
+          << ", sizeof npfStage" << g << ", " << gm(g) << ", lo * " << b.gmElementBytes[g]
+          << ", hi * " << b.gmElementBytes[g] << "); }\n";
     h << "    npfCall<" << n << ">(&" << ptoTaskFunction(t.task) << ", args, argInts);\n";
+    if (trace && dma)
+      h << "    ::npf_trace::endRemaps();\n";
     for (size_t g : t.writes)
       h << "    npfShare(" << gm(g) << ", npfStage" << g << ", " << b.gmBytes[g] << ", "
         << b.gmElementBytes[g] << ", " << t.blocks << ", blk, "
@@ -140,12 +161,12 @@ std::string chainRun(const KernelBuffers &b, bool trace) {
 std::string chainBuffers(const KernelBuffers &b, bool trace) {
   std::ostringstream h;
   h << "constexpr int npfBug = " << static_cast<int>(b.bug) << ";\n#define NPF_LINE_BYTES "
-    << kGmCacheLineBytes << "\n";
+    << kGmCacheLineBytes << "\n#define NPF_PIPE_S " << static_cast<int>(Pipe::S) << "\n";
   if (trace)
     h << "#define NPF_GM(kind, name, pipe, p, n, w) ::npf_trace::gm(kind, name, pipe, p, n, w)\n";
   else
     h << "#define NPF_GM(kind, name, pipe, p, n, w) ((void)(p))\n";
-  h << kShare << "#undef NPF_GM\n#undef NPF_LINE_BYTES\n";
+  h << kShare << "#undef NPF_GM\n#undef NPF_LINE_BYTES\n#undef NPF_PIPE_S\n";
   for (size_t g = b.bytes.size(); g < b.gmBytes.size(); ++g)
     h << "alignas(64) static unsigned char npfGm" << g - b.bytes.size() << "["
       << std::max<size_t>(1, b.gmBytes[g]) << "];\n";

@@ -16,7 +16,10 @@
 // a dcci and a dsb after them. ptoas has no scalar GM access (its
 // `store_scalar` is a plain `ptr[i] = x` no trace can see), so the stores
 // are the harness's C++, as PyPTO's are its runtime's. A share starts on a
-// cache line, as ir/Case.h asks.
+// cache line, as ir/Case.h asks. In the trace, a DMA task's TSTORE into its
+// stage is the DMA of the block's share into the GM tensor (TraceShim.h).
+// The GM tensors between tasks start as the run's poison, read from
+// DIR/poison.bin (its 4-byte pattern), as the outputs do.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_PTO_KERNELHARNESS_H

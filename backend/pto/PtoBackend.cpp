@@ -180,9 +180,21 @@ std::string buildKey(const PtoToolchain &t, const std::string &text, const Kerne
   key += ';';
   for (const int64_t n : b.ints)
     key += ' ' + std::to_string(n);
-  // A chain's harness: the order of its tasks and a planted bug.
-  for (const HarnessTask &task : b.tasks)
-    key += " t" + std::to_string(task.task);
+  // A chain's harness: its GM tensors, its tasks in order with what each
+  // takes, and a planted bug; none of it is in the kernels' text.
+  key += ';';
+  for (size_t g = 0; g < b.gmBytes.size(); ++g)
+    key += ' ' + std::to_string(b.gmBytes[g]) + '/' + std::to_string(b.gmElementBytes[g]);
+  for (const HarnessTask &task : b.tasks) {
+    key += "; t" + std::to_string(task.task) + " b" + std::to_string(task.blocks) + ' ' +
+           std::string(taskStoreName(task.store)) + " r";
+    for (const size_t g : task.reads)
+      key += ' ' + std::to_string(g);
+    key += " w";
+    for (const size_t g : task.writes)
+      key += ' ' + std::to_string(g);
+    key += " i" + std::to_string(task.firstInt) + '+' + std::to_string(task.numInts);
+  }
   key += ' ' + std::string(harnessBugName(b.bug));
   return key;
 }
@@ -268,6 +280,10 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   for (size_t k = 0; k < outputs.size(); ++k)
     written &= writeBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
                           outputs[k].bytes.data(), outputs[k].bytes.size());
+  // A chain's GM tensors between its tasks start as the outputs do.
+  unsigned char pattern[4];
+  fillPattern(pattern, sizeof pattern, poison);
+  written &= writeBytes(dir.file("poison.bin"), pattern, sizeof pattern);
   if (!written) {
     cannotWrite(dir, r);
     return;

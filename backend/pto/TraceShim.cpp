@@ -40,6 +40,7 @@ const char *const kNotInstructions[] = {"TASSIGN"};
 const char *const kDefinitions = R"(#ifndef NPF_TRACE_DEFINITIONS
 #define NPF_TRACE_DEFINITIONS
 #include "pto/pto-inst.hpp"
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -114,44 +115,60 @@ struct FillPadPipe {
     else return static_cast<int>(::pto::OpPipeEntry<::pto::Op::TFILLPAD_VEC>::pipe);
   }
 };
+// A chain's task that stores by DMA TSTOREs into a stage of the harness's:
+// while a block runs, what it accesses of the stage is its share of the
+// value's GM tensor (bytes [lo, hi) of the tensor at `to`), and what lies
+// outside the share is no access, so the kernel's own TSTORE is the DMA
+// that writes the share.
+struct Remap { std::uint64_t begin, end, to, lo, hi; };
+inline std::vector<Remap> &remaps() { static std::vector<Remap> r; return r; }
+inline std::uint64_t at(const void *p) { return reinterpret_cast<std::uint64_t>(p); }
+inline void remap(const void *stage, std::size_t n, const void *to, std::size_t lo, std::size_t hi) {
+  remaps().push_back({at(stage), at(stage) + n, at(to), lo, hi});
+}
+inline void endRemaps() { remaps().clear(); }
+inline void place(std::vector<Access> &accesses) {
+  std::vector<Access> out;
+  for (Access a : accesses) {
+    bool none = false;
+    for (const Remap &r : remaps())
+      if (a.memory == 0 && a.begin >= r.begin && a.end <= r.end) {
+        const std::uint64_t b = std::max<std::uint64_t>(a.begin - r.begin, r.lo);
+        const std::uint64_t e = std::min<std::uint64_t>(a.end - r.begin, r.hi);
+        none = b >= e;
+        a.begin = r.to + b;
+        a.end = r.to + e;
+        break;
+      }
+    if (!none) out.push_back(a);
+  }
+  accesses = std::move(out);
+}
 // Instantiated per pipe rule and operand types, not per call site.
 template <typename P, typename... A> void record(const char *name, int line, P pipe, A &&...a) {
   Event e{'I', name, pipe(a...), 0, 0, 0, line, {}};
   int k = 0;
   (access(e.accesses, a, k++ == 0), ...);
+  if (!remaps().empty()) place(e.accesses);
   events().push_back(std::move(e));
 }
 inline void flag(char kind, int line, int src, int dst, int id) { events().push_back({kind, "", 0, src, dst, id, line, {}}); }
 inline void barrier(int line, int pipe) { events().push_back({'B', "", pipe, 0, 0, 0, line, {}}); }
-// A chain's harness (backend/pto/KernelHarness.h): GM a block keeps to
-// itself (its stages), whose accesses are not GM's; the block's task
-// markers; its own GM accesses, cache operations and the host's reads.
-inline std::vector<std::pair<std::uint64_t, std::uint64_t>> &locals() { static std::vector<std::pair<std::uint64_t, std::uint64_t>> l; return l; }
-inline std::uint64_t at(const void *p) { return reinterpret_cast<std::uint64_t>(p); }
-inline void local(const void *p, std::size_t n) { locals().push_back({at(p), at(p) + n}); }
+// A chain's harness (backend/pto/KernelHarness.h): the block's task
+// markers, its own GM accesses, cache operations and the host's reads.
 inline void block(int task, int blk) { events().push_back({'K', "", 0, task, blk, 0, 0, {}}); }
 inline void gm(char kind, const char *name, int pipe, const void *p, std::size_t n, bool write) {
   Event e{kind, name, pipe, 0, 0, 0, 0, {}};
   if (kind == 'I' || kind == 'C' || kind == 'H') e.accesses.push_back({0, at(p), at(p) + n, write});
   events().push_back(std::move(e));
 }
-inline bool isLocal(const Access &a) {
-  for (const auto &l : locals())
-    if (a.memory == 0 && a.begin >= l.first && a.end <= l.second) return true;
-  return false;
-}
 // DIR/trace.txt, addresses relative to the lowest seen in each memory.
 inline bool write(const char *dir) {
   std::uint64_t base[6];
   for (std::uint64_t &b : base) b = ~std::uint64_t(0);
-  for (Event &e : events()) {
-    std::vector<Access> kept;
-    for (const Access &a : e.accesses)
-      if (!isLocal(a)) kept.push_back(a);
-    e.accesses = std::move(kept);
+  for (const Event &e : events())
     for (const Access &a : e.accesses)
       if (a.begin < base[a.memory]) base[a.memory] = a.begin;
-  }
   const std::string path = std::string(dir) + "/trace.txt";
   std::FILE *f = std::fopen(path.c_str(), "w");
   if (!f) return false;

@@ -183,6 +183,7 @@ TEST(PtoHarness, AChainsHarnessRunsEachTaskOnEachBlockIntoItsShares) {
       in[e] = static_cast<float>(e), out[e] = -1.0f;
     std::ofstream(dir + "/arg0.bin", std::ios::binary).write(reinterpret_cast<char *>(in), 128);
     std::ofstream(dir + "/arg1.bin", std::ios::binary).write(reinterpret_cast<char *>(out), 128);
+    std::ofstream(dir + "/poison.bin", std::ios::binary) << "\xA5\x5A\xA5\x5A";
     const CommandEnd ran =
         runCommand(limits, {dir + "/chain", dir}, dir + "/run.out", dir + "/run.err");
     ASSERT_TRUE(ran.kind == CommandEnd::Kind::Exited && ran.exitCode == 0) << ran.stderrText;
@@ -194,6 +195,12 @@ TEST(PtoHarness, AChainsHarnessRunsEachTaskOnEachBlockIntoItsShares) {
       EXPECT_EQ(v, in[e] * 2.0f + 1.0f) << harnessBugName(bug) << " element " << e;
     }
   }
+  // The tensors between tasks start as the run's poison, which it must read.
+  fs::remove(dir + "/poison.bin");
+  const CommandEnd noPoison =
+      runCommand(limits, {dir + "/chain", dir}, dir + "/run.out", dir + "/run.err");
+  EXPECT_EQ(noPoison.exitCode, kExternalExitEnvironment) << noPoison.stderrText;
+  EXPECT_NE(noPoison.stderrText.find("cannot read poison.bin"), std::string::npos);
   fs::remove_all(dir);
 }
 

@@ -773,3 +773,27 @@ TEST(PtoChains, EachPlantedHarnessBugHasItsCacheVerdict) {
     EXPECT_EQ(out.verdict, verdict) << harnessBugName(bug) << ": " << out.summary;
   }
 }
+
+// A DMA task's own TSTORE is, in the trace, the write of its block's share,
+// so the race oracle sees a chain's kernels as it sees one: a kernel whose
+// tail sync is dropped leaves that store unflushed.
+TEST(PtoChains, AChainsKernelsKeepTheRaceOracle) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const SyncBug &dropTail = kSyncBugs[2];
+  ASSERT_STREQ(dropTail.name, "drop-tail");
+  const CaseOutcome out = run(chainCase(4), withSyncBug(dropTail));
+  EXPECT_EQ(out.verdict, VerdictKind::UnflushedStore) << out.summary << "\n" << out.run.message;
+  // Unplanted, task t1's TSTOREs write its two blocks' shares of %3's
+  // tensor: disjoint runs starting on lines, together the whole of it.
+  const CaseOutcome clean = run(chainCase(4));
+  std::vector<std::pair<uint64_t, uint64_t>> shares;
+  for (const TraceEvent &e : clean.run.kernelTrace)
+    if (e.task == 1 && e.name == "TSTORE")
+      for (const MemoryAccess &a : e.accesses)
+        if (a.memory == Memory::GM && a.write)
+          shares.push_back({a.begin, a.end});
+  ASSERT_EQ(shares.size(), 2u);
+  EXPECT_EQ(shares[0].second, shares[1].first);
+  EXPECT_EQ(shares[0].first % kGmCacheLineBytes, 0u);
+  EXPECT_EQ(shares[1].second - shares[0].first, 4u * 40u * 4u);
+}

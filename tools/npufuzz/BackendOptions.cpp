@@ -156,8 +156,8 @@ bool BackendOptions::setUp(RunConfig &config) const {
                         !ptoMemcheck.empty() || !ptoasFlags.empty() || ptoNoInsertSync ||
                         ptoNoRaceOracle || !ptoHarnessBug.empty();
   if (config.backend != BackendKind::Pto && ptoFlags) {
-    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag, --pto-no-insert-sync "
-         "and --pto-no-race-oracle are for --backend pto");
+    fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag, --pto-no-insert-sync, "
+         "--pto-no-race-oracle and --pto-harness-bug are for --backend pto");
     return false;
   }
   if (torchLike) {
