@@ -9,16 +9,15 @@
 //
 // A chain's harness plays the runtime (as simpler's does on its a2a3sim):
 // each task's function runs once per block, between the trace's task
-// markers, into a stage of its own for each value it hands on (its tiles'
-// TSTORE, which the trace keeps out of GM: the stage stands for the
-// block's own memory); then the block writes its share of each such value
-// into the value's GM tensor, by DMA (a TSTORE) or by scalar stores with
-// a dcci and a dsb after them. ptoas has no scalar GM access (its
-// `store_scalar` is a plain `ptr[i] = x` no trace can see), so the stores
-// are the harness's C++, as PyPTO's are its runtime's. A share starts on a
-// cache line, as ir/Case.h asks. In the trace, a DMA task's TSTORE into its
-// stage is the DMA of the block's share into the GM tensor (TraceShim.h).
-// The GM tensors between tasks start as the run's poison, read from
+// markers, its tiles' TSTORE writing a stage of the harness's for each
+// value it hands on; then the block writes its share of each such value
+// (a run of whole elements starting on a cache line, as ir/Case.h asks)
+// into the value's GM tensor. By DMA, the trace records the kernel's own
+// TSTORE as that write (TraceShim.h); by scalar stores, the harness
+// records the stores and the dcci and dsb after them. ptoas has no scalar
+// GM access it could trace (its `store_scalar` is a plain `ptr[i] = x`),
+// so the stores are the harness's C++, as PyPTO's are its runtime's. The
+// GM tensors between tasks start as the run's poison, read from
 // DIR/poison.bin (its 4-byte pattern), as the outputs do.
 //
 //===----------------------------------------------------------------------===//
