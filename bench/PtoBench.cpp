@@ -12,8 +12,15 @@
 //       each case built alone, then the same cases built sixteen at a time
 //       ahead (as campaigns do; NPF_BATCH=N for N): time per expressed
 //       case, one core
+//   build/bin/bench_pto [count] [seed-start] --fixed
+//       what compiling kernels in process could save at most: a harness
+//       with no kernel compiled and linked by the same command (the
+//       process, the driver, mapping the precompiled prelude, the link),
+//       against each case's kernel built alone, alternated, one core
 //
 //===----------------------------------------------------------------------===//
+#include "backend/external/ExternalBackend.h"
+#include "backend/pto/PrecompiledSimulator.h"
 #include "backend/pto/PtoBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "generators/CaseGenerator.h"
@@ -64,6 +71,59 @@ int main(int argc, char **argv) {
   if (!setUpPtoToolchain(t, error)) {
     std::fprintf(stderr, "bench_pto: %s\n", error.c_str());
     return 2;
+  }
+  if (argc > 3 && std::strcmp(argv[3], "--fixed") == 0) {
+    t.memcheckShare = 0;
+    PrecompiledSimulator sim;
+    if (!precompiledSimulator(t, std::filesystem::temp_directory_path().string(), sim, error)) {
+      std::fprintf(stderr, "bench_pto: %s\n", error.c_str());
+      return 2;
+    }
+    char dir[] = "/tmp/npufuzz-bench-fixed-XXXXXX";
+    if (!::mkdtemp(dir))
+      return 2;
+    const std::string d = dir;
+    std::FILE *f = std::fopen((d + "/empty.cpp").c_str(), "w");
+    if (!f)
+      return 2;
+    std::fputs("int main() { return 0; }\n", f);
+    std::fclose(f);
+    ExternalToolchain limits;
+    limits.timeoutSeconds = 120;
+    double fixed = 0, kernels = 0;
+    uint64_t expressed = 0;
+    for (uint64_t seed = start; seed < start + count; ++seed) {
+      const Case c = generateCase(seed, ptoPolicy());
+      const RefRun ref = runReference(c);
+      std::string text, reason;
+      if (!ref.ok() || !emitPto(c, text, reason))
+        continue;
+      const BackendRun r = runPto(t, c, toTensorData(ref.inputs), 0xA5A5A5A5u);
+      if (r.codegenSeconds <= 0)
+        continue; // it did not compile
+      const auto t0 = std::chrono::steady_clock::now();
+      const CommandEnd end =
+          runCommand(limits, kernelCompileCommand(t, sim, d, d + "/empty.cpp", d + "/empty", false),
+                     d + "/cxx.out", d + "/cxx.err");
+      if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
+        std::fprintf(stderr, "bench_pto: the empty harness did not build:\n%s\n",
+                     end.stderrText.c_str());
+        return 2;
+      }
+      fixed += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      kernels += r.codegenSeconds;
+      ++expressed;
+    }
+    std::filesystem::remove_all(d);
+    if (!expressed)
+      return 2;
+    const double n = static_cast<double>(expressed);
+    std::printf("%llu kernels built alone from seed %llu, one core:\n"
+                "  a kernel:               %.0f ms\n"
+                "  an empty harness:       %.0f ms (%.0f %% of a kernel)\n",
+                static_cast<unsigned long long>(expressed), static_cast<unsigned long long>(start),
+                1000 * kernels / n, 1000 * fixed / n, 100 * fixed / kernels);
+    return 0;
   }
   if (argc > 3 && std::strcmp(argv[3], "--batch") == 0) {
     t.memcheckShare = 0; // the same binaries both ways
