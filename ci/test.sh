@@ -128,16 +128,23 @@ planted_bug() {
     { echo "npufuzz: the bug planted in $name was not reduced" >&2; echo "$report"; exit 1; }
   echo "$name: found, reduced, blamed on $pass"
 }
-# planted_chain_bug NAME VERDICT ARGS...: a campaign with a bug of seed
-# 004's planted in its kernels (ARGS say how) must give VERDICT, reduced to
-# at most two tasks.
+# planted_chain_bug NAME VERDICT ARGS...: a campaign with a cache or layout
+# bug planted (ARGS say where: a test pass, the pto harness, a ptoas
+# wrapper) must give VERDICT, reduced to at most two tasks.
 planted_chain_bug() {
   local name=$1 verdict=$2 dir="$FUZZ_DIR/chain-$1"
   shift 2
   build/bin/npufuzz fuzz -o "$dir" "$@" --jobs "$JOBS" --quiet --max-findings 1 &&
     { echo "npufuzz: the bug planted in $name was not found" >&2; exit 1; }
-  local reduced
-  reduced=$(compgen -G "$dir/findings/$verdict-*/reduced/case.npf" | head -1)
+  # By the verdict of its report (a pass's memory error is filed under the
+  # pass's root, not under its verdict's name).
+  local reduced="" f
+  for f in "$dir"/findings/*/; do
+    if grep -q "\"verdict\": \"$verdict" "$f/report.json" 2>/dev/null && [ -f "$f/reduced/case.npf" ]; then
+      reduced=$f/reduced/case.npf
+      break
+    fi
+  done
   [ -n "$reduced" ] ||
     { echo "npufuzz: the bug planted in $name was not a reduced $verdict" >&2; ls "$dir/findings" >&2; exit 1; }
   [ "$(grep -c '^task ' "$reduced")" -le 2 ] ||

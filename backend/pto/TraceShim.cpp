@@ -162,13 +162,17 @@ inline void gm(char kind, const char *name, int pipe, const void *p, std::size_t
   if (kind == 'I' || kind == 'C' || kind == 'H') e.accesses.push_back({0, at(p), at(p) + n, write});
   events().push_back(std::move(e));
 }
-// DIR/trace.txt, addresses relative to the lowest seen in each memory.
+// DIR/trace.txt, addresses relative to the lowest seen in each memory (for
+// GM, to the start of its line).
 inline bool write(const char *dir) {
   std::uint64_t base[6];
   for (std::uint64_t &b : base) b = ~std::uint64_t(0);
   for (const Event &e : events())
     for (const Access &a : e.accesses)
       if (a.begin < base[a.memory]) base[a.memory] = a.begin;
+  // GM from the line the lowest access is in, so that GM's lines (what the
+  // cache-coherency oracle models) are where they are in memory.
+  base[0] &= ~std::uint64_t(63);
   const std::string path = std::string(dir) + "/trace.txt";
   std::FILE *f = std::fopen(path.c_str(), "w");
   if (!f) return false;

@@ -6,7 +6,9 @@
 // checks it before touching memory and, on a violation, records a fault that
 // prints the descriptor and ignores every later transfer (the engine halts),
 // so a bad descriptor surfaces as a `sim-fault` verdict rather than as
-// corrupted memory.
+// corrupted memory; a transfer past the end of the scratchpad (a tile
+// placed where it does not fit) as `out-of-bounds-write` into it or
+// `out-of-bounds-read` out of it (SimFault).
 //
 // Checks, in order: a scratchpad is bound; direction is 0 (DRAM to
 // scratchpad) or 1 (scratchpad to DRAM); 1 <= rank <= 4; every size >= 1;
