@@ -33,15 +33,20 @@ template <size_t N, typename... Ps> void npfCall(void (*f)(Ps...), void **bufs, 
   npfCallWith(f, bufs, ints, std::index_sequence_for<Ps...>{});
 }
 
-static bool npfFile(const char *dir, int k, void *data, size_t size, bool write) {
+static bool npfFile(const char *dir, const char *name, void *data, size_t size, bool write) {
   char path[4096];
-  std::snprintf(path, sizeof path, "%s/arg%d.bin", dir, k);
+  std::snprintf(path, sizeof path, "%s/%s", dir, name);
   std::FILE *f = std::fopen(path, write ? "wb" : "rb");
   if (!f)
     return false;
   const size_t n = write ? std::fwrite(data, 1, size, f) : std::fread(data, 1, size, f);
   std::fclose(f);
   return n == size;
+}
+static bool npfFile(const char *dir, int k, void *data, size_t size, bool write) {
+  char name[32];
+  std::snprintf(name, sizeof name, "arg%d.bin", k);
+  return npfFile(dir, name, data, size, write);
 }
 )";
 
@@ -99,11 +104,9 @@ std::string chainRun(const KernelBuffers &b, bool trace) {
   };
   // What no task writes of what they hand on is the run's poison, as the
   // outputs' is: a later task that reads it reads what a rerun changes.
-  h << "  {\n    char path[4096];\n    std::snprintf(path, sizeof path, \"%s/poison.bin\", dir);\n"
-       "    unsigned char poison[4];\n    std::FILE *f = std::fopen(path, \"rb\");\n"
-       "    const bool read = f && std::fread(poison, 1, 4, f) == 4;\n    if (f)\n"
-       "      std::fclose(f);\n    if (!read) { std::fprintf(stderr, \"harness: cannot read "
-       "poison.bin\\n\"); return "
+  h << "  {\n    unsigned char poison[4];\n    if (!npfFile(dir, \"poison.bin\", poison, 4, "
+       "false)) "
+       "{ std::fprintf(stderr, \"harness: cannot read poison.bin\\n\"); return "
     << kExternalExitEnvironment << "; }\n";
   for (size_t g = nb; g < b.gmBytes.size(); ++g)
     h << "    for (size_t i = 0; i < sizeof npfGm" << g - nb << "; ++i)\n      npfGm" << g - nb
@@ -240,10 +243,10 @@ KernelBuffers kernelBuffers(const Case &c) {
   // (An input the case returns has two: the host's, and the output.)
   std::vector<size_t> inputGm(c.values.size(), SIZE_MAX), gmOf(c.values.size(), SIZE_MAX);
   auto addGm = [&](ValueId v, std::vector<size_t> &in) {
-    const TensorData data = TensorData::filled(c.typeOf(v), 0);
+    const TensorType &type = c.typeOf(v);
     in[v] = b.gmBytes.size();
-    b.gmBytes.push_back(data.bytes.size());
-    b.gmElementBytes.push_back(static_cast<size_t>(byteSize(c.typeOf(v).dtype)));
+    b.gmElementBytes.push_back(static_cast<size_t>(byteSize(type.dtype)));
+    b.gmBytes.push_back(static_cast<size_t>(type.numElements()) * b.gmElementBytes.back());
   };
   for (const Op &op : c.ops)
     if (op.kind == OpKind::Input)

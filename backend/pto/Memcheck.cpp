@@ -35,16 +35,12 @@ std::string mangledName(const std::string &name) {
 }
 
 /// A frame of the kernel: `npf_kernel(`, or a chain's `npf_task<N>(`, as
-/// a demangled or a mangled name.
+/// a demangled (perhaps namespaced) or a mangled name.
 bool isKernelFrame(const std::string &frame) {
-  if (frame.find("npf_kernel(") != std::string::npos || mangledName(frame) == "npf_kernel")
-    return true;
-  const std::string mangled = mangledName(frame);
-  for (const std::string &name : {mangled, frame.substr(0, frame.find('('))}) {
-    const std::string bare =
-        name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
-    if (bare.rfind("npf_task", 0) == 0 && bare.size() > 8 &&
-        bare.find_first_not_of("0123456789", 8) == std::string::npos)
+  for (std::string name : {mangledName(frame), frame.substr(0, frame.find('('))}) {
+    name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
+    if (name == "npf_kernel" || (name.rfind("npf_task", 0) == 0 && name.size() > 8 &&
+                                 name.find_first_not_of("0123456789", 8) == std::string::npos))
       return true;
   }
   return false;

@@ -33,6 +33,18 @@ std::string slurp(const std::string &path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+/// With `file` removed from `dir`, the harness `binary` there exits as the
+/// machine's failure (a file it cannot read), never the kernel's.
+void expectCannotRead(const std::string &dir, const std::string &binary, const std::string &file) {
+  fs::remove(dir + "/" + file);
+  ExternalToolchain limits;
+  limits.timeoutSeconds = 300;
+  const CommandEnd end =
+      runCommand(limits, {dir + "/" + binary, dir}, dir + "/run.out", dir + "/run.err");
+  EXPECT_EQ(end.exitCode, kExternalExitEnvironment) << end.stderrText;
+  EXPECT_NE(end.stderrText.find("cannot read " + file), std::string::npos) << end.stderrText;
+}
+
 /// A stand-in for ptoas's output with its calling convention: pointers,
 /// then the runtime valid shape. It adds the valid rows and columns of two
 /// 4x8 f32 tiles and leaves the rest of the output alone, as TSTORE does.
@@ -121,11 +133,7 @@ TEST(PtoHarness, AHarnessRunsItsKernelOnTheCasesBuffers) {
     EXPECT_EQ(slurp(dir + "/arg0.bin"), std::string(reinterpret_cast<char *>(a), 128));
   }
   // An input it cannot read is the machine's, not the kernel's.
-  fs::remove(dir + "/arg1.bin");
-  const CommandEnd missing =
-      runCommand(limits, {dir + "/single", dir}, dir + "/run.out", dir + "/run.err");
-  EXPECT_EQ(missing.exitCode, kExternalExitEnvironment) << missing.stderrText;
-  EXPECT_NE(missing.stderrText.find("cannot read arg1.bin"), std::string::npos);
+  expectCannotRead(dir, "single", "arg1.bin");
   fs::remove_all(dir);
 }
 
@@ -196,11 +204,7 @@ TEST(PtoHarness, AChainsHarnessRunsEachTaskOnEachBlockIntoItsShares) {
     }
   }
   // The tensors between tasks start as the run's poison, which it must read.
-  fs::remove(dir + "/poison.bin");
-  const CommandEnd noPoison =
-      runCommand(limits, {dir + "/chain", dir}, dir + "/run.out", dir + "/run.err");
-  EXPECT_EQ(noPoison.exitCode, kExternalExitEnvironment) << noPoison.stderrText;
-  EXPECT_NE(noPoison.stderrText.find("cannot read poison.bin"), std::string::npos);
+  expectCannotRead(dir, "chain", "poison.bin");
   fs::remove_all(dir);
 }
 
