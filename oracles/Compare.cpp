@@ -5,6 +5,7 @@
 
 #include "ir/Storage.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -55,7 +56,8 @@ Tolerance toleranceFor(DType t) {
 /// Whether `x` is zero or below the smallest normal of `t`.
 bool isSubnormalOrZero(float x, DType t) { return std::fabs(x) < smallestNormal(t); }
 
-bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0) {
+bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0,
+                 unsigned approximations = 1) {
   if (e == Exactness::Reordered) {
     // Partial sums may overflow, or meet an inf and a -inf, in one order
     // and not in another: where the terms allow that, any value is right.
@@ -87,7 +89,8 @@ bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0) 
   if (want == 0 && got == 0)
     return std::signbit(want) == std::signbit(got);
   const Tolerance tol = toleranceFor(t);
-  return std::fabs(static_cast<double>(got) - want) <= tol.atol + tol.rtol * std::fabs(want);
+  return std::fabs(static_cast<double>(got) - want) <=
+         tol.atol + tol.rtol * std::max(1u, approximations) * std::fabs(want);
 }
 } // namespace
 
@@ -127,7 +130,7 @@ bool definedOutputsDiffer(const std::vector<RefTensor> &reference, const std::ve
 }
 
 Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e,
-                         const std::vector<double> *bound) {
+                         const std::vector<double> *bound, unsigned approximations) {
   Comparison r;
   if (e == Exactness::Unstable || (e == Exactness::Reordered && !bound))
     return r;
@@ -145,7 +148,7 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
     bool same;
     if (expected.isFloat())
       same = floatsMatch(expected.f[k], got.f[k], t, e,
-                         bound ? (*bound)[static_cast<size_t>(k)] : 0.0);
+                         bound ? (*bound)[static_cast<size_t>(k)] : 0.0, approximations);
     else
       same = expected.i[k] == got.i[k];
     if (same)

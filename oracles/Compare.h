@@ -48,9 +48,11 @@ struct Comparison {
 
 /// `bound`: for a Reordered output, how far each element may be from the
 /// reference beyond the Approx tolerance (oracles/SumBound.h); a Reordered
-/// output without one is not compared.
+/// output without one is not compared. `approximations`: for an Approx
+/// output, how many approximate results' errors it compounds
+/// (approximationCounts): its relative tolerance is that many times one's.
 Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e,
-                         const std::vector<double> *bound = nullptr);
+                         const std::vector<double> *bound = nullptr, unsigned approximations = 1);
 
 /// True when some element that `reference` defines differs, byte for byte,
 /// between two runs' outputs `a` and `b` (one run's outputs against the

@@ -93,6 +93,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   model.floatSumsReassociated = run.floatSumsReassociated;
   model.productsContracted = run.productsContracted;
   const std::vector<Exactness> exactness = classifyValues(c, model);
+  const std::vector<unsigned> approximations = approximationCounts(c, exactness);
   // Reordered sums are compared against their terms, which only the
   // evaluation of every value holds.
   std::vector<RefTensor> values;
@@ -108,7 +109,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
     if (exactness[v] == Exactness::Reordered && !values.empty())
       bound = reorderedSumBound(c, values, v, model);
     j.comparisons.push_back(compareOutput(ref.outputs[k], run.outputs.at(k), exactness[v],
-                                          bound.empty() ? nullptr : &bound));
+                                          bound.empty() ? nullptr : &bound, approximations[v]));
     const Comparison &cmp = j.comparisons.back();
     if (!cmp.match && j.verdict == VerdictKind::Ok) {
       j.verdict = VerdictKind::Mismatch;

@@ -219,4 +219,20 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
   return cls;
 }
 
+std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exactness> &exactness) {
+  std::vector<unsigned> n(c.values.size(), 0);
+  for (const Op &op : c.ops) {
+    const bool product = expandBaseOp(op.kind) == OpKind::Mul;
+    unsigned in = 0;
+    for (ValueId v : op.operands)
+      in = product ? in + n[v] : std::max(in, n[v]);
+    for (ValueId r : op.results) {
+      n[r] = in;
+      if (n[r] == 0 && (isApproximateOp(op.kind) || exactness[r] == Exactness::Approx))
+        n[r] = 1;
+    }
+  }
+  return n;
+}
+
 } // namespace npufuzz

@@ -68,6 +68,16 @@ struct ExactnessModel {
 /// The exactness of every value, indexed by ValueId.
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model = {});
 
+/// How many approximate results' errors each value compounds, indexed by
+/// ValueId: relative errors add when values are multiplied, so exp(x) *
+/// exp(x) may be off by twice what exp may (a simulator's f16 exp 3 ULP
+/// off squares to 7). A transcendental's result, or any Approx value of
+/// `exactness` that no product made, counts 1; a product (mul, and the
+/// row and column expanding muls) the sum of its factors'; every other op
+/// the most of its operands'. An Approx value is compared within this many
+/// times the tolerance of one (oracles/Compare.h).
+std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exactness> &exactness);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_ORACLES_EXACTNESS_H

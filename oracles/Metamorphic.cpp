@@ -21,10 +21,12 @@ std::string firstDifference(const Case &c, const CaseOutcome &base, const Backen
   model.floatSumsReassociated = base.run.floatSumsReassociated;
   model.productsContracted = base.run.productsContracted;
   const std::vector<Exactness> exactness = classifyValues(c, model);
+  const std::vector<unsigned> approximations = approximationCounts(c, exactness);
   for (size_t k = 0; k < c.outputs.size() && k < variant.outputs.size(); ++k) {
     RefTensor expected = fromTensorData(base.run.outputs[k]);
     expected.defined = base.reference.outputs[k].defined;
-    const Comparison cmp = compareOutput(expected, variant.outputs[k], exactness[c.outputs[k]]);
+    const Comparison cmp = compareOutput(expected, variant.outputs[k], exactness[c.outputs[k]],
+                                         nullptr, approximations[c.outputs[k]]);
     if (!cmp.match) {
       if (op)
         *op = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));

@@ -58,6 +58,44 @@ TEST(Tolerance, ExpWithinTheBoundIsOk) {
                    .match);
 }
 
+// Relative errors add when values are multiplied: an f16 exp a few ULP off
+// (pto-isa's simulator's: 22.85 for 22.79) squared is off by twice that
+// (522 for 519.5, 5 ULP), which one exp's tolerance does not cover and the
+// product's, of two, does. Reduced from held-out seed 47000028.
+TEST(Tolerance, AProductOfApproximateValuesCompoundsTheirErrors) {
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : f16[4,1]\n"
+                        "%1 = exp %0 : f16[4,1]\n"
+                        "%2 = mul %1, %1 : f16[4,1]\n"
+                        "%3 = input : f16[4,1]\n"
+                        "%4 = exp %3 : f16[4,1]\n"
+                        "%5 = row_expand_mul %2, %4 : f16[4,1]\n"
+                        "%6 = add %2, %0 : f16[4,1]\n"
+                        "%7 = neg %5 : f16[4,1]\n"
+                        "%8 = mul %0, %3 : f16[4,1]\n"
+                        "return %2, %5, %6, %7, %8\n",
+                        c, err))
+      << err.format("t");
+  const std::vector<Exactness> e = classifyValues(c);
+  const std::vector<unsigned> n = approximationCounts(c, e);
+  EXPECT_EQ(n[1], 1u); // exp
+  EXPECT_EQ(n[2], 2u); // exp(x) * exp(x)
+  EXPECT_EQ(n[5], 3u); // that, times another exp
+  EXPECT_EQ(n[6], 2u); // a sum keeps its terms' most
+  EXPECT_EQ(n[7], 3u); // so does a negation
+  EXPECT_EQ(n[8], 0u); // exact factors
+  const RefTensor want = floats(DType::F16, {519.5f});
+  const TensorData got = dataOf(floats(DType::F16, {522.0f}));
+  EXPECT_FALSE(compareOutput(want, got, Exactness::Approx, nullptr, 1).match);
+  EXPECT_TRUE(compareOutput(want, got, Exactness::Approx, nullptr, n[2]).match);
+  // Twice the tolerance is still a bound: 530 is 2 % off.
+  EXPECT_FALSE(
+      compareOutput(want, dataOf(floats(DType::F16, {530.0f})), Exactness::Approx, nullptr, n[2])
+          .match);
+}
+
 TEST(Tolerance, NanMatchesNanAndSignedZerosDiffer) {
   EXPECT_TRUE(
       compareOutput(floats(DType::F32, {NAN}), dataOf(floats(DType::F32, {-NAN})), Exactness::Exact)
