@@ -79,6 +79,9 @@ build/bin/npufuzz toolchains
 PTO_FOUND=0
 build/bin/npufuzz toolchains --no-canary-case --require ptoas --require pto-isa >/dev/null 2>&1 &&
   PTO_FOUND=1
+SIMPLER_FOUND=0
+build/bin/npufuzz toolchains --no-canary-case --require ptoas --require simpler >/dev/null 2>&1 &&
+  SIMPLER_FOUND=1
 echo "== full build: all tests"
 ctest --test-dir build --output-on-failure -j "$JOBS"
 echo "== real PyTorch: a campaign through --backend torch ($("$TORCH_PYTHON" -c 'import torch; print("torch", torch.__version__)'))"
@@ -197,6 +200,17 @@ if [ "$PTO_FOUND" = 1 ]; then
     --ptoas tests/integrations/pto/ub_overflow_ptoas.sh --max-cases 100 --seed-start 500000
 else
   echo "== pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"
+fi
+if [ "$SIMPLER_FOUND" = 1 ]; then
+  echo "== the user's simpler: ptoas's kernels as tasks of its runtime (--backend simpler)"
+  # About 6 s a case (simpler builds a kernel per task); a new signature
+  # fails it, as for pto.
+  build/bin/npufuzz fuzz -o "$FUZZ_DIR/simpler" --backend simpler --max-cases 20 --jobs "$JOBS" \
+    --no-reduce --quiet
+  build/bin/npufuzz report "$FUZZ_DIR/simpler" -o "$FUZZ_DIR/simpler-report" \
+    --known ci/known-signatures.txt
+else
+  echo "== simpler campaign: skipped (no simpler and ptoas found; docs/toolchains.md#simpler)"
 fi
 echo "== Inductor and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
 build/bin/npufuzz replay corpus/upstream/inductor --backend inductor

@@ -1,6 +1,7 @@
 //===- driver/Campaign.cpp - Fuzz campaigns --------------------------------===//
 #include "driver/Campaign.h"
 #include "driver/JsonFile.h"
+#include "ir/Elapsed.h"
 
 #include "driver/CaseTask.h"
 #include "driver/DirectoryLock.h"
@@ -65,10 +66,6 @@ volatile std::sig_atomic_t stopRequested = 0;
 void onSigint(int) { stopRequested = 1; }
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 /// Whether this build reads the format of `o`, campaign.json's or
 /// state.json's (format 1: before the field was written); a newer one may
 /// mean what this build cannot know. Otherwise `error` says so.
@@ -628,7 +625,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   auto progress = [&](bool final) {
     if (!options.progress)
       return;
-    const double secs = since(start);
+    const double secs = secondsSince(start);
     std::ostringstream line;
     // This run's counts only, also in the final line after a resume.
     line << "\r[npufuzz] " << result.cases << " cases  " << std::fixed << std::setprecision(1)
@@ -924,7 +921,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   for (;;) {
     const bool mayLaunch = !stopRequested && !stopping &&
                            (!options.maxCases || launched < options.maxCases) &&
-                           (options.maxSeconds <= 0 || since(start) < options.maxSeconds);
+                           (options.maxSeconds <= 0 || secondsSince(start) < options.maxSeconds);
     // Batches are built ahead even while every worker is busy.
     if (batch > 1 && mayLaunch)
       startBuilds(nextIndex);
@@ -1058,10 +1055,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       }
       running.erase(running.begin() + i);
     }
-    if (since(lastReport) >= 1.0) {
+    if (secondsSince(lastReport) >= 1.0) {
       lastReport = Clock::now();
       progress(false);
-      saveState(since(start));
+      saveState(secondsSince(start));
     }
   }
   workers.clear(); // idle processes hold memory the reducer can use
@@ -1101,7 +1098,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   }
   fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.
-  saveState(since(start));
+  saveState(secondsSince(start));
   // Reduce every signature not yet reduced, unless stopped: each one's
   // first case, into findings/<id>/reduced/. That includes signatures
   // first seen by an earlier run that was killed or interrupted before it
@@ -1147,7 +1144,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   }
   std::signal(SIGINT, previousHandler);
   result.interrupted = stopRequested != 0;
-  result.seconds = since(start);
+  result.seconds = secondsSince(start);
   result.generalizeSeconds = generalizeCost.seconds;
   result.generalizeTests = generalizeCost.tests;
   result.totalSeconds = state.totalSeconds + result.seconds;

@@ -1,5 +1,6 @@
 //===- driver/Sweep.cpp - Generate and reference-run a batch of seeds -----===//
 #include "driver/Sweep.h"
+#include "ir/Elapsed.h"
 
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
@@ -15,9 +16,6 @@ namespace npufuzz {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double secondsSince(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 } // namespace
 
 SweepResult runSweep(const SweepOptions &options) {

@@ -1,6 +1,7 @@
 //===- driver/ToolchainSurvey.cpp - What `npufuzz toolchains` shows -------===//
 #include "driver/ToolchainSurvey.h"
 
+#include "backend/pto/SimplerBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
@@ -28,6 +29,9 @@ BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
   case ToolchainKind::MlirRunner:
     needs = {ToolchainKind::MlirOpt, ToolchainKind::MlirRunner};
     return BackendKind::MlirTools;
+  case ToolchainKind::Simpler:
+    needs = {ToolchainKind::Simpler, ToolchainKind::Ptoas};
+    return BackendKind::Simpler;
   }
   return BackendKind::MlirJit;
 }
@@ -46,6 +50,15 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
     config.pto.ptoIsa = path(ToolchainKind::PtoIsa);
     config.pto.memcheckShare = 0;
     if (!checkPtoToolchain(config.pto, error))
+      return "not run: " + error;
+    break;
+  case BackendKind::Simpler:
+    config.pto.ptoas = path(ToolchainKind::Ptoas);
+    config.pto.simplerPython = path(ToolchainKind::Simpler);
+    config.pto.simplerAdapter = defaultSimplerAdapter();
+    config.pto.raceTrace = false;
+    config.pto.memcheckShare = 0;
+    if (!checkSimplerToolchain(config.pto, error))
       return "not run: " + error;
     break;
   case BackendKind::Torch:

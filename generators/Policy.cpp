@@ -379,7 +379,8 @@ pattern_rate = 0.4
 }
 
 Policy defaultPolicyFor(std::string_view backend) {
-  if (backend == "pto")
+  // simpler runs the kernels pto does.
+  if (backend == "pto" || backend == "simpler")
     return ptoPolicy();
   if (backend == "inductor")
     return inductorPolicy();

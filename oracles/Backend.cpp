@@ -3,6 +3,7 @@
 
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
+#include "backend/pto/SimplerBackend.h"
 #include "oracles/Exactness.h"
 #include "oracles/RunConfig.h"
 
@@ -89,6 +90,22 @@ public:
 private:
   PtoToolchain t;
 };
+
+/// ptoas, then each task on simpler's runtime. Each case builds its own
+/// kernels with simpler's compiler: there is no batch to share.
+class SimplerToolchainBackend : public Backend {
+public:
+  explicit SimplerToolchainBackend(const PtoToolchain &t) : t(t) {}
+  BackendRun run(const KernelRun &k) const override {
+    return runSimpler(t, k.c, k.inputs, k.poison);
+  }
+  std::map<std::string, std::string> programs(const Case &c) const override {
+    return simplerPrograms(t, c);
+  }
+
+private:
+  PtoToolchain t;
+};
 } // namespace
 
 std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
@@ -111,6 +128,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
     return std::make_unique<CommandBackend>(cmd, freedoms);
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
+  case BackendKind::Simpler: return std::make_unique<SimplerToolchainBackend>(config.pto);
   }
   return nullptr; // unreachable: the switch covers Backends.def
 }

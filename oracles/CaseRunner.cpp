@@ -1,5 +1,6 @@
 //===- oracles/CaseRunner.cpp - Run one case against the reference ---------===//
 #include "oracles/CaseRunner.h"
+#include "ir/Elapsed.h"
 
 #include "backend/mlir/Pipelines.h"
 #include "ir/Storage.h"
@@ -15,10 +16,6 @@ namespace npufuzz {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 } // namespace
 
 BackendRun executeKernel(const RunConfig &config, MlirJit &jit, const MlirKernel &kernel,
@@ -37,7 +34,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
   auto t0 = Clock::now();
   out.reference = runReference(c);
   const RefRun &ref = out.reference;
-  out.referenceSeconds = since(t0);
+  out.referenceSeconds = secondsSince(t0);
   if (!ref.ok()) {
     out.verdict = VerdictKind::ReferenceError;
     out.summary = ref.error;
@@ -62,7 +59,7 @@ CaseOutcome runCase(const Case &c, MlirJit &jit, const RunConfig &config) {
     out.run.status = BackendRun::Status::Unsupported;
     return out;
   }
-  const double emitSeconds = since(t0);
+  const double emitSeconds = secondsSince(t0);
 
   const std::vector<TensorData> inputs = toTensorData(ref.inputs);
   const std::vector<TensorType> outputTypes = c.outputTypes();

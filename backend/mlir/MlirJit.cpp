@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
+#include "ir/Elapsed.h"
 
 #include "backend/mlir/BoundsCheckPass.h"
 #include "backend/mlir/IrFeedback.h"
@@ -59,10 +60,6 @@ namespace npufuzz {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
 /// Recreating the context bounds the memory held by uniqued attributes.
 constexpr unsigned kRunsPerContext = 512;
 /// Clears the running-stage mark when a run of passes ends. A pass's mark
@@ -615,7 +612,7 @@ struct MlirJit::Impl {
       else
         reusable = false;
     }
-    r.codegenSeconds = since(t0);
+    r.codegenSeconds = secondsSince(t0);
     last = {reusable ? key : std::string(), fn, jit->generation(), r.passWarnings,
             std::move(globals)};
 
@@ -655,7 +652,7 @@ struct MlirJit::Impl {
     paintStack(kPaintedStackBytes);
     const std::optional<BoundsFault> stopped = callKernelChecked(fn, packed.data());
     clearRunningStage();
-    r.executeSeconds += since(t0);
+    r.executeSeconds += secondsSince(t0);
     std::optional<RedzoneFault> fault = endKernelHeap();
     for (size_t i = 0; i < args.size(); ++i) {
       if (!guards[i])
@@ -711,7 +708,7 @@ BackendRun MlirJit::verifyPipeline(const std::string &text,
   auto module = impl().parse(text, r);
   if (module)
     impl().runStepwise(*module, elements, r);
-  r.passSeconds = since(t0);
+  r.passSeconds = secondsSince(t0);
   return r;
 }
 
@@ -1038,7 +1035,7 @@ BackendRun MlirJit::executeEach(const std::string &text, const std::vector<std::
   if (!impl().runPipeline(module, text, withBoundsCheck(elements, options),
                           options.locateFailingPass, r))
     return r;
-  r.passSeconds = since(t0);
+  r.passSeconds = secondsSince(t0);
   std::vector<std::vector<CallArg>> args(bufferSets.size());
   std::vector<std::vector<CallArg> *> sets;
   for (size_t s = 0; s < bufferSets.size(); ++s) {
@@ -1072,7 +1069,7 @@ BackendRun MlirJit::run(const MlirKernel &kernel, const std::vector<std::string>
                             options.recordIrCoverage, options.verifyTrustedElements,
                             options.recordIrCoverage && options.recordFeedback))
       return r;
-    r.passSeconds = since(t0);
+    r.passSeconds = secondsSince(t0);
   }
 
   // Arguments in parameter order: a buffer per memref, a value per index.

@@ -32,7 +32,9 @@ template <size_t N, typename... Ps> void npfCall(void (*f)(Ps...), void **bufs, 
   static_assert(sizeof...(Ps) == N, "the kernel's parameters are not the case's");
   npfCallWith(f, bufs, ints, std::index_sequence_for<Ps...>{});
 }
+)";
 
+const char *kFiles = R"(
 static bool npfFile(const char *dir, const char *name, void *data, size_t size, bool write) {
   char path[4096];
   std::snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -183,7 +185,7 @@ std::string chainBuffers(const KernelBuffers &b, bool trace) {
 std::string runner(const KernelBuffers &b, bool trace) {
   const size_t n = b.bytes.size() + b.ints.size();
   std::ostringstream h;
-  h << kCall;
+  h << kCall << kFiles;
   for (size_t k = 0; k < b.bytes.size(); ++k)
     h << "alignas(64) static unsigned char npfBuf" << k << "[" << std::max<size_t>(1, b.bytes[k])
       << "];\n";
@@ -221,6 +223,9 @@ std::string runner(const KernelBuffers &b, bool trace) {
   return h.str();
 }
 } // namespace
+
+const char *kernelCallSource() { return kCall; }
+const char *blockShareSource() { return kShare; }
 
 KernelBuffers kernelBuffers(const Case &c) {
   KernelBuffers b;

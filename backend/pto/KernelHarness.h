@@ -80,6 +80,19 @@ struct KernelBuffers {
 /// runs both orders and a case always runs one.
 KernelBuffers kernelBuffers(const Case &c);
 
+/// C++ that both runtimes npufuzz writes for ptoas's kernels share (this
+/// harness, and simpler's task wrappers, SimplerSources.h):
+/// `npfCall<N>(&f, void **bufs, const int64_t *ints)` calls a kernel with
+/// each pointer and int as its parameter's type;
+const char *kernelCallSource();
+/// `npfShareRange(bytes, elem, blocks, blk, lo, hi)`, the elements of a
+/// block's share, and `npfShare(gm, stage, bytes, elem, blocks, blk,
+/// scalar)`, which writes it, marking its GM events with
+/// `NPF_GM(kind, name, pipe, ptr, bytes, write)` (I: the scalar stores, C:
+/// the dcci of their lines, D: the dsb). It needs `npfBug` (a HarnessBug),
+/// NPF_LINE_BYTES, NPF_PIPE_S and NPF_GM defined.
+const char *blockShareSource();
+
 /// One kernel, included as kernel.cpp: `binary DIR`. With `trace`, the
 /// kernel records its pipe trace into DIR/trace.txt (backend/pto/TraceShim.h).
 std::string singleHarness(const KernelBuffers &b, bool trace);

@@ -1,10 +1,12 @@
 //===- backend/pto/PtoBackend.cpp - ptoas + the pto-isa CPU simulator -----===//
 #include "backend/pto/PtoBackend.h"
+#include "ir/Elapsed.h"
 
 #include "backend/KernelTrace.h"
 #include "backend/emit/PtoEmitter.h"
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
+#include "backend/pto/CaseDir.h"
 #include "backend/pto/KernelHarness.h"
 #include "backend/pto/Memcheck.h"
 #include "backend/pto/PrecompiledSimulator.h"
@@ -29,10 +31,6 @@ namespace npufuzz {
 namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
 
 bool writeBytes(const std::string &path, const void *data, size_t size) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -79,62 +77,10 @@ bool checkPtoToolchain(const PtoToolchain &t, std::string &error) {
 }
 
 namespace {
-/// A case directory under the toolchain's work directory, and what ends a
-/// run in it: paths made machine-independent in the message, the directory
-/// removed unless kept.
-/// Where a toolchain's directories go: its work directory, else the
-/// system's temporary directory.
-fs::path workParent(const PtoToolchain &t) {
-  std::error_code ec;
-  return t.workDir.empty() ? fs::temp_directory_path(ec) : fs::path(t.workDir);
-}
-
-class CaseDir {
-public:
-  /// Under `under`, else the toolchain's work directory, else the system's
-  /// temporary directory.
-  explicit CaseDir(const PtoToolchain &t, const std::string &under = "")
-      : ptoIsa(t.ptoIsa), keep(t.keepCaseDir) {
-    const fs::path parent = under.empty() ? workParent(t) : fs::path(under);
-    std::string pattern = (parent / "npufuzz-pto-XXXXXX").string();
-    if (!parent.empty() && ::mkdtemp(pattern.data()))
-      dir = pattern;
-  }
-  ~CaseDir() {
-    std::error_code ec;
-    if (!dir.empty() && !keep)
-      fs::remove_all(dir, ec);
-  }
-  bool made() const { return !dir.empty(); }
-  std::string file(const std::string &name) const { return dir + "/" + name; }
-  const std::string &path() const { return dir; }
-
-  /// Paths differ from run to run and machine to machine; signatures must
-  /// not: files are named by what they are.
-  BackendRun &finish(BackendRun &r) const {
-    auto replaceAll = [&](const std::string &from, const std::string &to) {
-      for (size_t at = r.message.find(from); !from.empty() && at != std::string::npos;
-           at = r.message.find(from, at + to.size()))
-        r.message.replace(at, from.size(), to);
-    };
-    replaceAll(dir + "/", "");
-    replaceAll(fs::path(ptoIsa).lexically_normal().string() + "/", "pto-isa/");
-    replaceAll(ptoIsa + "/", "pto-isa/");
-    return r;
-  }
-
-private:
-  // Copies, not the toolchain: a case's build (PtoBuilds) outlives the
-  // backend object that made it.
-  std::string ptoIsa;
-  bool keep;
-  std::string dir;
-};
-
 /// The status of a file in `dir` that could not be written; false.
-bool cannotWrite(const CaseDir &dir, BackendRun &r) {
+bool cannotWrite(const std::string &dir, BackendRun &r) {
   r.status = BackendRun::Status::EnvironmentError;
-  r.message = "cannot write into " + dir.path() +
+  r.message = "cannot write into " + dir +
               " (a full disk? set TMPDIR to a writable "
               "directory)";
   return false;
@@ -230,13 +176,13 @@ bool compileSingle(const PtoToolchain &t, const CaseDir &dir, const KernelBuffer
                      untracedOps(cpp).empty();
   const std::string h = singleHarness(b, trace);
   if (!writeBytes(dir.file("harness.cpp"), h.data(), h.size()))
-    return cannotWrite(dir, r);
+    return cannotWrite(dir.path(), r);
   const CommandEnd end =
       runCommand(stageLimits(t),
                  kernelCompileCommand(t, sim, dir.path(), dir.file("harness.cpp"),
                                       dir.file("kernel"), memcheck),
                  dir.file("cxx.out"), dir.file("cxx.err"));
-  r.codegenSeconds = since(t0);
+  r.codegenSeconds = secondsSince(t0);
   if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
     return true;
   if (end.kind == CommandEnd::Kind::Exited &&
@@ -285,7 +231,7 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   fillPattern(pattern, sizeof pattern, poison);
   written &= writeBytes(dir.file("poison.bin"), pattern, sizeof pattern);
   if (!written) {
-    cannotWrite(dir, r);
+    cannotWrite(dir.path(), r);
     return;
   }
   std::vector<std::string> argv = {binary, dir.path()};
@@ -296,7 +242,7 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
     argv.insert(argv.begin(), prefix.begin(), prefix.end());
   }
   const CommandEnd end = runCommand(stageLimits(t), argv, dir.file("run.out"), dir.file("run.err"));
-  r.executeSeconds = since(t0);
+  r.executeSeconds = secondsSince(t0);
   if (memcheck && end.kind == CommandEnd::Kind::Exited && end.exitCode == kMemcheckErrorStatus) {
     r.status = Status::UninitializedRead;
     r.message = memcheckHeadline(end.stderrText) + "\n" + end.stderrText;
@@ -356,19 +302,21 @@ bool ptoText(const Case &c, std::string &text, std::string &reason) {
 }
 
 /// ptoas: dir/kernel.pto to dir/kernel.cpp; false with `r` saying why.
-bool assemble(const PtoToolchain &t, const CaseDir &dir, const std::string &text, BackendRun &r) {
+bool assemble(const PtoToolchain &t, const std::string &dirPath, const std::string &text,
+              BackendRun &r) {
   const auto t0 = Clock::now();
-  if (!writeBytes(dir.file("kernel.pto"), text.data(), text.size()))
-    return cannotWrite(dir, r);
+  const fs::path dir(dirPath);
+  const auto file = [&](const char *name) { return (dir / name).string(); };
+  if (!writeBytes(file("kernel.pto"), text.data(), text.size()))
+    return cannotWrite(dirPath, r);
   std::vector<std::string> argv = {t.ptoas, "--pto-arch=" + t.arch};
   if (t.insertSync && std::find(t.ptoasFlags.begin(), t.ptoasFlags.end(), "--enable-insert-sync") ==
                           t.ptoasFlags.end())
     argv.push_back("--enable-insert-sync");
   argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
-  argv.insert(argv.end(), {dir.file("kernel.pto"), "-o", dir.file("kernel.cpp")});
-  const CommandEnd end =
-      runCommand(stageLimits(t), argv, dir.file("ptoas.out"), dir.file("ptoas.err"));
-  r.passSeconds = since(t0);
+  argv.insert(argv.end(), {file("kernel.pto"), "-o", file("kernel.cpp")});
+  const CommandEnd end = runCommand(stageLimits(t), argv, file("ptoas.out"), file("ptoas.err"));
+  r.passSeconds = secondsSince(t0);
   if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
     return true;
   r.status = classifyEnd(end, r.message);
@@ -389,7 +337,7 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
                         const std::vector<TensorType> &outputTypes,
                         const std::vector<int64_t> &validShapes, uint32_t poison, bool memcheck) {
   BackendRun r;
-  CaseDir dir(t);
+  CaseDir dir(t, "npufuzz-pto");
   if (!dir.made()) {
     r.status = BackendRun::Status::EnvironmentError;
     r.message = "cannot create a case directory for the pto simulator (set TMPDIR to a writable "
@@ -407,7 +355,7 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
   }
   b.ints = validShapes;
   if (!writeBytes(dir.file("kernel.cpp"), kernelCpp.data(), kernelCpp.size())) {
-    cannotWrite(dir, r);
+    cannotWrite(dir.path(), r);
     return dir.finish(r);
   }
   if (compileSingle(t, dir, b, memcheck, r))
@@ -424,12 +372,12 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     r.status = BackendRun::Status::Unsupported;
     return r;
   }
-  r.emitSeconds = since(t0);
+  r.emitSeconds = secondsSince(t0);
   KernelBuffers buffers = kernelBuffers(c);
   buffers.bug = t.harnessBug;
   const bool memcheck = memcheckChosen(t, text);
   const std::string key = buildKey(t, text, buffers, memcheck);
-  auto dir = std::make_unique<CaseDir>(t);
+  auto dir = std::make_unique<CaseDir>(t, "npufuzz-pto");
   if (!dir->made()) {
     r.status = BackendRun::Status::EnvironmentError;
     r.message = "cannot create a case directory for ptoas (set TMPDIR to a writable directory)";
@@ -446,7 +394,7 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
       binary.clear(), index.clear(); // not a usable entry: build alone
   }
   if (binary.empty()) {
-    if (!assemble(t, *dir, text, r) || !compileSingle(t, *dir, buffers, memcheck, r))
+    if (!assemble(t, dir->path(), text, r) || !compileSingle(t, *dir, buffers, memcheck, r))
       return dir->finish(r);
     binary = dir->file("kernel");
   }
@@ -490,10 +438,10 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
       continue;
     // Scratch under the batch directory, which the campaign removes: a
     // build child killed at the end of a run leaves nothing elsewhere.
-    CaseDir one(t, t.batchDir);
+    CaseDir one(t, "npufuzz-pto", t.batchDir);
     BackendRun r;
     std::string error;
-    if (!one.made() || !assemble(t, one, text, r) ||
+    if (!one.made() || !assemble(t, one.path(), text, r) ||
         !readFileBytes(one.file("kernel.cpp"), k.cpp, error) ||
         (t.raceTrace && !untracedOps(k.cpp).empty()))
       continue; // the case's own run reports it, or builds it without the trace
@@ -508,7 +456,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
   // errors point into its kK.cpp, so it is left to build alone, and the rest
   // compile again.
   for (int attempt = 0; attempt < 3 && !kernels.empty(); ++attempt) {
-    CaseDir batch(t, t.batchDir);
+    CaseDir batch(t, "npufuzz-pto", t.batchDir);
     if (!batch.made())
       return 0;
     std::vector<KernelBuffers> buffers;
@@ -556,15 +504,24 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
   return 0;
 }
 
+bool assemblePto(const PtoToolchain &t, const Case &c, const std::string &dir, BackendRun &r) {
+  std::string text;
+  if (!ptoText(c, text, r.message)) {
+    r.status = BackendRun::Status::Unsupported;
+    return false;
+  }
+  return assemble(t, dir, text, r);
+}
+
 std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case &c) {
   std::map<std::string, std::string> files;
   std::string text, reason, error;
   if (!ptoText(c, text, reason))
     return files;
   files["kernel.pto"] = text;
-  CaseDir dir(t);
+  CaseDir dir(t, "npufuzz-pto");
   BackendRun r;
-  if (!dir.made() || !assemble(t, dir, text, r))
+  if (!dir.made() || !assemble(t, dir.path(), text, r))
     return files;
   std::string cpp;
   if (readFileBytes(dir.file("kernel.cpp"), cpp, error))

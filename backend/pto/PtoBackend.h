@@ -76,6 +76,12 @@ struct PtoToolchain {
   /// A cache bug planted in a chain's harness (backend/pto/KernelHarness.h),
   /// for testing the cache-coherency oracle on the real toolchain.
   HarnessBug harnessBug = HarnessBug::None;
+  /// --backend simpler (SimplerBackend.h): a Python that imports simpler,
+  /// the adapter it runs, and its limit a case, which builds a kernel per
+  /// task and the orchestration with simpler's compiler (a few seconds
+  /// each).
+  std::string simplerPython, simplerAdapter;
+  unsigned simplerTimeoutSeconds = 300;
 };
 
 /// Checks what the backend needs besides ptoas and pto-isa, which
@@ -100,6 +106,11 @@ BackendRun runPtoKernel(const PtoToolchain &t, const std::string &kernelCpp,
 /// how many. A batch that does not compile files nothing: each of its cases
 /// then builds alone and gets its own verdict.
 unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases);
+
+/// ptoas's C++ for `c`, as runPto makes it: DIR/kernel.pto through ptoas
+/// into DIR/kernel.cpp. False with `r` saying why: unsupported (PTO cannot
+/// express the case), compile-error (ptoas rejects it), crashed.
+bool assemblePto(const PtoToolchain &t, const Case &c, const std::string &dir, BackendRun &r);
 
 /// What a finding keeps: kernel.pto and ptoas's kernel.cpp (what of them
 /// exists for `c`).

@@ -4,6 +4,7 @@
 #include "backend/external/CommandProcess.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/pto/PtoBackend.h"
+#include "backend/pto/SimplerBackend.h"
 #include "backend/toolchains/Canary.h"
 
 #include <cstdlib>
@@ -26,6 +27,13 @@ bool setUpPtoToolchain(PtoToolchain &t, std::string &error) {
   // pto-isa first: a look at its headers costs nothing, ptoas's canary a run.
   return findInto(ToolchainKind::PtoIsa, t.ptoIsa, error) &&
          findInto(ToolchainKind::Ptoas, t.ptoas, error) && checkPtoToolchain(t, error);
+}
+
+bool setUpSimplerToolchain(PtoToolchain &t, std::string &error) {
+  if (t.simplerAdapter.empty())
+    t.simplerAdapter = defaultSimplerAdapter();
+  return findInto(ToolchainKind::Simpler, t.simplerPython, error) &&
+         findInto(ToolchainKind::Ptoas, t.ptoas, error) && checkSimplerToolchain(t, error);
 }
 
 bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &runner,

@@ -21,6 +21,11 @@ struct MlirTool;
 /// the backend needs (its compiler, valgrind, the arch) is checked.
 bool setUpPtoToolchain(PtoToolchain &t, std::string &error);
 
+/// --backend simpler: `t.simplerPython` and `t.ptoas` hold their flags'
+/// values and become the toolchains found; the adapter is the default
+/// unless set.
+bool setUpSimplerToolchain(PtoToolchain &t, std::string &error);
+
 /// --backend mlir-tools: `opt` and `runner` are their flags' values.
 bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &runner,
                     std::string &error);

@@ -194,6 +194,29 @@ void ireeRuntimeCanary(const Scratch &s, const std::string &python, CanaryResult
                "iree.runtime and numpy", "iree.runtime", 60, r);
 }
 
+/// simpler as --backend simpler drives it (tools/adapters/simpler_run.py):
+/// its Worker and KernelCompiler import, its a2a3sim runtime is built, and
+/// its pinned pto-isa is checked out beside it (simpler clones it from
+/// GitHub on first use, which a machine without that network cannot).
+void simplerCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  pythonCanary(s, python,
+               "import os, importlib.metadata as m\n"
+               "os.environ.setdefault('KMP_DUPLICATE_LIB_OK', 'TRUE')\n"
+               "import numpy, simpler.worker, simpler_setup.kernel_compiler as kc\n"
+               "from simpler_setup.environment import PROJECT_ROOT\n"
+               "from simpler_setup.pto_isa import read_pto_isa_pin\n"
+               "isa = PROJECT_ROOT / 'build' / 'pto-isa' / 'include' / 'pto' / 'pto-inst.hpp'\n"
+               "assert isa.is_file(), 'no pto-isa checkout at build/pto-isa: run simpler once "
+               "online, or check its pin out there'\n"
+               "import shutil\n"
+               "assert shutil.which('g++-15'), 'simpler builds sim kernels with g++-15, and PATH "
+               "has none'\n"
+               "kc.KernelCompiler(platform='a2a3sim')\n"
+               "print('simpler', m.version('simpler'), 'pto-isa', read_pto_isa_pin()[:7], "
+               "'numpy', numpy.__version__)",
+               "simpler with its a2a3sim runtime", "simpler", 120, r);
+}
+
 /// An MLIR tool's `--version` names the LLVM it is built on: into
 /// r.version, or false with r.error.
 bool llvmVersion(const Scratch &s, const std::string &path, CanaryResult &r) {
@@ -267,6 +290,7 @@ CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
     case ToolchainKind::IreeRuntime: ireeRuntimeCanary(scratch, path, r); break;
     case ToolchainKind::MlirOpt: mlirOptCanary(scratch, path, r); break;
     case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
+    case ToolchainKind::Simpler: simplerCanary(scratch, path, r); break;
     }
   }
   if (!r.passed)

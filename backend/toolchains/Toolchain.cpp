@@ -32,6 +32,7 @@ const char *markerHeader(ToolchainKind kind) {
   case ToolchainKind::IreeCompile:
   case ToolchainKind::IreeRuntime:
   case ToolchainKind::MlirOpt:
+  case ToolchainKind::Simpler:
   case ToolchainKind::MlirRunner: return "";
   }
   return "";
@@ -59,6 +60,9 @@ std::vector<std::string> usualPlaces(ToolchainKind kind) {
   case ToolchainKind::IreeRuntime: return {cacheDir() + "/iree-3.13.0/bin/python"};
   case ToolchainKind::MlirOpt: return {"mlir-opt-22", "/usr/lib/llvm-22/bin/mlir-opt"};
   case ToolchainKind::MlirRunner: return {"mlir-runner-22", "/usr/lib/llvm-22/bin/mlir-runner"};
+  // simpler is built from its repository into a virtual environment of the
+  // user's: no place is usual, so it is found where the user says.
+  case ToolchainKind::Simpler: return {};
   }
   return {};
 }
@@ -230,8 +234,9 @@ bool locateToolchain(ToolchainKind kind, const std::string &given, const Toolcha
   }
   error = std::string(info.name) + " (" + info.description + ") not found: give " + info.flag +
           ", set $" + info.env + ", or name \"" + info.name + "\" in " +
-          (config.file.empty() ? toolchainConfigPath() : config.file) + " (looked in " + looked +
-          "); " + toolchainHelp(kind);
+          (config.file.empty() ? toolchainConfigPath() : config.file) +
+          (looked.empty() ? " (it has no usual place); " : " (looked in " + looked + "); ") +
+          toolchainHelp(kind);
   return false;
 }
 

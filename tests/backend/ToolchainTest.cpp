@@ -185,6 +185,10 @@ TEST_F(Toolchains, CanariesRefuseWhatIsNotTheTool) {
   ASSERT_TRUE(locateToolchain(ToolchainKind::MlirOpt, "", none, opt, error)) << error;
   for (const ToolchainKind k : {ToolchainKind::MlirRunner, ToolchainKind::Ptoas})
     EXPECT_FALSE(runCanary(k, opt.path).passed) << toolchainInfo(k).name;
+  // Debian's Python runs, and has no simpler.
+  const CanaryResult python = runCanary(ToolchainKind::Simpler, "/usr/bin/python3");
+  EXPECT_FALSE(python.passed);
+  EXPECT_NE(python.error.find("cannot import simpler"), std::string::npos) << python.error;
 }
 
 // Debian's MLIR 22 tools, which ci/install-deps.sh installs, pass theirs.

@@ -23,6 +23,7 @@
 #include "oracles/OpBlame.h"
 #include "reference/Executor.h"
 #include "tests/TestSupport.h"
+#include "tests/integrations/ToolchainsFound.h"
 
 #include <gtest/gtest.h>
 
@@ -39,22 +40,10 @@ using namespace npufuzz;
 namespace {
 using npufuzz::testing::parseOrFail;
 
-/// Why there is no PTO toolchain on this machine, in discovery's words;
-/// empty when one was found. One that was named but is broken is not
-/// skipped: its tests fail, saying why.
+/// Why there is no PTO toolchain on this machine; empty when one was found.
 const std::string &ptoUnavailable() {
-  static const std::string why = [] {
-    ToolchainConfig config;
-    std::string error;
-    if (!loadToolchainConfig(config, error))
-      return std::string();
-    for (const ToolchainKind k : {ToolchainKind::PtoIsa, ToolchainKind::Ptoas}) {
-      LocatedToolchain found;
-      if (!locateToolchain(k, "", config, found, error) && found.source.empty())
-        return error;
-    }
-    return std::string();
-  }();
+  static const std::string why =
+      npufuzz::testing::toolchainsMissing({ToolchainKind::PtoIsa, ToolchainKind::Ptoas});
   return why;
 }
 

@@ -22,7 +22,8 @@ namespace npufuzz::tool {
 
 BackendOptions::BackendOptions(cl::SubCommand &sub)
     : name("backend",
-           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor, iree or pto"),
+           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor, iree, pto or "
+                    "simpler"),
            cl::init("mlir-jit"), cl::sub(sub), cl::cat(category())),
       cmd("cmd",
           cl::desc("Command for --backend external (one quoted string, split like a shell "
@@ -68,6 +69,10 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                  cl::desc("Python with IREE's runtime for --backend iree (default: discovered, "
                           "docs/toolchains.md)"),
                  cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      simplerPython("simpler-python",
+                    cl::desc("Python that imports simpler for --backend simpler (default: "
+                             "discovered, docs/toolchains.md)"),
+                    cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       switchOff("switch-off",
                 cl::desc("Turn an optimisation of --backend inductor or iree off (repeatable; "
                          "the names are in docs/ml-compilers.md)"),
@@ -152,12 +157,24 @@ bool BackendOptions::setUp(RunConfig &config) const {
     fail("--python is for --backend torch and inductor");
     return false;
   }
-  const bool ptoFlags = !ptoas.empty() || !ptoIsa.empty() || !ptoArch.empty() ||
-                        !ptoMemcheck.empty() || !ptoasFlags.empty() || ptoNoInsertSync ||
-                        ptoNoRaceOracle || !ptoHarnessBug.empty();
-  if (config.backend != BackendKind::Pto && ptoFlags) {
+  // What simpler shares with pto: ptoas, and how it runs.
+  const bool ptoasFlagsGiven =
+      !ptoas.empty() || !ptoArch.empty() || !ptoasFlags.empty() || ptoNoInsertSync;
+  const bool ptoFlags =
+      !ptoIsa.empty() || !ptoMemcheck.empty() || ptoNoRaceOracle || !ptoHarnessBug.empty();
+  if (config.backend != BackendKind::Pto && config.backend != BackendKind::Simpler &&
+      (ptoFlags || ptoasFlagsGiven)) {
     fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag, --pto-no-insert-sync, "
          "--pto-no-race-oracle and --pto-harness-bug are for --backend pto");
+    return false;
+  }
+  if (config.backend == BackendKind::Simpler && ptoFlags) {
+    fail("--pto-isa, --pto-memcheck, --pto-no-race-oracle and --pto-harness-bug are for "
+         "--backend pto: simpler brings its own pto-isa, and has no trace");
+    return false;
+  }
+  if (config.backend != BackendKind::Simpler && !simplerPython.empty()) {
+    fail("--simpler-python is for --backend simpler");
     return false;
   }
   if (torchLike) {
@@ -193,6 +210,20 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     if (!readKnownSignatures(known, config.knownSignatures, error)) {
       fail("--known: " + error);
+      return false;
+    }
+  }
+  if (config.backend == BackendKind::Simpler) {
+    config.pto.ptoas = ptoas;
+    config.pto.simplerPython = simplerPython;
+    if (!ptoArch.empty())
+      config.pto.arch = ptoArch;
+    config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
+    config.pto.insertSync = !ptoNoInsertSync;
+    config.pto.raceTrace = false;
+    config.pto.memcheckShare = 0;
+    if (!setUpSimplerToolchain(config.pto, error)) {
+      fail(error);
       return false;
     }
   }
@@ -253,6 +284,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--iree-compile", ireeCompile});
   if (!ireePython.empty())
     flags.insert(flags.end(), {"--iree-python", ireePython});
+  if (!simplerPython.empty())
+    flags.insert(flags.end(), {"--simpler-python", simplerPython});
   for (const std::string &s : switchOff)
     flags.insert(flags.end(), {"--switch-off", s});
   if (ptoNoInsertSync)
@@ -269,11 +302,15 @@ std::vector<std::string> BackendOptions::reproFlags() const {
 }
 
 double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
-  if (timeout.getNumOccurrences() ||
-      (config.backend != BackendKind::Inductor && config.backend != BackendKind::Iree))
+  if (timeout.getNumOccurrences())
     return timeout;
   // The command's own limit, and room for the worker to see it end.
-  return std::max<double>(timeout, config.external.timeoutSeconds + 30.0);
+  if (config.backend == BackendKind::Inductor || config.backend == BackendKind::Iree)
+    return std::max<double>(timeout, config.external.timeoutSeconds + 30.0);
+  // simpler builds a kernel per task and the orchestration for each case.
+  if (config.backend == BackendKind::Simpler)
+    return std::max<double>(timeout, config.pto.simplerTimeoutSeconds + 30.0);
+  return timeout;
 }
 
 PassStageOption::PassStageOption(cl::SubCommand &sub)

@@ -30,7 +30,7 @@ struct BackendOptions {
   cl::opt<bool> persistent;
   /// --pto-harness-bug (hidden): a cache bug planted in a chain's harness.
   cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck, ptoHarnessBug, ireeCompile,
-      ireePython;
+      ireePython, simplerPython;
   /// --switch-off NAME: an optimisation of inductor or iree turned off
   /// (backend/CompilerSwitches.def), as switch blame does.
   cl::list<std::string> switchOff;
@@ -43,7 +43,8 @@ struct BackendOptions {
 
   /// The backend with its flags into `config`: --cmd and --persistent
   /// (external), --python (torch), --ptoas, --pto-isa, --pto-arch,
-  /// --pto-memcheck and --ptoas-flag (pto). A flag of another backend, or
+  /// --pto-memcheck and --ptoas-flag (pto), --simpler-python (simpler, with
+  /// --ptoas, --pto-arch, --ptoas-flag and --pto-no-insert-sync). A flag of another backend, or
   /// a tool that is not there, is an error (printed; false).
   bool setUp(RunConfig &config) const;
   /// The flags besides --backend that a repro must repeat.

@@ -1,0 +1,170 @@
+#!/usr/bin/env python3
+"""The adapter of `npufuzz --backend simpler`: simpler_run.py DIR.
+
+DIR holds ptoas's kernel.cpp, a wrapper per task (taskP.cpp), the
+orchestration (orchestration.cpp) and simpler.json, which
+backend/pto/SimplerSources.cpp writes; argK.bin are the host's buffers
+(inputs, and outputs holding the poison they start as) and poison.bin the
+pattern the other GM tensors start as. This builds the kernels and the
+orchestration with simpler's own KernelCompiler, runs them on one L2 Worker
+of simpler's a2a3sim platform and writes each output back into its argK.bin.
+
+It runs under the user's simpler (a Python that imports it), never ours:
+nothing of simpler is copied here, only its documented Worker API
+(examples/workers/l2 in its repository). Its compilers' scratch files go
+into DIR, which npufuzz removes, so a killed run leaves nothing behind.
+
+How a case ends:
+- a task's kernel does not compile: simpler's compiler's first error on
+  stderr, status 78 (npufuzz: a contract gap between ptoas and the pto-isa
+  simpler pins);
+- the adapter cannot run the case (simpler does not import, a file it
+  cannot read, the orchestration npufuzz wrote does not compile): status 80,
+  npufuzz's environment, never a finding;
+- the runtime raises: its message, status 1;
+- the simulator dies: the signal, as the process ends.
+"""
+import json
+import os
+import sys
+import traceback
+
+COMPILE_ERROR = 78
+ENVIRONMENT = 80
+
+
+def say(message):
+    sys.stderr.write("npufuzz simpler adapter: %s\n" % message)
+    sys.stderr.flush()
+
+
+def first_error(text):
+    """The first line of a compiler's output that says error:, else its first."""
+    lines = [line for line in str(text).splitlines() if line.strip()]
+    for line in lines:
+        if "error:" in line:
+            return line.strip()
+    return lines[0].strip() if lines else "(no output)"
+
+
+def main(argv):
+    if len(argv) != 2:
+        say("usage: simpler_run.py CASE_DIR")
+        return ENVIRONMENT
+    case_dir = os.path.abspath(argv[1])
+    os.environ.setdefault("KMP_DUPLICATE_LIB_OK", "TRUE")
+    try:
+        import numpy as np
+        from simpler.task_interface import (ArgDirection, CallConfig, ChipCallable, CoreCallable,
+                                            DataType, TaskArgs, TensorArgType)
+        from simpler.worker import Worker
+        from simpler_setup.kernel_compiler import KernelCompiler
+        from simpler_setup.pto_isa import ensure_pto_isa_root
+    except Exception as e:  # noqa: BLE001 - any import failure is the machine's
+        say("cannot import simpler: %s" % e)
+        return ENVIRONMENT
+    try:
+        with open(os.path.join(case_dir, "simpler.json")) as f:
+            spec = json.load(f)
+        with open(os.path.join(case_dir, "poison.bin"), "rb") as f:
+            poison = f.read()
+        if len(poison) != 4:
+            raise OSError("poison.bin is not 4 bytes")
+        host = []
+        for t in spec["tensors"]:
+            n = max(1, int(t["bytes"]))
+            if t["init"] == "poison":
+                data = (poison * (n // 4 + 1))[:n]
+            else:
+                with open(os.path.join(case_dir, t["init"]), "rb") as f:
+                    data = f.read()
+                if len(data) != int(t["bytes"]):
+                    raise OSError("%s holds %d bytes, not %d" % (t["init"], len(data), t["bytes"]))
+                data = data or b"\0"
+            host.append(np.frombuffer(bytearray(data), dtype=np.uint8).copy())
+    except (OSError, ValueError, KeyError) as e:
+        say("cannot read the case: %s" % e)
+        return ENVIRONMENT
+
+    direction = {"in": ArgDirection.IN, "out": ArgDirection.OUT}
+    platform, runtime = spec["platform"], spec["runtime"]
+    try:
+        compiler = KernelCompiler(platform=platform)
+        pto_isa_root = ensure_pto_isa_root()
+        include_dirs = compiler.get_orchestration_include_dirs(runtime) + [case_dir]
+    except Exception as e:  # noqa: BLE001
+        say("simpler's compiler is not set up: %s" % e)
+        return ENVIRONMENT
+    children = []
+    for task in spec["tasks"]:
+        try:
+            binary = compiler.compile_incore(source_path=os.path.join(case_dir, task["source"]),
+                                             core_type="aiv", pto_isa_root=pto_isa_root,
+                                             extra_include_dirs=include_dirs,
+                                             build_dir=case_dir)
+        except Exception as e:  # noqa: BLE001 - the compiler's diagnostics
+            error = first_error(e)
+            sys.stderr.write(str(e) + "\n")
+            # Only an error in ptoas's C++ or pto-isa's headers is the
+            # toolchains' contract: one in npufuzz's wrapper, or no compiler
+            # at all, is npufuzz's environment.
+            if "compilation failed with exit code" not in str(e) or \
+                    error.startswith(task["source"] + ":") or "/" + task["source"] + ":" in error:
+                say("%s does not build: %s" % (task["source"], error))
+                return ENVIRONMENT
+            say("%s: %s" % (task["source"], error))
+            return COMPILE_ERROR
+        children.append((int(task["func_id"]),
+                         CoreCallable.build(signature=[direction[d] for d in task["signature"]],
+                                            binary=binary)))
+    try:
+        orchestration = compiler.compile_orchestration(
+            runtime_name=runtime, source_path=os.path.join(case_dir, spec["orchestration"]),
+            build_dir=case_dir)
+    except Exception as e:  # noqa: BLE001 - npufuzz wrote it: never the toolchain's finding
+        say("the orchestration does not compile: %s" % first_error(e))
+        sys.stderr.write(str(e) + "\n")
+        return ENVIRONMENT
+    chip = ChipCallable.build(signature=[direction[d] for d in spec["orchestration_signature"]],
+                              func_name=spec["orchestration_function"], binary=orchestration,
+                              children=children)
+
+    try:
+        worker = Worker(level=2, platform=platform, runtime=runtime, device_id=0)
+        handle = worker.register(chip)
+        worker.init()
+    except Exception as e:  # noqa: BLE001 - no case has run yet
+        say("simpler's Worker does not start: %s" % e)
+        return ENVIRONMENT
+    try:
+        # From here a failure is the compiled program's (npufuzz's
+        # kExternalRunningMarker), not the compiler's.
+        open(os.path.join(case_dir, "running"), "w").close()
+        args, device = TaskArgs(), []
+        for t, array in zip(spec["tensors"], host):
+            d = worker.malloc(array.nbytes)
+            worker.copy_to(d, array)
+            device.append(d)
+            kind = TensorArgType.INPUT if t["direction"] == "in" else TensorArgType.OUTPUT_EXISTING
+            args.add_tensor(d.tensor(shapes=(array.nbytes,), dtype=DataType.UINT8), kind)
+        worker.run(handle, args, CallConfig())
+        for t, array, d in zip(spec["tensors"], host, device):
+            if "write_back" in t:
+                worker.copy_from(array, d)
+                with open(os.path.join(case_dir, t["write_back"]), "wb") as f:
+                    f.write(array.tobytes()[:int(t["bytes"])])
+        for d in device:
+            worker.free(d)
+    except OSError as e:
+        say("cannot write the outputs: %s" % e)
+        return ENVIRONMENT
+    except Exception as e:  # noqa: BLE001 - the runtime's error is the run's outcome
+        sys.stderr.write("".join(traceback.format_exception_only(type(e), e)))
+        return 1
+    finally:
+        worker.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
