@@ -50,7 +50,8 @@ struct Comparison {
 /// reference beyond the Approx tolerance (oracles/SumBound.h); a Reordered
 /// output without one is not compared. `approximations`: for an Approx
 /// output, how many approximate results' errors it compounds
-/// (approximationCounts): its relative tolerance is that many times one's.
+/// (approximationCounts): its relative tolerance is that many times one's,
+/// up to 5 %.
 Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Exactness e,
                          const std::vector<double> *bound = nullptr, unsigned approximations = 1);
 

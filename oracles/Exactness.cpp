@@ -222,10 +222,11 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
 std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exactness> &exactness) {
   std::vector<unsigned> n(c.values.size(), 0);
   for (const Op &op : c.ops) {
-    const bool product = expandBaseOp(op.kind) == OpKind::Mul;
+    const OpKind base = expandBaseOp(op.kind);
+    const bool product = base == OpKind::Mul || base == OpKind::Div;
     unsigned in = 0;
     for (ValueId v : op.operands)
-      in = product ? in + n[v] : std::max(in, n[v]);
+      in = product ? std::min(kMaxApproximations, in + n[v]) : std::max(in, n[v]);
     for (ValueId r : op.results) {
       n[r] = in;
       if (n[r] == 0 && (isApproximateOp(op.kind) || exactness[r] == Exactness::Approx))

@@ -69,13 +69,15 @@ struct ExactnessModel {
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model = {});
 
 /// How many approximate results' errors each value compounds, indexed by
-/// ValueId: relative errors add when values are multiplied, so exp(x) *
-/// exp(x) may be off by twice what exp may (a simulator's f16 exp 3 ULP
-/// off squares to 7). A transcendental's result, or any Approx value of
-/// `exactness` that no product made, counts 1; a product (mul, and the
-/// row and column expanding muls) the sum of its factors'; every other op
-/// the most of its operands'. An Approx value is compared within this many
-/// times the tolerance of one (oracles/Compare.h).
+/// ValueId: relative errors add when values are multiplied or divided, so
+/// exp(x) * exp(x) may be off by twice what exp may (a simulator's f16 exp
+/// 3 ULP off squares to 7). A transcendental's result, or any Approx value
+/// of `exactness` that no product made, counts 1; a product or quotient
+/// (mul, div and the row and column expanding ones) the sum of its
+/// operands', at most kMaxApproximations; every other op the most of its
+/// operands'. An Approx value is compared within this many times the
+/// tolerance of one, which Compare caps (oracles/Compare.h).
+constexpr unsigned kMaxApproximations = 64;
 std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exactness> &exactness);
 
 } // namespace npufuzz

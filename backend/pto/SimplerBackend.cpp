@@ -115,7 +115,7 @@ BackendRun runSimpler(const PtoToolchain &t, const Case &c, const std::vector<Te
                                     dir.file("run.out"), dir.file("run.err"));
   r.executeSeconds = secondsSince(t1);
   std::error_code ec;
-  r.failedRunning = fs::exists(dir.file(kExternalRunningMarker), ec);
+  const bool running = fs::exists(dir.file(kExternalRunningMarker), ec);
   if (end.kind == CommandEnd::Kind::Exited && end.exitCode == kExternalExitCompileError) {
     // ptoas accepted the kernel and the pto-isa simpler pins rejects what
     // it made of it: the two tools' contract, as for --backend pto.
@@ -130,7 +130,15 @@ BackendRun runSimpler(const PtoToolchain &t, const Case &c, const std::vector<Te
   }
   if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
     r.status = classifyEnd(end, r.message);
+    // Before the run starts, the adapter only builds: a compiler killed
+    // or out of time is the machine's (it reports the compiler's own
+    // errors itself), never a finding.
+    if (!running && end.kind != CommandEnd::Kind::Exited) {
+      environment(r, "simpler adapter, building: " + r.message);
+      return dir.finish(r);
+    }
     r.message = "simpler: " + r.message;
+    r.failedRunning = running && r.status == Status::Crashed;
     return dir.finish(r);
   }
   for (size_t k = 0; k < outputs.size(); ++k) {

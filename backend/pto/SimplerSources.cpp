@@ -188,6 +188,12 @@ bool simplerSources(const KernelBuffers &b, std::map<std::string, std::string> &
     tasks.push_back(std::move(t));
   }
 
+  if (gmBytes.size() > kSimplerMaxChipTensors) {
+    reason = "simpler: a case of " + std::to_string(gmBytes.size()) +
+             " GM tensors (its orchestrations take at most " +
+             std::to_string(kSimplerMaxChipTensors) + ")";
+    return false;
+  }
   llvm::json::Array tensors, taskEntries, orchSignature;
   for (size_t g = 0; g < gmBytes.size(); ++g) {
     const bool hostInput = g < nb && !b.isOutput[g];

@@ -38,6 +38,8 @@ namespace npufuzz {
 /// simpler's AICore kernels take at most this many tensors
 /// (CORE_MAX_TENSOR_ARGS in its task_interface/arg_direction.h).
 constexpr size_t kSimplerMaxTaskTensors = 32;
+/// Nor its orchestrations more than this many (CHIP_MAX_TENSOR_ARGS).
+constexpr size_t kSimplerMaxChipTensors = 256;
 
 /// File name to text, for a case whose kernel arguments are `b`. False,
 /// with `reason`, when simpler cannot take the case.

@@ -75,7 +75,8 @@ TEST(Tolerance, AProductOfApproximateValuesCompoundsTheirErrors) {
                         "%6 = add %2, %0 : f16[4,1]\n"
                         "%7 = neg %5 : f16[4,1]\n"
                         "%8 = mul %0, %3 : f16[4,1]\n"
-                        "return %2, %5, %6, %7, %8\n",
+                        "%9 = div %1, %4 : f16[4,1]\n"
+                        "return %2, %5, %6, %7, %8, %9\n",
                         c, err))
       << err.format("t");
   const std::vector<Exactness> e = classifyValues(c);
@@ -86,6 +87,7 @@ TEST(Tolerance, AProductOfApproximateValuesCompoundsTheirErrors) {
   EXPECT_EQ(n[6], 2u); // a sum keeps its terms' most
   EXPECT_EQ(n[7], 3u); // so does a negation
   EXPECT_EQ(n[8], 0u); // exact factors
+  EXPECT_EQ(n[9], 2u); // a quotient compounds as a product does
   const RefTensor want = floats(DType::F16, {519.5f});
   const TensorData got = dataOf(floats(DType::F16, {522.0f}));
   EXPECT_FALSE(compareOutput(want, got, Exactness::Approx, nullptr, 1).match);

@@ -15,22 +15,36 @@ nothing of simpler is copied here, only its documented Worker API
 into DIR, which npufuzz removes, so a killed run leaves nothing behind.
 
 How a case ends:
-- a task's kernel does not compile: simpler's compiler's first error on
-  stderr, status 78 (npufuzz: a contract gap between ptoas and the pto-isa
-  simpler pins);
+- a task's kernel does not compile, with the compiler's first error in
+  ptoas's kernel.cpp or in pto-isa's headers: that error on stderr, status
+  78 (npufuzz: a contract gap between ptoas and the pto-isa simpler pins);
 - the adapter cannot run the case (simpler does not import, a file it
-  cannot read, the orchestration npufuzz wrote does not compile): status 80,
-  npufuzz's environment, never a finding;
-- the runtime raises: its message, status 1;
+  cannot read, an error in npufuzz's wrapper or orchestration, a compiler
+  that was killed or could not link, a Worker that does not start): status
+  80, npufuzz's environment, never a finding;
+- the runtime raises: its traceback, status 1;
 - the simulator dies: the signal, as the process ends.
+
+simpler's sim stops a run in which no task finished for 10 s, which a
+loaded two-core machine can reach: the adapter lifts that to what npufuzz's
+own limit on a case allows, so a slow machine is never a finding and a
+real hang is npufuzz's time-out.
+
+What simpler's sim leaves behind when a run dies: it copies its runtime's
+shared objects to /tmp/aicpu_sim_XXXXXX and /tmp/aicore_sim_XXXXXX (a fixed
+/tmp) and removes them when it unloads them, which a crashed run never
+does.
 """
 import json
 import os
+import re
 import sys
 import traceback
 
 COMPILE_ERROR = 78
 ENVIRONMENT = 80
+# Above npufuzz's limit on a simpler case (PtoToolchain::simplerTimeoutSeconds).
+SCHEDULER_TIMEOUT_MS = "900000"
 
 
 def say(message):
@@ -47,12 +61,24 @@ def first_error(text):
     return lines[0].strip() if lines else "(no output)"
 
 
+def in_the_toolchains_code(error, case_dir):
+    """Whether a compiler's error line points into ptoas's C++ (kernel.cpp)
+    or pto-isa's headers, rather than npufuzz's wrapper, the linker or the
+    driver (a killed compiler, a full disk)."""
+    m = re.match(r"(?:In file included from )?(\S+?):\d+(?::\d+)?: (?:fatal )?error:", error)
+    if not m:
+        return False
+    path = m.group(1)
+    return os.path.basename(path) == "kernel.cpp" or "/pto/" in path or "pto-isa" in path
+
+
 def main(argv):
     if len(argv) != 2:
         say("usage: simpler_run.py CASE_DIR")
         return ENVIRONMENT
     case_dir = os.path.abspath(argv[1])
     os.environ.setdefault("KMP_DUPLICATE_LIB_OK", "TRUE")
+    os.environ["SIMPLER_SCHEDULER_TIMEOUT_MS"] = SCHEDULER_TIMEOUT_MS
     try:
         import numpy as np
         from simpler.task_interface import (ArgDirection, CallConfig, ChipCallable, CoreCallable,
@@ -106,17 +132,22 @@ def main(argv):
             error = first_error(e)
             sys.stderr.write(str(e) + "\n")
             # Only an error in ptoas's C++ or pto-isa's headers is the
-            # toolchains' contract: one in npufuzz's wrapper, or no compiler
-            # at all, is npufuzz's environment.
-            if "compilation failed with exit code" not in str(e) or \
-                    error.startswith(task["source"] + ":") or "/" + task["source"] + ":" in error:
-                say("%s does not build: %s" % (task["source"], error))
-                return ENVIRONMENT
-            say("%s: %s" % (task["source"], error))
-            return COMPILE_ERROR
-        children.append((int(task["func_id"]),
-                         CoreCallable.build(signature=[direction[d] for d in task["signature"]],
-                                            binary=binary)))
+            # toolchains' contract: one in npufuzz's wrapper, a compiler
+            # that was killed or could not link, or none at all, is
+            # npufuzz's environment.
+            if "compilation failed with exit code" in str(e) and \
+                    "exit code -" not in str(e) and in_the_toolchains_code(error, case_dir):
+                say("%s: %s" % (task["source"], error))
+                return COMPILE_ERROR
+            say("%s does not build: %s" % (task["source"], error))
+            return ENVIRONMENT
+        try:
+            children.append((int(task["func_id"]),
+                             CoreCallable.build(signature=[direction[d] for d in task["signature"]],
+                                                binary=binary)))
+        except Exception as e:  # noqa: BLE001 - nothing has run yet
+            say("simpler does not take %s's kernel: %s" % (task["source"], e))
+            return ENVIRONMENT
     try:
         orchestration = compiler.compile_orchestration(
             runtime_name=runtime, source_path=os.path.join(case_dir, spec["orchestration"]),
@@ -125,11 +156,10 @@ def main(argv):
         say("the orchestration does not compile: %s" % first_error(e))
         sys.stderr.write(str(e) + "\n")
         return ENVIRONMENT
-    chip = ChipCallable.build(signature=[direction[d] for d in spec["orchestration_signature"]],
-                              func_name=spec["orchestration_function"], binary=orchestration,
-                              children=children)
-
     try:
+        chip = ChipCallable.build(
+            signature=[direction[d] for d in spec["orchestration_signature"]],
+            func_name=spec["orchestration_function"], binary=orchestration, children=children)
         worker = Worker(level=2, platform=platform, runtime=runtime, device_id=0)
         handle = worker.register(chip)
         worker.init()
@@ -158,11 +188,14 @@ def main(argv):
     except OSError as e:
         say("cannot write the outputs: %s" % e)
         return ENVIRONMENT
-    except Exception as e:  # noqa: BLE001 - the runtime's error is the run's outcome
-        sys.stderr.write("".join(traceback.format_exception_only(type(e), e)))
+    except Exception:  # noqa: BLE001 - the runtime's error is the run's outcome
+        traceback.print_exc()
         return 1
     finally:
-        worker.close()
+        try:
+            worker.close()
+        except Exception as e:  # noqa: BLE001 - the outcome above stands
+            say("simpler's Worker did not close: %s" % e)
     return 0
 
 
