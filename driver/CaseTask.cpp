@@ -116,7 +116,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // The oracles below run the case again; a pto kernel built once serves
   // them all.
   RunConfig config = caseConfig;
-  if (config.backend == BackendKind::Pto)
+  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Simpler)
     config.pto.builds = newPtoBuilds();
   TaskResult t;
   // The first run records the IR coverage; the oracles' reruns do not.

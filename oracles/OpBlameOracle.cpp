@@ -13,7 +13,7 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
     // The probes are other cases: a pto build of their own, removed here,
     // since a child ends without running destructors.
     RunConfig probeConfig = ctx.config;
-    if (probeConfig.backend == BackendKind::Pto)
+    if (probeConfig.backend == BackendKind::Pto || probeConfig.backend == BackendKind::Simpler)
       probeConfig.pto.builds = newPtoBuilds();
     const Symptom symptom = ctx.base.verdict == VerdictKind::Mismatch ? Symptom::WrongValue
                             : ctx.base.run.memoryError                ? Symptom::MemoryError

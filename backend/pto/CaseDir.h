@@ -13,6 +13,7 @@
 #include "backend/pto/PtoBackend.h"
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace npufuzz {
@@ -43,6 +44,17 @@ private:
   std::string ptoIsa;
   bool keep;
   std::string dir;
+};
+
+/// The builds a case's runs reuse (PtoToolchain::builds), removed with it.
+/// --backend pto: the kernel's key, and the binary that runs it (`binary
+/// DIR`, or `binary DIR index` for a batch). --backend simpler: a directory
+/// where its adapter keeps what simpler's compiler built, by source.
+struct PtoBuilds {
+  std::string key;
+  std::unique_ptr<CaseDir> dir; ///< holds a single build's binary
+  std::string binary, index;
+  std::unique_ptr<CaseDir> simplerBuilds;
 };
 
 } // namespace npufuzz

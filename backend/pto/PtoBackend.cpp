@@ -105,14 +105,6 @@ bool memcheckChosen(const PtoToolchain &t, const std::string &kernel) {
 
 } // namespace
 
-/// The build a case's runs reuse: the kernel's key, and the binary that
-/// runs it (`binary DIR`, or `binary DIR index` for a batch).
-struct PtoBuilds {
-  std::string key;
-  std::unique_ptr<CaseDir> dir; ///< holds a single build's binary
-  std::string binary, index;
-};
-
 std::shared_ptr<PtoBuilds> newPtoBuilds() { return std::make_shared<PtoBuilds>(); }
 
 namespace {

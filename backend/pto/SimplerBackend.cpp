@@ -111,8 +111,16 @@ BackendRun runSimpler(const PtoToolchain &t, const Case &c, const std::vector<Te
   limits.timeoutSeconds = t.simplerTimeoutSeconds;
   // simpler's runtime maps its simulated device memory up front.
   limits.addressSpaceBytes = 0;
-  const CommandEnd end = runCommand(limits, {t.simplerPython, t.simplerAdapter, dir.path()},
-                                    dir.file("run.out"), dir.file("run.err"));
+  std::vector<std::string> argv = {t.simplerPython, t.simplerAdapter, dir.path()};
+  // The oracles run a case again (another poison, variants): simpler's
+  // builds of its kernels, by source, serve them all.
+  if (t.builds) {
+    if (!t.builds->simplerBuilds)
+      t.builds->simplerBuilds = std::make_unique<CaseDir>(t, "npufuzz-simpler-builds");
+    if (t.builds->simplerBuilds->made())
+      argv.push_back(t.builds->simplerBuilds->path());
+  }
+  const CommandEnd end = runCommand(limits, argv, dir.file("run.out"), dir.file("run.err"));
   r.executeSeconds = secondsSince(t1);
   std::error_code ec;
   const bool running = fs::exists(dir.file(kExternalRunningMarker), ec);

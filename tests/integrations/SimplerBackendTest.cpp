@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/SimplerBackend.h"
+#include "backend/pto/CaseDir.h"
 #include "backend/pto/KernelHarness.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "backend/toolchains/Canary.h"
@@ -115,6 +116,45 @@ TEST(SimplerBackend, ACaseThatIsOneKernelIsOneTask) {
   MlirJit jit;
   const CaseOutcome out = runCase(c, jit, simpler());
   EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+}
+
+// A case's reruns (its oracles', with another poison) take simpler's
+// builds of its kernels from the case's builds directory: the first run
+// files one per task and one for the orchestration, the rerun none, and
+// the directory goes with the case.
+TEST(SimplerBackend, ACasesRerunsReuseWhatSimplerBuilt) {
+  NPUFUZZ_NEEDS_SIMPLER();
+  PtoToolchain t = simpler().pto;
+  t.builds = newPtoBuilds();
+  const Case c = parseOrFail(chainCase(4));
+  MlirJit jit;
+  const CaseOutcome first = runCase(c, jit, simpler());
+  ASSERT_EQ(first.verdict, VerdictKind::Ok) << first.summary;
+  const std::vector<TensorData> inputs = toTensorData(first.reference.inputs);
+  auto filed = [&] {
+    size_t n = 0;
+    for (const auto &e : std::filesystem::directory_iterator(t.builds->simplerBuilds->path()))
+      n += e.path().extension() == ".bin";
+    return n;
+  };
+  const BackendRun a = runSimpler(t, c, inputs, 0x11111111u);
+  ASSERT_EQ(a.status, BackendRun::Status::Ok) << a.message;
+  ASSERT_TRUE(t.builds->simplerBuilds);
+  EXPECT_EQ(filed(), 4u); // three tasks and the orchestration
+  const BackendRun b = runSimpler(t, c, inputs, 0x22222222u);
+  ASSERT_EQ(b.status, BackendRun::Status::Ok) << b.message;
+  EXPECT_EQ(filed(), 4u);
+  // The defined elements are the same whatever the poison.
+  for (size_t k = 0; k < a.outputs.size(); ++k) {
+    const RefTensor &want = first.reference.outputs[k];
+    const RefTensor x = fromTensorData(a.outputs[k]), y = fromTensorData(b.outputs[k]);
+    for (int64_t e = 0; e < want.numElements(); ++e)
+      if (want.isDefined(e))
+        EXPECT_EQ(x.f[static_cast<size_t>(e)], y.f[static_cast<size_t>(e)]) << k << " " << e;
+  }
+  const std::string dir = t.builds->simplerBuilds->path();
+  t.builds.reset();
+  EXPECT_FALSE(std::filesystem::exists(dir));
 }
 
 // What a finding keeps: ptoas's program and the sources simpler ran.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The adapter of `npufuzz --backend simpler`: simpler_run.py DIR.
+"""The adapter of `npufuzz --backend simpler`: simpler_run.py DIR [BUILDS].
 
 DIR holds ptoas's kernel.cpp, a wrapper per task (taskP.cpp), the
 orchestration (orchestration.cpp) and simpler.json, which
@@ -30,11 +30,17 @@ loaded two-core machine can reach: the adapter lifts that to what npufuzz's
 own limit on a case allows, so a slow machine is never a finding and a
 real hang is npufuzz's time-out.
 
+BUILDS, when given, is a directory where what simpler's compiler built is
+kept by a hash of everything it was built from (the source, ptoas's
+kernel.cpp, the platform, the runtime, simpler's pto-isa pin): npufuzz
+gives each case one, so that the runs its oracles repeat build nothing.
+
 What simpler's sim leaves behind when a run dies: it copies its runtime's
 shared objects to /tmp/aicpu_sim_XXXXXX and /tmp/aicore_sim_XXXXXX (a fixed
 /tmp) and removes them when it unloads them, which a crashed run never
 does.
 """
+import hashlib
 import json
 import os
 import re
@@ -72,9 +78,41 @@ def in_the_toolchains_code(error, case_dir):
     return os.path.basename(path) == "kernel.cpp" or "/pto/" in path or "pto-isa" in path
 
 
+class Builds:
+    """What simpler's compiler built, by a hash of what it was built from,
+    in `directory` (None: nothing kept)."""
+
+    def __init__(self, directory, salt):
+        self.directory, self.salt = directory, salt
+
+    def get(self, parts, build):
+        if self.directory is None:
+            return build()
+        key = hashlib.sha256(self.salt.encode())
+        for part in parts:
+            key.update(b"\0" + part)
+        path = os.path.join(self.directory, key.hexdigest() + ".bin")
+        try:
+            with open(path, "rb") as f:
+                return f.read()
+        except OSError:
+            pass
+        binary = build()
+        tmp = "%s.%d" % (path, os.getpid())
+        with open(tmp, "wb") as f:
+            f.write(binary)
+        os.replace(tmp, path)
+        return binary
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def main(argv):
-    if len(argv) != 2:
-        say("usage: simpler_run.py CASE_DIR")
+    if len(argv) not in (2, 3):
+        say("usage: simpler_run.py CASE_DIR [BUILDS_DIR]")
         return ENVIRONMENT
     case_dir = os.path.abspath(argv[1])
     os.environ.setdefault("KMP_DUPLICATE_LIB_OK", "TRUE")
@@ -118,16 +156,23 @@ def main(argv):
         compiler = KernelCompiler(platform=platform)
         pto_isa_root = ensure_pto_isa_root()
         include_dirs = compiler.get_orchestration_include_dirs(runtime) + [case_dir]
+        from simpler_setup.pto_isa import read_pto_isa_pin
+        builds = Builds(argv[2] if len(argv) == 3 else None,
+                        "%s %s %s" % (platform, runtime, read_pto_isa_pin()))
+        kernel_cpp = read_bytes(os.path.join(case_dir, "kernel.cpp"))
     except Exception as e:  # noqa: BLE001
         say("simpler's compiler is not set up: %s" % e)
         return ENVIRONMENT
     children = []
     for task in spec["tasks"]:
         try:
-            binary = compiler.compile_incore(source_path=os.path.join(case_dir, task["source"]),
-                                             core_type="aiv", pto_isa_root=pto_isa_root,
-                                             extra_include_dirs=include_dirs,
-                                             build_dir=case_dir)
+            source = os.path.join(case_dir, task["source"])
+            binary = builds.get(
+                [b"aiv", read_bytes(source), kernel_cpp],
+                lambda: compiler.compile_incore(source_path=source, core_type="aiv",
+                                                pto_isa_root=pto_isa_root,
+                                                extra_include_dirs=include_dirs,
+                                                build_dir=case_dir))
         except Exception as e:  # noqa: BLE001 - the compiler's diagnostics
             error = first_error(e)
             sys.stderr.write(str(e) + "\n")
@@ -149,9 +194,11 @@ def main(argv):
             say("simpler does not take %s's kernel: %s" % (task["source"], e))
             return ENVIRONMENT
     try:
-        orchestration = compiler.compile_orchestration(
-            runtime_name=runtime, source_path=os.path.join(case_dir, spec["orchestration"]),
-            build_dir=case_dir)
+        source = os.path.join(case_dir, spec["orchestration"])
+        orchestration = builds.get(
+            [b"orchestration", read_bytes(source)],
+            lambda: compiler.compile_orchestration(runtime_name=runtime, source_path=source,
+                                                   build_dir=case_dir))
     except Exception as e:  # noqa: BLE001 - npufuzz wrote it: never the toolchain's finding
         say("the orchestration does not compile: %s" % first_error(e))
         sys.stderr.write(str(e) + "\n")
