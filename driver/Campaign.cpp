@@ -1,7 +1,6 @@
 //===- driver/Campaign.cpp - Fuzz campaigns --------------------------------===//
 #include "driver/Campaign.h"
 #include "driver/JsonFile.h"
-#include "ir/Elapsed.h"
 
 #include "driver/CaseTask.h"
 #include "driver/DirectoryLock.h"
@@ -13,6 +12,7 @@
 #include "driver/Worker.h"
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
+#include "ir/Elapsed.h"
 #include "ir/FileText.h"
 #include "ir/Text.h"
 #include "oracles/Backend.h"

@@ -1,9 +1,9 @@
 //===- driver/Sweep.cpp - Generate and reference-run a batch of seeds -----===//
 #include "driver/Sweep.h"
-#include "ir/Elapsed.h"
 
 #include "generators/CaseGenerator.h"
 #include "generators/Features.h"
+#include "ir/Elapsed.h"
 #include "ir/Text.h"
 #include "ir/Verifier.h"
 #include "reference/Executor.h"

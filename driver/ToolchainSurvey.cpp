@@ -56,8 +56,6 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
     config.pto.ptoas = path(ToolchainKind::Ptoas);
     config.pto.simplerPython = path(ToolchainKind::Simpler);
     config.pto.simplerAdapter = defaultSimplerAdapter();
-    config.pto.raceTrace = false;
-    config.pto.memcheckShare = 0;
     if (!checkSimplerToolchain(config.pto, error))
       return "not run: " + error;
     break;

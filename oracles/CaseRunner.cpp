@@ -1,8 +1,8 @@
 //===- oracles/CaseRunner.cpp - Run one case against the reference ---------===//
 #include "oracles/CaseRunner.h"
-#include "ir/Elapsed.h"
 
 #include "backend/mlir/Pipelines.h"
+#include "ir/Elapsed.h"
 #include "ir/Storage.h"
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"

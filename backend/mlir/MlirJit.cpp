@@ -6,13 +6,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/mlir/MlirJit.h"
-#include "ir/Elapsed.h"
 
 #include "backend/mlir/BoundsCheckPass.h"
 #include "backend/mlir/IrFeedback.h"
 #include "backend/mlir/IrSkeleton.h"
 #include "backend/mlir/KernelJit.h"
 #include "backend/mlir/RunningStage.h"
+#include "ir/Elapsed.h"
 
 #include "backend/runtime/BoundsCheck.h"
 #include "backend/runtime/KernelHeap.h"

@@ -11,12 +11,21 @@
 
 #include "backend/BackendRun.h"
 #include "backend/pto/PtoBackend.h"
+#include "ir/TensorData.h"
 
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace npufuzz {
+
+/// Writes `size` bytes to `path`; false when it cannot (a full disk).
+bool writeBytes(const std::string &path, const void *data, size_t size);
+
+/// `r` as a run whose files could not be written into `dir`: the
+/// machine's, never a finding. False.
+bool cannotWrite(const std::string &dir, BackendRun &r);
 
 /// Where a toolchain's directories go: its work directory, else the
 /// system's temporary directory.
@@ -33,6 +42,17 @@ public:
   bool made() const { return !dir.empty(); }
   std::string file(const std::string &name) const { return dir + "/" + name; }
   const std::string &path() const { return dir; }
+
+  /// A run's buffers, as the harness and simpler's adapter read them: the
+  /// inputs as arg0.bin..., then the outputs as they start, and the
+  /// poison's 4-byte pattern as poison.bin (what the GM tensors between a
+  /// chain's tasks start as). False when one cannot be written.
+  bool writeRunBuffers(const std::vector<TensorData> &inputs,
+                       const std::vector<TensorData> &outputs, uint32_t poison) const;
+  /// The outputs written back to argK.bin from K = `firstArg` on, into
+  /// `outputs` (which give their sizes): the index of the first one missing
+  /// or of another size, or outputs.size() when all were read.
+  size_t readOutputs(size_t firstArg, std::vector<TensorData> &outputs) const;
 
   /// Paths differ from run to run and machine to machine; signatures must
   /// not: files in it are named by what they are, pto-isa's as pto-isa/.

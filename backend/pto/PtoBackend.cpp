@@ -1,6 +1,5 @@
 //===- backend/pto/PtoBackend.cpp - ptoas + the pto-isa CPU simulator -----===//
 #include "backend/pto/PtoBackend.h"
-#include "ir/Elapsed.h"
 
 #include "backend/KernelTrace.h"
 #include "backend/emit/PtoEmitter.h"
@@ -11,6 +10,7 @@
 #include "backend/pto/Memcheck.h"
 #include "backend/pto/PrecompiledSimulator.h"
 #include "backend/pto/TraceShim.h"
+#include "ir/Elapsed.h"
 #include "ir/FileText.h"
 #include "ir/Hash.h"
 
@@ -31,13 +31,6 @@ namespace npufuzz {
 namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-bool writeBytes(const std::string &path, const void *data, size_t size) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  return static_cast<bool>(
-             out.write(static_cast<const char *>(data), static_cast<std::streamsize>(size))) &&
-         static_cast<bool>(out.flush());
-}
 
 /// The first line of a compiler's output that says "error:", or the first
 /// line.
@@ -77,15 +70,6 @@ bool checkPtoToolchain(const PtoToolchain &t, std::string &error) {
 }
 
 namespace {
-/// The status of a file in `dir` that could not be written; false.
-bool cannotWrite(const std::string &dir, BackendRun &r) {
-  r.status = BackendRun::Status::EnvironmentError;
-  r.message = "cannot write into " + dir +
-              " (a full disk? set TMPDIR to a writable "
-              "directory)";
-  return false;
-}
-
 ExternalToolchain stageLimits(const PtoToolchain &t) {
   ExternalToolchain limits;
   limits.timeoutSeconds = t.timeoutSeconds;
@@ -211,18 +195,7 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
   std::vector<TensorData> outputs;
   for (const TensorType &type : outputTypes)
     outputs.push_back(TensorData::filled(type, poison));
-  bool written = true;
-  for (size_t k = 0; k < inputs.size(); ++k)
-    written &= writeBytes(dir.file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
-                          inputs[k].bytes.size());
-  for (size_t k = 0; k < outputs.size(); ++k)
-    written &= writeBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
-                          outputs[k].bytes.data(), outputs[k].bytes.size());
-  // A chain's GM tensors between its tasks start as the outputs do.
-  unsigned char pattern[4];
-  fillPattern(pattern, sizeof pattern, poison);
-  written &= writeBytes(dir.file("poison.bin"), pattern, sizeof pattern);
-  if (!written) {
+  if (!dir.writeRunBuffers(inputs, outputs, poison)) {
     cannotWrite(dir.path(), r);
     return;
   }
@@ -256,15 +229,10 @@ void runBinary(const PtoToolchain &t, const CaseDir &dir, const std::string &bin
     r.memoryError = r.status == Status::Crashed && endedInMemoryError(end);
     return;
   }
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    const std::string path = dir.file("arg" + std::to_string(inputs.size() + k) + ".bin");
-    std::string data, error;
-    if (!readFileBytes(path, data, error) || data.size() != outputs[k].bytes.size()) {
-      r.status = Status::RuntimeError;
-      r.message = "simulator: output " + std::to_string(k) + " was not written back";
-      return;
-    }
-    std::memcpy(outputs[k].bytes.data(), data.data(), data.size());
+  if (const size_t k = dir.readOutputs(inputs.size(), outputs); k < outputs.size()) {
+    r.status = Status::RuntimeError;
+    r.message = "simulator: output " + std::to_string(k) + " was not written back";
+    return;
   }
   r.outputs = std::move(outputs);
   // TSTORE stores the valid region only: the rest must still hold the fill.

@@ -1,17 +1,15 @@
 //===- backend/pto/SimplerBackend.cpp - ptoas's kernels on simpler's runtime ===//
 #include "backend/pto/SimplerBackend.h"
-#include "ir/Elapsed.h"
 
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
 #include "backend/pto/CaseDir.h"
 #include "backend/pto/KernelHarness.h"
 #include "backend/pto/SimplerSources.h"
-#include "ir/FileText.h"
+#include "ir/Elapsed.h"
 
 #include <chrono>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <unistd.h>
 
@@ -20,11 +18,6 @@ namespace npufuzz {
 namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-bool writeFile(const std::string &path, const void *data, size_t size) {
-  std::string error;
-  return writeFileAtomically(path, std::string(static_cast<const char *>(data), size), error);
-}
 
 BackendRun &environment(BackendRun &r, const std::string &message) {
   r.status = BackendRun::Status::EnvironmentError;
@@ -89,22 +82,14 @@ BackendRun runSimpler(const PtoToolchain &t, const Case &c, const std::vector<Te
   }
   bool written = true;
   for (const auto &[name, text] : files)
-    written &= writeFile(dir.file(name), text.data(), text.size());
+    written &= writeBytes(dir.file(name), text.data(), text.size());
   std::vector<TensorData> outputs;
   for (const TensorType &type : c.outputTypes())
     outputs.push_back(TensorData::filled(type, poison));
-  for (size_t k = 0; k < inputs.size(); ++k)
-    written &= writeFile(dir.file("arg" + std::to_string(k) + ".bin"), inputs[k].bytes.data(),
-                         inputs[k].bytes.size());
-  for (size_t k = 0; k < outputs.size(); ++k)
-    written &= writeFile(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"),
-                         outputs[k].bytes.data(), outputs[k].bytes.size());
-  unsigned char pattern[4];
-  fillPattern(pattern, sizeof pattern, poison);
-  written &= writeFile(dir.file("poison.bin"), pattern, sizeof pattern);
-  if (!written)
-    return environment(r, "cannot write into " + dir.path() +
-                              " (a full disk? set TMPDIR to a writable directory)");
+  if (!written || !dir.writeRunBuffers(inputs, outputs, poison)) {
+    cannotWrite(dir.path(), r);
+    return r;
+  }
 
   const auto t1 = Clock::now();
   ExternalToolchain limits;
@@ -149,15 +134,10 @@ BackendRun runSimpler(const PtoToolchain &t, const Case &c, const std::vector<Te
     r.failedRunning = running && r.status == Status::Crashed;
     return dir.finish(r);
   }
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    std::string data, error;
-    if (!readFileBytes(dir.file("arg" + std::to_string(inputs.size() + k) + ".bin"), data, error) ||
-        data.size() != outputs[k].bytes.size()) {
-      r.status = Status::RuntimeError;
-      r.message = "simpler: output " + std::to_string(k) + " was not written back";
-      return dir.finish(r);
-    }
-    std::memcpy(outputs[k].bytes.data(), data.data(), data.size());
+  if (const size_t k = dir.readOutputs(inputs.size(), outputs); k < outputs.size()) {
+    r.status = Status::RuntimeError;
+    r.message = "simpler: output " + std::to_string(k) + " was not written back";
+    return dir.finish(r);
   }
   r.outputs = std::move(outputs);
   // TSTORE stores the valid region only: the rest must still hold the fill.

@@ -27,19 +27,15 @@ struct SimplerTask {
   std::vector<size_t> reads, writes;
   std::vector<int64_t> ints;
   size_t stage = 0; ///< its stage's GM tensor, when staged
+  /// Where each value it writes sits in a block's slice of the stage, each
+  /// on a line of its own, as the share it becomes starts on one; and the
+  /// slice's bytes.
+  std::vector<size_t> stageOffsets;
+  size_t slice = 0;
 };
 
 size_t lineUp(size_t bytes) {
   return (bytes + kGmCacheLineBytes - 1) / kGmCacheLineBytes * kGmCacheLineBytes;
-}
-
-/// Where value `w` of a staged task sits in a block's slice of its stage:
-/// each value on a line of its own, as the share it becomes starts on one.
-size_t stageOffset(const SimplerTask &t, const std::vector<size_t> &gmBytes, size_t w) {
-  size_t at = 0;
-  for (size_t i = 0; i < w; ++i)
-    at += lineUp(gmBytes[t.writes[i]]);
-  return at;
 }
 
 /// What every task's wrapper starts with: simpler's headers, ptoas's C++
@@ -108,21 +104,18 @@ std::string wrapper(const SimplerTask &t, const std::vector<size_t> &gmBytes,
     << kPrelude << kernelCallSource() << blockShareSource() << kPreludeEnd;
   const size_t n = t.reads.size() + t.writes.size() + t.ints.size();
   const size_t stageArg = t.reads.size() + t.writes.size();
-  size_t slice = 0;
-  for (size_t g : t.writes)
-    slice += lineUp(gmBytes[g]);
   h << "\nextern \"C\" __aicore__ void kernel_entry(__gm__ int64_t *args) {\n";
   if (t.staged) {
     h << "  const int blk = get_block_idx(args);\n"
       << "  unsigned char *stage = npfTensor(args, " << stageArg
-      << ") + static_cast<size_t>(blk) * " << slice << ";\n";
+      << ") + static_cast<size_t>(blk) * " << t.slice << ";\n";
     // What the block's tiles do not store of its share is what GM held.
     for (size_t w = 0; w < t.writes.size(); ++w) {
       const size_t g = t.writes[w], elem = gmElementBytes[g];
       h << "  { size_t lo, hi; npfShareRange(" << gmBytes[g] << ", " << elem << ", " << t.blocks
-        << ", blk, lo, hi); std::memcpy(stage + " << stageOffset(t, gmBytes, w) << " + lo * "
-        << elem << ", npfTensor(args, " << t.reads.size() + w << ") + lo * " << elem
-        << ", (hi - lo) * " << elem << "); }\n";
+        << ", blk, lo, hi); std::memcpy(stage + " << t.stageOffsets[w] << " + lo * " << elem
+        << ", npfTensor(args, " << t.reads.size() + w << ") + lo * " << elem << ", (hi - lo) * "
+        << elem << "); }\n";
     }
   }
   h << "  void *bufs[" << std::max<size_t>(1, n) << "] = {";
@@ -131,7 +124,7 @@ std::string wrapper(const SimplerTask &t, const std::vector<size_t> &gmBytes,
     h << (k++ ? ", " : "") << "npfTensor(args, " << r << ")";
   for (size_t w = 0; w < t.writes.size(); ++w)
     h << (k++ ? ", " : "")
-      << (t.staged ? "stage + " + std::to_string(stageOffset(t, gmBytes, w))
+      << (t.staged ? "stage + " + std::to_string(t.stageOffsets[w])
                    : "npfTensor(args, " + std::to_string(t.reads.size() + w) + ")");
   for (size_t i = 0; i < t.ints.size(); ++i)
     h << (k++ ? ", " : "") << "nullptr";
@@ -145,9 +138,9 @@ std::string wrapper(const SimplerTask &t, const std::vector<size_t> &gmBytes,
   if (t.staged)
     for (size_t w = 0; w < t.writes.size(); ++w) {
       const size_t g = t.writes[w];
-      h << "  npfShare(npfTensor(args, " << t.reads.size() + w << "), stage + "
-        << stageOffset(t, gmBytes, w) << ", " << gmBytes[g] << ", " << gmElementBytes[g] << ", "
-        << t.blocks << ", blk, " << (t.scalar ? "true" : "false") << ");\n";
+      h << "  npfShare(npfTensor(args, " << t.reads.size() + w << "), stage + " << t.stageOffsets[w]
+        << ", " << gmBytes[g] << ", " << gmElementBytes[g] << ", " << t.blocks << ", blk, "
+        << (t.scalar ? "true" : "false") << ");\n";
     }
   h << "}\n";
   return h.str();
@@ -179,11 +172,12 @@ bool simplerSources(const KernelBuffers &b, std::map<std::string, std::string> &
     t.writes = h.writes;
     t.ints.assign(b.ints.begin() + static_cast<std::ptrdiff_t>(h.firstInt),
                   b.ints.begin() + static_cast<std::ptrdiff_t>(h.firstInt + h.numInts));
-    size_t slice = 0;
-    for (size_t g : t.writes)
-      slice += lineUp(gmBytes[g]);
+    for (size_t g : t.writes) {
+      t.stageOffsets.push_back(t.slice);
+      t.slice += lineUp(gmBytes[g]);
+    }
     t.stage = gmBytes.size();
-    gmBytes.push_back(static_cast<size_t>(t.blocks) * slice);
+    gmBytes.push_back(static_cast<size_t>(t.blocks) * t.slice);
     gmElementBytes.push_back(1);
     tasks.push_back(std::move(t));
   }

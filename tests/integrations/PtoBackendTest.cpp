@@ -49,9 +49,7 @@ const std::string &ptoUnavailable() {
 
 /// First in every test: the real toolchain, or the test is skipped by name
 /// with the reason.
-#define NPUFUZZ_NEEDS_PTO_TOOLCHAIN()                                                              \
-  if (!ptoUnavailable().empty())                                                                   \
-  GTEST_SKIP() << "no PTO toolchain: " << ptoUnavailable()
+#define NPUFUZZ_NEEDS_PTO_TOOLCHAIN() NPUFUZZ_SKIP_UNLESS_FOUND("PTO", ptoUnavailable())
 
 /// The toolchain discovery found.
 PtoToolchain ptoToolchain() {

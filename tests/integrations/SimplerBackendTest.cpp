@@ -41,9 +41,7 @@ const std::string &simplerUnavailable() {
   return why;
 }
 
-#define NPUFUZZ_NEEDS_SIMPLER()                                                                    \
-  if (!simplerUnavailable().empty())                                                               \
-  GTEST_SKIP() << "no simpler toolchain: " << simplerUnavailable()
+#define NPUFUZZ_NEEDS_SIMPLER() NPUFUZZ_SKIP_UNLESS_FOUND("simpler", simplerUnavailable())
 
 RunConfig simpler() {
   RunConfig config;

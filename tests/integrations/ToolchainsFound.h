@@ -33,4 +33,11 @@ inline std::string toolchainsMissing(std::initializer_list<ToolchainKind> kinds)
 
 } // namespace npufuzz::testing
 
+/// First in every test of toolchains whose toolchainsMissing() is
+/// `missing`: the test runs, or is skipped by name with discovery's reason
+/// ("no WHAT toolchain: ...", which CTest's SKIP_REGULAR_EXPRESSION reads).
+#define NPUFUZZ_SKIP_UNLESS_FOUND(what, missing)                                                   \
+  if (!(missing).empty())                                                                          \
+  GTEST_SKIP() << "no " what " toolchain: " << (missing)
+
 #endif // NPUFUZZ_TESTS_INTEGRATIONS_TOOLCHAINSFOUND_H

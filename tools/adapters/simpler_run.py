@@ -67,7 +67,7 @@ def first_error(text):
     return lines[0].strip() if lines else "(no output)"
 
 
-def in_the_toolchains_code(error, case_dir):
+def in_the_toolchains_code(error):
     """Whether a compiler's error line points into ptoas's C++ (kernel.cpp)
     or pto-isa's headers, rather than npufuzz's wrapper, the linker or the
     driver (a killed compiler, a full disk)."""
@@ -123,7 +123,7 @@ def main(argv):
                                             DataType, TaskArgs, TensorArgType)
         from simpler.worker import Worker
         from simpler_setup.kernel_compiler import KernelCompiler
-        from simpler_setup.pto_isa import ensure_pto_isa_root
+        from simpler_setup.pto_isa import ensure_pto_isa_root, read_pto_isa_pin
     except Exception as e:  # noqa: BLE001 - any import failure is the machine's
         say("cannot import simpler: %s" % e)
         return ENVIRONMENT
@@ -156,7 +156,6 @@ def main(argv):
         compiler = KernelCompiler(platform=platform)
         pto_isa_root = ensure_pto_isa_root()
         include_dirs = compiler.get_orchestration_include_dirs(runtime) + [case_dir]
-        from simpler_setup.pto_isa import read_pto_isa_pin
         builds = Builds(argv[2] if len(argv) == 3 else None,
                         "%s %s %s" % (platform, runtime, read_pto_isa_pin()))
         kernel_cpp = read_bytes(os.path.join(case_dir, "kernel.cpp"))
@@ -181,7 +180,7 @@ def main(argv):
             # that was killed or could not link, or none at all, is
             # npufuzz's environment.
             if "compilation failed with exit code" in str(e) and \
-                    "exit code -" not in str(e) and in_the_toolchains_code(error, case_dir):
+                    "exit code -" not in str(e) and in_the_toolchains_code(error):
                 say("%s: %s" % (task["source"], error))
                 return COMPILE_ERROR
             say("%s does not build: %s" % (task["source"], error))

@@ -213,27 +213,23 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
   }
-  if (config.backend == BackendKind::Simpler) {
+  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Simpler) {
+    // ptoas, as both run it.
     config.pto.ptoas = ptoas;
-    config.pto.simplerPython = simplerPython;
     if (!ptoArch.empty())
       config.pto.arch = ptoArch;
     config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
     config.pto.insertSync = !ptoNoInsertSync;
-    config.pto.raceTrace = false;
-    config.pto.memcheckShare = 0;
+  }
+  if (config.backend == BackendKind::Simpler) {
+    config.pto.simplerPython = simplerPython;
     if (!setUpSimplerToolchain(config.pto, error)) {
       fail(error);
       return false;
     }
   }
   if (config.backend == BackendKind::Pto) {
-    config.pto.ptoas = ptoas;
     config.pto.ptoIsa = ptoIsa;
-    if (!ptoArch.empty())
-      config.pto.arch = ptoArch;
-    config.pto.ptoasFlags.assign(ptoasFlags.begin(), ptoasFlags.end());
-    config.pto.insertSync = !ptoNoInsertSync;
     config.pto.raceTrace = !ptoNoRaceOracle;
     if (!ptoHarnessBug.empty() && !parseHarnessBug(ptoHarnessBug, config.pto.harnessBug)) {
       fail("--pto-harness-bug takes drop-flush, drop-fence or pack-shares, not '" + ptoHarnessBug +
