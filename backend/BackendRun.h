@@ -7,6 +7,7 @@
 #ifndef NPUFUZZ_BACKEND_BACKENDRUN_H
 #define NPUFUZZ_BACKEND_BACKENDRUN_H
 
+#include "backend/DmaTrace.h"
 #include "backend/KernelTrace.h"
 #include "ir/TensorData.h"
 
@@ -102,6 +103,14 @@ struct BackendRun {
   /// A PTO kernel's pipe trace (backend/KernelTrace.h); empty when it was
   /// not recorded.
   std::vector<TraceEvent> kernelTrace;
+  /// Whether `outputs` hold what the program computed. A backend that
+  /// compiles but does not run (PyTorchSim's code generation without its
+  /// simulators) leaves them empty: its values are not judged, its DMA
+  /// trace is.
+  bool valuesComputed = true;
+  /// What the program's DMAs moved (backend/DmaTrace.h); empty when the
+  /// backend does not record it.
+  DmaTrace dmaTrace;
   /// Seconds spent in each stage.
   double emitSeconds = 0, passSeconds = 0, codegenSeconds = 0, executeSeconds = 0;
 

@@ -424,6 +424,7 @@ CaseReport reportOf(const ChildOutcome &o) {
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::OutOfRegionWrite:
+  case VerdictKind::UnwrittenOutput:
     // The access or buffer and the pass: never the indices or offsets.
     s.where = r.result.where;
     break;

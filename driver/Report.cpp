@@ -156,6 +156,7 @@ bool isCoarse(const std::string &signatureText) {
   case VerdictKind::SyncMisuse:
   case VerdictKind::UnflushedStore:
   case VerdictKind::StaleRead:
+  case VerdictKind::UnwrittenOutput:
   case VerdictKind::LostWrite: return false;
   }
   return false;

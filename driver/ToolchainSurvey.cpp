@@ -32,6 +32,10 @@ BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
   case ToolchainKind::Simpler:
     needs = {ToolchainKind::Simpler, ToolchainKind::Ptoas};
     return BackendKind::Simpler;
+  case ToolchainKind::PyTorchSim:
+  case ToolchainKind::PyTorchSimPython:
+    needs = {ToolchainKind::PyTorchSim, ToolchainKind::PyTorchSimPython};
+    return BackendKind::PyTorchSim;
   }
   return BackendKind::MlirJit;
 }
@@ -59,6 +63,15 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
     if (!checkSimplerToolchain(config.pto, error))
       return "not run: " + error;
     break;
+  case BackendKind::PyTorchSim: {
+    config.pytorchsim.checkout = path(ToolchainKind::PyTorchSim);
+    config.pytorchsim.python = path(ToolchainKind::PyTorchSimPython);
+    config.pytorchsim.adapter = defaultPyTorchSimAdapter();
+    std::string version;
+    if (!checkPyTorchSimToolchain(config.pytorchsim, version, error))
+      return "not run: " + error;
+    break;
+  }
   case BackendKind::Torch:
   case BackendKind::Inductor:
     // Found and past its canary above: no second import of torch.
@@ -136,7 +149,7 @@ std::string formatToolchainRows(const std::vector<ToolchainRow> &rows) {
   std::ostringstream out;
   for (const ToolchainRow &row : rows) {
     const char *name = toolchainInfo(row.kind).name;
-    out << name << std::string(14 - std::min<size_t>(13, std::string(name).size()), ' ');
+    out << name << std::string(18 - std::min<size_t>(17, std::string(name).size()), ' ');
     switch (row.state) {
     case ToolchainRow::State::Ok:
       out << "ok       " << row.canary.version << "; " << row.where.path << " (from "

@@ -106,6 +106,18 @@ public:
 private:
   PtoToolchain t;
 };
+/// PyTorchSim's code generation, its kernels judged without running them.
+class PyTorchSimToolchainBackend : public Backend {
+public:
+  explicit PyTorchSimToolchainBackend(const PyTorchSimToolchain &t) : t(t) {}
+  BackendRun run(const KernelRun &k) const override { return runPyTorchSim(t, k.c, k.inputs); }
+  std::map<std::string, std::string> programs(const Case &c) const override {
+    return pytorchsimPrograms(c);
+  }
+
+private:
+  PyTorchSimToolchain t;
+};
 } // namespace
 
 std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
@@ -129,6 +141,8 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   case BackendKind::Simpler: return std::make_unique<SimplerToolchainBackend>(config.pto);
+  case BackendKind::PyTorchSim:
+    return std::make_unique<PyTorchSimToolchainBackend>(config.pytorchsim);
   }
   return nullptr; // unreachable: the switch covers Backends.def
 }

@@ -6,6 +6,7 @@
 #include "ir/Storage.h"
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"
+#include "oracles/DmaFootprint.h"
 #include "oracles/MemoryErrorOracle.h"
 #include "oracles/Signature.h"
 #include "reference/Executor.h"
@@ -92,6 +93,10 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   v.passIndex = base.run.passIndex;
   if (isOutOfBounds(base.verdict))
     v.where = base.run.faultSite;
+  // A DMA trace's finding: the DMA's direction and the buffer's role.
+  if (!base.run.valuesComputed)
+    if (std::optional<FootprintFinding> found = checkDmaFootprint(base.run.dmaTrace))
+      v.where = found->where;
   // The two instructions and their pipes or cause, never addresses.
   if (isTraceVerdict(base.verdict))
     if (std::optional<TraceFinding> found = firstTraceFinding(base.run.kernelTrace))

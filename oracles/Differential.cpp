@@ -4,6 +4,7 @@
 #include "oracles/SumBound.h"
 
 #include "oracles/CacheCoherency.h"
+#include "oracles/DmaFootprint.h"
 #include "oracles/Exactness.h"
 #include "oracles/RaceAnalysis.h"
 #include "oracles/ValidRegion.h"
@@ -76,6 +77,15 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
                      ? "after pass " + std::to_string(run.passIndex) + " (" + run.passName + "): "
                      : std::string()) +
                 run.message.substr(0, run.message.find('\n'));
+    return j;
+  }
+  // A program compiled but not run: what its DMAs move is all there is to
+  // judge.
+  if (!run.valuesComputed) {
+    if (std::optional<FootprintFinding> found = checkDmaFootprint(run.dmaTrace)) {
+      j.verdict = found->verdict;
+      j.summary = found->text;
+    }
     return j;
   }
   // A write outside an output's valid shape is a memory error whatever the

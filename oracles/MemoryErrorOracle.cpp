@@ -136,6 +136,7 @@ bool mayBeOutOfBounds(VerdictKind v) {
   case VerdictKind::SyncMisuse:
   case VerdictKind::UnflushedStore:
   case VerdictKind::StaleRead:
+  case VerdictKind::UnwrittenOutput:
   case VerdictKind::LostWrite: return false;
   }
   return false;

@@ -12,6 +12,10 @@ void MetamorphicOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   // Variants of a run that failed otherwise have nothing to agree with.
   if (out.verdict != VerdictKind::Ok && out.verdict != VerdictKind::Mismatch)
     return;
+  // Variants agree or not in values, which a backend that does not run
+  // its program has none of.
+  if (!out.run.valuesComputed)
+    return;
   const auto failure =
       checkMetamorphic(ctx.c, ctx.jit, ctx.config, ctx.pipeline, out, ctx.config.metamorphicShare);
   if (!failure)

@@ -50,6 +50,7 @@ std::optional<bool> cutFails(const CaseOutcome &out) {
   case VerdictKind::SimulatorFault:
   case VerdictKind::ContractGap:
   case VerdictKind::OutOfBoundsWrite:
+  case VerdictKind::UnwrittenOutput:
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfRegionWrite:
   case VerdictKind::Race:

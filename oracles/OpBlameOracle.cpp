@@ -41,6 +41,7 @@ bool isProgramFailure(const CaseOutcome &base) {
   switch (base.verdict) {
   case VerdictKind::Mismatch:
   case VerdictKind::UninitializedRead:
+  case VerdictKind::UnwrittenOutput:
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::OutOfRegionWrite: return true;

@@ -15,6 +15,7 @@
 #include "backend/mlir/MlirTools.h"
 #include "backend/mlir/Pipelines.h"
 #include "backend/pto/PtoBackend.h"
+#include "backend/pytorchsim/PyTorchSimBackend.h"
 
 #include <cstdint>
 #include <optional>
@@ -36,6 +37,7 @@ struct RunConfig {
   MlirTool tools;             ///< binaries for BackendKind::MlirTools
   ExternalToolchain external; ///< argv and limits for BackendKind::External
   PtoToolchain pto;           ///< ptoas and pto-isa for BackendKind::Pto
+  PyTorchSimToolchain pytorchsim; ///< for BackendKind::PyTorchSim
   /// Share of cases that also run the view and lane metamorphic variants
   /// (oracles/Metamorphic.h) in isolated workers.
   double metamorphicShare = 0.25;

@@ -18,6 +18,7 @@ bool blamable(VerdictKind v) {
   case VerdictKind::Nondeterministic:
   case VerdictKind::SimulatorFault:
   case VerdictKind::OutOfBoundsWrite:
+  case VerdictKind::UnwrittenOutput:
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfRegionWrite: return true;
   case VerdictKind::Ok:

@@ -125,6 +125,48 @@ def _topk(x, k, axis):
 
 )PY";
 
+/// The model form's helpers: the torch a model writes, in the element type,
+/// on the device the adapter puts in `_DEV` (None: torch's default).
+const char *kModelPrelude = R"PY(import os
+import sys
+
+import numpy as np
+import torch
+
+_DEV = None
+
+
+def _load(d, name, dtype):
+    return torch.from_numpy(np.load(os.path.join(d, name))).to(dtype)
+
+
+def _save(d, name, t):
+    if t.dtype == torch.bfloat16:
+        t = t.to(torch.float32)
+    np.save(os.path.join(d, name), t.cpu().contiguous().numpy())
+
+
+_fmax = torch.maximum
+_fmin = torch.minimum
+_round_half_away = torch.round
+
+
+def _idiv(x, y):
+    return torch.div(x, y, rounding_mode="floor")
+
+
+def _matmul(a, b, acc_dtype):
+    return torch.matmul(a.to(acc_dtype), b.to(acc_dtype))
+
+
+def _fillpad(x, rows, cols, pad):
+    y = x.clone()
+    y[rows:, :] = pad
+    y[:, cols:] = pad
+    return y
+
+)PY";
+
 const char *torchType(DType t) {
   switch (t) {
   case DType::F32: return "torch.float32";
@@ -193,7 +235,7 @@ std::string pyIndex(const IndexExpr &e) {
 
 class Emitter {
 public:
-  explicit Emitter(const Case &c) : c_(c) {}
+  Emitter(const Case &c, PyTorchForm form) : c_(c), model_(form == PyTorchForm::Model) {}
   bool run(std::string &out, std::string &unsupported);
 
 private:
@@ -215,6 +257,8 @@ private:
   void cast(const Op &op);
 
   const Case &c_;
+  /// PyTorchForm::Model: each op as the one torch call a model writes.
+  const bool model_;
   std::string body_;
   std::string params_, loads_, functions_;
   int inputs_ = 0;
@@ -273,7 +317,7 @@ std::string binary(OpKind kind, DType t, const std::string &x, const std::string
 
 bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
   const DType t = c_.typeOf(op.operands[0]).dtype;
-  const bool narrow = t == DType::F16 || t == DType::BF16;
+  const bool narrow = !model_ && (t == DType::F16 || t == DType::BF16);
   const bool compare = opCategory(kind) == OpCategory::Compare;
   // f16/bf16 compute in f32 and round once; compares are exact as they are.
   auto in = [&](unsigned i) {
@@ -283,9 +327,11 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
     return narrow && !compare ? "(" + expr + ").to(" + torchType(t) + ")" : expr;
   };
   // Transcendentals: in f64, rounded once to f32 (then to the element type).
-  auto viaDouble = [&](const std::string &fn) { return round("(" + fn + ").float()"); };
+  auto viaDouble = [&](const std::string &fn) {
+    return model_ ? fn : round("(" + fn + ").float()");
+  };
   const std::string x = operand(op, 0);
-  const std::string xd = x + ".double()";
+  const std::string xd = model_ ? x : x + ".double()";
   if (op.operands.size() == 2) {
     const std::string e = binary(kind, t, in(0), in(1));
     if (e.empty())
@@ -298,6 +344,10 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
   case OpKind::Abs: assign(op, round("torch.abs(" + in(0) + ")")); return true;
   case OpKind::Not: assign(op, "~" + x); return true;
   case OpKind::Relu:
+    if (model_) {
+      assign(op, "torch.relu(" + x + ")");
+      return true;
+    }
     // relu(-0) == +0 and NaN stays NaN.
     assign(op, isFloat(t) ? round("torch.where(torch.isnan(" + in(0) + ") | (" + in(0) + " > 0), " +
                                   in(0) + ", torch.zeros_like(" + in(0) + "))")
@@ -327,6 +377,13 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
     return true;
   }
   case OpKind::Clamp: {
+    if (model_) {
+      auto bound = [&](const Scalar &s) {
+        return isFloat(t) ? pyFloat(s.f) : std::to_string(s.i);
+      };
+      assign(op, "torch.clamp(" + x + ", " + bound(op.attrs.lo) + ", " + bound(op.attrs.hi) + ")");
+      return true;
+    }
     // The bounds as tensors of x's type (rounded to it, as the case model
     // has them), then the same max and min as the binary ops.
     auto bound = [&](const Scalar &s) {
@@ -350,7 +407,9 @@ void Emitter::cast(const Op &op) {
   const RoundingMode m = op.attrs.rounding;
   const std::string x = operand(op, 0), tt = torchType(to);
   const std::string mode(roundingName(m));
-  if (to == DType::I1) {
+  if (model_) {
+    assign(op, to == DType::I1 ? x + " != 0" : x + ".to(" + tt + ")");
+  } else if (to == DType::I1) {
     assign(op, x + " != 0");
   } else if (isFloat(from) && !isFloat(to)) {
     assign(op, "_f2i(" + x + ", \"" + mode + "\", " + std::to_string(minIntValue(to)) + ", " +
@@ -393,6 +452,9 @@ bool Emitter::view(const Op &op, std::string &unsupported) {
   case OpKind::Squeeze: assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")"); break;
   case OpKind::Unsqueeze: assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")"); break;
   case OpKind::IndexMap: {
+    // A model indexes through views, never through gathers on index grids.
+    if (model_)
+      return unsupported = "pytorch model form: no form for index_map", false;
     // Index tensors: one broadcasting grid per result dim.
     line("d = _grids(" + shape + ")");
     std::string idx;
@@ -422,6 +484,10 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
     break;
   case OpKind::Cast: cast(op); break;
   case OpKind::ReduceSum:
+    if (model_) {
+      assign(op, x + ".sum(" + std::to_string(a.axis) + ", keepdim=True).to(" + tt + ")");
+      break;
+    }
     // f32 accumulation for floats, the type's width for integers.
     assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", lambda s, e: s + e, " +
                    (isFloat(t.dtype) ? "torch.float32" : tt) + ").to(" + tt + ")");
@@ -429,15 +495,24 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
   case OpKind::ReduceMax:
   case OpKind::ReduceMin: {
     const bool max = op.kind == OpKind::ReduceMax;
+    if (model_) {
+      assign(op, x + (max ? ".amax(" : ".amin(") + std::to_string(a.axis) + ", keepdim=True)");
+      break;
+    }
     assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", " +
                    (isFloat(t.dtype) ? (max ? "_fmax" : "_fmin")
                                      : (max ? "torch.maximum" : "torch.minimum")) +
                    ", " + tt + ")");
     break;
   }
-  case OpKind::ArgMax: assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")"); break;
+  case OpKind::ArgMax:
+    if (model_) {
+      assign(op, "torch.argmax(" + x + ", " + std::to_string(a.axis) + ", keepdim=True)");
+      break;
+    }
+    assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")"); break;
   case OpKind::TopK:
-    line(v(op.results[0]) + ", " + v(op.results[1]) + " = _topk(" + x + ", " + std::to_string(a.k) +
+    line(v(op.results[0]) + ", " + v(op.results[1]) + " = " + (model_ ? "torch.topk(" : "_topk(") + x + ", " + std::to_string(a.k) +
          ", " + std::to_string(a.axis) + ")");
     break;
   case OpKind::Matmul: assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")"); break;
@@ -533,9 +608,18 @@ bool Emitter::emitOp(const Op &op, std::string &unsupported) {
                    (isFloat(t.dtype)       ? pyFloat(a.value.f)
                     : t.dtype == DType::I1 ? std::string(a.value.i ? "True" : "False")
                                            : std::to_string(a.value.i)) +
-                   ", dtype=" + tt + ")");
+                   ", dtype=" + tt + (model_ ? ", device=_DEV" : "") + ")");
     break;
   case OpKind::Iota:
+    if (model_) {
+      // torch.arange along the axis, broadcast as a model writes it.
+      std::vector<int64_t> along(t.shape.size(), 1);
+      along[a.axis] = t.shape[a.axis];
+      assign(op, "torch.arange(" + std::to_string(t.shape[a.axis]) + ", device=_DEV).reshape(" +
+                     pyInts(along) + ").expand(" + shape + ")" +
+                     (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
+      break;
+    }
     assign(op, "_grids(" + shape + ")[" + std::to_string(a.axis) + "].expand(" + shape + ")" +
                    (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
     break;
@@ -623,7 +707,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       "# NPUFUZZ_TORCH_COMPILE=<backend> runs kernel() under torch.compile.\n"
       "# Valid shapes are not masked: ops compute on the full tile, and only\n"
       "# elements inside valid shapes are compared.\n" +
-      std::string(kPrelude) + "\n" + functions_ + "def kernel(" + params_ + "):\n" + body_ +
+      std::string(model_ ? kModelPrelude : kPrelude) + "\n" + functions_ + "def kernel(" + params_ + "):\n" + body_ +
       "    return (" + outs +
       ")\n\n\ndef main():\n"
       "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
@@ -643,8 +727,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
 
 } // namespace
 
-bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported) {
-  return Emitter(c).run(out, unsupported);
+bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported, PyTorchForm form) {
+  return Emitter(c, form).run(out, unsupported);
 }
 
 } // namespace npufuzz

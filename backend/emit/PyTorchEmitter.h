@@ -23,13 +23,27 @@
 
 #include "ir/Case.h"
 
+#include <cstdint>
 #include <string>
 
 namespace npufuzz {
 
+/// How the program writes the case's ops.
+enum class PyTorchForm : uint8_t {
+  /// Exact: the semantics above, whatever torch calls that takes.
+  Exact,
+  /// As a model writes them: one torch call per op, in the element type,
+  /// `torch.matmul`, `x.sum(dim)`, `torch.topk`, factories on the device in
+  /// the program's `_DEV`. For compilers whose values npufuzz does not
+  /// compare (PyTorchSim's code generation), so that they see the graphs
+  /// models give them; index maps have no such form.
+  Model,
+};
+
 /// Emits the program for the verified case `c`. Returns false with a reason
 /// when an op has no torch form. Same case, same bytes.
-bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported);
+bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported,
+                 PyTorchForm form = PyTorchForm::Exact);
 
 } // namespace npufuzz
 

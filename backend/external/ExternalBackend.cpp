@@ -337,7 +337,8 @@ BackendRun::Status classifyEnd(const CommandEnd &end, std::string &message) {
 bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel &kernel,
                         const std::vector<std::string> &pipeline,
                         const std::vector<TensorData> &inputs, std::string &error,
-                        const std::vector<std::pair<std::string, bool>> &switches) {
+                        const std::vector<std::pair<std::string, bool>> &switches,
+                        PyTorchForm form) {
   auto file = [&](const std::string &name) { return dir + "/" + name; };
   bool ok = writeText(file("case.npf"), printCase(c));
   std::string files = "\"case\": \"case.npf\"", refused;
@@ -354,7 +355,7 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
   program("mlir", "kernel.mlir", !kernel.text.empty(), kernel.text,
           "the MLIR emitter cannot express the case");
   std::string text, reason;
-  bool emitted = emitPyTorch(c, text, reason);
+  bool emitted = emitPyTorch(c, text, reason, form);
   program("pytorch", "program.py", emitted, text, reason);
   text.clear(), reason.clear();
   emitted = emitPto(c, text, reason);

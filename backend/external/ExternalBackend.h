@@ -21,6 +21,7 @@
 #define NPUFUZZ_BACKEND_EXTERNAL_EXTERNALBACKEND_H
 
 #include "backend/BackendRun.h"
+#include "backend/emit/PyTorchEmitter.h"
 #include "backend/mlir/MlirEmitter.h"
 
 #include <cstdint>
@@ -100,7 +101,8 @@ bool endedInMemoryError(const CommandEnd &end);
 bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel &kernel,
                         const std::vector<std::string> &pipeline,
                         const std::vector<TensorData> &inputs, std::string &error,
-                        const std::vector<std::pair<std::string, bool>> &switches = {});
+                        const std::vector<std::pair<std::string, bool>> &switches = {},
+                        PyTorchForm form = PyTorchForm::Exact);
 
 /// Writes a case directory, runs the command on it and reads the outputs.
 BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKernel &kernel,

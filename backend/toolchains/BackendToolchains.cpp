@@ -5,6 +5,7 @@
 #include "backend/mlir/MlirTools.h"
 #include "backend/pto/PtoBackend.h"
 #include "backend/pto/SimplerBackend.h"
+#include "backend/pytorchsim/PyTorchSimBackend.h"
 #include "backend/toolchains/Canary.h"
 
 #include <cstdlib>
@@ -34,6 +35,19 @@ bool setUpSimplerToolchain(PtoToolchain &t, std::string &error) {
     t.simplerAdapter = defaultSimplerAdapter();
   return findInto(ToolchainKind::Simpler, t.simplerPython, error) &&
          findInto(ToolchainKind::Ptoas, t.ptoas, error) && checkSimplerToolchain(t, error);
+}
+
+bool setUpPyTorchSimToolchain(PyTorchSimToolchain &t, std::string &error, std::string *version) {
+  if (t.adapter.empty())
+    t.adapter = defaultPyTorchSimAdapter();
+  std::string line;
+  if (!findInto(ToolchainKind::PyTorchSim, t.checkout, error) ||
+      !findInto(ToolchainKind::PyTorchSimPython, t.python, error) ||
+      !checkPyTorchSimToolchain(t, line, error))
+    return false;
+  if (version)
+    *version = line;
+  return true;
 }
 
 bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &runner,

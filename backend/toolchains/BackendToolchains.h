@@ -14,6 +14,7 @@
 namespace npufuzz {
 
 struct PtoToolchain;
+struct PyTorchSimToolchain;
 struct MlirTool;
 
 /// --backend pto: `t.ptoas` and `t.ptoIsa` hold their flags' values (empty
@@ -25,6 +26,13 @@ bool setUpPtoToolchain(PtoToolchain &t, std::string &error);
 /// values and become the toolchains found; the adapter is the default
 /// unless set.
 bool setUpSimplerToolchain(PtoToolchain &t, std::string &error);
+
+/// --backend pytorchsim: `t.checkout` and `t.python` hold their flags'
+/// values and become the toolchains found; then the adapter's canary (the
+/// npu device sets up, a one-op add reaches PyTorchSim's MLIR), whose
+/// version line goes to `version` when asked.
+bool setUpPyTorchSimToolchain(PyTorchSimToolchain &t, std::string &error,
+                              std::string *version = nullptr);
 
 /// --backend mlir-tools: `opt` and `runner` are their flags' values.
 bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &runner,

@@ -217,6 +217,25 @@ void simplerCanary(const Scratch &s, const std::string &python, CanaryResult &r)
                "simpler with its a2a3sim runtime", "simpler", 120, r);
 }
 
+/// A PyTorchSim checkout: its frontend's code generation is there; its
+/// version is its commit and where it was cloned from (a fork's name).
+void pytorchsimCanary(const Scratch &s, const std::string &dir, CanaryResult &r) {
+  std::error_code ec;
+  for (const char *file : {"PyTorchSimFrontend/extension_codecache.py",
+                           "PyTorchSimFrontend/mlir/mlir_codegen_backend.py",
+                           "Scheduler/scheduler.py", "PyTorchSimFrontend/extension_device.cpp"})
+    if (!fs::is_regular_file(fs::path(dir) / file, ec)) {
+      r.error = std::string("no ") + file + " under " + dir;
+      return;
+    }
+  const Probe commit = probe(s, {"git", "-C", dir, "rev-parse", "--short=12", "HEAD"});
+  const Probe origin = probe(s, {"git", "-C", dir, "config", "--get", "remote.origin.url"});
+  r.version = "PyTorchSim " + (commit.ok() ? firstLine(commit.out) : std::string("(no git)"));
+  if (origin.ok() && !firstLine(origin.out).empty())
+    r.version += " from " + firstLine(origin.out);
+  r.passed = true;
+}
+
 /// An MLIR tool's `--version` names the LLVM it is built on: into
 /// r.version, or false with r.error.
 bool llvmVersion(const Scratch &s, const std::string &path, CanaryResult &r) {
@@ -291,6 +310,9 @@ CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
     case ToolchainKind::MlirOpt: mlirOptCanary(scratch, path, r); break;
     case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
     case ToolchainKind::Simpler: simplerCanary(scratch, path, r); break;
+    case ToolchainKind::PyTorchSim: pytorchsimCanary(scratch, path, r); break;
+    // Its torch, as any torch's: the checkout's canary case runs the rest.
+    case ToolchainKind::PyTorchSimPython: torchCanary(scratch, path, r); break;
     }
   }
   if (!r.passed)

@@ -32,7 +32,9 @@ const char *markerHeader(ToolchainKind kind) {
   case ToolchainKind::IreeCompile:
   case ToolchainKind::IreeRuntime:
   case ToolchainKind::MlirOpt:
+  case ToolchainKind::PyTorchSim: return "PyTorchSimFrontend/extension_codecache.py";
   case ToolchainKind::Simpler:
+  case ToolchainKind::PyTorchSimPython:
   case ToolchainKind::MlirRunner: return "";
   }
   return "";
@@ -63,6 +65,10 @@ std::vector<std::string> usualPlaces(ToolchainKind kind) {
   // simpler is built from its repository into a virtual environment of the
   // user's: no place is usual, so it is found where the user says.
   case ToolchainKind::Simpler: return {};
+  // PyTorchSim's checkout and the environment it runs in are the user's
+  // (docs/toolchains.md#pytorchsim); its Docker image's places.
+  case ToolchainKind::PyTorchSim: return {"/workspace/PyTorchSim"};
+  case ToolchainKind::PyTorchSimPython: return {};
   }
   return {};
 }
@@ -103,6 +109,20 @@ bool usable(ToolchainKind kind, const std::string &place, std::string &path, std
       return false;
     }
     path = dir;
+    return true;
+  }
+  case ToolchainShape::Checkout: {
+    if (!fs::is_directory(place, ec)) {
+      why = place + " is not a directory";
+      return false;
+    }
+    if (!fs::is_regular_file(fs::path(place) / markerHeader(kind), ec)) {
+      why = "no " + std::string(markerHeader(kind)) + " under " + place;
+      return false;
+    }
+    path = fs::canonical(place, ec).string();
+    if (ec)
+      path = place;
     return true;
   }
   }

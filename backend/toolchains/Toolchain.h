@@ -36,6 +36,7 @@ enum class ToolchainKind : uint8_t {
 enum class ToolchainShape : uint8_t {
   Program,    ///< an executable file
   IncludeDir, ///< a directory of headers
+  Checkout,   ///< a source tree, told by a file only it has (markerFile)
 };
 
 struct ToolchainInfo {

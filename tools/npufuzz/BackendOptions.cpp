@@ -22,8 +22,8 @@ namespace npufuzz::tool {
 
 BackendOptions::BackendOptions(cl::SubCommand &sub)
     : name("backend",
-           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor, iree, pto or "
-                    "simpler"),
+           cl::desc("mlir-jit (in process), mlir-tools, external, torch, inductor, iree, pto, "
+                    "simpler or pytorchsim"),
            cl::init("mlir-jit"), cl::sub(sub), cl::cat(category())),
       cmd("cmd",
           cl::desc("Command for --backend external (one quoted string, split like a shell "
@@ -73,6 +73,14 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                     cl::desc("Python that imports simpler for --backend simpler (default: "
                              "discovered, docs/toolchains.md)"),
                     cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      pytorchsim("pytorchsim",
+                 cl::desc("PyTorchSim's checkout for --backend pytorchsim (default: discovered, "
+                          "docs/toolchains.md)"),
+                 cl::value_desc("DIR"), cl::sub(sub), cl::cat(category())),
+      pytorchsimPython("pytorchsim-python",
+                       cl::desc("The Python PyTorchSim runs in, with its torch, for --backend "
+                                "pytorchsim (default: discovered, docs/toolchains.md)"),
+                       cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       switchOff("switch-off",
                 cl::desc("Turn an optimisation of --backend inductor or iree off (repeatable; "
                          "the names are in docs/ml-compilers.md)"),
@@ -176,6 +184,21 @@ bool BackendOptions::setUp(RunConfig &config) const {
   if (config.backend != BackendKind::Simpler && !simplerPython.empty()) {
     fail("--simpler-python is for --backend simpler");
     return false;
+  }
+  const bool pytorchsimFlags = !pytorchsim.empty() || !pytorchsimPython.empty();
+  if (config.backend != BackendKind::PyTorchSim && pytorchsimFlags) {
+    fail("--pytorchsim and --pytorchsim-python are for --backend pytorchsim");
+    return false;
+  }
+  if (config.backend == BackendKind::PyTorchSim) {
+    config.pytorchsim.checkout = pytorchsim;
+    config.pytorchsim.python = pytorchsimPython;
+    // Its values are not computed: the variants have nothing to compare.
+    config.metamorphicShare = 0;
+    if (!setUpPyTorchSimToolchain(config.pytorchsim, error)) {
+      fail(error);
+      return false;
+    }
   }
   if (torchLike) {
     if (!configureTorchBackend(config, python, error, config.backend == BackendKind::Inductor)) {
@@ -282,6 +305,10 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--iree-python", ireePython});
   if (!simplerPython.empty())
     flags.insert(flags.end(), {"--simpler-python", simplerPython});
+  if (!pytorchsim.empty())
+    flags.insert(flags.end(), {"--pytorchsim", pytorchsim});
+  if (!pytorchsimPython.empty())
+    flags.insert(flags.end(), {"--pytorchsim-python", pytorchsimPython});
   for (const std::string &s : switchOff)
     flags.insert(flags.end(), {"--switch-off", s});
   if (ptoNoInsertSync)
@@ -306,6 +333,8 @@ double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
   // simpler builds a kernel per task and the orchestration for each case.
   if (config.backend == BackendKind::Simpler)
     return std::max<double>(timeout, config.pto.simplerTimeoutSeconds + 30.0);
+  if (config.backend == BackendKind::PyTorchSim)
+    return std::max<double>(timeout, config.pytorchsim.timeoutSeconds + 30.0);
   return timeout;
 }
 

@@ -1,0 +1,372 @@
+//===- backend/pytorchsim/KernelDmas.cpp - A PyTorchSim kernel, verified and its DMAs decoded -===//
+#include "backend/pytorchsim/KernelDmas.h"
+
+#include "backend/pytorchsim/DmaStart.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <optional>
+#include <regex>
+#include <sstream>
+
+namespace npufuzz {
+
+namespace {
+
+/// One context for every kernel of this process, renewed now and then so
+/// that the types and attributes of many kernels do not pile up.
+mlir::MLIRContext &context() {
+  static std::unique_ptr<mlir::MLIRContext> ctx;
+  static unsigned uses = 0;
+  if (!ctx || ++uses > 256) {
+    mlir::DialectRegistry registry;
+    mlir::registerAllDialects(registry);
+    ctx = std::make_unique<mlir::MLIRContext>(registry, mlir::MLIRContext::Threading::DISABLED);
+    ctx->loadAllAvailableDialects();
+    // Ops of PyTorchSim's fork fail to parse as unregistered ops: upstream
+    // MLIR's word, and so a rejection.
+    uses = 0;
+  }
+  return *ctx;
+}
+
+std::string lineOf(const std::string &text, unsigned line) {
+  std::istringstream in(text);
+  std::string l;
+  for (unsigned n = 1; std::getline(in, l); ++n)
+    if (n == line) {
+      const size_t first = l.find_first_not_of(" \t");
+      return first == std::string::npos ? std::string() : l.substr(first);
+    }
+  return "";
+}
+
+/// The op a line of PyTorchSim's text defines or is (`arith.cmpi`).
+std::string opOfLine(const std::string &line) {
+  static const std::regex op(R"re((?:^|=\s*)"?([a-z_][a-z0-9_]*\.[a-z0-9_.]+)"?)re");
+  std::smatch m;
+  return std::regex_search(line, m, op) ? m[1].str() : std::string("?");
+}
+
+/// A diagnostic without what differs between kernels of one bug: SSA
+/// names, quoted values' names, numbers.
+std::string withoutNames(const std::string &message) {
+  static const std::regex ssa(R"(%[A-Za-z0-9_$.-]+)"), number(R"(\d+)");
+  return std::regex_replace(std::regex_replace(message, ssa, "%v"), number, "N");
+}
+
+int64_t evaluate(mlir::AffineExpr e, llvm::ArrayRef<int64_t> dims, llvm::ArrayRef<int64_t> syms) {
+  if (auto c = llvm::dyn_cast<mlir::AffineConstantExpr>(e))
+    return c.getValue();
+  if (auto d = llvm::dyn_cast<mlir::AffineDimExpr>(e))
+    return dims[d.getPosition()];
+  if (auto s = llvm::dyn_cast<mlir::AffineSymbolExpr>(e))
+    return syms[s.getPosition()];
+  auto b = llvm::cast<mlir::AffineBinaryOpExpr>(e);
+  const int64_t l = evaluate(b.getLHS(), dims, syms), r = evaluate(b.getRHS(), dims, syms);
+  auto floorDiv = [](int64_t a, int64_t q) {
+    const int64_t d = a / q;
+    return (a % q != 0 && ((a < 0) != (q < 0))) ? d - 1 : d;
+  };
+  switch (e.getKind()) {
+  case mlir::AffineExprKind::Add: return l + r;
+  case mlir::AffineExprKind::Mul: return l * r;
+  case mlir::AffineExprKind::FloorDiv: return r == 0 ? 0 : floorDiv(l, r);
+  case mlir::AffineExprKind::CeilDiv: return r == 0 ? 0 : -floorDiv(-l, r);
+  case mlir::AffineExprKind::Mod: return r == 0 ? 0 : l - r * floorDiv(l, r);
+  case mlir::AffineExprKind::Constant:
+  case mlir::AffineExprKind::DimId:
+  case mlir::AffineExprKind::SymbolId: break;
+  }
+  return 0;
+}
+
+/// Walks a kernel's loop nest with every index known.
+class Walker {
+public:
+  Walker(const std::string &text, KernelDmas &out, size_t maxMoves)
+      : text(text), out(out), maxMoves(maxMoves) {}
+
+  bool kernel(mlir::func::FuncOp f) {
+    for (mlir::BlockArgument a : f.getArguments()) {
+      auto t = llvm::dyn_cast<mlir::MemRefType>(a.getType());
+      KernelDmas::Argument arg;
+      arg.name = "%arg" + std::to_string(a.getArgNumber());
+      if (t && t.hasStaticShape()) {
+        arg.elements = t.getNumElements();
+        const mlir::Type e = t.getElementType();
+        arg.elementBytes = e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8);
+      }
+      out.arguments.push_back(arg);
+    }
+    // The names PyTorchSim gave them, from its signature.
+    static const std::regex names(R"(%([A-Za-z0-9_]+)\s*:\s*memref)");
+    const size_t at = text.find("func.func @" + f.getSymName().str());
+    const size_t open = text.find('(', at), close = text.find(')', open);
+    if (at != std::string::npos && open != std::string::npos && close != std::string::npos) {
+      const std::string signature = text.substr(open, close - open);
+      size_t k = 0;
+      for (std::sregex_iterator m(signature.begin(), signature.end(), names), e;
+           m != e && k < out.arguments.size(); ++m, ++k)
+        out.arguments[k].name = "%" + (*m)[1].str();
+    }
+    return block(f.getBody().front());
+  }
+
+  std::string why;
+
+private:
+  struct Loop {
+    mlir::Value iv;
+    int64_t value = 0, upper = 0;
+  };
+
+  std::optional<int64_t> value(mlir::Value v) {
+    auto it = known.find(v);
+    if (it != known.end())
+      return it->second;
+    return std::nullopt;
+  }
+
+  bool fail(const std::string &reason) {
+    if (why.empty())
+      why = reason;
+    return false;
+  }
+
+  static bool holdsDma(mlir::Operation *op) {
+    bool found = false;
+    op->walk([&](mlir::memref::DmaStartOp) { found = true; });
+    return found;
+  }
+
+  std::optional<int64_t> bound(mlir::AffineMap map, mlir::OperandRange operands, bool lower) {
+    llvm::SmallVector<int64_t> dims, syms;
+    for (unsigned i = 0; i < operands.size(); ++i) {
+      std::optional<int64_t> v = value(operands[i]);
+      if (!v)
+        return std::nullopt;
+      (i < map.getNumDims() ? dims : syms).push_back(*v);
+    }
+    std::optional<int64_t> chosen;
+    for (mlir::AffineExpr e : map.getResults()) {
+      const int64_t v = evaluate(e, dims, syms);
+      if (!chosen || (lower ? v > *chosen : v < *chosen))
+        chosen = v;
+    }
+    return chosen;
+  }
+
+  bool block(mlir::Block &b) {
+    for (mlir::Operation &op : b) {
+      if (auto c = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
+        if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(c.getValue()))
+          known[c.getResult()] = i.getValue().getSExtValue();
+      } else if (auto apply = llvm::dyn_cast<mlir::affine::AffineApplyOp>(op)) {
+        llvm::SmallVector<int64_t> dims, syms;
+        const mlir::AffineMap map = apply.getAffineMap();
+        bool all = true;
+        for (unsigned i = 0; i < apply.getMapOperands().size() && all; ++i) {
+          std::optional<int64_t> v = value(apply.getMapOperands()[i]);
+          all = v.has_value();
+          if (all)
+            (i < map.getNumDims() ? dims : syms).push_back(*v);
+        }
+        if (all)
+          known[apply.getResult()] = evaluate(map.getResult(0), dims, syms);
+      } else if (auto loop = llvm::dyn_cast<mlir::affine::AffineForOp>(op)) {
+        if (!holdsDma(&op))
+          continue;
+        const std::optional<int64_t> lb =
+            bound(loop.getLowerBoundMap(), loop.getLowerBoundOperands(), true);
+        const std::optional<int64_t> ub =
+            bound(loop.getUpperBoundMap(), loop.getUpperBoundOperands(), false);
+        const int64_t step = loop.getStepAsInt();
+        if (!lb || !ub || step <= 0)
+          return fail("a loop around a DMA has bounds that are not constants");
+        loops.push_back({loop.getInductionVar(), 0, *ub});
+        for (int64_t i = *lb; i < *ub; i += step) {
+          known[loop.getInductionVar()] = i;
+          loops.back().value = i;
+          if (!block(*loop.getBody()))
+            return false;
+        }
+        loops.pop_back();
+      } else if (auto dma = llvm::dyn_cast<mlir::memref::DmaStartOp>(op)) {
+        if (!decode(dma))
+          return false;
+      } else if (op.getNumRegions() && holdsDma(&op)) {
+        return fail("a DMA under " + op.getName().getStringRef().str());
+      }
+    }
+    return true;
+  }
+
+  bool decode(mlir::memref::DmaStartOp dma) {
+    const std::optional<int64_t> type = value(dma.getNumElements());
+    if (!type)
+      return fail("a DMA whose type is not a constant");
+    // The DRAM side is the kernel's argument; the other is the scratchpad.
+    const bool write = *type == 3;
+    const mlir::Value dram = write ? dma.getDstMemRef() : dma.getSrcMemRef();
+    const mlir::Value spad = write ? dma.getSrcMemRef() : dma.getDstMemRef();
+    auto argument = llvm::dyn_cast<mlir::BlockArgument>(dram);
+    auto spadType = llvm::dyn_cast<mlir::MemRefType>(spad.getType());
+    auto dramType = llvm::dyn_cast<mlir::MemRefType>(dram.getType());
+    if (!argument || !spadType || !spadType.hasStaticShape() || !dramType ||
+        dramType.getRank() != 1)
+      return fail("a DMA that is not between a flat kernel argument and a scratchpad tile");
+    const mlir::ValueRange indices = write ? dma.getDstIndices() : dma.getSrcIndices();
+    const std::optional<int64_t> base = value(indices[0]);
+    if (!base)
+      return fail("a DMA whose DRAM index is not affine in the loops");
+    auto strides = dma->getAttrOfType<mlir::ArrayAttr>("dram_stride");
+    const llvm::ArrayRef<int64_t> shape = spadType.getShape();
+    if (!strides || strides.size() != shape.size())
+      return fail("a DMA whose dram_stride does not have a stride per tile dimension");
+    std::vector<int64_t> stride;
+    for (mlir::Attribute s : strides) {
+      auto i = llvm::dyn_cast<mlir::IntegerAttr>(s);
+      if (!i)
+        return fail("a DMA whose dram_stride is not integers");
+      stride.push_back(i.getInt());
+    }
+    // Each tile dimension's loop, where the nest says which: the loops the
+    // index's affine.apply takes, in its order, else the enclosing loops.
+    std::vector<const Loop *> along(shape.size(), nullptr);
+    auto loopOf = [&](mlir::Value v) -> const Loop * {
+      for (const Loop &l : loops)
+        if (l.iv == v)
+          return &l;
+      return nullptr;
+    };
+    auto apply = indices[0].getDefiningOp<mlir::affine::AffineApplyOp>();
+    bool byApply = apply && apply.getMapOperands().size() == shape.size();
+    for (size_t d = 0; byApply && d < shape.size(); ++d)
+      byApply = (along[d] = loopOf(apply.getMapOperands()[d])) != nullptr;
+    if (!byApply) {
+      if (loopOf(indices[0]) && shape.size() == 1)
+        along[0] = loopOf(indices[0]);
+      else if (loops.size() == shape.size())
+        for (size_t d = 0; d < shape.size(); ++d)
+          along[d] = &loops[d];
+      else
+        std::fill(along.begin(), along.end(), nullptr);
+    }
+    const uint32_t number = static_cast<uint32_t>(dmaNumber(dma));
+    out.dmas[number].write = write;
+    out.dmas[number].argument = argument.getArgNumber();
+    // Every element of the tile, clipped at the end of its loops.
+    std::vector<int64_t> t(shape.size(), 0);
+    std::vector<int64_t> extent(shape.begin(), shape.end());
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (along[d])
+        extent[d] = std::min<int64_t>(extent[d], along[d]->upper - along[d]->value);
+    for (int64_t e : extent)
+      if (e <= 0)
+        return true;
+    while (true) {
+      int64_t element = *base;
+      for (size_t d = 0; d < shape.size(); ++d)
+        element += t[d] * stride[d];
+      if (out.moves.size() >= maxMoves)
+        return fail("more than " + std::to_string(maxMoves) + " elements moved");
+      out.moves.push_back({number, element});
+      size_t d = shape.size();
+      while (d > 0 && ++t[d - 1] == extent[d - 1])
+        t[--d] = 0;
+      if (d == 0)
+        break;
+    }
+    return true;
+  }
+
+  /// The DMA's number: its position among the kernel's dma_starts.
+  size_t dmaNumber(mlir::memref::DmaStartOp dma) {
+    auto it = numbers.find(dma.getOperation());
+    if (it != numbers.end())
+      return it->second;
+    const size_t n = out.dmas.size();
+    numbers[dma.getOperation()] = n;
+    KernelDmas::Dma d;
+    if (auto loc = dma->getLoc()->findInstanceOf<mlir::FileLineColLoc>())
+      d.text = lineOf(original, loc.getLine());
+    out.dmas.push_back(d);
+    return n;
+  }
+
+public:
+  std::string original; ///< PyTorchSim's text, for the DMAs' lines
+
+private:
+  const std::string &text;
+  KernelDmas &out;
+  size_t maxMoves;
+  llvm::DenseMap<mlir::Value, int64_t> known;
+  llvm::DenseMap<mlir::Operation *, size_t> numbers;
+  std::vector<Loop> loops;
+};
+
+} // namespace
+
+KernelDmas checkPyTorchSimKernel(const std::string &kernel, size_t maxMoves) {
+  KernelDmas out;
+  std::string generic, error;
+  if (!genericDmaStarts(kernel, generic, error)) {
+    out.rejection = "memref.dma_start: " + withoutNames(error.substr(0, error.find(':')));
+    out.diagnostic = error;
+    return out;
+  }
+  mlir::MLIRContext &ctx = context();
+  std::string first;
+  unsigned firstLine = 0;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    mlir::ScopedDiagnosticHandler handler(&ctx, [&](mlir::Diagnostic &d) {
+      if (d.getSeverity() == mlir::DiagnosticSeverity::Error && first.empty()) {
+        first = d.str();
+        if (auto loc = d.getLocation()->findInstanceOf<mlir::FileLineColLoc>())
+          firstLine = loc.getLine();
+      }
+      return mlir::success();
+    });
+    module = mlir::parseSourceString<mlir::ModuleOp>(generic, mlir::ParserConfig(&ctx), "kernel.mlir");
+  }
+  if (!module) {
+    const std::string line = lineOf(kernel, firstLine);
+    out.rejection = opOfLine(line) + ": " + withoutNames(first);
+    out.diagnostic = "kernel.mlir:" + std::to_string(firstLine) + ": error: " + first + "\n  " + line;
+    return out;
+  }
+  out.verified = true;
+  mlir::func::FuncOp f;
+  module->walk([&](mlir::func::FuncOp candidate) {
+    if (!f && !candidate.isExternal() && candidate.getName() == "kernel")
+      f = candidate;
+  });
+  if (!f) {
+    out.undecoded = "no func.func @kernel";
+    return out;
+  }
+  Walker walker(generic, out, maxMoves);
+  walker.original = kernel;
+  out.decoded = walker.kernel(f);
+  if (!out.decoded) {
+    out.undecoded = walker.why;
+    out.moves.clear();
+  }
+  return out;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,69 @@
+//===- backend/pytorchsim/KernelDmas.h - A PyTorchSim kernel, verified and its DMAs decoded -*- C++ -*-===//
+//
+// One kernel as PyTorchSim's code generation wrote it, judged by upstream
+// MLIR and read for what its DMAs move, without running it:
+//
+// 1. Its dma_starts are put in generic form (DmaStart.h) and the kernel is
+//    parsed and verified by upstream MLIR. What upstream rejects is named by
+//    the op at the diagnostic's line and the message with its SSA names
+//    dropped (seed 000: `arith.cmpi` on i64 and index vectors).
+// 2. Its loop nest is walked (affine.for with constant bounds, affine.apply,
+//    arith.constant) and every dma_start decoded with PyTorchSim's semantics
+//    (docs/pytorchsim.md#dma): the tile is the scratchpad memref's shape, the
+//    DRAM index operand is the flat element of tile element 0, `dram_stride`
+//    the step of each tile dimension in DRAM. A tile that overhangs the end
+//    of its loops is clipped there (PyTorchSim's loop padding moves that part
+//    to and from padding the caller never sees). The result: each element of
+//    each kernel argument a DMA moves, in execution order.
+//
+// No MLIR type appears here: the implementation alone links MLIR.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_BACKEND_PYTORCHSIM_KERNELDMAS_H
+#define NPUFUZZ_BACKEND_PYTORCHSIM_KERNELDMAS_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npufuzz {
+
+struct KernelDmas {
+  /// Upstream MLIR parsed and verified the kernel.
+  bool verified = false;
+  /// When not: `op: message` (SSA names and numbers dropped), which signs
+  /// the finding, and the diagnostic as MLIR printed it.
+  std::string rejection, diagnostic;
+
+  /// Every DMA was decoded; when not, why (and nothing below is complete).
+  bool decoded = false;
+  std::string undecoded;
+
+  struct Argument {
+    std::string name;     ///< `%in_ptr0`
+    int64_t elements = 0; ///< of its memref type
+    uint32_t elementBytes = 0;
+  };
+  std::vector<Argument> arguments;
+  struct Dma {
+    bool write = false; ///< scratchpad to the argument (DMA type 3, MVOUT)
+    uint32_t argument = 0;
+    std::string text; ///< the op, one line
+  };
+  std::vector<Dma> dmas;
+  /// One element a DMA moved: its position in the argument, which may lie
+  /// outside it.
+  struct Move {
+    uint32_t dma = 0;
+    int64_t element = 0;
+  };
+  std::vector<Move> moves;
+};
+
+/// Judges `kernel`, PyTorchSim's text. At most `maxMoves` elements are
+/// decoded; a kernel that moves more is left undecoded.
+KernelDmas checkPyTorchSimKernel(const std::string &kernel, size_t maxMoves = 1 << 22);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_BACKEND_PYTORCHSIM_KERNELDMAS_H

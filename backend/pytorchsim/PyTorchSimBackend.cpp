@@ -1,0 +1,290 @@
+//===- backend/pytorchsim/PyTorchSimBackend.cpp - PyTorchSim's code generation under test -===//
+#include "backend/pytorchsim/PyTorchSimBackend.h"
+
+#include "backend/emit/PyTorchEmitter.h"
+#include "backend/external/ExternalBackend.h"
+#include "backend/external/PersistentCommand.h"
+#include "backend/pytorchsim/KernelDmas.h"
+#include "ir/FileText.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <unistd.h>
+
+namespace npufuzz {
+
+namespace {
+namespace fs = std::filesystem;
+
+/// What the adapter writes of a run is small; a larger file is not its.
+constexpr size_t kMaxRecordBytes = 64 << 20;
+
+ExternalToolchain adapterCommand(const PyTorchSimToolchain &t) {
+  ExternalToolchain cmd;
+  cmd.argv = {t.python, t.adapter, "--pytorchsim", t.checkout};
+  cmd.persistent = true;
+  cmd.timeoutSeconds = t.timeoutSeconds;
+  // torch with its CUDA libraries maps far more than it touches.
+  cmd.addressSpaceBytes = 0;
+  return cmd;
+}
+
+std::string firstLineOf(const std::string &text) { return text.substr(0, text.find('\n')); }
+
+int64_t integer(const llvm::json::Object &o, llvm::StringRef key, bool &ok) {
+  const std::optional<int64_t> v = o.getInteger(key);
+  ok &= v.has_value();
+  return v.value_or(0);
+}
+
+std::vector<int64_t> integers(const llvm::json::Object &o, llvm::StringRef key, bool &ok) {
+  std::vector<int64_t> out;
+  const llvm::json::Array *a = o.getArray(key);
+  ok &= a != nullptr;
+  for (size_t i = 0; a && i < a->size(); ++i) {
+    const std::optional<int64_t> v = (*a)[i].getAsInteger();
+    ok &= v.has_value();
+    out.push_back(v.value_or(0));
+  }
+  return out;
+}
+} // namespace
+
+std::string defaultPyTorchSimAdapter() {
+  if (const char *env = std::getenv("NPUFUZZ_PYTORCHSIM_ADAPTER"); env && *env)
+    return env;
+  return NPUFUZZ_PYTORCHSIM_ADAPTER;
+}
+
+bool checkPyTorchSimToolchain(const PyTorchSimToolchain &t, std::string &version,
+                              std::string &error) {
+  std::error_code ec;
+  if (!fs::is_regular_file(t.adapter, ec)) {
+    error = "the PyTorchSim adapter " + t.adapter +
+            " is missing (set $NPUFUZZ_PYTORCHSIM_ADAPTER); see docs/toolchains.md#pytorchsim";
+    return false;
+  }
+  std::string pattern = (fs::temp_directory_path(ec) / "npufuzz-pytorchsim-check-XXXXXX").string();
+  if (ec || !::mkdtemp(pattern.data())) {
+    error = "no scratch directory for PyTorchSim's canary (set TMPDIR to a writable directory)";
+    return false;
+  }
+  ExternalToolchain cmd = adapterCommand(t);
+  cmd.argv.push_back("--check");
+  // The first setup may build PyTorchSim's npu extension (about 40 s).
+  cmd.timeoutSeconds = 600;
+  const CommandEnd end = runCommand(cmd, cmd.argv, pattern + "/out", pattern + "/err");
+  std::string out, err, why;
+  readFileBytes(pattern + "/out", out, why, 1 << 20);
+  readFileBytes(pattern + "/err", err, why, 1 << 20);
+  fs::remove_all(pattern, ec);
+  version = firstLineOf(out);
+  if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0 &&
+      version.rfind("pytorchsim ", 0) == 0)
+    return true;
+  std::string said;
+  for (size_t at = err.find("npufuzz pytorchsim adapter:"); at != std::string::npos;) {
+    said = firstLineOf(err.substr(at));
+    break;
+  }
+  if (said.empty()) {
+    std::string message;
+    classifyEnd(end, message);
+    said = firstLineOf(message);
+  }
+  error = "pytorchsim " + t.checkout + " with " + t.python + " failed its canary (" + said +
+          "); see docs/toolchains.md#pytorchsim";
+  return false;
+}
+
+bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &error) {
+  std::string text;
+  if (!readFileBytes(dir + "/pytorchsim.json", text, error, kMaxRecordBytes))
+    return false;
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  if (!parsed) {
+    error = "pytorchsim.json does not parse: " + llvm::toString(parsed.takeError());
+    return false;
+  }
+  const llvm::json::Object *record = parsed->getAsObject();
+  const llvm::json::Array *kernels = record ? record->getArray("kernels") : nullptr;
+  const llvm::json::Array *storages = record ? record->getArray("storages") : nullptr;
+  const llvm::json::Array *calls = record ? record->getArray("calls") : nullptr;
+  const llvm::json::Array *outputs = record ? record->getArray("outputs") : nullptr;
+  if (!kernels || !storages || !calls || !outputs) {
+    error = "pytorchsim.json lacks kernels, storages, calls or outputs";
+    return false;
+  }
+  DmaTrace &trace = run.dmaTrace;
+  trace = DmaTrace();
+  bool ok = true;
+  for (const llvm::json::Value &v : *storages) {
+    const llvm::json::Object *s = v.getAsObject();
+    if (!s) {
+      ok = false;
+      break;
+    }
+    DmaTrace::Storage storage;
+    const std::optional<llvm::StringRef> role = s->getString("role");
+    storage.role = role == "input"    ? DmaTrace::Storage::Role::Input
+                   : role == "output" ? DmaTrace::Storage::Role::Output
+                                      : DmaTrace::Storage::Role::Temporary;
+    storage.index = static_cast<int>(integer(*s, "index", ok));
+    storage.bytes = integer(*s, "bytes", ok);
+    trace.storages.push_back(storage);
+  }
+  // Each kernel judged once, however often it is called.
+  std::vector<KernelDmas> judged;
+  std::vector<std::string> files;
+  for (const llvm::json::Value &v : *kernels) {
+    const llvm::json::Object *k = v.getAsObject();
+    const std::optional<llvm::StringRef> file = k ? k->getString("file") : std::nullopt;
+    if (!file || file->contains('/')) {
+      error = "pytorchsim.json names a kernel file it should not";
+      return false;
+    }
+    std::string source;
+    if (!readFileBytes(dir + "/" + file->str(), source, error, kMaxRecordBytes))
+      return false;
+    files.push_back(file->str());
+    judged.push_back(checkPyTorchSimKernel(source));
+    const KernelDmas &kd = judged.back();
+    if (!kd.verified) {
+      // One line that signs it; the diagnostic, with the kernel's line, apart.
+      run.status = BackendRun::Status::VerifierError;
+      run.message = "upstream MLIR rejects PyTorchSim's " + file->str() + ": " + kd.rejection;
+      run.details = kd.diagnostic + "\n\n--- " + file->str() + " ---\n" + source;
+      return true;
+    }
+    if (!kd.decoded)
+      trace.undecoded.push_back(file->str() + ": " + kd.undecoded);
+  }
+  if (const llvm::json::Array *fallbacks = record->getArray("fallbacks"))
+    for (const llvm::json::Value &f : *fallbacks)
+      if (std::optional<llvm::StringRef> name = f.getAsString())
+        trace.undecoded.push_back("the program also runs " + name->str() +
+                                  ", whose writes are not traced");
+  std::map<std::pair<size_t, uint32_t>, uint32_t> dmaIds;
+  for (const llvm::json::Value &v : *calls) {
+    const llvm::json::Object *call = v.getAsObject();
+    const llvm::json::Array *args = call ? call->getArray("args") : nullptr;
+    const int64_t k = call ? integer(*call, "kernel", ok) : -1;
+    if (!args || k < 0 || static_cast<size_t>(k) >= judged.size()) {
+      ok = false;
+      break;
+    }
+    const KernelDmas &kd = judged[k];
+    if (!kd.decoded)
+      continue;
+    struct Place {
+      uint32_t storage = 0;
+      int64_t byteOffset = 0;
+      uint32_t elementBytes = 0;
+    };
+    std::vector<Place> places;
+    for (const llvm::json::Value &a : *args) {
+      const llvm::json::Object *p = a.getAsObject();
+      if (!p) {
+        ok = false;
+        break;
+      }
+      Place place;
+      const int64_t s = integer(*p, "storage", ok);
+      ok &= s >= 0 && static_cast<size_t>(s) < trace.storages.size();
+      place.storage = static_cast<uint32_t>(s);
+      place.byteOffset = integer(*p, "byte_offset", ok);
+      place.elementBytes = static_cast<uint32_t>(integer(*p, "element_bytes", ok));
+      places.push_back(place);
+    }
+    if (!ok || places.size() != kd.arguments.size()) {
+      error = "pytorchsim.json: a call of " + files[k] + " with " + std::to_string(places.size()) +
+              " arguments, which has " + std::to_string(kd.arguments.size());
+      return false;
+    }
+    for (const KernelDmas::Move &m : kd.moves) {
+      const KernelDmas::Dma &d = kd.dmas[m.dma];
+      auto [it, added] =
+          dmaIds.try_emplace({static_cast<size_t>(k), m.dma}, static_cast<uint32_t>(trace.dmas.size()));
+      if (added)
+        trace.dmas.push_back({files[k], static_cast<int>(m.dma), d.write,
+                              kd.arguments[d.argument].name, d.text});
+      const Place &p = places[d.argument];
+      // The kernel's element type, where it declares one.
+      const uint32_t bytes = kd.arguments[d.argument].elementBytes
+                                 ? kd.arguments[d.argument].elementBytes
+                                 : p.elementBytes;
+      trace.accesses.push_back({it->second, p.storage, p.byteOffset + m.element * bytes, m.element,
+                                kd.arguments[d.argument].elements, bytes});
+    }
+  }
+  for (const llvm::json::Value &v : *outputs) {
+    const llvm::json::Object *o = v.getAsObject();
+    if (!o) {
+      ok = false;
+      break;
+    }
+    DmaTrace::View view;
+    const int64_t s = integer(*o, "storage", ok);
+    ok &= s >= 0 && static_cast<size_t>(s) < trace.storages.size();
+    view.storage = static_cast<uint32_t>(s);
+    view.byteOffset = integer(*o, "byte_offset", ok);
+    view.elementBytes = static_cast<uint32_t>(integer(*o, "element_bytes", ok));
+    view.shape = integers(*o, "shape", ok);
+    view.strides = integers(*o, "strides", ok);
+    ok &= view.shape.size() == view.strides.size();
+    trace.outputs.push_back(view);
+  }
+  if (!ok) {
+    error = "pytorchsim.json is not the adapter's";
+    return false;
+  }
+  return true;
+}
+
+BackendRun runPyTorchSim(const PyTorchSimToolchain &t, const Case &c,
+                         const std::vector<TensorData> &inputs) {
+  BackendRun r;
+  r.valuesComputed = false;
+  std::error_code ec;
+  std::string dir = (fs::temp_directory_path(ec) / "npufuzz-pytorchsim-XXXXXX").string();
+  if (ec || !::mkdtemp(dir.data())) {
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = std::string("cannot create a case directory: ") + std::strerror(errno) +
+                " (set TMPDIR to a writable directory)";
+    return r;
+  }
+  std::string error;
+  if (!writeCaseDirectory(dir, c, MlirKernel(), {}, inputs, error, {}, PyTorchForm::Model)) {
+    r.status = BackendRun::Status::EnvironmentError;
+    r.message = error;
+  } else {
+    const CommandEnd end = workerPersistentCommand().run(adapterCommand(t), dir);
+    r.executeSeconds = end.seconds;
+    std::string unread;
+    if (!readFileBytes(dir + "/details.txt", r.details, unread, 1 << 20))
+      r.details.clear();
+    if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
+      r.status = classifyEnd(end, r.message);
+    } else if (!readPyTorchSimRun(dir, r, error)) {
+      r.status = BackendRun::Status::EnvironmentError;
+      r.message = "the PyTorchSim adapter's record: " + error;
+    }
+  }
+  fs::remove_all(dir, ec);
+  return r;
+}
+
+std::map<std::string, std::string> pytorchsimPrograms(const Case &c) {
+  std::map<std::string, std::string> files;
+  std::string text, reason;
+  if (emitPyTorch(c, text, reason, PyTorchForm::Model))
+    files["program.py"] = text;
+  return files;
+}
+
+} // namespace npufuzz

@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""The persistent adapter of `npufuzz --backend pytorchsim`.
+
+Run by the Python of the user's PyTorchSim checkout (its pinned torch), with
+`--pytorchsim DIR` naming the checkout. It sets PyTorchSim's `npu` device up
+once (PyTorchSim builds it as a torch C++ extension the first time, about
+40 s) and then serves case after case as torch_server.py does: a case
+directory per line on stdin, answered with `done N` on stdout
+(docs/external-backends.md, "Persistent commands").
+
+Each case's program.py (PyTorchEmitter's model form: the torch calls a model
+writes) has its kernel compiled by torch.compile on the `npu` device, which
+is PyTorchSim's MLIR code generation. PyTorchSim then hands each kernel's
+MLIR to `mlir-opt`, `mlir-translate` and `llc` in TORCHSIM_LLVM_PATH, its
+LLVM fork, and runs Spike or TOGSim when its config says so. Here its config
+turns both simulators off and TORCHSIM_LLVM_PATH names stand-ins that accept
+everything: what PyTorchSim generated is npufuzz's to check, in the case
+directory:
+
+  kernelK.mlir     kernel K as PyTorchSim wrote it
+  pytorchsim.json  the kernels, each call of one with the storage each
+                   argument lives in, and the views the program returns
+
+No output values: npufuzz verifies each kernel with upstream MLIR and
+checks what its DMAs move (backend/pytorchsim/). A failure of PyTorchSim's
+code generation is answered as a compiler error (78) with a headline naming
+the exception and PyTorchSim's innermost frame; what PyTorchSim says it does
+not do (NotImplementedError, an aten op the `npu` device lacks) is
+unsupported (77). A failure of the adapter itself is 80, the environment.
+
+`--check` sets the device up, compiles a one-op add and prints one line,
+`pytorchsim COMMIT torch VERSION`: the canary.
+"""
+import json
+import os
+import re
+import runpy
+import shutil
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import case_loop
+
+UNSUPPORTED = 77
+COMPILE_ERROR = 78
+ENVIRONMENT = 80
+
+# The stand-ins for PyTorchSim's LLVM tools: they accept everything, so that
+# PyTorchSim goes on to the next kernel, and npufuzz checks each kernel.
+_STAND_IN = "#!/bin/sh\nexit 0\n"
+
+
+def _without_numbers(text):
+    return re.sub(r"0x[0-9a-fA-F]+|\d+", "N", text)
+
+
+class Session:
+    def __init__(self, checkout):
+        self.checkout = os.path.realpath(checkout)
+        self.scratch = tempfile.mkdtemp(prefix="npufuzz-pytorchsim-")
+        self.kernels = []  # (source, arg names) in the order PyTorchSim wrote them
+        self.calls = []    # (kernel index, [tensor args])
+        self.device = None
+
+    def set_up(self):
+        llvm = os.path.join(self.scratch, "llvm")
+        os.makedirs(llvm)
+        for tool in ("mlir-opt", "mlir-translate", "llc"):
+            path = os.path.join(llvm, tool)
+            with open(path, "w") as f:
+                f.write(_STAND_IN)
+            os.chmod(path, 0o755)
+        # PyTorchSim's default config, with functional (Spike) and timing
+        # (TOGSim) simulation off: code generation alone.
+        with open(os.path.join(self.checkout, "configs",
+                               "systolic_ws_128x128_c1_simple_noc_tpuv3.json")) as f:
+            config = json.load(f)
+        config["pytorchsim_functional_mode"] = 0
+        config["pytorchsim_timing_mode"] = 0
+        config_path = os.path.join(self.scratch, "togsim.json")
+        with open(config_path, "w") as f:
+            json.dump(config, f)
+        os.environ.update({
+            "TORCHSIM_DIR": self.checkout,
+            "TOGSIM_CONFIG": config_path,
+            "TORCHSIM_LLVM_PATH": llvm,
+            "TORCHSIM_DUMP_PATH": os.path.join(self.scratch, "dump"),
+            "TORCHSIM_DUMP_LOG_PATH": os.path.join(self.scratch, "log"),
+            # Inductor's caches would hand back what an earlier case of
+            # another adapter made; its files stay in this process's scratch.
+            "TORCHINDUCTOR_CACHE_DIR": os.path.join(self.scratch, "inductor"),
+            "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1",
+        })
+        # PyTorchSim waits on each kernel's compile as on a future: it needs
+        # Inductor's pool of compile threads, which one thread is not.
+        if os.environ.get("TORCHINDUCTOR_COMPILE_THREADS") == "1":
+            del os.environ["TORCHINDUCTOR_COMPILE_THREADS"]
+        sys.path.insert(0, self.checkout)
+        import torch
+        torch.set_num_threads(1)
+        from Scheduler.scheduler import PyTorchSimRunner
+        module = PyTorchSimRunner.setup_device()
+        self.device = module.custom_device()
+        self._record()
+
+    def _record(self):
+        from PyTorchSimFrontend import extension_codecache
+        session = self
+        original = extension_codecache.CustomAsyncCompile.mlir
+
+        def mlir(self, source_code, *args, **kwargs):
+            index = len(session.kernels)
+            names = [name for name, _ in kwargs.get("arg_attributes", [])]
+            session.kernels.append((source_code, names))
+            run = original(self, source_code, *args, **kwargs)
+
+            def call(*tensors, **more):
+                session.calls.append((index, list(tensors)))
+                return run(*tensors, **more)
+            for attribute in ("arg_attributes", "future"):
+                if hasattr(run, attribute):
+                    setattr(call, attribute, getattr(run, attribute))
+            return call
+        extension_codecache.CustomAsyncCompile.mlir = mlir
+
+    def commit(self):
+        try:
+            out = subprocess.run(["git", "-C", self.checkout, "rev-parse", "--short=12", "HEAD"],
+                                 capture_output=True, text=True, timeout=30)
+            return out.stdout.strip() or "(no git)"
+        except (OSError, subprocess.SubprocessError):
+            return "(no git)"
+
+    def innermost(self, exc):
+        """module.function of PyTorchSim's innermost frame, else Inductor's,
+        else the innermost: no line numbers, which move between commits."""
+        frames = traceback.extract_tb(exc.__traceback__)
+        ours = [f for f in frames if os.path.realpath(f.filename).startswith(self.checkout + os.sep)]
+        inductor = [f for f in frames if "/torch/_inductor/" in f.filename.replace(os.sep, "/")]
+        chosen = ours or inductor or frames
+        if not chosen:
+            return "?"
+        f = chosen[-1]
+        return "%s.%s" % (os.path.splitext(os.path.basename(f.filename))[0], f.name)
+
+    def failure(self, exc):
+        """(status, headline) of an exception torch.compile raised."""
+        root, seen = exc, set()
+        while id(root) not in seen:
+            seen.add(id(root))
+            inner = getattr(root, "inner_exception", None) or root.__cause__
+            if inner is None or type(root).__name__ not in (
+                    "BackendCompilerFailed", "LoweringException", "InductorError"):
+                break
+            root = inner
+        said = str(root).strip().splitlines()
+        first = said[0] if said else ""
+        import torch._dynamo.exc as dynamo_exc
+        if isinstance(exc, (dynamo_exc.Unsupported, dynamo_exc.UserError)):
+            return UNSUPPORTED, "dynamo cannot trace the program: " + first
+        if isinstance(root, NotImplementedError):
+            # PyTorchSim's own word, or torch's for an aten op the `npu`
+            # device has no kernel of.
+            m = re.search(r"Could not run '([^']+)' with arguments from the '(\w+)' backend", first)
+            if m:
+                return UNSUPPORTED, "pytorchsim: the %s device has no %s" % (m.group(2), m.group(1))
+            return UNSUPPORTED, "pytorchsim: NotImplementedError in %s: %s" % (
+                self.innermost(root), _without_numbers(first)[:160])
+        return COMPILE_ERROR, "pytorchsim: %s in %s" % (type(root).__name__, self.innermost(root))
+
+    def run_program(self, namespace, inputs):
+        import torch
+        import torch._dynamo
+        torch._dynamo.reset()
+        namespace["_DEV"] = self.device
+        fn = torch.compile(namespace["kernel"], fullgraph=True, dynamic=False)
+        args = [t.to(self.device) for t in inputs]
+        outs = fn(*args)
+        return args, list(outs)
+
+    def answer(self, case_dir):
+        program = os.path.join(case_dir, "program.py")
+        if not os.path.isfile(program):
+            with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
+                f.write("no program.py: the PyTorch emitter refused the case\n")
+            return UNSUPPORTED
+        with open(os.path.join(case_dir, "manifest.json")) as f:
+            manifest = json.load(f)
+        namespace = runpy.run_path(program, run_name="npufuzz_case")
+        import torch
+        dtypes = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16,
+                  "i8": torch.int8, "i32": torch.int32, "i64": torch.int64,
+                  "index": torch.int64, "i1": torch.bool}
+        inputs = [namespace["_load"](case_dir, t["file"], dtypes[t["dtype"]])
+                  for t in manifest["inputs"]]
+        os.environ["TORCHSIM_DUMP_PATH"] = os.path.join(case_dir, "pytorchsim-dump")
+        del self.kernels[:], self.calls[:]
+        code, headline, details = 0, None, ""
+        args, outs = [], []
+        try:
+            args, outs = self.run_program(namespace, inputs)
+        except Exception as e:  # PyTorchSim's code generation, under torch.compile
+            code, headline = self.failure(e)
+            details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
+        shutil.rmtree(os.environ["TORCHSIM_DUMP_PATH"], ignore_errors=True)
+        for k, (source, _) in enumerate(self.kernels):
+            with open(os.path.join(case_dir, "kernel%d.mlir" % k), "w") as f:
+                f.write(source)
+        if code == 0:
+            self.write_record(case_dir, args, outs)
+        with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
+            f.write(headline + "\n" if headline else "")
+        if details:
+            with open(os.path.join(case_dir, "details.txt"), "w") as f:
+                f.write(details)
+        return code
+
+    def write_record(self, case_dir, args, outs):
+        """pytorchsim.json: each storage a kernel argument or a returned
+        view lives in (the program's inputs first, by position), each call,
+        each returned view."""
+        storages, keys = [], {}
+
+        def storage(t, role="temporary", index=-1):
+            key = t.untyped_storage().data_ptr()
+            if key not in keys:
+                keys[key] = len(storages)
+                storages.append({"role": role, "index": index,
+                                 "bytes": t.untyped_storage().nbytes()})
+            return keys[key]
+
+        def place(t):
+            return {"storage": storage(t),
+                    "byte_offset": t.data_ptr() - t.untyped_storage().data_ptr(),
+                    "element_bytes": t.element_size()}
+        for k, t in enumerate(args):
+            storage(t, "input", k)
+        calls = [{"kernel": k, "args": [place(t) for t in tensors]}
+                 for k, tensors in self.calls]
+        views = []
+        for k, t in enumerate(outs):
+            p = place(t)
+            s = storages[p["storage"]]
+            if s["role"] == "temporary":
+                s["role"], s["index"] = "output", k
+            p.update({"shape": list(t.shape), "strides": list(t.stride())})
+            views.append(p)
+        record = {"kernels": [{"file": "kernel%d.mlir" % k, "args": names}
+                              for k, (_, names) in enumerate(self.kernels)],
+                  "storages": storages, "calls": calls, "outputs": views}
+        with open(os.path.join(case_dir, "pytorchsim.json"), "w") as f:
+            json.dump(record, f, indent=1)
+
+    def check(self):
+        """The canary: a one-op add reaches PyTorchSim's MLIR."""
+        import torch
+        namespace = {"kernel": lambda x, y: (x + y,)}
+        self.run_program(namespace, [torch.ones(8, 64), torch.ones(8, 64)])
+        if not self.kernels or "memref.dma_start" not in self.kernels[0][0]:
+            raise RuntimeError("torch.compile on the npu device wrote no kernel with a DMA")
+        return "pytorchsim %s torch %s" % (self.commit(), torch.__version__)
+
+
+def main():
+    answers = case_loop.answers_channel()
+    args = sys.argv[1:]
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    if len(args) != 2 or args[0] != "--pytorchsim":
+        sys.stderr.write("usage: pytorchsim_server.py --pytorchsim DIR [--check]\n")
+        return ENVIRONMENT
+    session = Session(args[1])
+    try:
+        try:
+            session.set_up()
+            version = session.check() if check else None
+        except Exception as e:
+            sys.stderr.write("npufuzz pytorchsim adapter: PyTorchSim at %s does not set up: %s: %s\n"
+                             % (args[1], type(e).__name__, str(e).strip().splitlines()[:1]))
+            traceback.print_exc()
+            return ENVIRONMENT
+        if check:
+            answers.write(version + "\n")
+            return 0
+        return case_loop.serve(answers, session.answer, "pytorchsim")
+    finally:
+        shutil.rmtree(session.scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
