@@ -76,6 +76,10 @@ bool buildMoeMask(GenContext &g) {
   OpAttrs fill;
   fill.value.f = g.rng.chance(0.6) ? -std::numeric_limits<float>::infinity() : 0.0f;
   const ValueId masked = g.emitValue(OpKind::MaskedFill, {scores, mask}, fill);
+  // A policy without topk (a compiler that has none) keeps the masked
+  // scores: the mask is the seed's.
+  if (g.policy.opWeights[static_cast<size_t>(OpKind::TopK)] == 0)
+    return masked != kNoValue;
   OpAttrs topk;
   topk.axis = last;
   topk.k = std::min<int64_t>(experts, g.rng.range(1, 8));

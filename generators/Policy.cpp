@@ -378,6 +378,36 @@ pattern_rate = 0.4
   return builtInPolicy(kText);
 }
 
+Policy pytorchsimPolicy() {
+  static const char *const kText = R"(
+# PyTorchSim's npu device (torch 2.2's Inductor, then PyTorchSim's MLIR code
+# generation), as models use it: ranks up to 5, unit dims and tails, the
+# seeds' patterns often (the MoE mask of seed 000, chunked matmuls of seed
+# 001). What the device does not do is left out: topk (no aten::topk on
+# it), index maps (no form in a model's torch: views make its floor/mod),
+# and mostly the dtypes its fill_ refuses when Inductor folds a constant
+# (it takes f32, i32 and i64).
+max_rank = 5
+rank.1 = 2
+rank.2 = 6
+rank.3 = 4
+rank.4 = 3
+rank.5 = 2
+max_dim = 64
+max_tensor_elements = 4096
+max_case_elements = 16384
+dtype.f16 = 1
+dtype.bf16 = 1
+dtype.i8 = 1
+dtype.index = 0
+dtype.i1 = 1
+op.topk = 0
+op.index_map = 0
+pattern_rate = 0.4
+)";
+  return builtInPolicy(kText);
+}
+
 Policy defaultPolicyFor(std::string_view backend) {
   // simpler runs the kernels pto does.
   if (backend == "pto" || backend == "simpler")
@@ -386,6 +416,8 @@ Policy defaultPolicyFor(std::string_view backend) {
     return inductorPolicy();
   if (backend == "iree")
     return ireePolicy();
+  if (backend == "pytorchsim")
+    return pytorchsimPolicy();
   return Policy::defaults();
 }
 

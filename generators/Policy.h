@@ -127,8 +127,12 @@ Policy inductorPolicy();
 /// often.
 Policy ireePolicy();
 
+/// The default policy of --backend pytorchsim: the ops, dtypes and ranks
+/// its npu device takes, with the seed patterns often.
+Policy pytorchsimPolicy();
+
 /// The policy a campaign of backend `backend` (its --backend name) uses
-/// when no --policy is given: pto's, inductor's and iree's own, else the
+/// when no --policy is given: pto's, inductor's, iree's and pytorchsim's own, else the
 /// defaults.
 Policy defaultPolicyFor(std::string_view backend);
 

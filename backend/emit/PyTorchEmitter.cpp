@@ -160,10 +160,9 @@ def _matmul(a, b, acc_dtype):
 
 
 def _fillpad(x, rows, cols, pad):
-    y = x.clone()
-    y[rows:, :] = pad
-    y[:, cols:] = pad
-    return y
+    # The valid region, padded back to the tile: a tail's padding.
+    return torch.nn.functional.pad(x[:rows, :cols], (0, x.shape[1] - cols, 0, x.shape[0] - rows),
+                                   value=pad)
 
 )PY";
 
@@ -604,6 +603,16 @@ bool Emitter::emitOp(const Op &op, std::string &unsupported) {
     ++inputs_;
     break;
   case OpKind::Const:
+    // A model's constants of other types are f32 or i32 ones cast: what
+    // devices fill (PyTorchSim's fill_ takes f32, i32 and i64).
+    if (model_ && t.dtype != DType::F32 && t.dtype != DType::I32 && t.dtype != DType::I64) {
+      const bool asFloat = isFloat(t.dtype);
+      assign(op, "torch.full(" + shape + ", " +
+                     (asFloat ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ", dtype=" +
+                     (asFloat ? "torch.float32" : "torch.int32") + ", device=_DEV)" +
+                     (t.dtype == DType::I1 ? " != 0" : ".to(" + tt + ")"));
+      break;
+    }
     assign(op, "torch.full(" + shape + ", " +
                    (isFloat(t.dtype)       ? pyFloat(a.value.f)
                     : t.dtype == DType::I1 ? std::string(a.value.i ? "True" : "False")
@@ -613,11 +622,14 @@ bool Emitter::emitOp(const Op &op, std::string &unsupported) {
   case OpKind::Iota:
     if (model_) {
       // torch.arange along the axis, broadcast as a model writes it.
-      std::vector<int64_t> along(t.shape.size(), 1);
-      along[a.axis] = t.shape[a.axis];
-      assign(op, "torch.arange(" + std::to_string(t.shape[a.axis]) + ", device=_DEV).reshape(" +
-                     pyInts(along) + ").expand(" + shape + ")" +
-                     (t.dtype == DType::I1 ? " % 2 == 1" : ".to(" + tt + ")"));
+      std::string trailing;
+      for (size_t d = a.axis + 1; d < t.shape.size(); ++d)
+        trailing += ".unsqueeze(-1)";
+      assign(op, "torch.arange(" + std::to_string(t.shape[a.axis]) + ", device=_DEV)" + trailing +
+                     ".expand(" + shape + ")" +
+                     (t.dtype == DType::I1    ? " % 2 == 1"
+                      : t.dtype == DType::I64 ? std::string()
+                                              : ".to(" + tt + ")"));
       break;
     }
     assign(op, "_grids(" + shape + ")[" + std::to_string(a.axis) + "].expand(" + shape + ")" +

@@ -145,6 +145,13 @@ class Session:
         f = chosen[-1]
         return "%s.%s" % (os.path.splitext(os.path.basename(f.filename))[0], f.name)
 
+    def own_modules(self):
+        """The module names of PyTorchSim's Python files."""
+        names = set()
+        for top, _, files in os.walk(os.path.join(self.checkout, "PyTorchSimFrontend")):
+            names.update(os.path.splitext(f)[0] for f in files if f.endswith(".py"))
+        return names
+
     def failure(self, exc):
         """(status, headline) of an exception torch.compile raised."""
         root, seen = exc, set()
@@ -160,6 +167,16 @@ class Session:
         import torch._dynamo.exc as dynamo_exc
         if isinstance(exc, (dynamo_exc.Unsupported, dynamo_exc.UserError)):
             return UNSUPPORTED, "dynamo cannot trace the program: " + first
+        if isinstance(root, RuntimeError) and first.startswith("Unsupported scalar type"):
+            # The npu device's fill_ (extension_device.cpp), when Inductor
+            # folds a constant of another dtype on it at compile time.
+            return UNSUPPORTED, "pytorchsim: the npu device's fill_ takes f32, i32 and i64 only"
+        if isinstance(root, (ValueError, TypeError)) and first.startswith(
+                ("Unsupported", "Not supporting", "Not supported")) and \
+                self.innermost(root).split(".")[0] in self.own_modules():
+            # PyTorchSim's own word that it does not take the op or type.
+            return UNSUPPORTED, "pytorchsim: %s in %s: %s" % (
+                type(root).__name__, self.innermost(root), _without_numbers(first)[:160])
         if isinstance(root, NotImplementedError):
             # PyTorchSim's own word, or torch's for an aten op the `npu`
             # device has no kernel of.
@@ -174,8 +191,11 @@ class Session:
         import torch
         import torch._dynamo
         torch._dynamo.reset()
-        namespace["_DEV"] = self.device
-        fn = torch.compile(namespace["kernel"], fullgraph=True, dynamic=False)
+        kernel = namespace["kernel"]
+        # runpy hands back a copy of the program's globals: its functions
+        # read their own.
+        kernel.__globals__["_DEV"] = self.device
+        fn = torch.compile(kernel, fullgraph=True, dynamic=False)
         args = [t.to(self.device) for t in inputs]
         outs = fn(*args)
         return args, list(outs)
