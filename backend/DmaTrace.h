@@ -30,9 +30,9 @@ struct DmaTrace {
   };
   /// One DMA of a kernel: what names it in a finding.
   struct Dma {
-    std::string kernel; ///< the kernel's file
-    int number = 0;     ///< its position among the kernel's DMAs, from 0
-    bool write = false; ///< scratchpad to memory (a store)
+    std::string kernel;   ///< the kernel's file
+    int number = 0;       ///< its position among the kernel's DMAs, from 0
+    bool write = false;   ///< scratchpad to memory (a store)
     std::string argument; ///< the kernel argument it moves to or from
     std::string text;     ///< the op as the compiler wrote it
   };

@@ -22,8 +22,8 @@ std::string storageName(const DmaTrace::Storage &s) {
 }
 
 std::string dmaName(const DmaTrace::Dma &d) {
-  return d.kernel + " DMA #" + std::to_string(d.number) + " (" + (d.write ? "store of " : "load of ") +
-         d.argument + ")";
+  return d.kernel + " DMA #" + std::to_string(d.number) + " (" +
+         (d.write ? "store of " : "load of ") + d.argument + ")";
 }
 
 std::string indexText(const std::vector<int64_t> &index) {
@@ -53,7 +53,8 @@ std::optional<FootprintFinding> checkDmaFootprint(const DmaTrace &trace) {
       f.verdict = d.write ? VerdictKind::OutOfBoundsWrite : VerdictKind::OutOfBoundsRead;
       f.text = dmaName(d) + " " + (d.write ? "writes" : "reads") + " element " +
                std::to_string(a.element) + " of " + d.argument + ", which has " +
-               std::to_string(a.argumentElements) + (outsideArgument ? "" : " but whose storage (") +
+               std::to_string(a.argumentElements) +
+               (outsideArgument ? "" : " but whose storage (") +
                (outsideArgument ? "" : storageName(s) + ") ends before it") + ": " + d.text;
       f.where = where;
       return f;

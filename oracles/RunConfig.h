@@ -34,9 +34,9 @@ struct RunConfig {
   /// Where in the lowering the pipeline's passes run.
   PassStage stage = PassStage::Entry;
   JitOptions jit;
-  MlirTool tools;             ///< binaries for BackendKind::MlirTools
-  ExternalToolchain external; ///< argv and limits for BackendKind::External
-  PtoToolchain pto;           ///< ptoas and pto-isa for BackendKind::Pto
+  MlirTool tools;                 ///< binaries for BackendKind::MlirTools
+  ExternalToolchain external;     ///< argv and limits for BackendKind::External
+  PtoToolchain pto;               ///< ptoas and pto-isa for BackendKind::Pto
   PyTorchSimToolchain pytorchsim; ///< for BackendKind::PyTorchSim
   /// Share of cases that also run the view and lane metamorphic variants
   /// (oracles/Metamorphic.h) in isolated workers.

@@ -377,9 +377,7 @@ bool Emitter::elementwise(const Op &op, OpKind kind, std::string &unsupported) {
   }
   case OpKind::Clamp: {
     if (model_) {
-      auto bound = [&](const Scalar &s) {
-        return isFloat(t) ? pyFloat(s.f) : std::to_string(s.i);
-      };
+      auto bound = [&](const Scalar &s) { return isFloat(t) ? pyFloat(s.f) : std::to_string(s.i); };
       assign(op, "torch.clamp(" + x + ", " + bound(op.attrs.lo) + ", " + bound(op.attrs.hi) + ")");
       return true;
     }
@@ -509,10 +507,11 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
       assign(op, "torch.argmax(" + x + ", " + std::to_string(a.axis) + ", keepdim=True)");
       break;
     }
-    assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")"); break;
+    assign(op, "_argmax(" + x + ", " + std::to_string(a.axis) + ")");
+    break;
   case OpKind::TopK:
-    line(v(op.results[0]) + ", " + v(op.results[1]) + " = " + (model_ ? "torch.topk(" : "_topk(") + x + ", " + std::to_string(a.k) +
-         ", " + std::to_string(a.axis) + ")");
+    line(v(op.results[0]) + ", " + v(op.results[1]) + " = " + (model_ ? "torch.topk(" : "_topk(") +
+         x + ", " + std::to_string(a.k) + ", " + std::to_string(a.axis) + ")");
     break;
   case OpKind::Matmul: assign(op, "_matmul(" + x + ", " + operand(op, 1) + ", " + tt + ")"); break;
   case OpKind::Gather: {
@@ -608,8 +607,8 @@ bool Emitter::emitOp(const Op &op, std::string &unsupported) {
     if (model_ && t.dtype != DType::F32 && t.dtype != DType::I32 && t.dtype != DType::I64) {
       const bool asFloat = isFloat(t.dtype);
       assign(op, "torch.full(" + shape + ", " +
-                     (asFloat ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ", dtype=" +
-                     (asFloat ? "torch.float32" : "torch.int32") + ", device=_DEV)" +
+                     (asFloat ? pyFloat(a.value.f) : std::to_string(a.value.i)) +
+                     ", dtype=" + (asFloat ? "torch.float32" : "torch.int32") + ", device=_DEV)" +
                      (t.dtype == DType::I1 ? " != 0" : ".to(" + tt + ")"));
       break;
     }
@@ -719,8 +718,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       "# NPUFUZZ_TORCH_COMPILE=<backend> runs kernel() under torch.compile.\n"
       "# Valid shapes are not masked: ops compute on the full tile, and only\n"
       "# elements inside valid shapes are compared.\n" +
-      std::string(model_ ? kModelPrelude : kPrelude) + "\n" + functions_ + "def kernel(" + params_ + "):\n" + body_ +
-      "    return (" + outs +
+      std::string(model_ ? kModelPrelude : kPrelude) + "\n" + functions_ + "def kernel(" + params_ +
+      "):\n" + body_ + "    return (" + outs +
       ")\n\n\ndef main():\n"
       "    d = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))\n"
       "    fn = kernel\n"

@@ -96,9 +96,9 @@ bool parseDmaStart(const std::string &kernel, size_t at, DmaStartText &out, std:
   Cursor c{kernel, at + std::string(kOpName).size()};
   const bool operands = c.indexed(out.source, out.sourceIndices) && c.eat(',') &&
                         c.indexed(out.destination, out.destinationIndices) && c.eat(',') &&
-                        c.value(out.type) && c.eat(',') &&
-                        c.indexed(out.tag, out.tagIndices) && c.eat(',') && c.value(out.axis) &&
-                        c.eat(',') && c.value(out.vstride) && c.eat(':');
+                        c.value(out.type) && c.eat(',') && c.indexed(out.tag, out.tagIndices) &&
+                        c.eat(',') && c.value(out.axis) && c.eat(',') && c.value(out.vstride) &&
+                        c.eat(':');
   const bool types = operands && c.type(out.sourceType) && c.eat(',') &&
                      c.type(out.destinationType) && c.eat(',') && c.type(out.tagType);
   if (!types) {
@@ -123,8 +123,9 @@ bool genericDmaStarts(const std::string &kernel, std::string &out, std::string &
     const size_t after = at + std::string(kOpName).size();
     const size_t lineStart = kernel.rfind('\n', at) + 1;
     const bool comment = kernel.substr(lineStart, at - lineStart).find("//") != std::string::npos;
-    if (comment || (after < kernel.size() && (std::isalnum(static_cast<unsigned char>(kernel[after])) ||
-                                              kernel[after] == '_'))) {
+    if (comment ||
+        (after < kernel.size() &&
+         (std::isalnum(static_cast<unsigned char>(kernel[after])) || kernel[after] == '_'))) {
       at = after;
       continue;
     }

@@ -32,7 +32,7 @@ struct DmaStartText {
   std::vector<std::string> sourceIndices, destinationIndices, tagIndices;
   std::string type, axis, vstride; ///< SSA names of the three scalar operands
   std::string sourceType, destinationType, tagType;
-  std::string attributes; ///< `{...}` as written, or empty
+  std::string attributes;    ///< `{...}` as written, or empty
   size_t begin = 0, end = 0; ///< its span in the kernel text
 };
 

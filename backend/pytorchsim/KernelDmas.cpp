@@ -341,12 +341,14 @@ KernelDmas checkPyTorchSimKernel(const std::string &kernel, size_t maxMoves) {
       }
       return mlir::success();
     });
-    module = mlir::parseSourceString<mlir::ModuleOp>(generic, mlir::ParserConfig(&ctx), "kernel.mlir");
+    module =
+        mlir::parseSourceString<mlir::ModuleOp>(generic, mlir::ParserConfig(&ctx), "kernel.mlir");
   }
   if (!module) {
     const std::string line = lineOf(kernel, firstLine);
     out.rejection = opOfLine(line) + ": " + withoutNames(first);
-    out.diagnostic = "kernel.mlir:" + std::to_string(firstLine) + ": error: " + first + "\n  " + line;
+    out.diagnostic =
+        "kernel.mlir:" + std::to_string(firstLine) + ": error: " + first + "\n  " + line;
     return out;
   }
   out.verified = true;

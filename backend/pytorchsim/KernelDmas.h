@@ -1,4 +1,5 @@
-//===- backend/pytorchsim/KernelDmas.h - A PyTorchSim kernel, verified and its DMAs decoded -*- C++ -*-===//
+//===- backend/pytorchsim/KernelDmas.h - A PyTorchSim kernel, verified and its DMAs decoded -*- C++
+//-*-===//
 //
 // One kernel as PyTorchSim's code generation wrote it, judged by upstream
 // MLIR and read for what its DMAs move, without running it:

@@ -208,11 +208,11 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
     }
     for (const KernelDmas::Move &m : kd.moves) {
       const KernelDmas::Dma &d = kd.dmas[m.dma];
-      auto [it, added] =
-          dmaIds.try_emplace({static_cast<size_t>(k), m.dma}, static_cast<uint32_t>(trace.dmas.size()));
+      auto [it, added] = dmaIds.try_emplace({static_cast<size_t>(k), m.dma},
+                                            static_cast<uint32_t>(trace.dmas.size()));
       if (added)
-        trace.dmas.push_back({files[k], static_cast<int>(m.dma), d.write,
-                              kd.arguments[d.argument].name, d.text});
+        trace.dmas.push_back(
+            {files[k], static_cast<int>(m.dma), d.write, kd.arguments[d.argument].name, d.text});
       const Place &p = places[d.argument];
       // The kernel's element type, where it declares one.
       const uint32_t bytes = kd.arguments[d.argument].elementBytes

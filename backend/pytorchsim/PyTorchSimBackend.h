@@ -1,4 +1,5 @@
-//===- backend/pytorchsim/PyTorchSimBackend.h - PyTorchSim's code generation under test -*- C++ -*-===//
+//===- backend/pytorchsim/PyTorchSimBackend.h - PyTorchSim's code generation under test -*- C++
+//-*-===//
 //
 // --backend pytorchsim: the case's PyTorch program, in the form a model
 // writes (PyTorchEmitter.h, PyTorchForm::Model), compiled by torch.compile
