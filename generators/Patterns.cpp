@@ -68,7 +68,10 @@ bool buildMoeMask(GenContext &g) {
   expertShape[last] = 1;
   const ValueId expert = broadcastTo(
       g, g.newInput({expertType, expertShape, std::nullopt}, rangeFill(0, experts - 1)), shape);
-  ValueId mask = g.emitValue(OpKind::CmpEq, {lanes, expert}, {});
+  // Models write it either way round (`idx == torch.arange(E)` is seed
+  // 000's); a compiler may cast only one of them.
+  ValueId mask = g.rng.chance(0.5) ? g.emitValue(OpKind::CmpEq, {expert, lanes}, {})
+                                   : g.emitValue(OpKind::CmpEq, {lanes, expert}, {});
   if (g.rng.chance(0.5))
     mask = g.emitValue(OpKind::Not, {mask}, {});
 

@@ -252,6 +252,16 @@ private:
   void assign(const Op &op, const std::string &expr) { line(v(op.results[0]) + " = " + expr); }
   bool elementwise(const Op &op, OpKind kind, std::string &unsupported);
   bool view(const Op &op, std::string &unsupported);
+  /// Model form: whether `v` may stay as small as its source and be
+  /// broadcast by torch where it is used, as models write `ids ==
+  /// torch.arange(E)`: every use is elementwise beside an operand of the
+  /// full shape, or a cast or broadcast whose result may stay small too.
+  /// (An arange broadcast explicitly is a constant subgraph, which Inductor
+  /// folds on the device at compile time.)
+  bool broadcastLater(ValueId v) const;
+  /// Whether `v` is an iota, or a cast or broadcast of one: the constants
+  /// broadcastLater may leave small.
+  bool fromIota(ValueId v) const;
   bool other(const Op &op, std::string &unsupported);
   void cast(const Op &op);
 
@@ -445,7 +455,9 @@ bool Emitter::view(const Op &op, std::string &unsupported) {
     break;
   case OpKind::Transpose: assign(op, x + ".permute(" + pyInts(a.perm) + ")"); break;
   case OpKind::Reshape: assign(op, x + ".reshape(" + shape + ")"); break;
-  case OpKind::Broadcast: assign(op, x + ".expand(" + shape + ")"); break;
+  case OpKind::Broadcast:
+    assign(op, model_ && broadcastLater(op.results[0]) ? x : x + ".expand(" + shape + ")");
+    break;
   case OpKind::Squeeze: assign(op, x + ".squeeze(" + std::to_string(a.axis) + ")"); break;
   case OpKind::Unsqueeze: assign(op, x + ".unsqueeze(" + std::to_string(a.axis) + ")"); break;
   case OpKind::IndexMap: {
@@ -564,6 +576,58 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
   return true;
 }
 
+bool Emitter::fromIota(ValueId v) const {
+  const Op &def = c_.ops[c_.values[v].defOp];
+  if (def.kind == OpKind::Iota)
+    return true;
+  const bool passesShapeOn = def.kind == OpKind::Broadcast || def.kind == OpKind::Cast ||
+                             opCategory(def.kind) == OpCategory::Unary;
+  return passesShapeOn && fromIota(def.operands[0]);
+}
+
+bool Emitter::broadcastLater(ValueId v) const {
+  if (!fromIota(v) || std::find(c_.outputs.begin(), c_.outputs.end(), v) != c_.outputs.end())
+    return false;
+  const std::vector<int64_t> &full = c_.typeOf(v).shape;
+  bool used = false;
+  for (const Op &op : c_.ops) {
+    const auto at = std::find(op.operands.begin(), op.operands.end(), v);
+    if (at == op.operands.end())
+      continue;
+    used = true;
+    // Another operand of the full shape that is not itself left small.
+    const bool besideFull = std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId o) {
+      return o != v && c_.typeOf(o).shape == full && !fromIota(o);
+    });
+    switch (opCategory(op.kind)) {
+    case OpCategory::Unary:
+      if (!broadcastLater(op.results[0]))
+        return false;
+      break;
+    case OpCategory::Binary:
+    case OpCategory::Compare:
+      if (!besideFull)
+        return false;
+      break;
+    case OpCategory::View:
+      if (op.kind != OpKind::Broadcast || !broadcastLater(op.results[0]))
+        return false;
+      break;
+    case OpCategory::Other:
+      // masked_fill broadcasts its mask to its input, where its select.
+      if ((op.kind == OpKind::Cast && broadcastLater(op.results[0])) ||
+          (op.kind == OpKind::MaskedFill && at - op.operands.begin() == 1 && besideFull) ||
+          (op.kind == OpKind::Select && besideFull))
+        break;
+      return false;
+    case OpCategory::Source:
+    case OpCategory::RowExpand:
+    case OpCategory::ColExpand: return false;
+    }
+  }
+  return used;
+}
+
 bool Emitter::emitOp(const Op &op, std::string &unsupported) {
   const TensorType &t = type(op);
   const std::string tt = torchType(t.dtype), shape = pyInts(t.shape);
@@ -624,8 +688,9 @@ bool Emitter::emitOp(const Op &op, std::string &unsupported) {
       std::string trailing;
       for (size_t d = a.axis + 1; d < t.shape.size(); ++d)
         trailing += ".unsqueeze(-1)";
+      if (!broadcastLater(op.results[0]))
+        trailing += ".expand(" + shape + ")";
       assign(op, "torch.arange(" + std::to_string(t.shape[a.axis]) + ", device=_DEV)" + trailing +
-                     ".expand(" + shape + ")" +
                      (t.dtype == DType::I1    ? " % 2 == 1"
                       : t.dtype == DType::I64 ? std::string()
                                               : ".to(" + tt + ")"));

@@ -157,8 +157,9 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
     if (!kd.verified) {
       // One line that signs it; the diagnostic, with the kernel's line, apart.
       run.status = BackendRun::Status::VerifierError;
-      run.message = "upstream MLIR rejects PyTorchSim's " + file->str() + ": " + kd.rejection;
-      run.details = kd.diagnostic + "\n\n--- " + file->str() + " ---\n" + source;
+      run.message = "upstream MLIR rejects a kernel of PyTorchSim's: " + kd.rejection;
+      run.details = file->str() + ":" + kd.diagnostic.substr(kd.diagnostic.find(':')) + "\n\n--- " +
+                    file->str() + " ---\n" + source;
       return true;
     }
     if (!kd.decoded)

@@ -1,0 +1,147 @@
+//===- tests/integrations/PyTorchSimBackendTest.cpp - Cases through PyTorchSim ===//
+//
+// --backend pytorchsim on the user's PyTorchSim checkout and its Python,
+// found as npufuzz finds them (docs/toolchains.md#pytorchsim). Without both,
+// every test here is skipped with the reason. What needs no PyTorchSim (the
+// generic form, the decoder, the footprint oracle) is tested on recorded
+// kernels in tests/backend/PyTorchSimKernelTest.cpp.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/pytorchsim/PyTorchSimBackend.h"
+#include "backend/toolchains/BackendToolchains.h"
+#include "backend/toolchains/Canary.h"
+#include "driver/Campaign.h"
+#include "generators/Policy.h"
+#include "oracles/CaseRunner.h"
+#include "tests/TestSupport.h"
+#include "tests/integrations/ToolchainsFound.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+using namespace npufuzz;
+
+namespace {
+using npufuzz::testing::parseOrFail;
+
+const std::string &pytorchsimUnavailable() {
+  static const std::string why = npufuzz::testing::toolchainsMissing(
+      {ToolchainKind::PyTorchSim, ToolchainKind::PyTorchSimPython});
+  return why;
+}
+
+#define NPUFUZZ_NEEDS_PYTORCHSIM() NPUFUZZ_SKIP_UNLESS_FOUND("PyTorchSim", pytorchsimUnavailable())
+
+RunConfig pytorchsim() {
+  RunConfig config;
+  config.backend = BackendKind::PyTorchSim;
+  config.metamorphicShare = 0;
+  std::string error;
+  EXPECT_TRUE(setUpPyTorchSimToolchain(config.pytorchsim, error)) << error;
+  return config;
+}
+
+CaseOutcome run(const std::string &text) {
+  MlirJit jit;
+  return runCase(parseOrFail(text), jit, pytorchsim());
+}
+} // namespace
+
+// The checkout and its Python pass their canaries, and the adapter's (the
+// npu device sets up, a one-op add reaches PyTorchSim's MLIR) names the
+// commit and the torch.
+TEST(PyTorchSimBackend, TheRealPyTorchSimPassesItsCanaries) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  RunConfig config;
+  std::string error, version;
+  ASSERT_TRUE(setUpPyTorchSimToolchain(config.pytorchsim, error, &version)) << error;
+  EXPECT_EQ(version.rfind("pytorchsim ", 0), 0u) << version;
+  EXPECT_NE(version.find(" torch 2."), std::string::npos) << version;
+  const CanaryResult r = runCanary(ToolchainKind::PyTorchSim, config.pytorchsim.checkout);
+  EXPECT_TRUE(r.passed) << r.error;
+  EXPECT_EQ(r.version.rfind("PyTorchSim ", 0), 0u) << r.version;
+}
+
+// The canary case: PyTorchSim's kernel verifies, its DMAs read both inputs
+// whole and write the output whole; no values are claimed.
+TEST(PyTorchSimBackend, AnAddIsOkAndItsDmasAreTraced) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  const CaseOutcome out = run(canaryCaseText());
+  EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.details;
+  EXPECT_FALSE(out.run.valuesComputed);
+  EXPECT_TRUE(out.run.outputs.empty());
+  const DmaTrace &t = out.run.dmaTrace;
+  ASSERT_EQ(t.storages.size(), 3u);
+  EXPECT_EQ(t.accesses.size(), 3u * 8 * 64);
+  EXPECT_TRUE(t.undecoded.empty());
+  ASSERT_EQ(t.outputs.size(), 1u);
+  EXPECT_EQ(t.outputs[0].shape, (std::vector<int64_t>{8, 64}));
+}
+
+// Seed 000's class: the expert ids compared with lane ids as a mask, ids
+// first (`idx == torch.arange(E)`). Torch gives both i64; PyTorchSim
+// computes the lanes as index and casts them only when they come first, so
+// here it compares an i64 vector with an index one, which upstream MLIR
+// rejects at the compare.
+TEST(PyTorchSimBackend, SeedZerosMaskIsRejectedByUpstreamMlirAtTheCompare) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  const CaseOutcome out = run(R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = iota {axis=1} : i64[8,16]
+%1 = input {fill=range(0,15)} : i64[8,1]
+%2 = broadcast %1 : i64[8,16]
+%3 = eq %2, %0 : i1[8,16]
+%4 = not %3 : i1[8,16]
+%5 = input {fill=rand} : f32[8,16]
+%6 = masked_fill %5, %4 {value=0} : f32[8,16]
+return %6
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::VerifierError) << out.summary;
+  EXPECT_NE(out.run.message.find("arith.cmpi: use of value '%v' expects different type"),
+            std::string::npos)
+      << out.run.message;
+}
+
+// Seed 001's class: a chunk of a value, scaled, fed to a matmul: prologue
+// fusion into PyTorchSim's GEMM template finds no candidate and asserts.
+TEST(PyTorchSimBackend, SeedOnesChunkIntoAMatmulAssertsInPrologueFusion) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  const CaseOutcome out = run(R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input {fill=rand} : f32[32,128]
+%1 = chunk %0 {axis=1, count=2, index=0} : f32[32,64]
+%2 = const {value=2} : f32[32,64]
+%3 = mul %1, %2 : f32[32,64]
+%4 = input {fill=rand} : f32[64,32]
+%5 = matmul %3, %4 : f32[32,32]
+return %5
+)");
+  EXPECT_EQ(out.verdict, VerdictKind::CompileError) << out.summary;
+  EXPECT_NE(out.run.message.find("pytorchsim: AssertionError in "
+                                 "mlir_template.codegen_template_code"),
+            std::string::npos)
+      << out.run.message;
+}
+
+// Cases drawn as `fuzz --backend pytorchsim` draws them run to a verdict
+// each, none of them the environment's. Seeds 63000000-, never tuned on.
+TEST(PyTorchSimBackend, ACampaignRunsEveryCaseToAVerdict) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  CampaignOptions o;
+  o.outDir = ::testing::TempDir() + "/npufuzz-pytorchsim-campaign";
+  std::filesystem::remove_all(o.outDir);
+  o.config = pytorchsim();
+  o.policy = pytorchsimPolicy();
+  o.seedStart = 63000000;
+  o.maxCases = 12;
+  o.jobs = 2;
+  o.limits.wallSeconds = 300;
+  o.progress = false;
+  o.reduce = false;
+  MlirJit jit;
+  const CampaignResult r = runCampaign(o, jit);
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.cases, 12u);
+  std::filesystem::remove_all(o.outDir);
+}
