@@ -82,6 +82,9 @@ build/bin/npufuzz toolchains --no-canary-case --require ptoas --require pto-isa 
 SIMPLER_FOUND=0
 build/bin/npufuzz toolchains --no-canary-case --require ptoas --require simpler >/dev/null 2>&1 &&
   SIMPLER_FOUND=1
+PYTORCHSIM_FOUND=0
+build/bin/npufuzz toolchains --no-canary-case --require pytorchsim --require pytorchsim-python \
+  >/dev/null 2>&1 && PYTORCHSIM_FOUND=1
 echo "== full build: all tests"
 ctest --test-dir build --output-on-failure -j "$JOBS"
 echo "== real PyTorch: a campaign through --backend torch ($("$TORCH_PYTHON" -c 'import torch; print("torch", torch.__version__)'))"
@@ -211,6 +214,18 @@ if [ "$SIMPLER_FOUND" = 1 ]; then
     --known ci/known-signatures.txt
 else
   echo "== simpler campaign: skipped (no simpler and ptoas found; docs/toolchains.md#simpler)"
+fi
+if [ "$PYTORCHSIM_FOUND" = 1 ]; then
+  echo "== the user's PyTorchSim: its MLIR code generation (--backend pytorchsim)"
+  # Its bugs found so far keep their verdicts, and a short campaign finds
+  # no signature outside the known list (docs/pytorchsim.md#findings).
+  build/bin/npufuzz replay corpus/upstream/pytorchsim --backend pytorchsim
+  build/bin/npufuzz fuzz -o "$FUZZ_DIR/pytorchsim" --backend pytorchsim --max-cases 60 \
+    --jobs "$JOBS" --seed-start 64000000 --no-reduce --quiet
+  build/bin/npufuzz report "$FUZZ_DIR/pytorchsim" -o "$FUZZ_DIR/pytorchsim-report" \
+    --known ci/known-signatures.txt
+else
+  echo "== PyTorchSim: skipped (no PyTorchSim checkout and its Python found; docs/toolchains.md#pytorchsim)"
 fi
 echo "== Inductor and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
 build/bin/npufuzz replay corpus/upstream/inductor --backend inductor

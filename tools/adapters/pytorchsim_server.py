@@ -221,7 +221,11 @@ class Session:
         args, outs = [], []
         try:
             args, outs = self.run_program(namespace, inputs)
-        except Exception as e:  # PyTorchSim's code generation, under torch.compile
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as e:  # PyTorchSim's code generation, under torch.compile
+            # BaseException: PyTorchSim's RecompileSignal is one, and one that
+            # escapes its retry loop is its failure, not the adapter's.
             code, headline = self.failure(e)
             details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         shutil.rmtree(os.environ["TORCHSIM_DUMP_PATH"], ignore_errors=True)
