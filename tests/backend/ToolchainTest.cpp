@@ -191,6 +191,40 @@ TEST_F(Toolchains, CanariesRefuseWhatIsNotTheTool) {
   EXPECT_NE(python.error.find("cannot import simpler"), std::string::npos) << python.error;
 }
 
+// A PyTorchSim checkout is told by its frontend: a directory without one is
+// refused where it was named, with what is missing; one with it passes the
+// checkout's canary, whose version says it has no git when it has none.
+TEST_F(Toolchains, APyTorchSimCheckoutIsToldByItsFrontend) {
+  const std::string dir = ::testing::TempDir() + "/npufuzz-pytorchsim-checkout";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/PyTorchSimFrontend/mlir");
+  std::filesystem::create_directories(dir + "/Scheduler");
+  ToolchainConfig none;
+  LocatedToolchain found;
+  std::string error;
+  EXPECT_FALSE(locateToolchain(ToolchainKind::PyTorchSim, dir, none, found, error));
+  EXPECT_NE(error.find("no PyTorchSimFrontend/extension_codecache.py under " + dir),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("docs/toolchains.md#pytorchsim"), std::string::npos) << error;
+  for (const char *file : {"PyTorchSimFrontend/extension_codecache.py",
+                           "PyTorchSimFrontend/mlir/mlir_codegen_backend.py",
+                           "Scheduler/scheduler.py", "PyTorchSimFrontend/extension_device.cpp"}) {
+    const CanaryResult before = runCanary(ToolchainKind::PyTorchSim, dir);
+    EXPECT_FALSE(before.passed) << file;
+    std::ofstream(dir + "/" + file) << "# recorded\n";
+  }
+  ASSERT_TRUE(locateToolchain(ToolchainKind::PyTorchSim, dir, none, found, error)) << error;
+  const CanaryResult r = runCanary(ToolchainKind::PyTorchSim, found.path);
+  EXPECT_TRUE(r.passed) << r.error;
+  EXPECT_EQ(r.version, "PyTorchSim (no git)");
+  // Debian's Python has no torch: not PyTorchSim's Python.
+  const CanaryResult python = runCanary(ToolchainKind::PyTorchSimPython, "/usr/bin/python3");
+  EXPECT_FALSE(python.passed);
+  EXPECT_NE(python.error.find("cannot import torch"), std::string::npos) << python.error;
+  std::filesystem::remove_all(dir);
+}
+
 // Debian's MLIR 22 tools, which ci/install-deps.sh installs, pass theirs.
 TEST_F(Toolchains, DebiansMlirToolsPassTheirCanaries) {
   for (const ToolchainKind k : {ToolchainKind::MlirOpt, ToolchainKind::MlirRunner}) {

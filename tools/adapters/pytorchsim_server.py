@@ -229,16 +229,20 @@ class Session:
             code, headline = self.failure(e)
             details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         shutil.rmtree(os.environ["TORCHSIM_DUMP_PATH"], ignore_errors=True)
-        for k, (source, _) in enumerate(self.kernels):
-            with open(os.path.join(case_dir, "kernel%d.mlir" % k), "w") as f:
-                f.write(source)
-        if code == 0:
-            self.write_record(case_dir, args, outs)
+        try:
+            for k, (source, _) in enumerate(self.kernels):
+                with open(os.path.join(case_dir, "kernel%d.mlir" % k), "w") as f:
+                    f.write(source)
+            if code == 0:
+                self.write_record(case_dir, args, outs)
+            if details:
+                with open(os.path.join(case_dir, "details.txt"), "w") as f:
+                    f.write(details)
+        except Exception as e:  # the adapter's own files: its environment
+            code, headline = ENVIRONMENT, "npufuzz pytorchsim adapter: cannot record the run: %s: %s" % (
+                type(e).__name__, e)
         with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
             f.write(headline + "\n" if headline else "")
-        if details:
-            with open(os.path.join(case_dir, "details.txt"), "w") as f:
-                f.write(details)
         return code
 
     def write_record(self, case_dir, args, outs):
