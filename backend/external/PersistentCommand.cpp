@@ -35,7 +35,21 @@ PersistentCommand &workerPersistentCommand() {
   return command;
 }
 
+void PersistentCommand::forgetInherited() {
+  if (toChild_ >= 0)
+    ::close(toChild_);
+  if (fromChild_ >= 0)
+    ::close(fromChild_);
+  pid_ = owner_ = -1;
+  toChild_ = fromChild_ = -1;
+  stderrPath_.clear();
+  pending_.clear();
+  served_ = 0;
+}
+
 void PersistentCommand::stop() {
+  if (pid_ > 0 && owner_ != ::getpid())
+    forgetInherited();
   if (pid_ > 0) {
     // End of file on stdin asks it to finish; the group kill makes sure.
     if (toChild_ >= 0)
@@ -130,6 +144,7 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     return false;
   }
   pid_ = pid;
+  owner_ = ::getpid();
   toChild_ = in[1];
   fromChild_ = out[0];
   argv_ = cmd.argv;
@@ -144,6 +159,8 @@ std::string PersistentCommand::stderrSince(size_t offset) const {
 CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::string &dir) {
   CommandEnd end;
   const auto began = Clock::now();
+  if (pid_ > 0 && owner_ != ::getpid())
+    forgetInherited();
   if (pid_ > 0 && (argv_ != cmd.argv || served_ >= std::max(1u, cmd.casesPerProcess)))
     stop();
   // What the process printed before this case belongs to earlier cases; a

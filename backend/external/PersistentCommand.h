@@ -50,10 +50,17 @@ public:
 
 private:
   bool start(const ExternalToolchain &cmd, std::string &error);
+  /// In a process forked from the one that started the command (a
+  /// campaign's worker forked after a case ran in the parent), the state is
+  /// the parent's: its process, pipes and log. Two processes writing cases
+  /// into one adapter would read each other's answers, so the child lets go
+  /// of them, killing and removing nothing, and starts its own.
+  void forgetInherited();
   std::string stderrSince(size_t offset) const;
 
   std::vector<std::string> argv_;
   pid_t pid_ = -1;
+  pid_t owner_ = -1; ///< the process that started pid_
   int toChild_ = -1, fromChild_ = -1;
   std::string stderrPath_; ///< the process's own stderr, a file
   std::string pending_;    ///< bytes read past the last answer line

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -83,6 +84,29 @@ TEST_F(PersistentCommandTest, OneProcessServesManyCases) {
   EXPECT_EQ(servedBy(), first);
   EXPECT_EQ(command_.started(), 1u);
   EXPECT_EQ(command_.served(), 3u);
+}
+
+// A process forked after its parent ran a case (a campaign's worker) starts
+// an adapter of its own: writing into the parent's would mix their answers.
+// The parent's adapter is left running, and still serves the parent.
+TEST_F(PersistentCommandTest, AForkedChildStartsItsOwnProcessAndLeavesTheParentsAlone) {
+  const std::string parents = servedBy();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const std::string d = caseDir("ok");
+    const CommandEnd end = command_.run(cmd_, d);
+    const bool own = end.kind == CommandEnd::Kind::Exited && end.exitCode == 0 &&
+                     slurp(d + "/pid") != parents && command_.started() == 2;
+    command_.stop();
+    ::_exit(own ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+      << "the child used the parent's adapter";
+  EXPECT_EQ(servedBy(), parents);
+  EXPECT_EQ(command_.started(), 1u);
 }
 
 TEST_F(PersistentCommandTest, AnAnsweredStatusCarriesTheCasesStderr) {
