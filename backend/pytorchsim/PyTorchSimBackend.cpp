@@ -158,7 +158,7 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
       // One line that signs it; the diagnostic, with the kernel's line, apart.
       run.status = BackendRun::Status::VerifierError;
       run.message = "upstream MLIR rejects a kernel of PyTorchSim's: " + kd.rejection;
-      run.details = file->str() + ":" + kd.diagnostic.substr(kd.diagnostic.find(':')) + "\n\n--- " +
+      run.details = file->str() + kd.diagnostic.substr(kd.diagnostic.find(':')) + "\n\n--- " +
                     file->str() + " ---\n" + source;
       return true;
     }
