@@ -64,8 +64,6 @@ struct DmaTrace {
   /// constant, an index that is not affine): nothing is judged of what
   /// they touch, and an output they may write is not called unwritten.
   std::vector<std::string> undecoded;
-
-  bool empty() const { return storages.empty() && dmas.empty(); }
 };
 
 } // namespace npufuzz

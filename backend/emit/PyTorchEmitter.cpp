@@ -543,10 +543,12 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
     std::string pad = "0";
     if (op.attrs.pad != PadKind::Zero) {
       const bool max = op.attrs.pad == PadKind::Max;
-      pad = isFloat(t.dtype) ? (max ? "float(\"inf\")" : "float(\"-inf\")")
-            : t.dtype == DType::I1
-                ? (max ? "True" : "False")
-                : std::to_string(max ? maxIntValue(t.dtype) : minIntValue(t.dtype));
+      // The model form pads with F.pad, whose value is a double: a 64-bit
+      // integer's extremes are i32's there (its values are not compared).
+      const DType range = model_ && bitWidth(t.dtype) > 32 ? DType::I32 : t.dtype;
+      pad = isFloat(t.dtype)       ? (max ? "float(\"inf\")" : "float(\"-inf\")")
+            : t.dtype == DType::I1 ? (max ? "True" : "False")
+                                   : std::to_string(max ? maxIntValue(range) : minIntValue(range));
     }
     assign(op, "_fillpad(" + x + ", " + std::to_string(vs.rows) + ", " + std::to_string(vs.cols) +
                    ", " + pad + ")");
@@ -668,7 +670,8 @@ bool Emitter::emitOp(const Op &op, std::string &unsupported) {
   case OpKind::Const:
     // A model's constants of other types are f32 or i32 ones cast: what
     // devices fill (PyTorchSim's fill_ takes f32, i32 and i64).
-    if (model_ && t.dtype != DType::F32 && t.dtype != DType::I32 && t.dtype != DType::I64) {
+    if (model_ && t.dtype != DType::F32 && t.dtype != DType::I32 && t.dtype != DType::I64 &&
+        t.dtype != DType::Index) {
       const bool asFloat = isFloat(t.dtype);
       assign(op, "torch.full(" + shape + ", " +
                      (asFloat ? pyFloat(a.value.f) : std::to_string(a.value.i)) +

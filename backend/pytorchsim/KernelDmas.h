@@ -32,6 +32,9 @@ namespace npufuzz {
 struct KernelDmas {
   /// Upstream MLIR parsed and verified the kernel.
   bool verified = false;
+  /// A dma_start npufuzz cannot put in generic form (DmaStart.h): the
+  /// kernel is not judged, and this says why.
+  std::string unreadable;
   /// When not: `op: message` (SSA names and numbers dropped), which signs
   /// the finding, and the diagnostic as MLIR printed it.
   std::string rejection, diagnostic;

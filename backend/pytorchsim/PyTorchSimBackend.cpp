@@ -88,10 +88,8 @@ bool checkPyTorchSimToolchain(const PyTorchSimToolchain &t, std::string &version
       version.rfind("pytorchsim ", 0) == 0)
     return true;
   std::string said;
-  for (size_t at = err.find("npufuzz pytorchsim adapter:"); at != std::string::npos;) {
+  if (const size_t at = err.find("npufuzz pytorchsim adapter:"); at != std::string::npos)
     said = firstLineOf(err.substr(at));
-    break;
-  }
   if (said.empty()) {
     std::string message;
     classifyEnd(end, message);
@@ -154,6 +152,12 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
     files.push_back(file->str());
     judged.push_back(checkPyTorchSimKernel(source));
     const KernelDmas &kd = judged.back();
+    if (!kd.unreadable.empty()) {
+      run.status = BackendRun::Status::Unsupported;
+      run.message =
+          "npufuzz cannot read a dma_start of PyTorchSim's " + file->str() + ": " + kd.unreadable;
+      return true;
+    }
     if (!kd.verified) {
       // One line that signs it; the diagnostic, with the kernel's line, apart.
       run.status = BackendRun::Status::VerifierError;
@@ -259,8 +263,11 @@ BackendRun runPyTorchSim(const PyTorchSimToolchain &t, const Case &c,
                 " (set TMPDIR to a writable directory)";
     return r;
   }
-  std::string error;
-  if (!writeCaseDirectory(dir, c, MlirKernel(), {}, inputs, error, {}, PyTorchForm::Model)) {
+  std::string error, program;
+  if (!emitPyTorch(c, program, error, PyTorchForm::Model)) {
+    r.status = BackendRun::Status::Unsupported;
+    r.message = error;
+  } else if (!writeCaseDirectory(dir, c, MlirKernel(), {}, inputs, error, {}, PyTorchForm::Model)) {
     r.status = BackendRun::Status::EnvironmentError;
     r.message = error;
   } else {

@@ -27,12 +27,12 @@ std::string envOf(const char *name) {
 const char *markerHeader(ToolchainKind kind) {
   switch (kind) {
   case ToolchainKind::PtoIsa: return "pto/pto-inst.hpp";
+  case ToolchainKind::PyTorchSim: return "PyTorchSimFrontend/extension_codecache.py";
   case ToolchainKind::Ptoas:
   case ToolchainKind::Torch:
   case ToolchainKind::IreeCompile:
   case ToolchainKind::IreeRuntime:
   case ToolchainKind::MlirOpt:
-  case ToolchainKind::PyTorchSim: return "PyTorchSimFrontend/extension_codecache.py";
   case ToolchainKind::Simpler:
   case ToolchainKind::PyTorchSimPython:
   case ToolchainKind::MlirRunner: return "";

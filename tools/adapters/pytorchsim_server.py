@@ -42,6 +42,9 @@ import tempfile
 import traceback
 
 import case_loop
+# Inductor's wrappers around the exception a compiler raised, as torch's
+# adapter unwraps them; numbers dropped from what signs a failure.
+from torch_server import _root_cause, _without_numbers
 
 UNSUPPORTED = 77
 COMPILE_ERROR = 78
@@ -52,16 +55,11 @@ ENVIRONMENT = 80
 _STAND_IN = "#!/bin/sh\nexit 0\n"
 
 
-def _without_numbers(text):
-    return re.sub(r"0x[0-9a-fA-F]+|\d+", "N", text)
-
-
 class Session:
     def __init__(self, checkout):
         self.checkout = os.path.realpath(checkout)
         self.scratch = tempfile.mkdtemp(prefix="npufuzz-pytorchsim-")
-        self.kernels = []  # (source, arg names) in the order PyTorchSim wrote them
-        self.calls = []    # (kernel index, [tensor args])
+        self.calls = []    # (kernel source, arg names, [tensor args]), in order
         self.device = None
 
     def set_up(self):
@@ -111,13 +109,14 @@ class Session:
         original = extension_codecache.CustomAsyncCompile.mlir
 
         def mlir(self, source_code, *args, **kwargs):
-            index = len(session.kernels)
             names = [name for name, _ in kwargs.get("arg_attributes", [])]
-            session.kernels.append((source_code, names))
             run = original(self, source_code, *args, **kwargs)
 
+            # Each call says which kernel it runs: a wrapper module torch
+            # hands back from its cache for a graph seen before calls the
+            # kernels it made then, without compiling them again.
             def call(*tensors, **more):
-                session.calls.append((index, list(tensors)))
+                session.calls.append((source_code, names, list(tensors)))
                 return run(*tensors, **more)
             for attribute in ("arg_attributes", "future"):
                 if hasattr(run, attribute):
@@ -154,14 +153,7 @@ class Session:
 
     def failure(self, exc):
         """(status, headline) of an exception torch.compile raised."""
-        root, seen = exc, set()
-        while id(root) not in seen:
-            seen.add(id(root))
-            inner = getattr(root, "inner_exception", None) or root.__cause__
-            if inner is None or type(root).__name__ not in (
-                    "BackendCompilerFailed", "LoweringException", "InductorError"):
-                break
-            root = inner
+        root = _root_cause(exc)
         said = str(root).strip().splitlines()
         first = said[0] if said else ""
         import torch._dynamo.exc as dynamo_exc
@@ -190,7 +182,12 @@ class Session:
     def run_program(self, namespace, inputs):
         import torch
         import torch._dynamo
+        from torch._inductor.codecache import PyCodeCache
         torch._dynamo.reset()
+        # A wrapper module of an earlier case is not handed back: each case
+        # is compiled, and its wrapper is the one TORCHSIM_LAST_COMPILED_MODULE
+        # names.
+        PyCodeCache.cache.clear()
         kernel = namespace["kernel"]
         # runpy hands back a copy of the program's globals: its functions
         # read their own.
@@ -216,7 +213,7 @@ class Session:
         inputs = [namespace["_load"](case_dir, t["file"], dtypes[t["dtype"]])
                   for t in manifest["inputs"]]
         os.environ["TORCHSIM_DUMP_PATH"] = os.path.join(case_dir, "pytorchsim-dump")
-        del self.kernels[:], self.calls[:]
+        del self.calls[:]
         code, headline, details = 0, None, ""
         args, outs = [], []
         try:
@@ -230,9 +227,6 @@ class Session:
             details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
         shutil.rmtree(os.environ["TORCHSIM_DUMP_PATH"], ignore_errors=True)
         try:
-            for k, (source, _) in enumerate(self.kernels):
-                with open(os.path.join(case_dir, "kernel%d.mlir" % k), "w") as f:
-                    f.write(source)
             if code == 0:
                 self.write_record(case_dir, args, outs)
             if details:
@@ -265,8 +259,14 @@ class Session:
                     "element_bytes": t.element_size()}
         for k, t in enumerate(args):
             storage(t, "input", k)
-        calls = [{"kernel": k, "args": [place(t) for t in tensors]}
-                 for k, tensors in self.calls]
+        kernels, calls = [], []
+        for source, names, tensors in self.calls:
+            if source not in [k[0] for k in kernels]:
+                kernels.append((source, names))
+                with open(os.path.join(case_dir, "kernel%d.mlir" % (len(kernels) - 1)), "w") as f:
+                    f.write(source)
+            calls.append({"kernel": [k[0] for k in kernels].index(source),
+                          "args": [place(t) for t in tensors]})
         views = []
         for k, t in enumerate(outs):
             p = place(t)
@@ -276,17 +276,33 @@ class Session:
             p.update({"shape": list(t.shape), "strides": list(t.stride())})
             views.append(p)
         record = {"kernels": [{"file": "kernel%d.mlir" % k, "args": names}
-                              for k, (_, names) in enumerate(self.kernels)],
-                  "storages": storages, "calls": calls, "outputs": views}
+                              for k, (_, names) in enumerate(kernels)],
+                  "storages": storages, "calls": calls, "outputs": views,
+                  "fallbacks": self.fallbacks()}
         with open(os.path.join(case_dir, "pytorchsim.json"), "w") as f:
             json.dump(record, f, indent=1)
+
+    def fallbacks(self):
+        """What the last compiled wrapper's call() runs besides PyTorchSim's
+        kernels (an aten op, an extern kernel): writes the trace does not
+        see."""
+        path = os.environ.get("TORCHSIM_LAST_COMPILED_MODULE")
+        try:
+            with open(path) as f:
+                source = f.read()
+        except (OSError, TypeError):
+            return ["a wrapper npufuzz could not read"]
+        body = source[source.find("def call(args):"):]
+        body = body[:body.find("\ndef ", 1)]
+        found = re.findall(r"\b((?:extern_kernels|aten|torch\.ops\.\w+)\.\w+(?:\.\w+)?)\(", body)
+        return sorted(set(found))
 
     def check(self):
         """The canary: a one-op add reaches PyTorchSim's MLIR."""
         import torch
         namespace = {"kernel": lambda x, y: (x + y,)}
         self.run_program(namespace, [torch.ones(8, 64), torch.ones(8, 64)])
-        if not self.kernels or "memref.dma_start" not in self.kernels[0][0]:
+        if not self.calls or "memref.dma_start" not in self.calls[0][0]:
             raise RuntimeError("torch.compile on the npu device wrote no kernel with a DMA")
         return "pytorchsim %s torch %s" % (self.commit(), torch.__version__)
 
@@ -305,14 +321,18 @@ def main():
             session.set_up()
             version = session.check() if check else None
         except Exception as e:
+            said = str(e).strip().splitlines()
             sys.stderr.write("npufuzz pytorchsim adapter: PyTorchSim at %s does not set up: %s: %s\n"
-                             % (args[1], type(e).__name__, str(e).strip().splitlines()[:1]))
+                             % (args[1], type(e).__name__, said[0] if said else ""))
             traceback.print_exc()
             return ENVIRONMENT
         if check:
             answers.write(version + "\n")
             return 0
-        return case_loop.serve(answers, session.answer, "pytorchsim")
+        # The case directory's files, as the other adapters: npufuzz's
+        # environment, never a finding.
+        return case_loop.serve(answers, session.answer, "pytorchsim",
+                               (OSError, KeyError, ValueError, SyntaxError))
     finally:
         shutil.rmtree(session.scratch, ignore_errors=True)
 
