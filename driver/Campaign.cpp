@@ -1124,6 +1124,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.backend = options.config.backend;
     r.external = options.config.external;
     r.pto = options.config.pto;
+    r.pytorchsim = options.config.pytorchsim;
     r.knownSignatures = options.config.knownSignatures;
     r.maxSeconds = options.reduceSeconds;
     r.jobs = jobs;

@@ -369,6 +369,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   config.backend = o.backend;
   config.external = o.external;
   config.pto = o.pto;
+  config.pytorchsim = o.pytorchsim;
   config.knownSignatures = o.knownSignatures;
   config.loweringSeed = o.loweringSeed;
   config.stage = o.stage;

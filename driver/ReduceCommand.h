@@ -85,6 +85,7 @@ struct ReduceCommandOptions {
   BackendKind backend = BackendKind::MlirJit;
   ExternalToolchain external;
   PtoToolchain pto;
+  PyTorchSimToolchain pytorchsim;
   /// Signatures op blame passes over (RunConfig::knownSignatures).
   std::set<std::string> knownSignatures;
   double maxSeconds = 300;

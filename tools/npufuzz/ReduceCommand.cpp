@@ -139,6 +139,7 @@ int runReduce() {
   o.backend = config.backend;
   o.external = config.external;
   o.pto = config.pto;
+  o.pytorchsim = config.pytorchsim;
   o.knownSignatures = config.knownSignatures;
   bool created = false;
   if (!prepareOutDir(outDir, created))
