@@ -244,28 +244,19 @@ private:
         return fail("a DMA whose dram_stride is not integers");
       stride.push_back(i.getInt());
     }
-    // Each tile dimension's loop, where the nest says which: the loops the
-    // index's affine.apply takes, in its order, else the enclosing loops.
+    // Each tile dimension's loop: the one whose step moves the DRAM index
+    // by the dimension's stride (outer loops first, each loop once), as
+    // PyTorchSim derives dram_stride from the index's coefficients. A
+    // broadcast dimension (stride 0) moves no other element, and one no
+    // loop matches is not clipped.
     std::vector<const Loop *> along(shape.size(), nullptr);
-    auto loopOf = [&](mlir::Value v) -> const Loop * {
-      for (const Loop &l : loops)
-        if (l.iv == v)
-          return &l;
-      return nullptr;
-    };
-    auto apply = indices[0].getDefiningOp<mlir::affine::AffineApplyOp>();
-    bool byApply = apply && apply.getMapOperands().size() == shape.size();
-    for (size_t d = 0; byApply && d < shape.size(); ++d)
-      byApply = (along[d] = loopOf(apply.getMapOperands()[d])) != nullptr;
-    if (!byApply) {
-      if (loopOf(indices[0]) && shape.size() == 1)
-        along[0] = loopOf(indices[0]);
-      else if (loops.size() == shape.size())
-        for (size_t d = 0; d < shape.size(); ++d)
-          along[d] = &loops[d];
-      else
-        std::fill(along.begin(), along.end(), nullptr);
-    }
+    std::vector<bool> taken(loops.size(), false);
+    for (size_t d = 0; d < shape.size(); ++d)
+      for (size_t l = 0; stride[d] != 0 && !along[d] && l < loops.size(); ++l)
+        if (!taken[l] && slope(indices[0], loops[l]) == stride[d]) {
+          along[d] = &loops[l];
+          taken[l] = true;
+        }
     const uint32_t number = static_cast<uint32_t>(dmaNumber(dma));
     out.dmas[number].write = write;
     out.dmas[number].argument = argument.getArgNumber();
@@ -292,6 +283,35 @@ private:
         break;
     }
     return true;
+  }
+
+  /// How much `v` grows when `loop`'s induction variable grows by one from
+  /// where it is (nothing when `v` is not affine in the loops).
+  std::optional<int64_t> slope(mlir::Value v, const Loop &loop) {
+    const std::optional<int64_t> at = valueWith(v, loop.iv, 0), next = valueWith(v, loop.iv, 1);
+    if (!at || !next)
+      return std::nullopt;
+    return *next - *at;
+  }
+
+  /// `v` evaluated again from its definitions with `iv` moved by `bump`.
+  std::optional<int64_t> valueWith(mlir::Value v, mlir::Value iv, int64_t bump, int depth = 0) {
+    if (v == iv)
+      return value(v).value_or(0) + bump;
+    if (llvm::isa<mlir::BlockArgument>(v) || depth > 64)
+      return value(v);
+    if (auto apply = v.getDefiningOp<mlir::affine::AffineApplyOp>()) {
+      const mlir::AffineMap map = apply.getAffineMap();
+      llvm::SmallVector<int64_t> dims, syms;
+      for (unsigned i = 0; i < apply.getMapOperands().size(); ++i) {
+        const std::optional<int64_t> o = valueWith(apply.getMapOperands()[i], iv, bump, depth + 1);
+        if (!o)
+          return std::nullopt;
+        (i < map.getNumDims() ? dims : syms).push_back(*o);
+      }
+      return evaluate(map.getResult(0), dims, syms);
+    }
+    return value(v);
   }
 
   /// The DMA's number: its position among the kernel's dma_starts.
