@@ -98,8 +98,12 @@ bool usable(ToolchainKind kind, const std::string &place, std::string &path, std
     path = place;
     return true;
   }
-  case ToolchainShape::IncludeDir: {
-    const std::string dir = ptoIsaIncludeDir(place);
+  case ToolchainShape::IncludeDir:
+  case ToolchainShape::Checkout: {
+    // pto-isa may be named by its repository's root; a checkout is used
+    // where it is, its path made canonical (its commit is its version).
+    const bool include = toolchainInfo(kind).shape == ToolchainShape::IncludeDir;
+    const std::string dir = include ? ptoIsaIncludeDir(place) : place;
     if (!fs::is_directory(place, ec)) {
       why = place + " is not a directory";
       return false;
@@ -108,21 +112,9 @@ bool usable(ToolchainKind kind, const std::string &place, std::string &path, std
       why = "no " + std::string(markerHeader(kind)) + " under " + place;
       return false;
     }
-    path = dir;
-    return true;
-  }
-  case ToolchainShape::Checkout: {
-    if (!fs::is_directory(place, ec)) {
-      why = place + " is not a directory";
-      return false;
-    }
-    if (!fs::is_regular_file(fs::path(place) / markerHeader(kind), ec)) {
-      why = "no " + std::string(markerHeader(kind)) + " under " + place;
-      return false;
-    }
-    path = fs::canonical(place, ec).string();
+    path = include ? dir : fs::canonical(dir, ec).string();
     if (ec)
-      path = place;
+      path = dir;
     return true;
   }
   }
