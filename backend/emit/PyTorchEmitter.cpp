@@ -152,7 +152,9 @@ _round_half_away = torch.round
 
 
 def _idiv(x, y):
-    return torch.div(x, y, rounding_mode="floor")
+    # Integer division by zero raises in torch (and a compiler that folds
+    # it may raise while compiling): a model guards its divisor.
+    return torch.div(x, torch.where(y == 0, torch.ones_like(y), y), rounding_mode="floor")
 
 
 def _matmul(a, b, acc_dtype):
