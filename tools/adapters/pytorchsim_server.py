@@ -61,6 +61,7 @@ class Session:
         self.scratch = tempfile.mkdtemp(prefix="npufuzz-pytorchsim-")
         self.calls = []    # (kernel source, arg names, [tensor args]), in order
         self.device = None
+        self._own_modules = None
 
     def set_up(self):
         llvm = os.path.join(self.scratch, "llvm")
@@ -145,11 +146,13 @@ class Session:
         return "%s.%s" % (os.path.splitext(os.path.basename(f.filename))[0], f.name)
 
     def own_modules(self):
-        """The module names of PyTorchSim's Python files."""
-        names = set()
-        for top, _, files in os.walk(os.path.join(self.checkout, "PyTorchSimFrontend")):
-            names.update(os.path.splitext(f)[0] for f in files if f.endswith(".py"))
-        return names
+        """The module names of PyTorchSim's Python files, read once: the
+        checkout does not change under a running adapter."""
+        if self._own_modules is None:
+            self._own_modules = set()
+            for top, _, files in os.walk(os.path.join(self.checkout, "PyTorchSimFrontend")):
+                self._own_modules.update(os.path.splitext(f)[0] for f in files if f.endswith(".py"))
+        return self._own_modules
 
     def failure(self, exc):
         """(status, headline) of an exception torch.compile raised."""
