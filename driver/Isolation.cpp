@@ -124,7 +124,7 @@ bool Child::poll() {
   if (killed_ == KillReason::None)
     killed_ = watch_.check();
   if (killed_ == KillReason::Time)
-    timeoutKill_.step(pid_);
+    timeoutKill_.step(pid_, groups_);
   return false;
 }
 

@@ -62,11 +62,14 @@ private:
 /// LLVM's signal handler prints its stack and what the in-process MLIR run
 /// was doing (a pass that loops forever is named like one that crashes);
 /// SIGKILL to its whole group once it has had `kDumpGraceSeconds` to do so.
+/// A process waiting on a command (one is noted in `groups`) is stopped on
+/// purpose, for the command's time: SIGKILL at once, with no crash report
+/// of npufuzz's own stack on its stderr.
 class TimeoutKill {
 public:
   static constexpr double kDumpGraceSeconds = 3;
   /// Call on every poll past the deadline; kills the group when due.
-  void step(pid_t pid);
+  void step(pid_t pid, const CommandGroups *groups);
   void reset() { abortedAt_ = 0; }
 
 private:

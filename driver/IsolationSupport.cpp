@@ -127,9 +127,16 @@ void armCpuBackstop(const IsolationLimits &limits) {
   ::setrlimit(RLIMIT_CPU, &cpu);
 }
 
-void TimeoutKill::step(pid_t pid) {
+void TimeoutKill::step(pid_t pid, const CommandGroups *groups) {
   if (pid <= 0)
     return;
+  if (abortedAt_ == 0 && groups && groups->anyRunning()) {
+    // The command's time ran out, not npufuzz's: no stack of its own to
+    // show (the caller kills the command's groups when it reaps the process).
+    abortedAt_ = now();
+    ::kill(-pid, SIGKILL), ::kill(pid, SIGKILL);
+    return;
+  }
   if (abortedAt_ == 0) {
     abortedAt_ = now();
     ::kill(pid, SIGABRT);

@@ -165,7 +165,7 @@ bool Worker::poll() {
   if (killed_ == KillReason::None)
     killed_ = watch_.check();
   if (killed_ == KillReason::Time)
-    timeoutKill_.step(pid_);
+    timeoutKill_.step(pid_, groups_);
   return false;
 }
 

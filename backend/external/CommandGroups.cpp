@@ -46,6 +46,13 @@ void CommandGroups::noteEnded(pid_t pgid) {
       slot = 0;
 }
 
+bool CommandGroups::anyRunning() const {
+  for (const volatile pid_t &slot : slots_)
+    if (slot > 0)
+      return true;
+  return false;
+}
+
 void CommandGroups::killAll() {
   for (volatile pid_t &slot : slots_) {
     const pid_t pgid = slot;

@@ -34,6 +34,10 @@ public:
 
   /// SIGKILLs every group in the table and empties it. Async-signal-safe.
   void killAll();
+  /// Whether some group is noted running: a process out of time is then
+  /// waiting on a command (or a persistent adapter), not stuck in its own
+  /// code.
+  bool anyRunning() const;
 
 private:
   static constexpr int kSlots = 16;

@@ -932,7 +932,8 @@ bool gone(pid_t pid) {
 
 TEST_F(HostileInput, WhatAnExternalCommandLeftRunningEndsWithTheCase) {
   // A command that hangs in a child of its own: the case is a hang, and
-  // the child does not outlive it, one-shot or persistent.
+  // the child does not outlive it, one-shot or persistent. The worker
+  // npufuzz stops for it dies quietly: no crash report of its own stack.
   put("sleeper.sh", "#!/bin/sh\nsleep 1001 &\necho $! > \"$0.pid\"\nwait\n");
   put("psleeper.sh", "#!/bin/sh\nwhile read dir; do\n  sleep 1001 &\n"
                      "  echo $! > \"$0.pid\"\n  wait\ndone\n");
@@ -953,11 +954,13 @@ TEST_F(HostileInput, WhatAnExternalCommandLeftRunningEndsWithTheCase) {
     if (persistent)
       args.push_back("--persistent");
     const std::vector<llvm::StringRef> argv(args.begin(), args.end());
-    const std::string out = tmp + "/leftover.txt";
-    const std::optional<llvm::StringRef> redirects[] = {
-        llvm::StringRef("/dev/null"), llvm::StringRef(out), llvm::StringRef("/dev/null")};
+    const std::string out = tmp + "/leftover.txt", err = tmp + "/leftover.err";
+    const std::optional<llvm::StringRef> redirects[] = {llvm::StringRef("/dev/null"),
+                                                        llvm::StringRef(out), llvm::StringRef(err)};
     EXPECT_EQ(llvm::sys::ExecuteAndWait(NPUFUZZ_BINARY, argv, std::nullopt, redirects, 300), 1);
     EXPECT_NE(slurp(out).find("hang"), std::string::npos) << slurp(out);
+    for (const char *crashReport : {"PLEASE submit", "Stack dump", "runCommand", "Signals.inc"})
+      EXPECT_EQ(slurp(err).find(crashReport), std::string::npos) << slurp(err);
     const pid_t sleeper = std::atoi(slurp(path + ".pid").c_str());
     ASSERT_GT(sleeper, 0);
     // Killed before npufuzz returned; a SIGKILL takes effect when the
