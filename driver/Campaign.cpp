@@ -514,7 +514,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"ir_coverage", r.irCoverage.toJson()},
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},
-                       {"new_findings", static_cast<int64_t>(r.newFindings)},
+                       {"first_filed", static_cast<int64_t>(r.firstFiled)},
                        {"mutants", static_cast<int64_t>(r.mutants)},
                        {"corpus_cases", static_cast<int64_t>(r.corpusCases)},
                        {"corpus_keys", static_cast<int64_t>(r.corpusKeys)},
@@ -524,6 +524,8 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"retried", static_cast<int64_t>(r.retried)},
                        {"stopped_at_max_findings", r.stoppedAtMaxFindings},
                        {"interrupted", r.interrupted}};
+  if (r.newToKnownList)
+    o["new_against_known_list"] = static_cast<int64_t>(*r.newToKnownList);
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(o))) << "\n";
@@ -890,7 +892,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.passPlugins = options.passPlugins;
       std::string error;
       if (recordFinding(options.outDir, f, error, &ledger))
-        ++result.newFindings;
+        ++result.firstFiled;
       else if (!error.empty()) {
         stopWith(error); // a finding that cannot be kept is not counted done
         return;
@@ -1158,6 +1160,15 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   saveState(result.seconds);
   std::string error;
   result.findings = scanFindings(options.outDir);
+  if (!options.config.knownSignatures.empty()) {
+    // New as the nightly's report calls it: against the known list.
+    std::string reportError;
+    const NightlyReport known =
+        collectReport({options.outDir}, options.config.knownSignatures, reportError);
+    if (!reportError.empty())
+      stopWith("cannot read the campaign's findings back: " + reportError);
+    result.newToKnownList = known.newSignatures();
+  }
   if (!writeSummaryJson(options.outDir, result, error))
     stopWith("cannot write the campaign summary: " + error);
   progress(true);
@@ -1173,7 +1184,10 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
   for (const auto &[k, n] : r.runVerdicts)
     os << " " << k << "=" << n;
   os << "\nfindings: " << r.findings.size() << " signatures in " << bucketsOf(r.findings).size()
-     << " root-cause buckets (" << r.newFindings << " new, " << r.reduced << " reduced)\n";
+     << " root-cause buckets (";
+  if (r.newToKnownList)
+    os << *r.newToKnownList << " new against the known list, ";
+  os << r.firstFiled << " first filed in this run, " << r.reduced << " reduced)\n";
   if (r.corpusCases)
     os << "guidance: " << r.mutants << " mutants; corpus of " << r.corpusCases << " cases, "
        << r.corpusKeys << " feedback keys\n";

@@ -130,7 +130,12 @@ struct CampaignResult {
   std::map<std::string, uint64_t> features;
   IrCoverage irCoverage;                ///< the directory's, every run
   std::vector<FindingSummary> findings; ///< ordered by id
-  uint64_t newFindings = 0;
+  /// Signatures this run filed first (the directory had none of them).
+  uint64_t firstFiled = 0;
+  /// With a known list (--known): the directory's signatures that list does
+  /// not name, as `report --known` counts them. Without one, nothing is
+  /// known and no count is given.
+  std::optional<uint64_t> newToKnownList;
   /// Guided campaigns: this run's mutants, and the corpus at the end (its
   /// cases and the feedback keys they reached).
   uint64_t mutants = 0, corpusCases = 0, corpusKeys = 0;

@@ -50,6 +50,8 @@ bool isSignatureId(const std::string &text) {
 namespace {
 /// How a `contains` line is kept in a known set: "<id> contains <pattern>".
 constexpr const char *kContains = " contains ";
+/// What a `VERDICT PASS contains PATTERN` line is kept as, before its words.
+constexpr const char *kRootPrefix = "root ";
 } // namespace
 
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
@@ -74,19 +76,24 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
     const std::string pattern =
         patternAt == std::string::npos ? "" : line.substr(patternAt + std::strlen(kContains));
     const bool contains = second == "contains";
+    // `VERDICT PASS contains PATTERN`: a root of a pass under any op.
+    const bool root = parseVerdictName(first).has_value() && !second.empty() && more == "contains";
     const bool valid =
-        contains ? isSignatureId(first) && isSkeletonText(pattern)
-                 : more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
-                                                   : isSignatureId(first) && isSkeletonId(second));
+        root ? isSkeletonText(pattern)
+        : contains
+            ? isSignatureId(first) && isSkeletonText(pattern)
+            : more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
+                                              : isSignatureId(first) && isSkeletonId(second));
     if (!valid) {
       error = path + ":" + std::to_string(lineNo) + ": '" + line.substr(0, 80) +
               "' is not a signature id (a verdict, '-', 16 hex digits), a signature id and "
               "its skeleton id (skeleton-, 16 hex digits), a signature id, 'contains' and an "
-              "IR skeleton (ops, their regions in braces) or a bucket id (bucket-, 16 hex "
-              "digits); '#' starts a comment";
+              "IR skeleton (ops, their regions in braces), a verdict, a pass, 'contains' and "
+              "an IR skeleton, or a bucket id (bucket-, 16 hex digits); '#' starts a comment";
       return false;
     }
-    known.insert(contains         ? first + kContains + pattern
+    known.insert(root             ? kRootPrefix + first + " " + second + kContains + pattern
+                 : contains       ? first + kContains + pattern
                  : second.empty() ? first
                                   : first + " " + second);
   }
@@ -175,6 +182,18 @@ bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) 
        !skeletonText.empty() && it != known.end() && it->rfind(patterns, 0) == 0; ++it)
     if (skeletonIncludes(skeletonText, it->substr(patterns.size())))
       return true;
+  // A root of a pass, whatever op it showed under: the finding's verdict
+  // and pass, and the IR the root needs in its reduced skeleton.
+  const std::optional<Signature> s = parseSignatureText(f.signature);
+  for (auto it = known.lower_bound(kRootPrefix);
+       s && !skeletonText.empty() && it != known.end() && it->rfind(kRootPrefix, 0) == 0; ++it) {
+    const std::string root = it->substr(std::strlen(kRootPrefix));
+    const size_t space = root.find(' '), at = root.find(kContains);
+    if (root.substr(0, space) == verdictName(s->kind) && !s->pass.empty() &&
+        namesPass(root.substr(space + 1, at - space - 1), s->pass) &&
+        skeletonIncludes(skeletonText, root.substr(at + std::strlen(kContains))))
+      return true;
+  }
   if (!f.skeleton.empty() && isCoarse(f.signature))
     return known.count(f.id + " " + f.skeleton) != 0;
   return known.count(f.id) != 0 || (!f.skeleton.empty() && known.count(f.id + " " + f.skeleton));

@@ -54,7 +54,9 @@ bool isSignatureId(const std::string &text);
 /// `path`: a bucket id, a signature id, a signature id and a skeleton id
 /// (`mismatch-... skeleton-...`), or a signature id and the IR its bug
 /// needs (`mismatch-... contains affine.for{affine.load(div)}`, a skeleton
-/// pattern: oracles/SkeletonPattern.h), kept as that line; false with
+/// pattern: oracles/SkeletonPattern.h), or a root of a pass under whatever
+/// op it shows (`mismatch func.func(affine-loop-fusion) contains PATTERN`:
+/// a verdict, a pass and the IR the root needs), kept as that line; false with
 /// FILE:LINE and the reason when a line is none of these or the file cannot
 /// be read.
 bool readKnownSignatures(const std::string &path, std::set<std::string> &known, std::string &error);
@@ -66,7 +68,8 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known, 
 /// known pass needs other IR, so such a signature alone does not make it
 /// known), or its signature with a pattern its reduced skeleton includes
 /// (the IR the known bug needs, whatever else the reduction kept beside
-/// it); or else its signature.
+/// it), or a root line of its verdict and pass with a pattern its reduced
+/// skeleton includes; or else its signature.
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed

@@ -16,6 +16,7 @@
 #include "generators/CaseGenerator.h"
 #include "generators/Mutate.h"
 #include "ir/Text.h"
+#include "oracles/Signature.h"
 
 #include <gtest/gtest.h>
 
@@ -556,7 +557,7 @@ TEST(Campaign, ASignatureFirstSeenByAnUnreducedRunIsReducedWhenResumed) {
   o.config.pipeline = "func.func(npufuzz-test-miscompile)";
   o.reduce = false; // as a run killed before its reduction would leave it
   const CampaignResult first = runCampaign(o, jit);
-  ASSERT_GE(first.newFindings, 1u);
+  ASSERT_GE(first.firstFiled, 1u);
   o.reduce = true;
   o.maxCases = 1;
   o.reduceSeconds = 600; // never reached: these reductions end by themselves
@@ -569,6 +570,48 @@ TEST(Campaign, ASignatureFirstSeenByAnUnreducedRunIsReducedWhenResumed) {
   // Reduced once: a third run has nothing left to reduce.
   const CampaignResult third = runCampaign(o, jit);
   EXPECT_EQ(third.reduced, 0u);
+  fs::remove_all(dir);
+}
+
+// "New" in a campaign's summary means what `report --known` means: not in
+// the known list. A signature this run filed first is counted as that.
+TEST(Campaign, ItsSummaryCallsNewWhatTheKnownListDoesNotName) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const std::string dir = freshDir("known-new");
+  CampaignOptions o;
+  o.outDir = dir;
+  o.maxCases = 12;
+  o.maxFindings = 1;
+  o.jobs = 1;
+  o.progress = false;
+  o.reduce = false;
+  o.config.pipeline = "func.func(npufuzz-test-miscompile)";
+  const CampaignResult unknown = runCampaign(o, jit);
+  ASSERT_EQ(unknown.findings.size(), 1u);
+  EXPECT_FALSE(unknown.newToKnownList); // no list given: no count
+  std::ostringstream withoutList;
+  printCampaignSummary(unknown, withoutList);
+  EXPECT_NE(withoutList.str().find("(1 first filed in this run, 0 reduced)"), std::string::npos)
+      << withoutList.str();
+  fs::remove_all(dir);
+
+  // The same campaign with its one signature known, and with another.
+  for (const bool listed : {true, false}) {
+    fs::remove_all(dir);
+    o.config.knownSignatures = {listed ? unknown.findings[0].id : "crash-0123456789abcdef"};
+    const CampaignResult r = runCampaign(o, jit);
+    ASSERT_EQ(r.findings.size(), 1u);
+    EXPECT_EQ(r.firstFiled, 1u);
+    ASSERT_TRUE(r.newToKnownList);
+    EXPECT_EQ(*r.newToKnownList, listed ? 0u : 1u);
+    std::ostringstream summary;
+    printCampaignSummary(r, summary);
+    const std::string expected =
+        std::string(listed ? "0" : "1") + " new against the known list, 1 first filed in this run";
+    EXPECT_NE(summary.str().find(expected), std::string::npos) << summary.str();
+  }
   fs::remove_all(dir);
 }
 
@@ -607,8 +650,8 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   o.config.pipeline = "func.func(canonicalize),func.func(npufuzz-test-miscompile)";
   o.reduceSeconds = 600; // never reached: these reductions end by themselves
   const CampaignResult r = runCampaign(o, jit);
-  ASSERT_GE(r.newFindings, 1u);
-  EXPECT_EQ(r.reduced, r.newFindings);
+  ASSERT_GE(r.firstFiled, 1u);
+  EXPECT_EQ(r.reduced, r.firstFiled);
   for (const FindingSummary &f : r.findings) {
     const fs::path reduced = fs::path(dir) / "findings" / f.id / "reduced";
     ASSERT_TRUE(fs::exists(reduced / "case.npf")) << f.id;
@@ -695,6 +738,25 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
     known.clear();
     ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
     EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), *extra ? r.findings.size() : 0u);
+  }
+  // Or as a root of its pass under any op: its verdict, its pass and a
+  // pattern its reduced skeleton includes, whatever op named it. Another
+  // pass's root, or another verdict's, leaves it new.
+  for (const char *root : {"", "other", "crash"}) {
+    {
+      std::ofstream out(list);
+      for (const ReportFinding &f : before.findings) {
+        const std::optional<Signature> s = parseSignatureText(f.signature);
+        ASSERT_TRUE(s && !s->pass.empty()) << f.signature;
+        out << (std::string(root) == "crash" ? "crash" : verdictName(s->kind)) << " "
+            << (std::string(root) == "other" ? "func.func(canonicalize)" : s->pass) << " contains "
+            << f.bucketKey.substr(f.bucketKey.rfind(" | ") + 3) << "  # a root of the pass\n";
+      }
+    }
+    known.clear();
+    ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
+    EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), *root ? r.findings.size() : 0u)
+        << root;
   }
 
   // One campaign named twice (`D` and `D/`) counts once, under its name.
