@@ -85,6 +85,38 @@ bool leftUnwritten(const CaseOutcome &out, size_t k, const RunConfig &config) {
   return false;
 }
 
+/// Whether value `k` of the cut `cut` (every value an output, in order),
+/// run as `out`, is wrong of its own op and in no way the known list names:
+/// its operands agree (or differ only in the sign of zeros), and the
+/// signature its op's wrong value would be filed under is not listed. A
+/// known toolchain behaviour (pto-isa's INT_MIN saturation of a cast) is no
+/// corruption of memory, and lends no name to a crash after it.
+bool unknownWrongOfItsOwn(const Case &cut, const CaseOutcome &out, size_t k,
+                          const RunConfig &config) {
+  if (k >= cut.outputs.size() || out.comparisons.size() != cut.outputs.size())
+    return false;
+  std::map<ValueId, const Comparison *> byValue;
+  for (size_t i = 0; i < cut.outputs.size(); ++i)
+    byValue[cut.outputs[i]] = &out.comparisons[i];
+  const ValueId v = cut.outputs[k];
+  const Comparison &wrong = *byValue.at(v);
+  const int32_t def = cut.values[v].defOp;
+  if (wrong.match || def < 0 || cut.ops[def].kind == OpKind::Input)
+    return false;
+  const Op &op = cut.ops[def];
+  for (const ValueId operand : op.operands) {
+    const auto it = byValue.find(operand);
+    if (it != byValue.end() && !it->second->match &&
+        (it->second->difference != "signed-zero" || wrong.difference == "signed-zero"))
+      return false; // wrong because an operand is
+  }
+  const std::string name(opName(op.kind));
+  const std::string difference = resultDifference(name, cut.typeOf(v).dtype, wrong.difference);
+  const Signature named{VerdictKind::Mismatch, "", blamedOpName(name, difference),
+                        std::string(differenceClass(difference))};
+  return config.knownSignatures.count(named.id()) == 0;
+}
+
 /// The value analysis of the whole case cut (`out`, whose outputs are the
 /// results of every op, in order): blames the op, as oracles/OpBlame.h
 /// says, when an output of the case is a wrong value there. Nothing
@@ -272,17 +304,30 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   // zero's sign or a NaN (a simulator's quirks in abs, max and min) or a
   // rounding step corrupts nothing.
   const bool wrongValueFails = symptom == Symptom::MemoryError;
-  // Whether a cut's run failed other than by a wrong value (an output left
-  // unwritten counts); nothing when the backend could not run it.
-  auto otherwiseIn = [&](const CaseOutcome &o) -> std::optional<bool> {
+  // Whether the prefix of `count` ops, run as `o`, failed other than by a
+  // wrong value (an output left unwritten counts; a gross wrong value
+  // counts for a memory error, unless the known list names it: a known
+  // behaviour never stands for the crash after it); nothing when the
+  // backend could not run it.
+  auto otherwiseIn = [&](const CaseOutcome &o, size_t count) -> std::optional<bool> {
     const std::optional<bool> failed = cutFails(o);
     if (!failed)
       return std::nullopt;
     bool otherwise = *failed && o.verdict != VerdictKind::Mismatch;
-    for (size_t k = 0; *failed && k < o.comparisons.size(); ++k) {
+    std::optional<Case> cut;
+    for (size_t k = 0; *failed && !otherwise && k < o.comparisons.size(); ++k) {
       const Comparison &cmp = o.comparisons[k];
-      otherwise |= !cmp.match &&
-                   (leftUnwritten(o, k, config) || (wrongValueFails && cmp.grossMismatches > 0));
+      if (cmp.match)
+        continue;
+      if (leftUnwritten(o, k, config)) {
+        otherwise = true;
+        continue;
+      }
+      if (!wrongValueFails || cmp.grossMismatches == 0)
+        continue;
+      if (!cut)
+        cut = cutProgram(c, count);
+      otherwise = unknownWrongOfItsOwn(*cut, o, k, config);
     }
     return otherwise;
   };
@@ -299,7 +344,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
       o = runCase(cutProgram(c, count), jit, config);
       ++blame.runs;
     }
-    const std::optional<bool> judged = otherwiseIn(*o);
+    const std::optional<bool> judged = otherwiseIn(*o, count);
     if (!judged) {
       undecided = true;
       return false;
@@ -345,7 +390,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   // fails the search goes on below it.
   for (int again = 0; symptom == Symptom::MemoryError && again < 2 && hi > 1; ++again) {
     CaseOutcome before = runAfresh(cutProgram(c, hi - 1));
-    if (otherwiseIn(before) != std::optional<bool>(true))
+    if (otherwiseIn(before, hi - 1) != std::optional<bool>(true))
       break;
     notOtherwise.erase(hi - 1);
     failingOtherwise.insert_or_assign(hi - 1, std::move(before));
@@ -365,7 +410,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   // luck or the state of a used process, and it would file a known wrong
   // value as a new root.
   if (symptom == Symptom::WrongValue &&
-      otherwiseIn(runAfresh(cutProgram(c, hi))) != std::optional<bool>(true))
+      otherwiseIn(runAfresh(cutProgram(c, hi)), hi) != std::optional<bool>(true))
     return blame;
   const CaseOutcome &atHi = failingOtherwise.at(hi);
   blame.found = true;

@@ -3,6 +3,7 @@
 
 #include "backend/mlir/Pipelines.h"
 #include "ir/Verifier.h"
+#include "oracles/OpBlame.h"
 #include "shrink/Reducer.h"
 
 #include <algorithm>
@@ -13,7 +14,29 @@ namespace npufuzz {
 
 namespace {
 
-std::string familyOf(OpKind k) { return scalarFamily(std::string(opName(k))); }
+/// How a signature's where names ops: a wrong value by its arithmetic
+/// family; an undefined result of a black-box program (op blame) by its
+/// shape form (blamedOpName), since what went wrong there is how the result
+/// tile was shaped, whatever arithmetic the op applies.
+enum class Naming : uint8_t { Arithmetic, ShapeForm };
+
+Naming namingOf(const Signature &s) {
+  return s.pass.empty() && s.message == differenceClass(kUndefinedResult) ? Naming::ShapeForm
+                                                                          : Naming::Arithmetic;
+}
+
+std::string familyOf(OpKind k, Naming naming = Naming::Arithmetic) {
+  switch (naming) {
+  case Naming::Arithmetic: return scalarFamily(std::string(opName(k)));
+  case Naming::ShapeForm: return blamedOpName(std::string(opName(k)), kUndefinedResult);
+  }
+  return {};
+}
+
+/// The categories an elementwise result can be rebuilt in, one a shape
+/// form: elementwise, row_expand_*, col_expand_*.
+constexpr OpCategory kShapeFormCategories[] = {OpCategory::Binary, OpCategory::RowExpand,
+                                               OpCategory::ColExpand};
 
 /// The ops a swap may put in place of an op of category `cat`: elementwise
 /// ops with no attributes of their own (clamp's bounds would be made up),
@@ -56,6 +79,19 @@ bool feedsGatherIndex(const Case &c, ValueId v) {
   return false;
 }
 
+/// Op `i` of `x` replaced by the ops `put`, which define its results (and
+/// fresh inputs of x's values); returns the index of the last of them.
+size_t replaceOp(Case &x, size_t i, const std::vector<Op> &put) {
+  x.ops.erase(x.ops.begin() + static_cast<std::ptrdiff_t>(i));
+  x.ops.insert(x.ops.begin() + static_cast<std::ptrdiff_t>(i), put.begin(), put.end());
+  for (size_t k = 0; k < x.ops.size(); ++k)
+    for (size_t r = 0; r < x.ops[k].results.size(); ++r) {
+      x.values[x.ops[k].results[r]].defOp = static_cast<int32_t>(k);
+      x.values[x.ops[k].results[r]].resultIndex = static_cast<int32_t>(r);
+    }
+  return i + put.size() - 1;
+}
+
 /// Op `i` of `x` made, for each of its results (topk has two), an
 /// elementwise op of a fresh input of the result's type: neg (not for i1),
 /// or the input itself for a type neg does not take. The loops over its
@@ -85,14 +121,113 @@ size_t substitute(Case &x, size_t i) {
     put.push_back(source);
     put.push_back(op);
   }
-  x.ops.erase(x.ops.begin() + static_cast<std::ptrdiff_t>(i));
-  x.ops.insert(x.ops.begin() + static_cast<std::ptrdiff_t>(i), put.begin(), put.end());
-  for (size_t k = 0; k < x.ops.size(); ++k)
-    for (size_t r = 0; r < x.ops[k].results.size(); ++r) {
-      x.values[x.ops[k].results[r]].defOp = static_cast<int32_t>(k);
-      x.values[x.ops[k].results[r]].resultIndex = static_cast<int32_t>(r);
+  return replaceOp(x, i, put);
+}
+
+/// Op `i` of `x` rebuilt as an op of category `cat` with the same result:
+/// operand 0 kept when it has the result's type, every other operand a
+/// fresh input of the type the category takes (s[R,1] for a row expand,
+/// s[1,C] for a column expand). The kind applies the op's own arithmetic
+/// where the category has it (row_expand_mul for mul), else the first the
+/// dtype takes. False when the category cannot hold the result (a rank
+/// other than 2 for an expand).
+bool rebuildIn(Case &x, size_t i, OpCategory cat) {
+  const Op original = x.ops[i];
+  if (original.results.size() != 1)
+    return false;
+  const TensorType result = x.typeOf(original.results[0]);
+  if (cat != OpCategory::Binary && result.rank() != 2)
+    return false;
+  std::optional<OpKind> kind;
+  for (int k = 0; k < numOpKinds(); ++k) {
+    const OpKind candidate = static_cast<OpKind>(k);
+    if (opCategory(candidate) != cat || !elementwiseAcceptsDType(candidate, result.dtype))
+      continue;
+    const bool sameArithmetic = expandBaseOp(candidate) == expandBaseOp(original.kind);
+    if (!kind || sameArithmetic)
+      kind = candidate;
+    if (sameArithmetic)
+      break;
+  }
+  if (!kind)
+    return false;
+  std::vector<Op> put;
+  auto freshInput = [&](TensorType type) {
+    type.valid.reset();
+    Value in;
+    in.type = type;
+    x.values.push_back(in);
+    Op source;
+    source.kind = OpKind::Input;
+    source.results = {static_cast<ValueId>(x.values.size() - 1)};
+    put.push_back(source);
+    return source.results[0];
+  };
+  TensorType second = result;
+  if (cat == OpCategory::RowExpand)
+    second.shape[1] = 1;
+  if (cat == OpCategory::ColExpand)
+    second.shape[0] = 1;
+  Op op = original;
+  op.kind = *kind;
+  op.attrs = {};
+  op.operands.clear();
+  const bool keepFirst = !original.operands.empty() && x.typeOf(original.operands[0]) == result;
+  op.operands.push_back(keepFirst ? original.operands[0] : freshInput(result));
+  op.operands.push_back(freshInput(second));
+  put.push_back(op);
+  replaceOp(x, i, put);
+  return true;
+}
+
+/// `c` with every op of shape form `form` rebuilt in the `nth` other shape
+/// form it can be (rebuildIn), or, with nth < 0, substituted (see
+/// substitute()) where the form is not elementwise (a neg is that form);
+/// the forms put in go to `putIn`. Nothing when an op has no nth other form
+/// or the variant would not be a valid case returning what `c` returns.
+std::optional<Case> variantInOtherForm(const Case &c, const std::string &form, int nth,
+                                       std::set<std::string> &putIn) {
+  Case x = c;
+  bool changed = false;
+  for (size_t i = 0; i < x.ops.size(); ++i) {
+    if (x.ops[i].kind == OpKind::Input || familyOf(x.ops[i].kind, Naming::ShapeForm) != form)
+      continue;
+    const size_t before = x.ops.size();
+    if (nth >= 0) {
+      int other = -1;
+      bool rebuilt = false;
+      for (const OpCategory cat : kShapeFormCategories) {
+        Case attempt = x;
+        if (!rebuildIn(attempt, i, cat) ||
+            familyOf(attempt.ops[i + attempt.ops.size() - before].kind, Naming::ShapeForm) ==
+                form ||
+            ++other != nth)
+          continue;
+        x = std::move(attempt);
+        rebuilt = true;
+        break;
+      }
+      if (!rebuilt)
+        return std::nullopt; // no nth other form: the tries before are all there is
+    } else {
+      if (form == "elementwise" || std::any_of(x.ops[i].results.begin(), x.ops[i].results.end(),
+                                               [&](ValueId r) { return feedsGatherIndex(x, r); }))
+        return std::nullopt;
+      substitute(x, i);
     }
-  return i + put.size() - 1;
+    const size_t last = i + (x.ops.size() - before);
+    for (size_t k = i; k <= last; ++k)
+      if (x.ops[k].kind != OpKind::Input)
+        putIn.insert(familyOf(x.ops[k].kind, Naming::ShapeForm));
+    i = last; // past what was put in the op's place
+    changed = true;
+  }
+  if (!changed || !verifyCase(x).empty())
+    return std::nullopt;
+  for (const ValueId v : c.outputs) // what the program returns keeps its type
+    if (x.typeOf(v) != c.typeOf(v))
+      return std::nullopt;
+  return x;
 }
 
 /// `c` with every op of family `family` swapped for the `nth` kind of
@@ -223,13 +358,18 @@ bool sameFailure(const Signature &target, const Observation &o) {
 /// another bug of the same pass.)
 bool familyIrrelevant(const Candidate &cand, const Signature &target, const std::string &family,
                       Trials &trials, int depth = 1) {
+  const Naming naming = namingOf(target);
+  auto without = [&](int nth, std::set<std::string> &in) {
+    return naming == Naming::ShapeForm ? variantInOtherForm(cand.c, family, nth, in)
+                                       : variantWithout(cand.c, family, nth, in);
+  };
   // Two swaps to two other families; the substitution where the family's
   // ops have not both.
   std::vector<Candidate> batch;
   std::vector<std::set<std::string>> putIn;
   for (int nth = 0; nth < 2; ++nth) {
     std::set<std::string> in;
-    if (std::optional<Case> x = variantWithout(cand.c, family, nth, in)) {
+    if (std::optional<Case> x = without(nth, in)) {
       batch.push_back({std::move(*x), cand.pipeline});
       putIn.push_back(std::move(in));
     }
@@ -238,7 +378,7 @@ bool familyIrrelevant(const Candidate &cand, const Signature &target, const std:
     batch.clear();
     putIn.clear();
     std::set<std::string> in;
-    if (std::optional<Case> x = variantWithout(cand.c, family, -1, in)) {
+    if (std::optional<Case> x = without(-1, in)) {
       batch.push_back({std::move(*x), cand.pipeline});
       putIn.push_back(std::move(in));
     }
@@ -290,7 +430,7 @@ Signature generalizeSignature(const Candidate &failing, const Signature &seen,
   }
   bool anyFamily = false;
   for (const Op &op : cand.c.ops)
-    if (op.kind != OpKind::Input && familyOf(op.kind) == seen.where)
+    if (op.kind != OpKind::Input && familyOf(op.kind, namingOf(seen)) == seen.where)
       anyFamily = true;
   if (anyFamily && familyIrrelevant(cand, out, seen.where, trials))
     out.where = kAnyOp;
@@ -305,7 +445,7 @@ FailurePattern failurePattern(const Candidate &reduced, const Signature &target,
   for (const Op &op : reduced.c.ops) {
     if (op.kind == OpKind::Input)
       continue;
-    families.insert(familyOf(op.kind));
+    families.insert(familyOf(op.kind, namingOf(target)));
     for (const ValueId v : op.results)
       classes.insert(dtypeClass(reduced.c.typeOf(v).dtype));
   }

@@ -7,9 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/CaseTask.h"
+#include "driver/ReduceCommand.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 #include "oracles/OpBlame.h"
+#include "shrink/Generalize.h"
 
 #include <gtest/gtest.h>
 
@@ -175,6 +177,122 @@ TEST(ExternalBackend, AMemoryErrorNoticedLateIsNamedByTheOpThatCorruptedMemory) 
   EXPECT_NE(out.result.summary.find("= exp: its prefix fails, mismatch"), std::string::npos)
       << out.result.summary;
   EXPECT_EQ(out.signature.text(), runWhereExpDies("segv").signature.text());
+}
+
+namespace {
+/// A case run isolated, as a campaign runs it, on a toolchain whose compiled
+/// program segfaults when it has an op `crashIn` matches (a regular
+/// expression of op names) and whose `wrong` ops' results are 1 too large
+/// (commands/crash_in_op.py), then its signature generalised as a campaign
+/// generalises a case signature seen first.
+struct Filed {
+  CaseReport report;
+  Signature root;
+};
+Filed fileOn(const std::string &text, const std::string &crashIn, const std::string &wrong = "",
+             const std::set<std::string> &known = {}) {
+  setenv("NPUFUZZ", NPUFUZZ_BINARY, 1);
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 600; // a busy machine's mlir-opt is no hang
+  std::vector<std::string> argv = {"python3",
+                                   "-B",
+                                   kDir + "/commands/crash_in_op.py",
+                                   "{dir}",
+                                   crashIn,
+                                   "segv",
+                                   kDir + "/../../tools/adapters/mlir_tools_adapter.sh"};
+  if (!wrong.empty())
+    argv.push_back("wrong=" + wrong);
+  RunConfig config = external(argv);
+  config.knownSignatures = known;
+  Filed f;
+  f.report = runCaseIsolated(parse(text), jit, config, limits);
+  f.root = generalizeSignature({parse(text), config.pipeline}, f.report.signature,
+                               isolatedRunner(jit, config, limits), config.style, config.stage);
+  return f;
+}
+
+/// One op of each shape form, its result negated (neg: a unary op, which no
+/// plant below touches).
+const char *kRowExpandCase = R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%x = input {fill=rand} : f32[4,8]
+%v = input {fill=rand} : f32[4,1]
+%r = row_expand_add %x, %v : f32[4,8]
+%n = neg %r : f32[4,8]
+return %n
+)";
+const char *kColExpandCase = R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%x = input {fill=rand} : f32[4,8]
+%w = input {fill=rand} : f32[1,8]
+%r = col_expand_mul %x, %w : f32[4,8]
+%n = neg %r : f32[4,8]
+return %n
+)";
+const char *kBinaryCase = R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%x = input {fill=rand} : f32[4,8]
+%y = input {fill=rand} : f32[4,8]
+%r = mul %x, %y : f32[4,8]
+%n = neg %r : f32[4,8]
+return %n
+)";
+const std::string kBinaryOps = "add|sub|mul|div|max|min";
+} // namespace
+
+TEST(ExternalBackend, OneBugAcrossShapeFormsIsOneRootAndBugsInTwoFormsAreTwo) {
+  // One bug in every row-expand, column-expand and binary op (seed 002's
+  // valid shape never set, in each t-op family a ptoas regression touched):
+  // each case is named by its op's shape form, and each form rebuilt in the
+  // two others fails alike, so all three are one root, under any op.
+  const std::string oneBug = "row_expand_\\w+|col_expand_\\w+|" + kBinaryOps;
+  std::set<std::string> roots;
+  for (const char *text : {kRowExpandCase, kColExpandCase, kBinaryCase}) {
+    const Filed f = fileOn(text, oneBug);
+    EXPECT_EQ(f.report.result.verdict, VerdictKind::Crash) << f.report.result.summary;
+    EXPECT_NE(f.report.signature.text().find("| " + std::string(kUndefinedResult)),
+              std::string::npos)
+        << f.report.signature.text();
+    EXPECT_EQ(f.root.where, kAnyOp) << f.report.signature.text();
+    roots.insert(f.root.text());
+  }
+  EXPECT_EQ(roots.size(), 1u);
+  // Two bugs, one in the row-expand ops and one in the binary ops: rebuilt
+  // as a column expand, neither fails, so each keeps its form.
+  const std::string twoBugs = "row_expand_\\w+|" + kBinaryOps;
+  const Filed row = fileOn(kRowExpandCase, twoBugs), binary = fileOn(kBinaryCase, twoBugs);
+  EXPECT_EQ(row.root.where, "row_expand_*") << row.root.text();
+  EXPECT_EQ(binary.root.where, "elementwise") << binary.root.text();
+}
+
+TEST(ExternalBackend, AKnownBehaviourLendsNoNameToTheCrashAfterIt) {
+  // An add whose result is grossly wrong (a known toolchain behaviour, as
+  // pto-isa's INT_MIN saturation of a cast is), then a reduction where the
+  // program dies of a memory error. A memory error is traced to the first
+  // op whose prefix shows a gross wrong value; the known one is passed.
+  const char *text = R"(npufuzz-case 1
+data seed=5 edge_rate=0.1
+%a = input {fill=rand} : f32[4,8]
+%b = input {fill=rand} : f32[4,8]
+%s = add %a, %b : f32[4,8]
+%r = reduce_sum %s {axis=0} : f32[1,8]
+%n = neg %r : f32[1,8]
+return %n
+)";
+  const Signature addIsWrong{VerdictKind::Mismatch, "", "add", "value"};
+  const Filed unknown = fileOn(text, "reduce_sum", "add");
+  // Without the list the add's gross wrong value stands for the crash (the
+  // test would pass vacuously if it did not).
+  EXPECT_NE(unknown.report.signature.text().find("| elementwise | "), std::string::npos)
+      << unknown.report.signature.text();
+  const Filed known = fileOn(text, "reduce_sum", "add", {addIsWrong.id()});
+  EXPECT_EQ(known.report.result.verdict, VerdictKind::Crash) << known.report.result.summary;
+  EXPECT_NE(known.report.signature.text().find("| reduce_* | " + std::string(kUndefinedResult)),
+            std::string::npos)
+      << known.report.signature.text() << "; " << known.report.result.summary;
+  EXPECT_NE(known.report.signature.id(), addIsWrong.id());
 }
 
 TEST(ExternalBackend, IndependentCorrectImplementationIsOk) {

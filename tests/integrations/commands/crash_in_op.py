@@ -1,5 +1,6 @@
 """A toolchain whose compiled program dies of a memory error when the case
-has an op of the kind argv[2], and otherwise runs the case right (through
+has an op of a kind argv[2] matches (a regular expression of op names: one
+bug in several op families), and otherwise runs the case right (through
 the mlir-tools adapter, argv[4]). argv[3] says how it dies:
   segv      the program segfaults, after it said it was running;
   heap      glibc's heap checks abort it, after it said it was running
@@ -8,7 +9,10 @@ the mlir-tools adapter, argv[4]). argv[3] says how it dies:
             crash: nothing for op blame to trace);
   late      the op's result is 1 too large (its kernel corrupted it), and
             the program segfaults only when an op follows it (the heap
-            check that notices is a later op's allocation)."""
+            check that notices is a later op's allocation).
+An optional argv[5], wrong=KIND, makes every result of an op of kind KIND
+1 too large without a crash (a wrong value of its own, such as a known
+toolchain behaviour)."""
 import json
 import os
 import re
@@ -17,11 +21,29 @@ import subprocess
 import sys
 
 d, kind, how, adapter = sys.argv[1:5]
+wrong = sys.argv[5][len("wrong="):] if len(sys.argv) > 5 else None
 with open(os.path.join(d, "case.npf")) as f:
     text = f.read()
-op = re.search(r"^%%(\S+) = %s " % re.escape(kind), text, re.M)
+
+
+def add_one_to_results_of(op_kind):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import npy_stdlib
+    names = re.findall(r"^%%(\S+) = %s " % re.escape(op_kind), text, re.M)
+    with open(os.path.join(d, "manifest.json")) as f:
+        for out in json.load(f)["outputs"]:
+            if out["name"] in names:
+                path = os.path.join(d, out["file"])
+                descr, shape, values = npy_stdlib.load(path)
+                npy_stdlib.save(path, descr, shape, [v + 1.0 for v in values])
+
+
+op = re.search(r"^%%(\S+) = (?:%s) " % kind, text, re.M)
 if op is None:
-    sys.exit(subprocess.call(["sh", adapter, d]))
+    status = subprocess.call(["sh", adapter, d])
+    if status == 0 and wrong:
+        add_one_to_results_of(wrong)
+    sys.exit(status)
 if how == "late":
     status = subprocess.call(["sh", adapter, d])
     if status != 0:
