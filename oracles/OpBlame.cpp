@@ -29,6 +29,17 @@ Case cutProgram(const Case &c, size_t count) {
   return cut;
 }
 
+/// How a finding names op `i` of `c`: `%5 = row_expand_add`, and in a chain
+/// of tasks, its task's name (`%5 = row_expand_add in task dispatch`).
+std::string opLabel(const Case &c, size_t i) {
+  const Op &op = c.ops[i];
+  std::string label = "%" + std::to_string(op.results[0]) + " = " + std::string(opName(op.kind));
+  const std::vector<int32_t> tasks = opTasks(c);
+  if (i < tasks.size() && tasks[i] >= 0 && static_cast<size_t>(tasks[i]) < c.tasks.size())
+    label += " in task " + c.tasks[tasks[i]].name;
+  return label;
+}
+
 /// Whether a cut program's run failed, as far as it says anything about
 /// the case: a run the backend could not make (a cut it cannot express, a
 /// machine that refused) says nothing.
@@ -194,8 +205,7 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
       chosenSameKind = sameKind;
       chosenKnown = known;
       blame.difference = difference;
-      blame.detail =
-          "%" + std::to_string(op.results[0]) + " = " + name + ": " + wrong->firstMismatch;
+      blame.detail = opLabel(c, i) + ": " + wrong->firstMismatch;
     }
   }
   if (!chosen)
@@ -272,8 +282,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
         // Named as in the case, not in the cone's renumbering.
         valueBlame->opIndex = kept[valueBlame->opIndex];
         const std::string &detail = valueBlame->detail;
-        valueBlame->detail = "%" + std::to_string(c.ops[valueBlame->opIndex].results[0]) +
-                             detail.substr(detail.find(" = "));
+        valueBlame->detail = opLabel(c, valueBlame->opIndex) + detail.substr(detail.find(": "));
         return *valueBlame;
       }
       // This output wrong, and no op of it to blame: stop. (Another value
@@ -417,7 +426,7 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   blame.opIndex = hi - 1;
   blame.op = std::string(opName(op.kind));
   blame.difference = kUndefinedResult;
-  blame.detail = "%" + std::to_string(op.results[0]) + " = " + blame.op + ": its prefix fails, " +
+  blame.detail = opLabel(c, hi - 1) + ": its prefix fails, " +
                  std::string(verdictName(atHi.verdict)) + ": " + atHi.summary;
   return blame;
 }

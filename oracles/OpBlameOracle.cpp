@@ -113,7 +113,9 @@ void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   if (runsExternally(ctx.config.backend)) {
     v.rootedAtOp = true;
     v.culpritOp = blame.op;
-    v.symptom = symptomOf(v, ctx.base);
+    // With the op it was traced to: a root under any op keeps, seed by
+    // seed, the families it showed in.
+    v.symptom = symptomOf(v, ctx.base) + "; traced to " + blame.op;
   }
   // As its arithmetic family, or for an undefined result its shape form
   // (blamedOpName): a toolchain that gets a t-op family wrong (tmul,

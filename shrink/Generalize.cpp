@@ -125,9 +125,9 @@ size_t substitute(Case &x, size_t i) {
 }
 
 /// Op `i` of `x` rebuilt as an op of category `cat` with the same result:
-/// operand 0 kept when it has the result's type, every other operand a
-/// fresh input of the type the category takes (s[R,1] for a row expand,
-/// s[1,C] for a column expand). The kind applies the op's own arithmetic
+/// each operand one of the op's own of the type the category takes (x[R,C]
+/// the result's; s[R,1] for a row expand, s[1,C] for a column expand), or a
+/// fresh input of it. The kind applies the op's own arithmetic
 /// where the category has it (row_expand_mul for mul), else the first the
 /// dtype takes. False when the category cannot hold the result (a rank
 /// other than 2 for an expand).
@@ -164,6 +164,7 @@ bool rebuildIn(Case &x, size_t i, OpCategory cat) {
     return source.results[0];
   };
   TensorType second = result;
+  second.valid.reset();
   if (cat == OpCategory::RowExpand)
     second.shape[1] = 1;
   if (cat == OpCategory::ColExpand)
@@ -172,9 +173,17 @@ bool rebuildIn(Case &x, size_t i, OpCategory cat) {
   op.kind = *kind;
   op.attrs = {};
   op.operands.clear();
-  const bool keepFirst = !original.operands.empty() && x.typeOf(original.operands[0]) == result;
-  op.operands.push_back(keepFirst ? original.operands[0] : freshInput(result));
-  op.operands.push_back(freshInput(second));
+  // An operand of the op's of the type wanted, else a fresh input: every
+  // fresh tile takes room a black-box target may not have (PTO's vector
+  // buffer), and a variant it cannot run decides nothing.
+  auto operandOf = [&](const TensorType &type) {
+    for (const ValueId v : original.operands)
+      if (x.typeOf(v) == type)
+        return v;
+    return freshInput(type);
+  };
+  op.operands.push_back(operandOf(result));
+  op.operands.push_back(operandOf(second));
   put.push_back(op);
   replaceOp(x, i, put);
   return true;

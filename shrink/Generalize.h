@@ -17,8 +17,18 @@
 //     matter and the signature's where becomes kAnyOp;
 //   - the blamed pass's options: the pass without them. When the same
 //     failure remains, the signature names the pass without options.
-// Only a wrong value's op family is generalised (a crash's where is its
-// stack). Every variant drops the passes after the blamed one.
+//   - for an undefined result of a black-box program (op blame names it by
+//     its op's shape form: elementwise, row_expand_*, col_expand_*, ...),
+//     its shape form: every op of the form rebuilt in each of the two
+//     other forms, with the same result (operands of the op's own of the
+//     type the form takes, else fresh inputs), or, for a form with no such
+//     rebuild (a reduction, a view), substituted. Failing alike in both,
+//     first in an op put in its place, one toolchain bug touching several
+//     t-op families is one root under kAnyOp; a bug of one form stays
+//     that form's;
+// Only a wrong value's op family, or an undefined result's form, is
+// generalised (a crash's where is its stack). Every variant drops the
+// passes after the blamed one.
 //
 // For a bucket the same questions are asked of a reduced case about each
 // op family left in it, and about its dtype class.

@@ -746,6 +746,45 @@ TEST(PtoChains, EachTaskIsAKernelRunBlockByBlockInAnOrderTheGraphAllows) {
   EXPECT_EQ(orders, (std::set<std::vector<int32_t>>{{0, 1, 2}, {1, 0, 2}}));
 }
 
+// A chain is blamed like one kernel: seed 002's class planted in every
+// row-expand t-op (bare_dst_ptoas.sh) crashes a 3-task chain, and the
+// finding names the task and the op whose prefix first fails, not the
+// signal.
+TEST(PtoChains, AChainsCrashNamesItsTaskAndOp) {
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const Case c = parseOrFail(R"(npufuzz-case 1
+data seed=4 edge_rate=0
+%x = input {fill=rand} : f32[16,64]
+%v = input {fill=rand} : f32[16,1]
+%y = input {fill=rand} : f32[16,64]
+task first blocks=2 store=tile
+%e = exp %x : f32[16,64]
+%s = neg %y : f32[16,64]
+task second blocks=2 store=tile
+%r = row_expand_add %e, %v : f32[16,64]
+task third blocks=1 store=tile
+%n = mul %r, %s : f32[16,64]
+return %n
+)");
+  MlirJit jit;
+  RunConfig config = ptoPlanted("bare_dst_ptoas.sh");
+  ASSERT_EQ(::setenv("NPUFUZZ_BARE_TOPS", "TROWEXPAND[A-Z]*", 1), 0);
+  IsolationLimits limits;
+  limits.wallSeconds = 300;
+  const CaseReport report = runCaseIsolated(c, jit, config, limits);
+  EXPECT_NE(report.result.verdict, VerdictKind::Ok);
+  EXPECT_EQ(report.signature.text(), "mismatch |  | row_expand_* | undefined")
+      << report.result.summary;
+  EXPECT_NE(report.result.summary.find("= row_expand_add in task second: its prefix fails"),
+            std::string::npos)
+      << report.result.summary;
+  EXPECT_NE(report.result.symptom.find("traced to row_expand_add"), std::string::npos)
+      << report.result.symptom;
+  ::unsetenv("NPUFUZZ_BARE_TOPS");
+  // The unmodified toolchain runs it exact.
+  EXPECT_EQ(runCase(c, jit, pto()).verdict, VerdictKind::Ok);
+}
+
 // The cache bugs the harness plants, each with its verdict from the
 // cache-coherency oracle, on a simulator that runs them all right.
 TEST(PtoChains, EachPlantedHarnessBugHasItsCacheVerdict) {
