@@ -173,6 +173,17 @@ bool isCoarse(const std::string &signatureText) {
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) {
   if (known.count(f.bucket))
     return true;
+  // Its reduced case with every value returned names a known root of the
+  // same pass: the op the signature names only showed it.
+  if (!f.exposedSignature.empty()) {
+    ReportFinding exposed = f;
+    exposed.exposedSignature.clear();
+    exposed.signature = f.exposedSignature;
+    exposed.id = f.exposedId;
+    exposed.bucket.clear();
+    if (isKnownFinding(exposed, known))
+      return true;
+  }
   // A pattern of the IR the known bug needs, which the finding's reduced
   // skeleton (the bucket key's last part) includes.
   const std::string skeletonText =
@@ -254,6 +265,11 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.repro = rep.repro;
       f.firstSeed = rep.firstSeed;
       readFindingBucket(p.string(), f.bucket, f.bucketKey, &f.skeleton);
+      if (auto reduced = readJsonFile((p / "reduced" / "report.json").string()))
+        if (const llvm::json::Object *o = reduced->getAsObject()) {
+          f.exposedSignature = o->getString("exposed_signature").value_or("").str();
+          f.exposedId = o->getString("exposed_signature_id").value_or("").str();
+        }
       f.known = isKnownFinding(f, known);
       auto it = byId.find(f.id);
       if (it == byId.end()) {

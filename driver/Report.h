@@ -28,6 +28,10 @@ struct ReportFinding {
   std::string bucket, bucketKey;
   /// The skeleton id of the IR its blamed pass was given, when reduced.
   std::string skeleton;
+  /// When reduced: the failure of its reduced case with every value
+  /// returned, when that is another of the same pass (the root the op of
+  /// its signature only showed), and that signature's id.
+  std::string exposedSignature, exposedId;
 };
 
 struct ReportCampaign {
@@ -69,7 +73,9 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known, 
 /// known), or its signature with a pattern its reduced skeleton includes
 /// (the IR the known bug needs, whatever else the reduction kept beside
 /// it), or a root line of its verdict and pass with a pattern its reduced
-/// skeleton includes; or else its signature.
+/// skeleton includes; or else its signature. A finding whose reduced case
+/// with every value returned fails otherwise in the same pass is also
+/// known when that failure is, by the same rules and its own skeleton.
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed

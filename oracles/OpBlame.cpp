@@ -239,6 +239,8 @@ std::optional<size_t> knownRootCandidate(const Case &c, const std::set<std::stri
 }
 } // namespace
 
+Case everyValueReturned(const Case &c) { return cutProgram(c, c.ops.size()); }
+
 OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom symptom) {
   OpBlame blame;
   // A cut run again in a fresh process of a persistent adapter: IREE's

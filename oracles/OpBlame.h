@@ -80,6 +80,11 @@ enum class Symptom : uint8_t { WrongValue, MemoryError, Other };
 OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config,
                 Symptom symptom = Symptom::WrongValue);
 
+/// `c` returning every value its ops define, in order: what op blame runs
+/// to see each op's result, and what a reduced finding runs to see whether
+/// a later op only showed a failure an earlier one already had.
+Case everyValueReturned(const Case &c);
+
 /// The name a root cause gives the op of `opName` that went wrong with a
 /// result of difference `difference`: a wrong value is its arithmetic
 /// family (scalarFamily: tmul, trowexpandmul and tcolexpandmul multiply

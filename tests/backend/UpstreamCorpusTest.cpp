@@ -51,6 +51,8 @@ TEST(UpstreamCorpus, EachFindingIsBlamedOnItsPass) {
        "func.func(affine-super-vectorize{virtual-vector-size=16})", "mismatch", 0},
       {"affine_loop_fusion_sibling_iter_args_use_after_free.mlir",
        "func.func(affine-loop-fusion{mode=sibling})", "crashed", 0, true},
+      {"affine_loop_fusion_symbolic_bound_slice_segfault.mlir", "func.func(affine-loop-fusion)",
+       "crashed", 0, true},
       {"affine_loop_unroll_iter_args_same_init.mlir",
        "func.func(affine-loop-unroll{unroll-factor=2})", "mismatch", 0, true},
       {"super_vectorize_after_tile_segfault.mlir",
