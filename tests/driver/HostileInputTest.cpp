@@ -636,6 +636,10 @@ std::vector<Row> rows() {
       {"external-mlir of an empty directory", {"external-mlir", "{tmp}/dir"}, 80, "manifest.json"},
       // The command line itself: exit 2, never llvm::cl's 1 (a finding's).
       {"an unknown subcommand", {"frobnicate"}, 2, "Unknown subcommand 'frobnicate'"},
+      {"an unknown subcommand asked for help",
+       {"export", "--help"},
+       2,
+       "Unknown subcommand 'export'"},
       {"an unknown flag", {"check", "--bogus", "{tmp}/case.npf"}, 2, "'--bogus'"},
       {"a missing case file", {"check", "{tmp}/missing.npf"}, 2, "No such file"},
       {"a missing required flag", {"ref", "{tmp}/case.npf"}, 2, "-o"},

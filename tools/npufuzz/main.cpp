@@ -45,6 +45,18 @@ int main(int argc, char **argv) {
       {ToolchainsCommand, runToolchains},
   };
   cl::HideUnrelatedOptions(category());
+  // A first word that names no subcommand is refused before llvm::cl sees
+  // it: with --help after it, llvm::cl would print the overview and exit 0.
+  if (argc > 1 && argv[1][0] != '-') {
+    const llvm::StringRef word(argv[1]);
+    bool known = false;
+    for (const Command &command : commands)
+      known |= command.sub().getName() == word;
+    if (!known) {
+      llvm::errs() << "npufuzz: Unknown subcommand '" << word << "'.  Try: 'npufuzz --help'\n";
+      return kExitError;
+    }
+  }
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "npufuzz: property-based differential fuzzing for NPU tile compilers\n\n"
