@@ -1,0 +1,200 @@
+//===- bench/ViewChainBench.cpp - How often cases reach floor/mod ground -===//
+//
+// Floor and mod index arithmetic is built where views are stacked as models
+// stack them (a reshape of a permuted, sliced or expanded value), and a
+// division's floor and truncation differ only when a divisor divides its
+// dividend exactly... or not, with mixed signs. Over a range of seeds and
+// each backend's default policy, this prints:
+//   - the share of cases holding a reshape of a non-contiguous value (a
+//     transpose that moves a dim, a slice that skips elements, a chunk off
+//     the leading axis, a broadcast, an index map, or a reshape, squeeze or
+//     unsqueeze of one of those);
+//   - the share of integer division instances (div, row_expand_div,
+//     col_expand_div) whose operands, as the reference computes them, hold
+//     at least one exact division of mixed signs;
+//   - each view op's share of the compute ops, and integer div's;
+//   - the generation rate.
+//
+//   build/bin/bench_view_chains [count] [seed-start]
+//
+//===----------------------------------------------------------------------===//
+#include "generators/CaseGenerator.h"
+#include "generators/Policy.h"
+#include "reference/Executor.h"
+#include "reference/InputData.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+using namespace npufuzz;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+/// Whether view op `op` of `c` gives a value whose elements are not its
+/// source's in row-major order without gaps (ignoring unit dims).
+bool viewBreaksContiguity(const Case &c, const Op &op) {
+  const TensorType &src = c.typeOf(op.operands[0]);
+  switch (op.kind) {
+  case OpKind::Transpose: {
+    std::vector<int64_t> moved; // the non-unit dims, in the result's order
+    for (const int64_t d : op.attrs.perm)
+      if (src.shape[d] != 1)
+        moved.push_back(d);
+    for (size_t k = 1; k < moved.size(); ++k)
+      if (moved[k] < moved[k - 1])
+        return true;
+    return false;
+  }
+  case OpKind::Slice: {
+    // Contiguous when every dim after the first one with more than one
+    // element is taken whole, with stride 1.
+    bool inner = false;
+    for (size_t d = 0; d < src.shape.size(); ++d) {
+      const int64_t size = op.attrs.sizes[d];
+      if (inner && (size != src.shape[d] || op.attrs.strides[d] != 1))
+        return true;
+      if (size > 1 && op.attrs.strides[d] != 1)
+        return true;
+      inner |= size > 1;
+    }
+    return false;
+  }
+  case OpKind::Chunk:
+    for (int64_t d = 0; d < op.attrs.axis; ++d)
+      if (src.shape[d] != 1)
+        return true;
+    return false;
+  case OpKind::Broadcast: return c.typeOf(op.results[0]).numElements() != src.numElements();
+  case OpKind::IndexMap: return true;
+  case OpKind::Reshape:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze: return false;
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+    return false;
+  }
+  return false;
+}
+
+/// Whether `c` holds a reshape whose operand is a non-contiguous view.
+bool reshapesANonContiguousView(const Case &c) {
+  std::vector<char> nonContiguous(c.values.size(), 0);
+  bool found = false;
+  for (const Op &op : c.ops) {
+    if (opCategory(op.kind) != OpCategory::View)
+      continue;
+    const bool operandIs = nonContiguous[op.operands[0]] != 0;
+    if (op.kind == OpKind::Reshape && operandIs)
+      found = true;
+    const bool inherits =
+        op.kind == OpKind::Reshape || op.kind == OpKind::Squeeze || op.kind == OpKind::Unsqueeze;
+    nonContiguous[op.results[0]] = (inherits && operandIs) || viewBreaksContiguity(c, op);
+  }
+  return found;
+}
+
+bool isIntegerDivision(const Case &c, const Op &op) {
+  return (op.kind == OpKind::Div || op.kind == OpKind::RowExpandDiv ||
+          op.kind == OpKind::ColExpandDiv) &&
+         !isFloat(c.typeOf(op.results[0]).dtype);
+}
+
+/// Whether the integer division `op` divides, at some defined element, a
+/// non-zero dividend exactly by a divisor of the other sign.
+bool holdsExactMixedSignDivision(const Case &c, const Op &op, const std::vector<RefTensor> &v) {
+  const RefTensor &a = v[op.operands[0]], &b = v[op.operands[1]], &r = v[op.results[0]];
+  const std::vector<int64_t> &shape = r.type.shape;
+  for (int64_t k = 0; k < r.numElements(); ++k) {
+    if (!r.isDefined(k))
+      continue;
+    int64_t bk = k;
+    if (op.kind != OpKind::Div) { // x[R,C] with s[R,1] or s[1,C]
+      const int64_t row = k / shape[1], col = k % shape[1];
+      bk = op.kind == OpKind::RowExpandDiv ? row : col;
+    }
+    const int64_t x = a.intAt(k), y = b.intAt(bk);
+    if (y != 0 && x != 0 && x % y == 0 && (x < 0) != (y < 0))
+      return true;
+  }
+  return false;
+}
+
+struct Measure {
+  uint64_t cases = 0, chainCases = 0, computeOps = 0, divisions = 0, exactMixed = 0;
+  std::map<std::string, uint64_t> ops;
+  double seconds = 0;
+};
+
+Measure measure(const Policy &policy, uint64_t count, uint64_t start) {
+  Measure m;
+  for (uint64_t seed = start; seed < start + count; ++seed) {
+    const auto t0 = Clock::now();
+    const Case c = generateCase(seed, policy);
+    m.seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+    ++m.cases;
+    m.chainCases += reshapesANonContiguousView(c);
+    bool divides = false;
+    for (const Op &op : c.ops) {
+      if (op.kind == OpKind::Input)
+        continue;
+      ++m.computeOps;
+      ++m.ops[std::string(opName(op.kind))];
+      divides |= isIntegerDivision(c, op);
+    }
+    if (!divides)
+      continue;
+    std::vector<RefTensor> values;
+    std::string error;
+    if (!evaluateCase(c, makeInputs(c), values, error))
+      continue;
+    for (const Op &op : c.ops)
+      if (isIntegerDivision(c, op)) {
+        ++m.divisions;
+        m.exactMixed += holdsExactMixedSignDivision(c, op, values);
+      }
+  }
+  return m;
+}
+
+double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * part / whole : 0.0; }
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const uint64_t count = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 2000;
+  const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 0;
+  std::printf("%llu cases a policy from seed %llu\n", static_cast<unsigned long long>(count),
+              static_cast<unsigned long long>(start));
+  std::printf("%-11s %9s %12s %16s %10s\n", "policy", "chain %", "int divs", "exact mixed %",
+              "cases/s");
+  const char *backends[] = {"default", "inductor", "iree", "pytorchsim", "pto"};
+  std::map<std::string, Measure> all;
+  for (const char *backend : backends) {
+    const Measure m = measure(defaultPolicyFor(backend), count, start);
+    std::printf("%-11s %8.1f%% %12llu %15.1f%% %10.0f\n", backend, percent(m.chainCases, m.cases),
+                static_cast<unsigned long long>(m.divisions), percent(m.exactMixed, m.divisions),
+                m.seconds > 0 ? m.cases / m.seconds : 0.0);
+    all[backend] = m;
+  }
+  std::printf("\nshare of compute ops (%%)\n%-16s", "op");
+  for (const char *backend : backends)
+    std::printf(" %10s", backend);
+  std::printf("\n");
+  const char *shown[] = {"reshape",   "transpose", "slice",     "chunk", "broadcast",
+                         "unsqueeze", "squeeze",   "index_map", "div"};
+  for (const char *op : shown) {
+    std::printf("%-16s", op);
+    for (const char *backend : backends) {
+      const Measure &m = all[backend];
+      const auto it = m.ops.find(op);
+      std::printf(" %10.2f", percent(it == m.ops.end() ? 0 : it->second, m.computeOps));
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
