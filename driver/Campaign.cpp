@@ -428,11 +428,6 @@ bool caseOfRequest(const std::string &request, const CampaignOptions &options, C
   return true;
 }
 
-bool isFinding(VerdictKind v) {
-  return v != VerdictKind::Ok && v != VerdictKind::Unsupported &&
-         v != VerdictKind::EnvironmentError;
-}
-
 } // namespace
 
 std::vector<FindingSummary> scanFindings(const std::string &outDir) {

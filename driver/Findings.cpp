@@ -351,18 +351,20 @@ bool recordFinding(const std::string &outDir, const Finding &f, std::string &err
 }
 
 void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key,
-                       std::string *skeleton) {
+                       ReducedFacts *facts) {
   bucket = fs::path(findingDir).filename().string();
   key.clear();
-  if (skeleton)
-    skeleton->clear();
+  if (facts)
+    *facts = {};
   if (auto reduced = readJsonFile((fs::path(findingDir) / "reduced" / "report.json").string()))
     if (const llvm::json::Object *o = reduced->getAsObject())
       if (auto id = o->getString("bucket")) {
         bucket = id->str();
         key = o->getString("bucket_key").value_or("").str();
-        if (skeleton)
-          *skeleton = o->getString("skeleton_id").value_or("").str();
+        if (facts) {
+          auto text = [&](const char *field) { return o->getString(field).value_or("").str(); };
+          *facts = {text("skeleton_id"), text("exposed_signature"), text("exposed_signature_id")};
+        }
       }
 }
 

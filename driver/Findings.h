@@ -117,12 +117,20 @@ struct FindingReport {
 /// signature, or names another signature than its directory.
 bool readFindingReport(const std::string &findingDir, FindingReport &out, std::string &error);
 
+/// What a finding's reduction says beside its bucket (reduced/report.json),
+/// each empty without it: the skeleton id of the IR its blamed pass was
+/// given, and the failure of the reduced case with every value returned
+/// when that is another of the same pass (its signature text and id).
+struct ReducedFacts {
+  std::string skeleton, exposedSignature, exposedId;
+};
+
 /// The root-cause bucket of a finding (oracles/Bucket.h), read from its
-/// reduced/report.json: its id and key, and the skeleton id of the IR its
-/// blamed pass was given (empty without one); the finding's own id
-/// (directory name) and empty key and skeleton while it is not reduced.
+/// reduced/report.json: its id and key, and with `facts` what else the
+/// reduction says; the finding's own id (directory name), an empty key and
+/// empty facts while it is not reduced.
 void readFindingBucket(const std::string &findingDir, std::string &bucket, std::string &key,
-                       std::string *skeleton = nullptr);
+                       ReducedFacts *facts = nullptr);
 
 /// Copies every finding of `inputs` into outDir/findings, combining seeds of
 /// the same signature. Returns the number of distinct signatures. Every

@@ -541,15 +541,13 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   // through a later op (a loop's tail written past the insert it belongs to,
   // read by a gather) is named there by the op that first went wrong, as a
   // known root may be listed (driver/Report.h isKnownFinding).
-  Signature exposed;
+  std::optional<Signature> exposed;
   if (o.interestingnessCmd.empty() && r.confirmed && !stopped() && !sig.pass.empty()) {
     const Observation seen = isolatedRunner(jit, config, limits, nullptr, o.stop)(
         {{everyValueReturned(r.reduced.c), r.reduced.pipeline}})[0];
     ++generalizeCost.tests;
-    const VerdictKind k = seen.signature.kind;
-    if (seen.ran && !stopped() && k != VerdictKind::Ok && k != VerdictKind::Unsupported &&
-        k != VerdictKind::EnvironmentError && seen.signature.id() != sig.id() &&
-        namesPass(sig.pass, seen.signature.pass))
+    if (seen.ran && !stopped() && isFinding(seen.signature.kind) &&
+        seen.signature.id() != sig.id() && namesPass(sig.pass, seen.signature.pass))
       exposed = seen.signature;
   }
   // Stopped during the reduction, or after it while its bucket was made.
@@ -563,8 +561,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       {"case_signature_id", own.id()},
       {"skeleton", skeleton},
       {"skeleton_id", skeleton.empty() ? std::string() : skeletonId(skeleton)},
-      {"exposed_signature", exposed.kind == VerdictKind::Ok ? std::string() : exposed.text()},
-      {"exposed_signature_id", exposed.kind == VerdictKind::Ok ? std::string() : exposed.id()},
+      {"exposed_signature", exposed ? exposed->text() : std::string()},
+      {"exposed_signature_id", exposed ? exposed->id() : std::string()},
       {"generalize_tests", static_cast<int64_t>(generalizeCost.tests)},
       {"generalize_seconds", generalizeCost.seconds},
       {"ir_reduction_tests", static_cast<int64_t>(irReductionTests)},

@@ -264,12 +264,11 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.summary = rep.summary;
       f.repro = rep.repro;
       f.firstSeed = rep.firstSeed;
-      readFindingBucket(p.string(), f.bucket, f.bucketKey, &f.skeleton);
-      if (auto reduced = readJsonFile((p / "reduced" / "report.json").string()))
-        if (const llvm::json::Object *o = reduced->getAsObject()) {
-          f.exposedSignature = o->getString("exposed_signature").value_or("").str();
-          f.exposedId = o->getString("exposed_signature_id").value_or("").str();
-        }
+      ReducedFacts reduced;
+      readFindingBucket(p.string(), f.bucket, f.bucketKey, &reduced);
+      f.skeleton = reduced.skeleton;
+      f.exposedSignature = reduced.exposedSignature;
+      f.exposedId = reduced.exposedId;
       f.known = isKnownFinding(f, known);
       auto it = byId.find(f.id);
       if (it == byId.end()) {

@@ -96,36 +96,56 @@ bool leftUnwritten(const CaseOutcome &out, size_t k, const RunConfig &config) {
   return false;
 }
 
-/// Whether value `k` of the cut `cut` (every value an output, in order),
-/// run as `out`, is wrong of its own op and in no way the known list names:
-/// its operands agree (or differ only in the sign of zeros), and the
-/// signature its op's wrong value would be filed under is not listed. A
-/// known toolchain behaviour (pto-isa's INT_MIN saturation of a cast) is no
-/// corruption of memory, and lends no name to a crash after it.
-bool unknownWrongOfItsOwn(const Case &cut, const CaseOutcome &out, size_t k,
-                          const RunConfig &config) {
-  if (k >= cut.outputs.size() || out.comparisons.size() != cut.outputs.size())
-    return false;
-  std::map<ValueId, const Comparison *> byValue;
-  for (size_t i = 0; i < cut.outputs.size(); ++i)
-    byValue[cut.outputs[i]] = &out.comparisons[i];
-  const ValueId v = cut.outputs[k];
-  const Comparison &wrong = *byValue.at(v);
-  const int32_t def = cut.values[v].defOp;
-  if (wrong.match || def < 0 || cut.ops[def].kind == OpKind::Input)
-    return false;
-  const Op &op = cut.ops[def];
-  for (const ValueId operand : op.operands) {
-    const auto it = byValue.find(operand);
-    if (it != byValue.end() && !it->second->match &&
-        (it->second->difference != "signed-zero" || wrong.difference == "signed-zero"))
-      return false; // wrong because an operand is
-  }
-  const std::string name(opName(op.kind));
-  const std::string difference = resultDifference(name, cut.typeOf(v).dtype, wrong.difference);
+/// Each value of a run whose outputs are values of the case, with its
+/// comparison.
+using ComparisonsByValue = std::map<ValueId, const Comparison *>;
+ComparisonsByValue comparisonsByValue(const Case &probe, const CaseOutcome &out) {
+  ComparisonsByValue byValue;
+  for (size_t k = 0; k < probe.outputs.size() && k < out.comparisons.size(); ++k)
+    byValue[probe.outputs[k]] = &out.comparisons[k];
+  return byValue;
+}
+
+/// Whether `op`, whose result compared as `wrong`, is wrong because an
+/// operand is: one differs, other than by the sign of a zero while the
+/// result differs otherwise (relu(-0) = -0 does not explain a cast of it
+/// overflowing; kinds are not compared beyond that: one ulp of f16 is
+/// thousands of f32 ulps after a cast back).
+bool wrongThroughAnOperand(const Op &op, const ComparisonsByValue &byValue,
+                           const Comparison &wrong) {
+  return std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) {
+    const auto it = byValue.find(v);
+    return it != byValue.end() && !it->second->match &&
+           (it->second->difference != "signed-zero" || wrong.difference == "signed-zero");
+  });
+}
+
+/// Whether the known list names the wrong value `difference` (a
+/// resultDifference) of an op of kind `name`, as reportOf files it.
+bool knownWrongValue(const RunConfig &config, const std::string &name,
+                     const std::string &difference) {
   const Signature named{VerdictKind::Mismatch, "", blamedOpName(name, difference),
                         std::string(differenceClass(difference))};
-  return config.knownSignatures.count(named.id()) == 0;
+  return config.knownSignatures.count(named.id()) != 0;
+}
+
+/// Whether value `v` of a cut (compared as `byValue` says) is wrong of its
+/// own op and in no way the known list names. A known toolchain behaviour
+/// (pto-isa's INT_MIN saturation of a cast) is no corruption of memory, and
+/// lends no name to a crash after it.
+bool unknownWrongOfItsOwn(const Case &cut, const ComparisonsByValue &byValue, ValueId v,
+                          const RunConfig &config) {
+  const auto it = byValue.find(v);
+  const int32_t def = cut.values[v].defOp;
+  if (it == byValue.end() || it->second->match || def < 0 || cut.ops[def].kind == OpKind::Input)
+    return false;
+  const Op &op = cut.ops[def];
+  const Comparison &wrong = *it->second;
+  if (wrongThroughAnOperand(op, byValue, wrong))
+    return false;
+  const std::string name(opName(op.kind));
+  return !knownWrongValue(config, name,
+                          resultDifference(name, cut.typeOf(v).dtype, wrong.difference));
 }
 
 /// The value analysis of the whole case cut (`out`, whose outputs are the
@@ -137,12 +157,10 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
                                        const RunConfig &config, bool &inputDiffersFirst) {
   if (out.verdict != VerdictKind::Mismatch || out.comparisons.size() != probe.outputs.size())
     return std::nullopt;
-  std::map<ValueId, const Comparison *> byValue;
+  const ComparisonsByValue byValue = comparisonsByValue(probe, out);
   std::map<ValueId, size_t> outputIndex;
-  for (size_t k = 0; k < probe.outputs.size(); ++k) {
-    byValue[probe.outputs[k]] = &out.comparisons[k];
+  for (size_t k = 0; k < probe.outputs.size(); ++k)
     outputIndex[probe.outputs[k]] = k;
-  }
   // The first wrong output of the case, and the ops it depends on.
   const Comparison *output = nullptr;
   std::set<ValueId> needed;
@@ -175,15 +193,8 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
         wrong = byValue.at(v);
         wrongValue = v;
       }
-    // It goes wrong itself when its operands agree, or differ only in the
-    // sign of zeros while its result differs otherwise: relu(-0) = -0 does
-    // not explain a cast of it overflowing. (Kinds are not compared beyond
-    // that: one ulp of f16 is thousands of f32 ulps after a cast back.)
-    if (!wrong || std::any_of(op.operands.begin(), op.operands.end(), [&](ValueId v) {
-          const Comparison &operand = *byValue.at(v);
-          return !operand.match &&
-                 (operand.difference != "signed-zero" || wrong->difference == "signed-zero");
-        }))
+    // It goes wrong itself when its operands agree.
+    if (!wrong || wrongThroughAnOperand(op, byValue, *wrong))
       continue;
     if (op.kind == OpKind::Input) {
       inputDiffersFirst = true;
@@ -196,9 +207,7 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
         leftUnwritten(out, outputIndex.at(wrongValue), config)
             ? std::string(kUndefinedResult)
             : resultDifference(name, c.typeOf(wrongValue).dtype, wrong->difference);
-    const Signature named{VerdictKind::Mismatch, "", blamedOpName(name, difference),
-                          std::string(differenceClass(difference))};
-    const bool known = config.knownSignatures.count(named.id()) != 0;
+    const bool known = knownWrongValue(config, name, difference);
     if (!chosen || (chosenKnown && !known) ||
         (chosenKnown == known && (!chosenSameKind || sameKind))) {
       chosen = i;
@@ -325,7 +334,8 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
     if (!failed)
       return std::nullopt;
     bool otherwise = *failed && o.verdict != VerdictKind::Mismatch;
-    std::optional<Case> cut;
+    std::optional<Case> cut; // made once, for the first gross wrong value
+    ComparisonsByValue byValue;
     for (size_t k = 0; *failed && !otherwise && k < o.comparisons.size(); ++k) {
       const Comparison &cmp = o.comparisons[k];
       if (cmp.match)
@@ -336,9 +346,12 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
       }
       if (!wrongValueFails || cmp.grossMismatches == 0)
         continue;
-      if (!cut)
+      if (!cut) {
         cut = cutProgram(c, count);
-      otherwise = unknownWrongOfItsOwn(*cut, o, k, config);
+        byValue = comparisonsByValue(*cut, o);
+      }
+      otherwise = o.comparisons.size() == cut->outputs.size() &&
+                  unknownWrongOfItsOwn(*cut, byValue, cut->outputs[k], config);
     }
     return otherwise;
   };

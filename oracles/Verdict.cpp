@@ -18,4 +18,9 @@ std::optional<VerdictKind> parseVerdictName(std::string_view s) {
   return std::nullopt;
 }
 
+bool isFinding(VerdictKind k) {
+  return k != VerdictKind::Ok && k != VerdictKind::Unsupported &&
+         k != VerdictKind::EnvironmentError;
+}
+
 } // namespace npufuzz

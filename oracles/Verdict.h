@@ -21,6 +21,10 @@ constexpr int kNumVerdictKinds = 0
 std::string_view verdictName(VerdictKind k);
 std::optional<VerdictKind> parseVerdictName(std::string_view s);
 
+/// Whether a case with verdict `k` is a finding: anything but ok, what the
+/// backend cannot express, and a machine that refused.
+bool isFinding(VerdictKind k);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_ORACLES_VERDICT_H

@@ -92,6 +92,19 @@ size_t replaceOp(Case &x, size_t i, const std::vector<Op> &put) {
   return i + put.size() - 1;
 }
 
+/// A new input of `type` in `x`, its op appended to `put` (the ops that
+/// will take another op's place).
+ValueId freshInput(Case &x, const TensorType &type, std::vector<Op> &put) {
+  Value in;
+  in.type = type;
+  x.values.push_back(in);
+  Op source;
+  source.kind = OpKind::Input;
+  source.results = {static_cast<ValueId>(x.values.size() - 1)};
+  put.push_back(source);
+  return source.results[0];
+}
+
 /// Op `i` of `x` made, for each of its results (topk has two), an
 /// elementwise op of a fresh input of the result's type: neg (not for i1),
 /// or the input itself for a type neg does not take. The loops over its
@@ -110,15 +123,8 @@ size_t substitute(Case &x, size_t i) {
       put.push_back(op);
       continue;
     }
-    Value in;
-    in.type = type;
-    x.values.push_back(in);
-    Op source;
-    source.kind = OpKind::Input;
-    source.results = {static_cast<ValueId>(x.values.size() - 1)};
     op.kind = unary;
-    op.operands = source.results;
-    put.push_back(source);
+    op.operands = {freshInput(x, type, put)};
     put.push_back(op);
   }
   return replaceOp(x, i, put);
@@ -152,17 +158,6 @@ bool rebuildIn(Case &x, size_t i, OpCategory cat) {
   if (!kind)
     return false;
   std::vector<Op> put;
-  auto freshInput = [&](TensorType type) {
-    type.valid.reset();
-    Value in;
-    in.type = type;
-    x.values.push_back(in);
-    Op source;
-    source.kind = OpKind::Input;
-    source.results = {static_cast<ValueId>(x.values.size() - 1)};
-    put.push_back(source);
-    return source.results[0];
-  };
   TensorType second = result;
   second.valid.reset();
   if (cat == OpCategory::RowExpand)
@@ -180,7 +175,9 @@ bool rebuildIn(Case &x, size_t i, OpCategory cat) {
     for (const ValueId v : original.operands)
       if (x.typeOf(v) == type)
         return v;
-    return freshInput(type);
+    TensorType whole = type;
+    whole.valid.reset();
+    return freshInput(x, whole, put);
   };
   op.operands.push_back(operandOf(result));
   op.operands.push_back(operandOf(second));

@@ -26,10 +26,10 @@ with open(os.path.join(d, "case.npf")) as f:
     text = f.read()
 
 
-def add_one_to_results_of(op_kind):
+def add_one_to_outputs(names):
+    """Makes the outputs named `names` 1 too large."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import npy_stdlib
-    names = re.findall(r"^%%(\S+) = %s " % re.escape(op_kind), text, re.M)
     with open(os.path.join(d, "manifest.json")) as f:
         for out in json.load(f)["outputs"]:
             if out["name"] in names:
@@ -42,20 +42,13 @@ op = re.search(r"^%%(\S+) = (?:%s) " % kind, text, re.M)
 if op is None:
     status = subprocess.call(["sh", adapter, d])
     if status == 0 and wrong:
-        add_one_to_results_of(wrong)
+        add_one_to_outputs(re.findall(r"^%%(\S+) = %s " % re.escape(wrong), text, re.M))
     sys.exit(status)
 if how == "late":
     status = subprocess.call(["sh", adapter, d])
     if status != 0:
         sys.exit(status)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import npy_stdlib
-    with open(os.path.join(d, "manifest.json")) as f:
-        for out in json.load(f)["outputs"]:
-            if out["name"] == op.group(1):
-                path = os.path.join(d, out["file"])
-                descr, shape, values = npy_stdlib.load(path)
-                npy_stdlib.save(path, descr, shape, [v + 1.0 for v in values])
+    add_one_to_outputs([op.group(1)])
     if re.search(r"^%\S+ = ", text[text.find("\n", op.end()):], re.M) is None:
         sys.exit(0)
 if how != "compiler":
