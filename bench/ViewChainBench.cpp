@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "generators/CaseGenerator.h"
+#include "generators/Features.h"
 #include "generators/Policy.h"
 #include "reference/Executor.h"
 #include "reference/InputData.h"
@@ -35,75 +36,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-/// Whether view op `op` of `c` gives a value whose elements are not its
-/// source's in row-major order without gaps (ignoring unit dims).
-bool viewBreaksContiguity(const Case &c, const Op &op) {
-  const TensorType &src = c.typeOf(op.operands[0]);
-  switch (op.kind) {
-  case OpKind::Transpose: {
-    std::vector<int64_t> moved; // the non-unit dims, in the result's order
-    for (const int64_t d : op.attrs.perm)
-      if (src.shape[d] != 1)
-        moved.push_back(d);
-    for (size_t k = 1; k < moved.size(); ++k)
-      if (moved[k] < moved[k - 1])
-        return true;
-    return false;
-  }
-  case OpKind::Slice: {
-    // Contiguous when every dim after the first one with more than one
-    // element is taken whole, with stride 1.
-    bool inner = false;
-    for (size_t d = 0; d < src.shape.size(); ++d) {
-      const int64_t size = op.attrs.sizes[d];
-      if (inner && (size != src.shape[d] || op.attrs.strides[d] != 1))
-        return true;
-      if (size > 1 && op.attrs.strides[d] != 1)
-        return true;
-      inner |= size > 1;
-    }
-    return false;
-  }
-  case OpKind::Chunk:
-    for (int64_t d = 0; d < op.attrs.axis; ++d)
-      if (src.shape[d] != 1)
-        return true;
-    return false;
-  case OpKind::Broadcast: return c.typeOf(op.results[0]).numElements() != src.numElements();
-  case OpKind::IndexMap: return true;
-  case OpKind::Reshape:
-  case OpKind::Squeeze:
-  case OpKind::Unsqueeze: return false;
-#define NPF_HANDLED_CATEGORY View
-#include "ir/OpCasesOutside.def"
-    return false;
-  }
-  return false;
-}
-
-/// Whether `c` holds a reshape whose operand is a non-contiguous view.
-bool reshapesANonContiguousView(const Case &c) {
-  std::vector<char> nonContiguous(c.values.size(), 0);
-  bool found = false;
-  for (const Op &op : c.ops) {
-    if (opCategory(op.kind) != OpCategory::View)
-      continue;
-    const bool operandIs = nonContiguous[op.operands[0]] != 0;
-    if (op.kind == OpKind::Reshape && operandIs)
-      found = true;
-    const bool inherits =
-        op.kind == OpKind::Reshape || op.kind == OpKind::Squeeze || op.kind == OpKind::Unsqueeze;
-    nonContiguous[op.results[0]] = (inherits && operandIs) || viewBreaksContiguity(c, op);
-  }
-  return found;
-}
-
-bool isIntegerDivision(const Case &c, const Op &op) {
-  return (op.kind == OpKind::Div || op.kind == OpKind::RowExpandDiv ||
-          op.kind == OpKind::ColExpandDiv) &&
-         !isFloat(c.typeOf(op.results[0]).dtype);
-}
-
 /// Whether the integer division `op` divides, at some defined element, a
 /// non-zero dividend exactly by a divisor of the other sign.
 bool holdsExactMixedSignDivision(const Case &c, const Op &op, const std::vector<RefTensor> &v) {
@@ -118,7 +50,8 @@ bool holdsExactMixedSignDivision(const Case &c, const Op &op, const std::vector<
       bk = op.kind == OpKind::RowExpandDiv ? row : col;
     }
     const int64_t x = a.intAt(k), y = b.intAt(bk);
-    if (y != 0 && x != 0 && x % y == 0 && (x < 0) != (y < 0))
+    // (y == -1 first: MIN % -1 traps.)
+    if (y != 0 && x != 0 && (y == -1 || x % y == 0) && (x < 0) != (y < 0))
       return true;
   }
   return false;

@@ -1,6 +1,7 @@
 //===- generators/CaseGenerator.cpp - Random valid cases from a seed ------===//
 //
-// The driver: draw an op budget, maybe insert a seed pattern, then add ops
+// The driver: draw an op budget, maybe insert a seed pattern and a chain of
+// views, then add ops
 // chosen by the policy's weights until the budget is spent. A builder that
 // cannot build its op in the current state is rolled back and another kind
 // is drawn; the number of draws is bounded, so generation always ends.
@@ -51,6 +52,12 @@ Case generate(gen::GenContext &g, uint64_t seed, const Policy &policy, Generatio
     const auto pattern = static_cast<PatternKind>(g.rng.weighted(policy.patternWeights));
     const gen::GenContext::Mark mark = g.mark();
     if (!gen::buildPattern(g, pattern))
+      g.rollback(mark);
+  }
+  if (g.rng.chance(policy.viewChainRate)) {
+    const auto form = static_cast<ViewChainForm>(g.rng.weighted(policy.viewChainWeights));
+    const gen::GenContext::Mark mark = g.mark();
+    if (!gen::buildViewChain(g, form))
       g.rollback(mark);
   }
   // Most draws succeed; the bound only matters for policies that make most

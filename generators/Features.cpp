@@ -184,7 +184,69 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
   }
 }
 
+/// Whether view op `op` of `c` gives a value whose elements are not its
+/// source's in row-major order without gaps (ignoring unit dims).
+bool viewBreaksContiguity(const Case &c, const Op &op) {
+  const TensorType &src = c.typeOf(op.operands[0]);
+  switch (op.kind) {
+  case OpKind::Transpose: {
+    std::vector<int64_t> moved; // the non-unit dims, in the result's order
+    for (const int64_t d : op.attrs.perm)
+      if (src.shape[d] != 1)
+        moved.push_back(d);
+    for (size_t k = 1; k < moved.size(); ++k)
+      if (moved[k] < moved[k - 1])
+        return true;
+    return false;
+  }
+  case OpKind::Slice: {
+    // Contiguous when every dim after the first one with more than one
+    // element is taken whole, with stride 1.
+    bool inner = false;
+    for (size_t d = 0; d < src.shape.size(); ++d) {
+      const int64_t size = op.attrs.sizes[d];
+      if (inner && (size != src.shape[d] || op.attrs.strides[d] != 1))
+        return true;
+      if (size > 1 && op.attrs.strides[d] != 1)
+        return true;
+      inner |= size > 1;
+    }
+    return false;
+  }
+  case OpKind::Chunk:
+    for (int64_t d = 0; d < op.attrs.axis; ++d)
+      if (src.shape[d] != 1)
+        return true;
+    return false;
+  case OpKind::Broadcast: return c.typeOf(op.results[0]).numElements() != src.numElements();
+  case OpKind::IndexMap: return true;
+  case OpKind::Reshape:
+  case OpKind::Squeeze:
+  case OpKind::Unsqueeze: return false;
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+    return false;
+  }
+  return false;
+}
+
 } // namespace
+
+bool reshapesANonContiguousView(const Case &c) {
+  std::vector<char> nonContiguous(c.values.size(), 0);
+  bool found = false;
+  for (const Op &op : c.ops) {
+    if (opCategory(op.kind) != OpCategory::View)
+      continue;
+    const bool operandIs = nonContiguous[op.operands[0]] != 0;
+    if (op.kind == OpKind::Reshape && operandIs)
+      found = true;
+    const bool inherits =
+        op.kind == OpKind::Reshape || op.kind == OpKind::Squeeze || op.kind == OpKind::Unsqueeze;
+    nonContiguous[op.results[0]] = (inherits && operandIs) || viewBreaksContiguity(c, op);
+  }
+  return found;
+}
 
 std::vector<std::string> caseFeatures(const Case &c) {
   std::vector<std::string> out;
@@ -209,6 +271,8 @@ std::vector<std::string> caseFeatures(const Case &c) {
     attrFeatures(c, op, out);
     patternFeatures(c, op, out);
   }
+  if (reshapesANonContiguousView(c))
+    out.push_back("view:reshape_of_strided");
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;

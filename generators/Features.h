@@ -22,8 +22,16 @@ namespace npufuzz {
 ///   negative constant or factor), valid:static, valid:dynamic,
 ///   dim:tail (a dim above the lane width of 16 that is not a multiple of
 ///   it), dim:unit (a size-1 dim in a rank >= 3 value), gather:FROM (what
-///   produced the indices), pattern:NAME (see PatternKind).
+///   produced the indices), pattern:NAME (see PatternKind),
+///   view:reshape_of_strided (reshapesANonContiguousView).
 std::vector<std::string> caseFeatures(const Case &c);
+
+/// Whether `c` holds a reshape of a value that is not its source's elements
+/// in row-major order without gaps: a transpose that moves a dim, a slice
+/// that skips elements, a chunk off the leading axis, a broadcast, an index
+/// map, or a reshape, squeeze or unsqueeze of one of those. There a
+/// compiler's index arithmetic needs floor and mod.
+bool reshapesANonContiguousView(const Case &c);
 
 } // namespace npufuzz
 

@@ -37,6 +37,7 @@ Case caseFromBytes(const uint8_t *data, size_t size) {
     policy.maxOps = 1 + in.byte() % 12;
     policy.maxRank = 1 + in.byte() % 6;
     policy.patternRate = in.unit();
+    policy.viewChainRate = in.unit();
     policy.validShapeRate = in.unit() / 2;
     policy.floorDivModRate = in.unit();
   }

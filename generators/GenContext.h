@@ -105,6 +105,8 @@ bool buildOp(GenContext &g, OpKind k);
 bool buildView(GenContext &g, OpKind k);
 /// Seed patterns, in Patterns.cpp.
 bool buildPattern(GenContext &g, PatternKind p);
+/// A chain of views of form `f` and its consumer, in ViewChains.cpp.
+bool buildViewChain(GenContext &g, ViewChainForm f);
 /// Cuts a finished case into a chain of tasks at the policy's chain rate
 /// (TaskGen.cpp). Its draws come from a stream of their own, so a case's
 /// ops are the same with any chain settings.

@@ -22,6 +22,15 @@ std::string_view patternName(PatternKind p) {
   return "?";
 }
 
+std::string_view viewChainFormName(ViewChainForm f) {
+  switch (f) {
+#define NPF_VIEW_CHAIN(Enum, Name, Weight, Description)                                            \
+  case ViewChainForm::Enum: return Name;
+#include "generators/ViewChainForms.def"
+  }
+  return "?";
+}
+
 namespace {
 
 std::string_view dimClassName(int c) {
@@ -54,6 +63,7 @@ const std::vector<ScalarKey> &scalarKeys() {
       {"floordiv_mod_rate", &Policy::floorDivModRate, 0, 1},
       {"radix_map_rate", &Policy::radixMapRate, 0, 1},
       {"pattern_rate", &Policy::patternRate, 0, 1},
+      {"view_chain_rate", &Policy::viewChainRate, 0, 1},
       {"chain_rate", &Policy::chainRate, 0, 1},
       {"max_tasks", &Policy::maxTasks, 2, 16},
       {"max_blocks", &Policy::maxBlocks, 1, static_cast<double>(kMaxTaskBlocks)},
@@ -90,6 +100,9 @@ const std::vector<WeightKey> &weightKeys() {
     for (int i = 0; i < kNumPatterns; ++i)
       k.push_back({"pattern." + std::string(patternName(static_cast<PatternKind>(i))),
                    &Policy::patternWeights, static_cast<size_t>(i)});
+    for (int i = 0; i < kNumViewChainForms; ++i)
+      k.push_back({"view_chain." + std::string(viewChainFormName(static_cast<ViewChainForm>(i))),
+                   &Policy::viewChainWeights, static_cast<size_t>(i)});
     return k;
   }();
   return keys;
@@ -186,6 +199,8 @@ bool checkConsistent(const Policy &p, std::string &error) {
     error = "policy: every fill.* weight is zero";
   else if (!anyPositive(p.patternWeights, p.patternWeights.size()) && p.patternRate > 0)
     error = "policy: pattern_rate > 0 but every pattern.* weight is zero";
+  else if (!anyPositive(p.viewChainWeights, p.viewChainWeights.size()) && p.viewChainRate > 0)
+    error = "policy: view_chain_rate > 0 but every view_chain.* weight is zero";
   else if (p.maxCaseElements < p.maxTensorElements)
     error = "policy: max_case_elements is below max_tensor_elements";
   else
@@ -207,6 +222,10 @@ Policy Policy::defaults() {
   //               rand zeros ones range iota
   p.fillWeights = {12, 1, 1, 2, 1};
   p.patternWeights = {1, 1, 1, 1};
+  p.viewChainWeights = {
+#define NPF_VIEW_CHAIN(Enum, Name, Weight, Description) Weight,
+#include "generators/ViewChainForms.def"
+  };
   return p;
 }
 
@@ -228,7 +247,8 @@ bool Policy::operator==(const Policy &o) const {
       return false;
   return opWeights == o.opWeights && dtypeWeights == o.dtypeWeights &&
          rankWeights == o.rankWeights && dimWeights == o.dimWeights &&
-         fillWeights == o.fillWeights && patternWeights == o.patternWeights;
+         fillWeights == o.fillWeights && patternWeights == o.patternWeights &&
+         viewChainWeights == o.viewChainWeights;
 }
 
 bool parsePolicy(const std::string &text, Policy &out, std::string &error) {
@@ -348,6 +368,7 @@ op.insert = 0
 pattern.moe_mask = 0
 pattern.swiglu = 0
 pattern.radix_split = 0
+view_chain_rate = 0
 )";
   return builtInPolicy(kText);
 }
@@ -358,11 +379,14 @@ Policy inductorPolicy() {
 # contracted axis (the program folds them step by step, for exactness): at
 # the default dims a compile can outlast the case's limit. Dims up to 64
 # keep it to seconds. Seed patterns (chunk views into matmul, the MoE mask,
-# floor/mod index maps) start twice as many cases.
+# floor/mod index maps) start twice as many cases, and chains of views
+# (heads split and merged, permutes flattened: where Inductor's FloorDiv and
+# ModularIndexing come from) nearly half of them.
 max_dim = 64
 max_tensor_elements = 4096
 max_case_elements = 16384
 pattern_rate = 0.4
+view_chain_rate = 0.45
 )";
   return builtInPolicy(kText);
 }
@@ -371,9 +395,11 @@ Policy ireePolicy() {
   static const char *const kText = R"(
 # IREE's dispatch regions take no index-typed tensors ("index types must not
 # cross the dispatch boundary"; its frontends emit i64): cases hold i64
-# where others may hold index. Seed patterns twice as often, as inductor's.
+# where others may hold index. Seed patterns twice as often, and chains of
+# views nearly half the cases, as inductor's.
 dtype.index = 0
 pattern_rate = 0.4
+view_chain_rate = 0.45
 )";
   return builtInPolicy(kText);
 }
@@ -386,7 +412,8 @@ Policy pytorchsimPolicy() {
 # 001). What the device does not do is left out: topk (no aten::topk on
 # it), index maps (no form in a model's torch: views make its floor/mod),
 # and mostly the dtypes its fill_ refuses when Inductor folds a constant
-# (it takes f32, i32 and i64).
+# (it takes f32, i32 and i64). Chains of views nearly half the cases: its DMA
+# code generation turns them into strides and floor/mod indices.
 max_rank = 5
 rank.1 = 2
 rank.2 = 6
@@ -404,6 +431,7 @@ dtype.i1 = 1
 op.topk = 0
 op.index_map = 0
 pattern_rate = 0.4
+view_chain_rate = 0.45
 )";
   return builtInPolicy(kText);
 }

@@ -30,6 +30,17 @@ enum class PatternKind : uint8_t {
 constexpr int kNumPatterns = 4;
 std::string_view patternName(PatternKind p);
 
+/// The chains of views a case can start with (ViewChainForms.def).
+enum class ViewChainForm : uint8_t {
+#define NPF_VIEW_CHAIN(Enum, Name, Weight, Description) Enum,
+#include "generators/ViewChainForms.def"
+};
+constexpr int kNumViewChainForms = 0
+#define NPF_VIEW_CHAIN(Enum, Name, Weight, Description) +1
+#include "generators/ViewChainForms.def"
+    ;
+std::string_view viewChainFormName(ViewChainForm f);
+
 /// How dims are drawn: a small dim (1..4), a multiple of the lane width, a
 /// multiple of the lane width plus or minus a small tail, or any size up to
 /// `maxDim`.
@@ -73,6 +84,10 @@ struct Policy {
   double radixMapRate = 0.4;
   /// Probability that a case starts with one of the seed patterns.
   double patternRate = 0.2;
+  /// Probability that a case starts with a chain of views as models write
+  /// them (ViewChainForms.def), drawn by `viewChainWeights`, fed to a
+  /// consumer.
+  double viewChainRate = 0.2;
   /// Probability that a case of two compute ops or more is a chain of
   /// tasks (ir/Case.h), cut between its ops into 2 to `maxTasks` tasks.
   double chainRate = 0.3;
@@ -85,12 +100,13 @@ struct Policy {
   /// Relative weights, indexed by the enum. Zero disables a choice.
   /// Input has no weight of its own: inputs are made when operands need
   /// them, so opWeights[Input] is always 0.
-  std::vector<uint32_t> opWeights;      ///< by OpKind
-  std::vector<uint32_t> dtypeWeights;   ///< by DType
-  std::vector<uint32_t> rankWeights;    ///< index r-1 for rank r (1..6)
-  std::vector<uint32_t> dimWeights;     ///< by DimClass
-  std::vector<uint32_t> fillWeights;    ///< by FillKind (for float/int inputs)
-  std::vector<uint32_t> patternWeights; ///< by PatternKind
+  std::vector<uint32_t> opWeights;        ///< by OpKind
+  std::vector<uint32_t> dtypeWeights;     ///< by DType
+  std::vector<uint32_t> rankWeights;      ///< index r-1 for rank r (1..6)
+  std::vector<uint32_t> dimWeights;       ///< by DimClass
+  std::vector<uint32_t> fillWeights;      ///< by FillKind (for float/int inputs)
+  std::vector<uint32_t> patternWeights;   ///< by PatternKind
+  std::vector<uint32_t> viewChainWeights; ///< by ViewChainForm
 
   static Policy defaults();
 
@@ -107,7 +123,7 @@ struct Policy {
 /// the end of the line, and the word `default` (the base every text starts
 /// from). Keys are those printed by Policy::str(): scalar keys such as
 /// `max_ops`, and weights `op.NAME`, `dtype.NAME`, `rank.N`, `dim.CLASS`,
-/// `fill.NAME`, `pattern.NAME`. On error returns false with a message naming
+/// `fill.NAME`, `pattern.NAME`, `view_chain.NAME`. On error returns false with a message naming
 /// the offending key; `out` is then unspecified.
 bool parsePolicy(const std::string &text, Policy &out, std::string &error);
 

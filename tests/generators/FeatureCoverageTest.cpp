@@ -87,5 +87,25 @@ TEST(FeatureCoverage, EachPatternIsRecognizedWhenForced) {
   }
 }
 
+// Each form of ViewChainForms.def, forced, builds in most cases, and most
+// of what it builds holds a reshape of a value that is not contiguous:
+// where index arithmetic needs floor and mod.
+TEST(FeatureCoverage, EachViewChainFormReshapesAStridedValueWhenForced) {
+  for (int i = 0; i < kNumViewChainForms; ++i) {
+    Policy policy = Policy::defaults();
+    policy.viewChainRate = 1;
+    policy.patternRate = 0;
+    policy.maxOps = 1;
+    policy.viewChainWeights.assign(kNumViewChainForms, 0);
+    policy.viewChainWeights[i] = 1;
+    unsigned hits = 0;
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+      const std::vector<std::string> f = caseFeatures(generateCase(seed, policy));
+      hits += std::binary_search(f.begin(), f.end(), "view:reshape_of_strided");
+    }
+    EXPECT_GE(hits, 30u) << viewChainFormName(static_cast<ViewChainForm>(i));
+  }
+}
+
 } // namespace
 } // namespace npufuzz
