@@ -71,6 +71,16 @@ bool buildElementwise(GenContext &g, OpKind k) {
   std::vector<ValueId> operands = {x};
   if (opCategory(k) != OpCategory::Unary)
     operands.push_back(g.operandLike(g.c.typeOf(x)));
+  // An integer x div x never divides with mixed signs, where floor and
+  // truncation part: its divisor is then an input of its own, whose data
+  // makeInputs relates to x.
+  if (k == OpKind::Div && !isFloat(g.c.typeOf(x).dtype) && operands[1] == x) {
+    TensorType t = g.c.typeOf(x);
+    t.valid.reset();
+    operands[1] = g.newInput(t);
+    if (operands[1] == kNoValue)
+      return false;
+  }
   return g.emit(k, operands, drawElementwiseAttrs(g, k, g.c.typeOf(x).dtype)) >= 0;
 }
 
@@ -81,7 +91,11 @@ bool buildExpand(GenContext &g, OpKind k) {
   const TensorType &xt = g.c.typeOf(x);
   const bool row = opCategory(k) == OpCategory::RowExpand;
   TensorType st{xt.dtype, {row ? xt.shape[0] : 1, row ? 1 : xt.shape[1]}, std::nullopt};
-  return g.emit(k, {x, g.operandLike(st)}, {}) >= 0;
+  ValueId s = g.operandLike(st);
+  // As in buildElementwise: an integer division's divisor is not x itself.
+  if (s == x && expandBaseOp(k) == OpKind::Div && !isFloat(xt.dtype))
+    s = g.newInput(st);
+  return s != kNoValue && g.emit(k, {x, s}, {}) >= 0;
 }
 
 bool buildSelect(GenContext &g) {

@@ -3,6 +3,7 @@
 #include "reference/InputData.h"
 
 #include "ir/Prng.h"
+#include "reference/Executor.h"
 #include "reference/OpEval.h"
 
 #include <algorithm>
@@ -38,6 +39,10 @@ std::vector<float> floatEdgeValues(DType t) {
 }
 
 namespace {
+/// The streams of related operands: kRelationStream + the op's index, far
+/// from the inputs' ordinals.
+constexpr uint64_t kRelationStream = uint64_t(1) << 40;
+
 /// An integer converted to `t` as Range and Iota fills do.
 void storeInt(RefTensor &t, int64_t k, int64_t v) {
   if (t.isFloat())
@@ -92,17 +97,192 @@ RefTensor makeInput(const TensorType &type, const InputFill &fill, Prng &p, doub
   return t;
 }
 
+/// The division `op` (div, row_expand_div, col_expand_div) divides result
+/// element k's dividend, element k of operand 0, by element divisorAt(k) of
+/// operand 1.
+int64_t divisorAt(const Op &op, const TensorType &result, int64_t k) {
+  if (op.kind == OpKind::Div)
+    return k;
+  const int64_t cols = result.shape[1];
+  return op.kind == OpKind::RowExpandDiv ? k / cols : k % cols;
+}
+
+/// Floor and truncating division differ only on a remainder whose sign is
+/// not the divisor's, and an emitter that adjusts the quotient without
+/// testing the remainder is wrong only on exact divisions of mixed signs:
+/// random data almost never make either. So a random divisor gets 1s and
+/// -1s, which every dividend divides (at least one of each).
+void relateDivisor(RefTensor &divisor, Prng &p) {
+  const int64_t n = divisor.numElements();
+  for (int64_t k = 0; k < n; ++k) {
+    const uint64_t draw = p.below(4);
+    if (draw == 0)
+      storeInt(divisor, k, p.chance(0.5) ? -1 : 1);
+    else if (draw == 1 && divisor.i[k] == 0) // a zero divisor is an edge of its own, but rarer
+      storeInt(divisor, k, (p.chance(0.5) ? -1 : 1) * p.range(2, 8));
+  }
+  const int64_t one = static_cast<int64_t>(p.below(static_cast<uint64_t>(n)));
+  storeInt(divisor, one, 1);
+  if (n > 1)
+    storeInt(divisor, (one + 1 + static_cast<int64_t>(p.below(n - 1))) % n, -1);
+}
+
+/// A random dividend related to its divisor's values `divisor` (an input or
+/// computed): half of its elements become, for their divisor y and q in
+/// [1, 4], -y*q (exact, of mixed signs), y*q (exact, same sign) or a value
+/// of the other sign than y that leaves a remainder.
+void relateDividend(const Case &c, const Op &op, RefTensor &dividend, const RefTensor &divisor,
+                    Prng &p) {
+  const TensorType &result = c.typeOf(op.results[0]);
+  for (int64_t k = 0; k < result.numElements(); ++k) {
+    if (p.below(2) == 0)
+      continue;
+    const int64_t y = divisor.i[divisorAt(op, result, k)];
+    const int64_t q = p.range(1, 4), magnitude = y < 0 ? -y : y;
+    if (y == 0 || magnitude > 1024)
+      continue;
+    const uint64_t relation = p.below(10);
+    if (relation < 5) // exact, of mixed signs
+      storeInt(dividend, k, -y * q);
+    else if (relation < 7 || magnitude == 1) // exact, same sign
+      storeInt(dividend, k, y * q);
+    else // a remainder, the dividend's sign not the divisor's
+      storeInt(dividend, k, (y < 0 ? 1 : -1) * (magnitude * (q - 1) + p.range(1, magnitude - 1)));
+  }
+}
+
+/// Element k of `from` copied into element k of `to` (same dtype).
+void copyElement(const RefTensor &from, int64_t j, RefTensor &to, int64_t k) {
+  if (to.isFloat())
+    to.f[k] = from.f[j];
+  else
+    to.i[k] = from.i[j];
+}
+
+bool comparesOperands(OpKind k) {
+  return k == OpKind::Max || k == OpKind::Min || k == OpKind::RowExpandMax ||
+         k == OpKind::RowExpandMin || k == OpKind::ColExpandMax || k == OpKind::ColExpandMin ||
+         opCategory(k) == OpCategory::Compare;
+}
+
+/// Ties, which random data rarely make and which max, min, compares, topk
+/// and argmax must break as the reference says: a quarter of a compared
+/// pair's elements made equal (`a` takes `b`'s), or a quarter of a
+/// selection's elements equal to their neighbour along its axis.
+void relateTies(const Case &c, size_t opIndex, RefTensor *a, RefTensor *b) {
+  const Op &op = c.ops[opIndex];
+  Prng p = Prng::stream(c.dataSeed, kRelationStream + opIndex);
+  if (b && a) {
+    const TensorType &result = c.typeOf(op.results[0]);
+    if (a->type.shape != result.shape)
+      return;
+    const int64_t cols = result.rank() == 2 ? result.shape[1] : 1;
+    for (int64_t k = 0; k < a->numElements(); ++k) {
+      if (p.below(4) != 0)
+        continue;
+      int64_t j = k; // b's element compared with a's element k
+      if (opCategory(op.kind) == OpCategory::RowExpand)
+        j = k / cols;
+      else if (opCategory(op.kind) == OpCategory::ColExpand)
+        j = k % cols;
+      copyElement(*b, j, *a, k);
+    }
+    return;
+  }
+  if (!a || b)
+    return;
+  const std::vector<int64_t> &shape = a->type.shape;
+  int64_t stride = 1; // of the selection's axis, row-major
+  for (size_t d = static_cast<size_t>(op.attrs.axis) + 1; d < shape.size(); ++d)
+    stride *= shape[d];
+  const int64_t extent = shape[op.attrs.axis];
+  for (int64_t k = 0; k < a->numElements(); ++k)
+    if ((k / stride) % extent != 0 && p.below(4) == 0)
+      copyElement(*a, k - stride, *a, k);
+}
+
+/// Gather indices at the ends of their range (0 and the last element, as
+/// the generator draws ranges): an eighth of them.
+void relateIndexEnds(const Case &c, size_t opIndex, RefTensor *indices, const InputFill &fill) {
+  if (!indices || fill.kind != FillKind::Range)
+    return;
+  Prng p = Prng::stream(c.dataSeed, kRelationStream + opIndex);
+  const int64_t lo = std::min(fill.lo, fill.hi), hi = std::max(fill.lo, fill.hi);
+  for (int64_t k = 0; k < indices->numElements(); ++k)
+    if (p.below(8) == 0)
+      storeInt(*indices, k, p.chance(0.5) ? lo : hi);
+}
+
 } // namespace
+
+bool isIntegerDivision(const Case &c, const Op &op) {
+  return (op.kind == OpKind::Div || op.kind == OpKind::RowExpandDiv ||
+          op.kind == OpKind::ColExpandDiv) &&
+         !isFloat(c.typeOf(op.results[0]).dtype);
+}
 
 std::vector<RefTensor> makeInputs(const Case &c) {
   std::vector<RefTensor> inputs;
+  std::vector<size_t> inputOf(c.values.size(), SIZE_MAX);
   uint64_t ordinal = 0;
   for (const Op &op : c.ops) {
     if (op.kind != OpKind::Input || op.results.empty())
       continue;
     Prng p = Prng::stream(c.dataSeed, ordinal++);
+    inputOf[op.results[0]] = inputs.size();
     inputs.push_back(makeInput(c.typeOf(op.results[0]), op.attrs.fill, p, c.edgeRate));
   }
+  auto filled = [&](ValueId v, FillKind kind) -> RefTensor * {
+    const size_t i = inputOf[v];
+    return i != SIZE_MAX && c.ops[c.values[v].defOp].attrs.fill.kind == kind ? &inputs[i] : nullptr;
+  };
+  auto random = [&](ValueId v) { return filled(v, FillKind::Random); };
+  // The random input a computed divisor takes its values from through
+  // views, casts, neg and abs, which keep 1 and -1 among 1 and -1.
+  auto divisorSource = [&](ValueId v) -> RefTensor * {
+    for (;;) {
+      const Op &def = c.ops[c.values[v].defOp];
+      if (def.kind == OpKind::Input)
+        return random(v);
+      if (!isView(def.kind) && def.kind != OpKind::Cast && def.kind != OpKind::Neg &&
+          def.kind != OpKind::Abs)
+        return nullptr;
+      if (def.kind == OpKind::Cast && !isInteger(c.typeOf(def.operands[0]).dtype))
+        return nullptr;
+      v = def.operands[0];
+    }
+  };
+  // Dividends whose divisor is computed: related to its values, from a
+  // run of the reference on the inputs so far.
+  std::vector<size_t> computedDivisor;
+  for (size_t k = 0; k < c.ops.size(); ++k) {
+    const Op &op = c.ops[k];
+    if (isIntegerDivision(c, op)) {
+      Prng p = Prng::stream(c.dataSeed, kRelationStream + k);
+      RefTensor *dividend = random(op.operands[0]), *divisor = random(op.operands[1]);
+      if (RefTensor *source = divisorSource(op.operands[1]))
+        relateDivisor(*source, p);
+      if (dividend && divisor && dividend != divisor)
+        relateDividend(c, op, *dividend, *divisor, p);
+      else if (dividend && !divisor)
+        computedDivisor.push_back(k);
+    } else if (comparesOperands(op.kind))
+      relateTies(c, k, random(op.operands[0]), random(op.operands[1]));
+    else if (op.kind == OpKind::TopK || op.kind == OpKind::ArgMax || op.kind == OpKind::ReduceMax ||
+             op.kind == OpKind::ReduceMin)
+      relateTies(c, k, random(op.operands[0]), nullptr);
+    else if (op.kind == OpKind::Gather)
+      relateIndexEnds(c, k, filled(op.operands[1], FillKind::Range),
+                      c.ops[c.values[op.operands[1]].defOp].attrs.fill);
+  }
+  std::vector<RefTensor> values;
+  std::string error;
+  if (!computedDivisor.empty() && evaluateCase(c, inputs, values, error))
+    for (size_t k : computedDivisor) {
+      const Op &op = c.ops[k];
+      Prng p = Prng::stream(c.dataSeed, kRelationStream + k);
+      relateDividend(c, op, *random(op.operands[0]), values[op.operands[1]], p);
+    }
   return inputs;
 }
 

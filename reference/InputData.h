@@ -32,7 +32,27 @@ namespace npufuzz {
 /// Range(lo, hi) draws uniform integers in [min(lo,hi), max(lo,hi)]. Range,
 /// Iota and Ones values are rounded (rne) to float dtypes and wrapped to
 /// integer-like ones (i1: low bit).
+///
+/// Then inputs are related to the ops that read them, each op from
+/// Prng::stream(c.dataSeed, 2^40 + the op's index). Integer divisions
+/// (isIntegerDivision): a random divisor's elements, or those of the random
+/// input it is a view, cast, neg or abs of, are a quarter 1 or -1 (at least
+/// one of each), a quarter of its zeros a small non-zero value;
+/// half of a random dividend's elements become, for their divisor y (an
+/// input's, or a computed divisor's as the reference computes it from the
+/// inputs so far) and q in [1, 4], -y*q (exact, mixed signs: half of
+/// them), y*q (exact), or a value of the other sign than y that leaves a
+/// remainder.
+/// Ties: where both operands of max, min or a compare are random inputs, a
+/// quarter of the first's elements take the second's; where topk's,
+/// argmax's, reduce_max's or reduce_min's operand is, a quarter of its
+/// elements take their neighbour's along the axis. A gather's range-filled
+/// indices are an eighth of them at the ends of the range.
 std::vector<RefTensor> makeInputs(const Case &c);
+
+/// Whether `op` is div, row_expand_div or col_expand_div of integers:
+/// floor division, whose operands makeInputs relates.
+bool isIntegerDivision(const Case &c, const Op &op);
 
 /// The edge values of float dtype `t` that random fills draw (listed above).
 std::vector<float> floatEdgeValues(DType t);
