@@ -248,17 +248,25 @@ void removalMoves(const Case &c, Collector &col) {
     const Op &op = c.ops[i];
     if (op.kind == OpKind::Input)
       continue;
-    col.tryEdit([&, i](Case &x) {
-      for (ValueId r : x.ops[i].results) {
-        const auto &ops = x.ops[i].operands;
-        auto same = std::find_if(ops.begin(), ops.end(),
-                                 [&](ValueId o) { return x.typeOf(o) == x.typeOf(r); });
-        if (same == ops.end())
-          return false;
-        replaceUses(x, r, *same);
-      }
-      return true;
-    });
+    // Its results read as one of its operands of the same type: each such
+    // operand in turn (an insert into a tensor of its own shape keeps what
+    // it inserts, or what it inserts into).
+    for (size_t which = 0; which < op.operands.size(); ++which)
+      col.tryEdit([&, i, which](Case &x) {
+        const std::vector<ValueId> ops = x.ops[i].operands;
+        bool any = false;
+        for (ValueId r : x.ops[i].results) {
+          std::vector<ValueId> same;
+          for (ValueId o : ops)
+            if (x.typeOf(o) == x.typeOf(r))
+              same.push_back(o);
+          if (same.empty() || (which > 0 && which >= same.size()))
+            return false;
+          replaceUses(x, r, same[std::min(which, same.size() - 1)]);
+          any = true;
+        }
+        return any;
+      });
     std::vector<ValueId> live;
     for (ValueId r : op.results)
       if (op.results.size() == 1 || isUsed(c, r))
@@ -268,6 +276,41 @@ void removalMoves(const Case &c, Collector &col) {
         makeInput(x, i, keep);
         return true;
       });
+  }
+}
+
+/// A link taken out of a chain of views: a reshape reads its operand's
+/// operand when that is another view of as many elements, so the chain
+/// ends in the same shape with one view fewer (which compact() drops when
+/// nothing else reads it); two links that give back their source's type go
+/// together.
+void viewChainMoves(const Case &c, Collector &col) {
+  for (size_t i = 0; i < c.ops.size(); ++i) {
+    const Op &reshape = c.ops[i];
+    if (reshape.kind != OpKind::Reshape)
+      continue;
+    const Op &link = c.ops[c.values[reshape.operands[0]].defOp];
+    if (!isView(link.kind) || link.operands.empty() ||
+        c.typeOf(link.operands[0]).numElements() != c.typeOf(reshape.results[0]).numElements())
+      continue;
+    col.tryEdit([i, from = link.operands[0]](Case &x) {
+      x.ops[i].operands[0] = from;
+      return true;
+    });
+  }
+  // Two links that cancel (an unsqueeze and a squeeze, a transpose and its
+  // inverse): readers of the second read the first's operand.
+  for (const Op &second : c.ops) {
+    if (!isView(second.kind) || second.operands.empty())
+      continue;
+    const Op &first = c.ops[c.values[second.operands[0]].defOp];
+    if (!isView(first.kind) || first.operands.empty() ||
+        !(c.typeOf(first.operands[0]) == c.typeOf(second.results[0])))
+      continue;
+    col.tryEdit([source = first.operands[0], result = second.results[0]](Case &x) {
+      replaceUses(x, result, source);
+      return true;
+    });
   }
 }
 
@@ -502,6 +545,7 @@ std::vector<Case> shrinkCandidates(const Case &c) {
   Collector col(c);
   taskMoves(c, col);
   removalMoves(c, col);
+  viewChainMoves(c, col);
   shapeMoves(c, col);
   indexMoves(c, col);
   typeMoves(c, col);

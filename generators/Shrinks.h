@@ -24,7 +24,8 @@ uint64_t caseSize(const Case &c);
 /// Simpler valid variants of `c`, most promising first: one kernel for a
 /// chain, two neighbouring tasks merged, fewer blocks, DMA for scalar
 /// stores; drop an output,
-/// delete an op (rewiring its uses to an operand of the same type), replace
+/// delete an op (rewiring its uses to an operand of the same type), take a
+/// link out of a chain of views (a reshape reads the link's operand), replace
 /// an op by an input of its type, shrink a dim everywhere it occurs, simplify
 /// index-map expressions, drop unit dims, move dtypes toward f32/i32, widen
 /// or make static valid shapes, simplify attributes and fills. Every

@@ -122,6 +122,29 @@ return %e
       << printCase(reduced);
 }
 
+// Heads split, transposed and merged: a finding that needs only the
+// reshape of the transpose loses the split, and the chain still ends in
+// the merged shape.
+TEST(Shrinks, TakesALinkOutOfAChainOfViewsKeepingItsResultShape) {
+  const Case c = parse("npufuzz-case 1\n"
+                       "data seed=3 edge_rate=0.05\n"
+                       "%0 = input {fill=rand} : i32[2,6,12]\n"
+                       "%1 = reshape %0 : i32[2,6,3,4]\n"
+                       "%2 = transpose %1 {perm=[0,2,1,3]} : i32[2,3,6,4]\n"
+                       "%3 = reshape %2 : i32[6,6,4]\n"
+                       "%4 = neg %3 : i32[6,6,4]\n"
+                       "return %4\n");
+  ASSERT_EQ(verifyCase(c), "");
+  const Case reduced = reduce(c, [](const Case &x) {
+    return hasOp(x, OpKind::Neg) && hasOp(x, OpKind::Reshape) &&
+           x.typeOf(x.outputs[0]).shape == std::vector<int64_t>{6, 6, 4};
+  });
+  size_t views = 0;
+  for (const Op &op : reduced.ops)
+    views += isView(op.kind);
+  EXPECT_EQ(views, 1u) << printCase(reduced);
+}
+
 TEST(Shrinks, SimplifiesIndexMapsKeepingThemInBounds) {
   const Case c = parse("npufuzz-case 1\n"
                        "data seed=1 edge_rate=0\n"
