@@ -575,6 +575,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   SeedLedger ledger; // what findings/*/seeds.txt and classified.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
   bool stopping = false; // --max-findings reached, or an error below
+  // A campaign told what is known (--known) stops at the findings it did
+  // not know: a planted bug is not cut short by a real one on the list.
+  auto countsTowardMaxFindings = [&](const std::string &signatureId) {
+    return options.maxFindings && !options.config.knownSignatures.count(signatureId);
+  };
   /// What the worker said of the cases this run deferred (state.deferred),
   /// for counting how their retry came out.
   struct WorkerSaid {
@@ -893,7 +898,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         return;
       }
       learn(f.signature().id());
-      if (options.maxFindings && ++failing >= options.maxFindings)
+      if (countsTowardMaxFindings(f.signature().id()) && ++failing >= options.maxFindings)
         stopping = result.stoppedAtMaxFindings = true;
     }
     count(r, verdict, report);
@@ -910,7 +915,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       return;
     }
     ++result.classified;
-    if (options.maxFindings && ++failing >= options.maxFindings)
+    if (countsTowardMaxFindings(root.findingId) && ++failing >= options.maxFindings)
       stopping = result.stoppedAtMaxFindings = true;
     count(r, root.verdict, report);
   };
