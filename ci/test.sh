@@ -134,6 +134,26 @@ planted_bug() {
     { echo "npufuzz: the bug planted in $name was not reduced" >&2; echo "$report"; exit 1; }
   echo "$name: found, reduced, blamed on $pass"
 }
+# planted_index_bug NAME MOST ARGS...: a campaign (with --known) against a
+# bug planted in index arithmetic that no switch turns off must find it
+# within its cases and reduce it to at most MOST ops that are not inputs.
+planted_index_bug() {
+  local name=$1 most=$2
+  shift 2
+  build/bin/npufuzz fuzz -o "$FUZZ_DIR/$name" "$@" --jobs "$JOBS" --quiet --max-findings 1 &&
+    { echo "npufuzz: the bug planted in $name was not found" >&2; exit 1; }
+  # The finding that is not on the known list (the campaign had --known).
+  local reduced="" ops f
+  for f in "$FUZZ_DIR"/$name/findings/*/; do
+    grep -q "^$(basename "$f")\b" ci/known-signatures.txt && continue
+    [ -f "$f/reduced/case.npf" ] && reduced=$f/reduced/case.npf
+  done
+  [ -n "$reduced" ] || { echo "npufuzz: the bug planted in $name was not reduced" >&2; exit 1; }
+  ops=$(grep -E '^%[0-9]+(, %[0-9]+)* = ' "$reduced" | grep -vc ' = input ' || true)
+  [ "$ops" -le "$most" ] ||
+    { echo "npufuzz: the bug planted in $name reduced to $ops ops" >&2; cat "$reduced" >&2; exit 1; }
+  echo "$name: found, reduced to $ops ops"
+}
 # planted_chain_bug NAME VERDICT ARGS...: a campaign with a cache or layout
 # bug planted (ARGS say where: a test pass, the pto harness, a ptoas
 # wrapper) must give VERDICT, reduced to at most two tasks.
@@ -173,6 +193,13 @@ ml_campaign inductor --backend inductor --max-cases 60
 NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \
   planted_bug inductor-planted inductor:pattern_matcher --backend inductor --max-cases 200 \
   --policy tests/integrations/inductor/views-into-sub.policy
+echo "== torch.compile: bugs planted in Inductor's floor division and in its reshape of a permuted view (docs/view-chains.md)"
+NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/vec_floordiv_skips_remainder_test.py \
+  planted_bug inductor-floordiv inductor:cpp_vectorization --backend inductor --max-cases 150 \
+  --policy tests/integrations/inductor/int-division.policy --known ci/known-signatures.txt
+NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/reshape_merges_permuted_dims_backwards.py \
+  planted_index_bug inductor-reshape 4 --backend inductor --max-cases 150 \
+  --policy tests/integrations/inductor/view-chains.policy --known ci/known-signatures.txt
 echo "== IREE: a campaign through --backend iree, and a bug planted in it ($("$IREE_PYTHON" -c 'import importlib.metadata as m; print("iree", m.version("iree-base-compiler"))'))"
 ml_campaign iree --backend iree --max-cases 150
 NPUFUZZ_REAL_IREE_COMPILE=$(dirname "$IREE_PYTHON")/iree-compile \
