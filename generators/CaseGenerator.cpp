@@ -54,7 +54,8 @@ Case generate(gen::GenContext &g, uint64_t seed, const Policy &policy, Generatio
     if (!gen::buildPattern(g, pattern))
       g.rollback(mark);
   }
-  if (g.rng.chance(policy.viewChainRate)) {
+  // No draw at rate 0: a policy without chains (pto's) keeps its cases.
+  if (policy.viewChainRate > 0 && g.rng.chance(policy.viewChainRate)) {
     const auto form = static_cast<ViewChainForm>(g.rng.weighted(policy.viewChainWeights));
     const gen::GenContext::Mark mark = g.mark();
     if (!gen::buildViewChain(g, form))

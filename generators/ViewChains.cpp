@@ -96,8 +96,14 @@ std::vector<int64_t> movingPerm(GenContext &g, const Shape &s) {
   for (int64_t d : perm)
     if (s[d] != 1)
       order.push_back(d);
-  if (std::is_sorted(order.begin(), order.end()))
-    std::swap(perm[moving.front()], perm[moving.back()]);
+  if (std::is_sorted(order.begin(), order.end())) {
+    // Still in order: swap the first and last places holding a non-unit dim.
+    std::vector<size_t> places;
+    for (size_t k = 0; k < rank; ++k)
+      if (s[perm[k]] != 1)
+        places.push_back(k);
+    std::swap(perm[places.front()], perm[places.back()]);
+  }
   return perm;
 }
 
@@ -216,13 +222,13 @@ ValueId gappySlice(GenContext &g, ValueId x) {
   a.strides.assign(s.size(), 1);
   a.offsets.assign(s.size(), 0);
   // Part of a dim past the first non-unit one skips elements; on the first
-  // one only a stride does.
+  // one only a stride of 2 over two elements or more does.
   const size_t d =
       dims.size() > 1 && g.rng.chance(0.7) ? dims[1 + g.rng.below(dims.size() - 1)] : dims.front();
   const bool inner = d != dims.front();
   if (!inner && s[d] <= 2)
     return kNoValue;
-  const int64_t stride = !inner || (s[d] > 2 && g.rng.chance(0.4)) ? g.rng.range(2, 3) : 1;
+  const int64_t stride = !inner ? 2 : (s[d] > 2 && g.rng.chance(0.4) ? g.rng.range(2, 3) : 1);
   const int64_t most = (s[d] - 1) / stride + 1;
   const int64_t size =
       stride > 1 ? g.rng.range(std::min<int64_t>(2, most), most) : g.rng.range(1, s[d] - 1);
@@ -415,7 +421,10 @@ void consume(GenContext &g, ValueId x) {
   case 1: { // binary, integer division among them
     static const OpKind kBinary[] = {OpKind::Add, OpKind::Mul, OpKind::Div, OpKind::Sub};
     const OpKind k = kBinary[g.rng.below(std::size(kBinary))];
-    built = elementwiseAcceptsDType(k, t.dtype) && g.emit(k, {x, g.operandLike(t)}, {}) >= 0;
+    ValueId y = g.operandLike(t);
+    if (y == x && k == OpKind::Div && !isFloat(t.dtype)) // no integer x div x (OpBuilders.cpp)
+      y = g.newInput(t);
+    built = elementwiseAcceptsDType(k, t.dtype) && y != kNoValue && g.emit(k, {x, y}, {}) >= 0;
     break;
   }
   case 2: { // a reduction

@@ -40,8 +40,10 @@ std::vector<float> floatEdgeValues(DType t) {
 
 namespace {
 /// The streams of related operands: kRelationStream + the op's index, far
-/// from the inputs' ordinals.
+/// from the inputs' ordinals; a division's dividend draws from
+/// kDividendStream + the op's index, apart from its divisor's draws.
 constexpr uint64_t kRelationStream = uint64_t(1) << 40;
+constexpr uint64_t kDividendStream = uint64_t(1) << 41;
 
 /// An integer converted to `t` as Range and Iota fills do.
 void storeInt(RefTensor &t, int64_t k, int64_t v) {
@@ -134,20 +136,27 @@ void relateDivisor(RefTensor &divisor, Prng &p) {
 void relateDividend(const Case &c, const Op &op, RefTensor &dividend, const RefTensor &divisor,
                     Prng &p) {
   const TensorType &result = c.typeOf(op.results[0]);
+  // A value stored only where the dtype holds it: a wrapped one (an i8
+  // dividend of 4 * 127) would no longer be in the relation.
+  auto store = [&](int64_t k, int64_t v) {
+    if (wrapToWidth(v, dividend.type.dtype) == v)
+      storeInt(dividend, k, v);
+  };
   for (int64_t k = 0; k < result.numElements(); ++k) {
     if (p.below(2) == 0)
       continue;
     const int64_t y = divisor.i[divisorAt(op, result, k)];
-    const int64_t q = p.range(1, 4), magnitude = y < 0 ? -y : y;
-    if (y == 0 || magnitude > 1024)
+    const int64_t q = p.range(1, 4);
+    if (y == 0 || y < -1024 || y > 1024) // (and no -y of INT64_MIN)
       continue;
+    const int64_t magnitude = y < 0 ? -y : y;
     const uint64_t relation = p.below(10);
     if (relation < 5) // exact, of mixed signs
-      storeInt(dividend, k, -y * q);
+      store(k, -y * q);
     else if (relation < 7 || magnitude == 1) // exact, same sign
-      storeInt(dividend, k, y * q);
+      store(k, y * q);
     else // a remainder, the dividend's sign not the divisor's
-      storeInt(dividend, k, (y < 0 ? 1 : -1) * (magnitude * (q - 1) + p.range(1, magnitude - 1)));
+      store(k, (y < 0 ? 1 : -1) * (magnitude * (q - 1) + p.range(1, magnitude - 1)));
   }
 }
 
@@ -259,11 +268,12 @@ std::vector<RefTensor> makeInputs(const Case &c) {
     const Op &op = c.ops[k];
     if (isIntegerDivision(c, op)) {
       Prng p = Prng::stream(c.dataSeed, kRelationStream + k);
+      Prng q = Prng::stream(c.dataSeed, kDividendStream + k);
       RefTensor *dividend = random(op.operands[0]), *divisor = random(op.operands[1]);
       if (RefTensor *source = divisorSource(op.operands[1]))
         relateDivisor(*source, p);
       if (dividend && divisor && dividend != divisor)
-        relateDividend(c, op, *dividend, *divisor, p);
+        relateDividend(c, op, *dividend, *divisor, q);
       else if (dividend && !divisor)
         computedDivisor.push_back(k);
     } else if (comparesOperands(op.kind))
@@ -275,14 +285,21 @@ std::vector<RefTensor> makeInputs(const Case &c) {
       relateIndexEnds(c, k, filled(op.operands[1], FillKind::Range),
                       c.ops[c.values[op.operands[1]].defOp].attrs.fill);
   }
+  if (computedDivisor.empty())
+    return inputs;
+  // The data must not depend on the process's floating-point environment
+  // (IREE's runs flush subnormals): the divisors are computed in IEEE's.
+  const bool flushes = referenceFlushesSubnormals();
+  setReferenceFlushesSubnormals(false);
   std::vector<RefTensor> values;
   std::string error;
-  if (!computedDivisor.empty() && evaluateCase(c, inputs, values, error))
+  if (evaluateCase(c, inputs, values, error))
     for (size_t k : computedDivisor) {
       const Op &op = c.ops[k];
-      Prng p = Prng::stream(c.dataSeed, kRelationStream + k);
-      relateDividend(c, op, *random(op.operands[0]), values[op.operands[1]], p);
+      Prng q = Prng::stream(c.dataSeed, kDividendStream + k);
+      relateDividend(c, op, *random(op.operands[0]), values[op.operands[1]], q);
     }
+  setReferenceFlushesSubnormals(flushes);
   return inputs;
 }
 

@@ -34,15 +34,17 @@ namespace npufuzz {
 /// integer-like ones (i1: low bit).
 ///
 /// Then inputs are related to the ops that read them, each op from
-/// Prng::stream(c.dataSeed, 2^40 + the op's index). Integer divisions
+/// Prng::stream(c.dataSeed, 2^40 + the op's index) (a dividend from
+/// 2^41 + the op's index). Integer divisions
 /// (isIntegerDivision): a random divisor's elements, or those of the random
 /// input it is a view, cast, neg or abs of, are a quarter 1 or -1 (at least
 /// one of each), a quarter of its zeros a small non-zero value;
 /// half of a random dividend's elements become, for their divisor y (an
 /// input's, or a computed divisor's as the reference computes it from the
-/// inputs so far) and q in [1, 4], -y*q (exact, mixed signs: half of
-/// them), y*q (exact), or a value of the other sign than y that leaves a
-/// remainder.
+/// inputs so far, in IEEE arithmetic whatever the process's setting) and
+/// q in [1, 4], -y*q (exact, mixed signs: half of them), y*q (exact), or a
+/// value of the other sign than y that leaves a remainder, each only where
+/// the dtype holds it and |y| <= 1024.
 /// Ties: where both operands of max, min or a compare are random inputs, a
 /// quarter of the first's elements take the second's; where topk's,
 /// argmax's, reduce_max's or reduce_min's operand is, a quarter of its

@@ -7,9 +7,11 @@ sliced or expanded tensor not yet in memory) into index arithmetic
 when the reshape merges the source's last two dims [.., A, B] into one of
 A*B elements, their order is swapped, so merged index v reads element
 (v % A, v // A) in place of (v // B, v % B). Every index stays in bounds;
-the values come out permuted. A reshape of a contiguous tensor never gets
-here (it reinterprets the buffer), so only a chain of views shows it:
-heads merged after a transpose, a permuted tensor flattened.
+the values come out permuted. A reshape of a tensor in memory never gets
+here (it reinterprets the buffer); one of a value not yet in memory does:
+a view of a transpose, slice or expand (heads merged after a transpose, a
+permuted tensor flattened), or an elementwise result reshaped before it is
+stored.
 """
 from torch._inductor import ir
 
