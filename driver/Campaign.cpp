@@ -577,6 +577,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   bool stopping = false; // --max-findings reached, or an error below
   // A campaign told what is known (--known) stops at the findings it did
   // not know: a planted bug is not cut short by a real one on the list.
+  // Only a signature listed by its id alone is known here: a qualified
+  // line (a skeleton, a root pattern) needs the reduced case, which the
+  // report has and a running campaign has not.
   auto countsTowardMaxFindings = [&](const std::string &signatureId) {
     return options.maxFindings && !options.config.knownSignatures.count(signatureId);
   };

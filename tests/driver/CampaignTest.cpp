@@ -597,11 +597,15 @@ TEST(Campaign, ItsSummaryCallsNewWhatTheKnownListDoesNotName) {
       << withoutList.str();
   fs::remove_all(dir);
 
-  // The same campaign with its one signature known, and with another.
+  // The same campaign with its one signature known, and with another; a
+  // known signature does not count toward --max-findings, so both runs get
+  // the cases the first one ran and no more.
+  o.maxCases = unknown.cases;
   for (const bool listed : {true, false}) {
     fs::remove_all(dir);
     o.config.knownSignatures = {listed ? unknown.findings[0].id : "crash-0123456789abcdef"};
     const CampaignResult r = runCampaign(o, jit);
+    EXPECT_EQ(r.stoppedAtMaxFindings, !listed);
     ASSERT_EQ(r.findings.size(), 1u);
     EXPECT_EQ(r.firstFiled, 1u);
     ASSERT_TRUE(r.newToKnownList);

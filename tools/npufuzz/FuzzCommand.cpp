@@ -68,8 +68,8 @@ cl::opt<unsigned, false, CountParser<unsigned, 1, 1000000>> casesPerWorker(
 SeedOpt maxFindings("max-findings",
                     cl::desc("Stop once this many failing cases are recorded in this run (1: "
                              "at the first; the exit status is then 1; 0, the default: no "
-                             "limit); with --known, failing cases of listed signatures do not "
-                             "count"),
+                             "limit); with --known, failing cases of signatures listed by id "
+                             "alone do not count"),
                     cl::init(0), cl::sub(sub()), cl::cat(category()));
 cl::opt<double, false, RealParser<ReduceSeconds>>
     reduceTime("reduce-time", cl::desc("Seconds to reduce each new signature (1 to 604800)"),
