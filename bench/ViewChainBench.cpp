@@ -40,16 +40,10 @@ namespace {
 /// non-zero dividend exactly by a divisor of the other sign.
 bool holdsExactMixedSignDivision(const Case &c, const Op &op, const std::vector<RefTensor> &v) {
   const RefTensor &a = v[op.operands[0]], &b = v[op.operands[1]], &r = v[op.results[0]];
-  const std::vector<int64_t> &shape = r.type.shape;
   for (int64_t k = 0; k < r.numElements(); ++k) {
     if (!r.isDefined(k))
       continue;
-    int64_t bk = k;
-    if (op.kind != OpKind::Div) { // x[R,C] with s[R,1] or s[1,C]
-      const int64_t row = k / shape[1], col = k % shape[1];
-      bk = op.kind == OpKind::RowExpandDiv ? row : col;
-    }
-    const int64_t x = a.intAt(k), y = b.intAt(bk);
+    const int64_t x = a.intAt(k), y = b.intAt(secondOperandElement(op, r.type, k));
     // (y == -1 first: MIN % -1 traps.)
     if (y != 0 && x != 0 && (y == -1 || x % y == 0) && (x < 0) != (y < 0))
       return true;

@@ -99,16 +99,6 @@ RefTensor makeInput(const TensorType &type, const InputFill &fill, Prng &p, doub
   return t;
 }
 
-/// The division `op` (div, row_expand_div, col_expand_div) divides result
-/// element k's dividend, element k of operand 0, by element divisorAt(k) of
-/// operand 1.
-int64_t divisorAt(const Op &op, const TensorType &result, int64_t k) {
-  if (op.kind == OpKind::Div)
-    return k;
-  const int64_t cols = result.shape[1];
-  return op.kind == OpKind::RowExpandDiv ? k / cols : k % cols;
-}
-
 /// Floor and truncating division differ only on a remainder whose sign is
 /// not the divisor's, and an emitter that adjusts the quotient without
 /// testing the remainder is wrong only on exact divisions of mixed signs:
@@ -145,7 +135,7 @@ void relateDividend(const Case &c, const Op &op, RefTensor &dividend, const RefT
   for (int64_t k = 0; k < result.numElements(); ++k) {
     if (p.below(2) == 0)
       continue;
-    const int64_t y = divisor.i[divisorAt(op, result, k)];
+    const int64_t y = divisor.i[secondOperandElement(op, result, k)];
     const int64_t q = p.range(1, 4);
     if (y == 0 || y < -1024 || y > 1024) // (and no -y of INT64_MIN)
       continue;
@@ -185,17 +175,9 @@ void relateTies(const Case &c, size_t opIndex, RefTensor *a, RefTensor *b) {
     const TensorType &result = c.typeOf(op.results[0]);
     if (a->type.shape != result.shape)
       return;
-    const int64_t cols = result.rank() == 2 ? result.shape[1] : 1;
-    for (int64_t k = 0; k < a->numElements(); ++k) {
-      if (p.below(4) != 0)
-        continue;
-      int64_t j = k; // b's element compared with a's element k
-      if (opCategory(op.kind) == OpCategory::RowExpand)
-        j = k / cols;
-      else if (opCategory(op.kind) == OpCategory::ColExpand)
-        j = k % cols;
-      copyElement(*b, j, *a, k);
-    }
+    for (int64_t k = 0; k < a->numElements(); ++k)
+      if (p.below(4) == 0)
+        copyElement(*b, secondOperandElement(op, result, k), *a, k);
     return;
   }
   if (!a || b)
@@ -223,6 +205,20 @@ void relateIndexEnds(const Case &c, size_t opIndex, RefTensor *indices, const In
 }
 
 } // namespace
+
+int64_t secondOperandElement(const Op &op, const TensorType &result, int64_t k) {
+  switch (opCategory(op.kind)) {
+  case OpCategory::RowExpand: return k / result.shape[1];
+  case OpCategory::ColExpand: return k % result.shape[1];
+  case OpCategory::Source:
+  case OpCategory::Unary:
+  case OpCategory::Binary:
+  case OpCategory::Compare:
+  case OpCategory::View:
+  case OpCategory::Other: return k;
+  }
+  return k;
+}
 
 bool isIntegerDivision(const Case &c, const Op &op) {
   return (op.kind == OpKind::Div || op.kind == OpKind::RowExpandDiv ||

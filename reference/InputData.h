@@ -52,6 +52,11 @@ namespace npufuzz {
 /// indices are an eighth of them at the ends of the range.
 std::vector<RefTensor> makeInputs(const Case &c);
 
+/// The element of binary op `op`'s second operand that result element k
+/// (of `result`) reads: k, or for row_expand_* (x[R,C], s[R,1]) its row and
+/// for col_expand_* (s[1,C]) its column.
+int64_t secondOperandElement(const Op &op, const TensorType &result, int64_t k);
+
 /// Whether `op` is div, row_expand_div or col_expand_div of integers:
 /// floor division, whose operands makeInputs relates.
 bool isIntegerDivision(const Case &c, const Op &op);
