@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
-#===- ci/install-torch.sh - torch 2 from PyPI, in a virtual environment ----===#
+#===- ci/install-torch.sh - torch and TVM from PyPI, in a virtual environment ===#
 #
-# --backend torch and --backend inductor run the user's torch; this installs
-# the one npufuzz is tested with, pinned, from PyPI into a virtual
+# --backend torch, inductor and tvm run the user's torch (and TVM); this
+# installs the ones npufuzz is tested with, pinned, from PyPI into a virtual
 # environment outside the clone, and prints its python on the last line:
 #
 #   export NPUFUZZ_PYTHON=$(bash ci/install-torch.sh)
 #
-# torch 2.8.0: the release PyTorchSim pins, so Inductor's scheduler, fusion
-# and view handling are the ones its users ship. On x86_64 PyPI's torch is a
-# CUDA build whose nvidia-* wheels `import torch` needs even on a CPU: the
-# environment is about 6.5 GB and takes about 2 minutes to install once
-# (docs/toolchains.md#torch); it is kept in the cache and reused, so a
-# second run takes a second.
+# torch 2.15.0: PyPI's current release, the Inductor users of torch.compile
+# run today. Apache TVM 0.27 (apache-tvm) goes into the same environment:
+# its Relax frontend imports the program torch.export made of the case, so
+# it needs torch beside it. On x86_64 PyPI's torch is a CUDA build whose
+# nvidia-* wheels `import torch` needs even on a CPU: the environment is
+# several GB and takes minutes to install once (docs/toolchains.md#torch);
+# it is kept in the cache and reused, so a second run takes a second.
 #
 # Environment: NPUFUZZ_CACHE (default ~/.cache/npufuzz), NPUFUZZ_BASE_PYTHON
 # (the interpreter the environment is made from; default python3 on PATH,
@@ -21,11 +22,14 @@
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 
-TORCH=2.8.0
-NUMPY=2.2.6
+TORCH=2.15.0
+NUMPY=2.4.6
+TVM=0.27.0.post1
+TVM_FFI=0.1.15.post2
+ML_DTYPES=0.6.0
 CACHE=${NPUFUZZ_CACHE:-$HOME/.cache/npufuzz}
 . "$(dirname "$0")/python-env.sh"
 
-python_env "torch $TORCH" "$CACHE/torch-$TORCH" \
-  '"$PYTHON" -c "import numpy, torch; assert torch.__version__.startswith(\"$TORCH\")" 2>/dev/null' \
-  "torch==$TORCH" "numpy==$NUMPY"
+python_env "torch $TORCH and TVM $TVM" "$CACHE/torch-$TORCH" \
+  '"$PYTHON" -c "import numpy, torch, tvm; assert torch.__version__.startswith(\"$TORCH\")" 2>/dev/null' \
+  "torch==$TORCH" "numpy==$NUMPY" "apache-tvm==$TVM" "apache-tvm-ffi==$TVM_FFI" "ml_dtypes==$ML_DTYPES"

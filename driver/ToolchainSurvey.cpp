@@ -25,6 +25,7 @@ BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
   case ToolchainKind::IreeRuntime:
     needs = {ToolchainKind::IreeCompile, ToolchainKind::IreeRuntime};
     return BackendKind::Iree;
+  case ToolchainKind::Tvm: needs = {ToolchainKind::Tvm}; return BackendKind::Tvm;
   case ToolchainKind::MlirOpt:
   case ToolchainKind::MlirRunner:
     needs = {ToolchainKind::MlirOpt, ToolchainKind::MlirRunner};
@@ -75,8 +76,9 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
   case BackendKind::Torch:
   case BackendKind::Inductor:
     // Found and past its canary above: no second import of torch.
-    useTorchAdapter(config, path(ToolchainKind::Torch), backend == BackendKind::Inductor);
+    useTorchAdapter(config, path(ToolchainKind::Torch), backend);
     break;
+  case BackendKind::Tvm: useTorchAdapter(config, path(ToolchainKind::Tvm), backend); break;
   case BackendKind::Iree:
     useIreeAdapter(config, path(ToolchainKind::IreeCompile), path(ToolchainKind::IreeRuntime));
     break;

@@ -391,6 +391,13 @@ view_chain_rate = 0.45
   return builtInPolicy(kText);
 }
 
+Policy tvmPolicy() {
+  // TVM's Relax frontend imports the program torch.export makes of the
+  // case, which grows as Inductor's graph does with the longest folded
+  // axis: Inductor's dims, patterns and chains of views.
+  return inductorPolicy();
+}
+
 Policy ireePolicy() {
   static const char *const kText = R"(
 # IREE's dispatch regions take no index-typed tensors ("index types must not
@@ -444,6 +451,8 @@ Policy defaultPolicyFor(std::string_view backend) {
     return inductorPolicy();
   if (backend == "iree")
     return ireePolicy();
+  if (backend == "tvm")
+    return tvmPolicy();
   if (backend == "pytorchsim")
     return pytorchsimPolicy();
   return Policy::defaults();

@@ -138,6 +138,10 @@ Policy ptoPolicy();
 /// twice as often.
 Policy inductorPolicy();
 
+/// The default policy of --backend tvm (Apache TVM through its torch
+/// frontend).
+Policy tvmPolicy();
+
 /// The default policy of --backend iree: no index-typed tensors, which
 /// IREE's dispatch regions do not take, and the seed patterns twice as
 /// often.
@@ -148,7 +152,7 @@ Policy ireePolicy();
 Policy pytorchsimPolicy();
 
 /// The policy a campaign of backend `backend` (its --backend name) uses
-/// when no --policy is given: pto's, inductor's, iree's and pytorchsim's own, else the
+/// when no --policy is given: pto's, inductor's, tvm's, iree's and pytorchsim's own, else the
 /// defaults.
 Policy defaultPolicyFor(std::string_view backend);
 

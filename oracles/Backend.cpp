@@ -127,6 +127,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::External:
   case BackendKind::Torch: return std::make_unique<CommandBackend>(config.external);
   case BackendKind::Inductor:
+  case BackendKind::Tvm:
   case BackendKind::Iree: {
     // The compiler's optimisations for this case: what the adapter turns on.
     ExternalToolchain cmd = config.external;

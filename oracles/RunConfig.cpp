@@ -47,26 +47,31 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
 }
 
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
-                           bool compile) {
+                           BackendKind backend) {
   std::string py;
-  if (!findTorchPython(python, py, error, compile))
+  const bool found = backend == BackendKind::Tvm
+                         ? findTvmPython(python, py, error)
+                         : findTorchPython(python, py, error, backend == BackendKind::Inductor);
+  if (!found)
     return false;
-  useTorchAdapter(config, py, compile);
+  useTorchAdapter(config, py, backend);
   return true;
 }
 
-void useTorchAdapter(RunConfig &config, const std::string &py, bool compile) {
+void useTorchAdapter(RunConfig &config, const std::string &py, BackendKind backend) {
   std::string adapter = NPUFUZZ_TORCH_ADAPTER;
   if (const char *env = std::getenv("NPUFUZZ_TORCH_ADAPTER"); env && *env)
     adapter = env;
-  config.backend = compile ? BackendKind::Inductor : BackendKind::Torch;
+  config.backend = backend;
   config.external.argv = {py, adapter};
+  const bool compile = backend != BackendKind::Torch;
   if (compile)
-    config.external.argv.insert(config.external.argv.end(), {"--compile", "inductor"});
+    config.external.argv.insert(config.external.argv.end(),
+                                {"--compile", std::string(backendKindName(backend))});
   config.external.persistent = true;
   // The first answer of each adapter includes importing torch (seconds on
   // a cold disk); still below a campaign worker's 30 s. Inductor compiles
-  // each kernel to C++ and builds it with g++: seconds more.
+  // each kernel to C++ and builds it with g++, TVM with LLVM: seconds more.
   config.external.timeoutSeconds = compile ? 120 : 25;
 }
 

@@ -81,17 +81,17 @@ bool pipelineRunsOn(MlirJit &jit, const RunConfig &config, std::string &error);
 /// pipeline; the stage is kept): what blame by prefix runs.
 RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes);
 
-/// Sets up `config` for --backend torch, or with `compile` --backend
-/// inductor (the kernel under torch.compile), with `python` (--python;
-/// empty: discovered, docs/toolchains.md#torch): the persistent adapter,
-/// after the python's canary imports torch and numpy. False with the reason
-/// otherwise.
+/// Sets up `config` for `backend`: torch, inductor (the kernel under
+/// torch.compile) or tvm (the kernel exported and built by TVM), with
+/// `python` (--python, or --tvm-python for tvm; empty: discovered,
+/// docs/toolchains.md#torch): the persistent adapter, after the python's
+/// canary. False with the reason otherwise.
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
-                           bool compile = false);
+                           BackendKind backend = BackendKind::Torch);
 
 /// The adapter part of configureTorchBackend, for a `python` already found
 /// and past its canary.
-void useTorchAdapter(RunConfig &config, const std::string &python, bool compile);
+void useTorchAdapter(RunConfig &config, const std::string &python, BackendKind backend);
 
 /// Sets up `config` for --backend iree with `compiler` (--iree-compile)
 /// and `python` (--iree-python), each discovered when empty

@@ -86,6 +86,14 @@ bool findTorchPython(const std::string &given, std::string &python, std::string 
   return true;
 }
 
+bool findTvmPython(const std::string &given, std::string &python, std::string &error) {
+  LocatedToolchain found;
+  if (!findWorkingToolchain(ToolchainKind::Tvm, given, found, error))
+    return false;
+  python = found.path;
+  return true;
+}
+
 bool findIreeTools(const std::string &compiler, const std::string &python,
                    std::string &compilerPath, std::string &pythonPath, std::string &error) {
   compilerPath = compiler;

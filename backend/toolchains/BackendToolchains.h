@@ -45,6 +45,10 @@ bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &r
 bool findTorchPython(const std::string &given, std::string &python, std::string &error,
                      bool compile = false);
 
+/// --backend tvm: the Python that imports torch and TVM's Relax frontend
+/// (`given`: --tvm-python), discovered when empty and past its canary.
+bool findTvmPython(const std::string &given, std::string &python, std::string &error);
+
 /// iree-compile (`compiler`, --iree-compile) and a Python with IREE's
 /// runtime (`python`, --iree-python), each discovered when empty and past
 /// its canary, into `compilerPath` and `pythonPath`; false with the reason.

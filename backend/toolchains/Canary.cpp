@@ -153,6 +153,16 @@ void torchCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
                "torch and numpy", "torch", 120, r);
 }
 
+/// TVM as --backend tvm drives it: its Relax frontend for torch's exported
+/// programs imports, beside torch.
+void tvmCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  pythonCanary(s, python,
+               "import numpy, torch, tvm\n"
+               "from tvm.relax.frontend.torch import from_exported_program\n"
+               "print('tvm', tvm.__version__, 'torch', torch.__version__)",
+               "torch and tvm's Relax frontend", "tvm", 120, r);
+}
+
 void ireeCompileCanary(const Scratch &s, const std::string &path, CanaryResult &r) {
   const Probe version = probe(s, {path, "--version"});
   const size_t at = version.out.find("IREE compiler version");
@@ -307,6 +317,7 @@ CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
     case ToolchainKind::Torch: torchCanary(scratch, path, r); break;
     case ToolchainKind::IreeCompile: ireeCompileCanary(scratch, path, r); break;
     case ToolchainKind::IreeRuntime: ireeRuntimeCanary(scratch, path, r); break;
+    case ToolchainKind::Tvm: tvmCanary(scratch, path, r); break;
     case ToolchainKind::MlirOpt: mlirOptCanary(scratch, path, r); break;
     case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
     case ToolchainKind::Simpler: simplerCanary(scratch, path, r); break;

@@ -32,6 +32,7 @@ const char *markerHeader(ToolchainKind kind) {
   case ToolchainKind::Torch:
   case ToolchainKind::IreeCompile:
   case ToolchainKind::IreeRuntime:
+  case ToolchainKind::Tvm:
   case ToolchainKind::MlirOpt:
   case ToolchainKind::Simpler:
   case ToolchainKind::PyTorchSimPython:
@@ -55,7 +56,10 @@ std::vector<std::string> usualPlaces(ToolchainKind kind) {
   case ToolchainKind::Torch:
     // Where ci/install-torch.sh puts the pinned torch: a python3 on PATH
     // is usually an interpreter without torch.
-    return {cacheDir() + "/torch-2.8.0/bin/python"};
+    return {cacheDir() + "/torch-2.15.0/bin/python"};
+  // ci/install-torch.sh installs TVM beside that torch: its frontend
+  // imports what torch.export made.
+  case ToolchainKind::Tvm: return {cacheDir() + "/torch-2.15.0/bin/python"};
   // Where ci/install-iree.sh puts the pinned IREE.
   case ToolchainKind::IreeCompile:
     return {"iree-compile", cacheDir() + "/iree-3.13.0/bin/iree-compile"};

@@ -73,7 +73,7 @@ TEST(TorchBackend, OneAdapterProcessServesManyCases) {
 RunConfig inductor() {
   RunConfig config;
   std::string error;
-  EXPECT_TRUE(configureTorchBackend(config, "", error, /*compile=*/true)) << error;
+  EXPECT_TRUE(configureTorchBackend(config, "", error, BackendKind::Inductor)) << error;
   config.metamorphicShare = 0;
   return config;
 }

@@ -18,6 +18,10 @@ case's stderr, which npufuzz signs, and the traceback in DIR/details.txt;
 DIR/details.txt also gets the code Inductor generated, which a finding
 keeps. A failure of the adapter itself (a file it cannot write) is answered
 with status 80: npufuzz's environment, never a finding.
+
+With `--compile tvm` (npufuzz --backend tvm) the kernel goes through Apache
+TVM instead (tvm_compile.py): torch.export, Relax's torch frontend,
+relax.build for `llvm`, TVM's CPU runtime.
 """
 import json
 import os
@@ -27,6 +31,7 @@ import sys
 import traceback
 
 import case_loop
+import tvm_compile
 
 UNSUPPORTED = 77  # the protocol's exit status for "cannot express the case"
 COMPILE_ERROR = 78  # the toolchain rejected the program
@@ -194,25 +199,60 @@ def _trust_known_vector_isas():
 # with the same switches on other data (npufuzz's padding variant reruns a
 # case so): its kernel is not compiled again, as the in-process backend
 # reuses its compiled code. Any other case starts from a reset compiler.
-_kept = {"key": None, "namespace": None}
+_kept = {"key": None, "namespace": None, "tvm": None}
 
 
 def _forget_compiled():
     import torch._dynamo
     torch._dynamo.reset()  # frees the last compile
-    _kept["key"], _kept["namespace"] = None, None
+    _kept["key"], _kept["namespace"], _kept["tvm"] = None, None, None
+
+
+class _TvmInPlaceOfTorchCompile:
+    """While a case's main() runs, torch.compile(kernel, ...) builds the
+    kernel with TVM: the program stays the one every backend runs."""
+
+    def __init__(self, case_dir, kept):
+        import torch
+        self.torch = torch
+        with open(os.path.join(case_dir, "manifest.json")) as f:
+            switches = json.load(f).get("switches", {})
+        self.arguments = tvm_compile.pass_context_arguments(switches)
+        self.case_dir = case_dir
+        self.compiled = kept
+
+    def _running(self):
+        open(os.path.join(self.case_dir, "running"), "w").close()
+
+    def compile(self, kernel, **_):
+        if self.compiled is None or self.compiled.kernel is not kernel:
+            self.compiled = tvm_compile.Compiled(kernel, self.arguments, self._running)
+        self.compiled.on_running = self._running
+        return self.compiled
+
+    def __enter__(self):
+        self.saved = self.torch.compile
+        self.torch.compile = self.compile
+        return self
+
+    def __exit__(self, *_):
+        self.torch.compile = self.saved
 
 
 def run_case(case_dir, compiling):
     """Runs DIR/program.py in this process: its exit status, a compiler
-    failure's headline (or None), and what a finding keeps of it."""
+    failure's headline (or None), and what a finding keeps of it.
+    `compiling`: None (eager torch), "inductor" or "tvm"."""
     program = os.path.join(case_dir, "program.py")
     if not os.path.isfile(program):
         sys.stderr.write("no program.py: the PyTorch emitter refused the case\n")
         return UNSUPPORTED, None, []
-    if compiling:  # outside the try: a bad manifest is the adapter's environment
+    # Outside the try: a bad manifest is the adapter's environment.
+    if compiling == "inductor":
         import torch._inductor.config as inductor_config_module
         config_patch = inductor_config_module.patch(inductor_config(case_dir))
+    elif compiling == "tvm":
+        config_patch = _TvmInPlaceOfTorchCompile(case_dir, None)
     old_argv = sys.argv
     sys.argv = [program, case_dir]
     generated_before = len(_generated_code)
@@ -228,6 +268,8 @@ def run_case(case_dir, compiling):
         # next, but the same program's own compiled kernel.
         if key is not None and key == _kept["key"]:
             namespace = _kept["namespace"]
+            if compiling == "tvm":
+                config_patch.compiled = _kept["tvm"]
         else:
             namespace = runpy.run_path(program, run_name="npufuzz_case")
         if compiling:
@@ -244,8 +286,14 @@ def run_case(case_dir, compiling):
         elif e.code is not None:
             sys.stderr.write(str(e.code) + "\n")
             code = 1
+    except tvm_compile.Refused as e:
+        code, headline = UNSUPPORTED, str(e)
+    except tvm_compile.Failed as e:
+        code, headline = e.status, e.headline
+        details.append("".join(traceback.format_exception(type(e), e, e.__traceback__)))
     except BaseException as e:
-        failure = compile_failure(e) if compiling and isinstance(e, Exception) else None
+        failure = (compile_failure(e) if compiling == "inductor" and isinstance(e, Exception)
+                   else None)
         if failure is None:  # a traceback is what a one-shot run would print
             traceback.print_exc()
             code = 1
@@ -258,8 +306,12 @@ def run_case(case_dir, compiling):
         for text in _generated_code[generated_before:]:
             details.append("--- code Inductor generated ---\n" + text)
         del _generated_code[generated_before:]
+        module = getattr(config_patch, "compiled", None)
+        if module is not None and getattr(module, "module", None) is not None:
+            details.append("--- the Relax module TVM imported ---\n" + str(module.module))
         if code == 0:
             _kept["key"], _kept["namespace"] = key, namespace
+            _kept["tvm"] = module
         else:
             _forget_compiled()
     return code, headline, details
@@ -298,14 +350,17 @@ def main():
     # The answers travel on the original stdout; anything the programs print
     # goes to stderr instead, so it cannot be taken for an answer.
     answers = case_loop.answers_channel()
-    compiling = len(sys.argv) == 3 and sys.argv[1] == "--compile"
-    if len(sys.argv) > 1 and not compiling:
-        sys.stderr.write("usage: torch_server.py [--compile BACKEND]\n")
+    compiling = sys.argv[2] if len(sys.argv) == 3 and sys.argv[1] == "--compile" else None
+    if len(sys.argv) > 1 and compiling not in ("inductor", "tvm"):
+        sys.stderr.write("usage: torch_server.py [--compile inductor|tvm]\n")
         return ENVIRONMENT
-    patch = os.environ.get("NPUFUZZ_INDUCTOR_PATCH")
+    patch = os.environ.get({"inductor": "NPUFUZZ_INDUCTOR_PATCH",
+                            "tvm": "NPUFUZZ_TVM_PATCH"}.get(compiling, "-"))
     if compiling:
         # The emitted programs compile their kernel when this is set.
-        os.environ["NPUFUZZ_TORCH_COMPILE"] = sys.argv[2]
+        os.environ["NPUFUZZ_TORCH_COMPILE"] = compiling
+        # TVM's runtime runs kernels on one thread, as torch does below.
+        os.environ.setdefault("TVM_NUM_THREADS", "1")
         if patch:
             # Inductor's caches would hand back what the unpatched compiler
             # made of the same program.
@@ -327,12 +382,20 @@ def main():
         sys.stderr.write("npufuzz torch adapter: %s; see docs/toolchains.md#torch\n" % e)
         return ENVIRONMENT
     torch.set_num_threads(1)
-    if compiling:
+    if compiling == "inductor":
         _record_generated_code()
         _trust_known_vector_isas()
+    if compiling == "tvm":
+        try:
+            import tvm  # noqa: F401
+            from tvm.relax.frontend.torch import from_exported_program  # noqa: F401
+        except ImportError as e:
+            sys.stderr.write("npufuzz tvm adapter: %s; see docs/toolchains.md#tvm\n" % e)
+            return ENVIRONMENT
     if compiling and patch:
-        # A bug planted in Inductor by npufuzz's tests
-        # (tests/integrations/inductor/); never set otherwise.
+        # A bug planted in the compiler by npufuzz's tests
+        # (tests/integrations/inductor/, tests/integrations/tvm/); never set
+        # otherwise.
         runpy.run_path(patch)
     process_stderr = os.dup(2)
     return case_loop.serve(answers,

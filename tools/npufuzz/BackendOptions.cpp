@@ -69,6 +69,10 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                  cl::desc("Python with IREE's runtime for --backend iree (default: discovered, "
                           "docs/toolchains.md)"),
                  cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      tvmPython("tvm-python",
+                cl::desc("Python with torch and Apache TVM for --backend tvm (default: "
+                         "discovered, docs/toolchains.md)"),
+                cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       simplerPython("simpler-python",
                     cl::desc("Python that imports simpler for --backend simpler (default: "
                              "discovered, docs/toolchains.md)"),
@@ -82,7 +86,7 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                                 "pytorchsim (default: discovered, docs/toolchains.md)"),
                        cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       switchOff("switch-off",
-                cl::desc("Turn an optimisation of --backend inductor or iree off (repeatable; "
+                cl::desc("Turn an optimisation of --backend inductor, tvm or iree off (repeatable; "
                          "the names are in docs/ml-compilers.md)"),
                 cl::value_desc("NAME"), cl::sub(sub), cl::cat(category())),
       known("known",
@@ -200,8 +204,12 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
   }
-  if (torchLike) {
-    if (!configureTorchBackend(config, python, error, config.backend == BackendKind::Inductor)) {
+  if (config.backend != BackendKind::Tvm && !tvmPython.empty()) {
+    fail("--tvm-python is for --backend tvm");
+    return false;
+  }
+  if (torchLike || config.backend == BackendKind::Tvm) {
+    if (!configureTorchBackend(config, torchLike ? python : tvmPython, error, config.backend)) {
       fail(error);
       return false;
     }
@@ -303,6 +311,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--iree-compile", ireeCompile});
   if (!ireePython.empty())
     flags.insert(flags.end(), {"--iree-python", ireePython});
+  if (!tvmPython.empty())
+    flags.insert(flags.end(), {"--tvm-python", tvmPython});
   if (!simplerPython.empty())
     flags.insert(flags.end(), {"--simpler-python", simplerPython});
   if (!pytorchsim.empty())
@@ -328,7 +338,8 @@ double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
   if (timeout.getNumOccurrences())
     return timeout;
   // The command's own limit, and room for the worker to see it end.
-  if (config.backend == BackendKind::Inductor || config.backend == BackendKind::Iree)
+  if (config.backend == BackendKind::Inductor || config.backend == BackendKind::Iree ||
+      config.backend == BackendKind::Tvm)
     return std::max<double>(timeout, config.external.timeoutSeconds + 30.0);
   // simpler builds a kernel per task and the orchestration for each case.
   if (config.backend == BackendKind::Simpler)
