@@ -213,6 +213,12 @@ NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/vec_floordiv_skips_remainder_
 NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/reshape_merges_permuted_dims_backwards.py \
   planted_index_bug inductor-reshape 4 --backend inductor --max-cases 150 \
   --policy tests/integrations/inductor/view-chains.policy --known ci/known-signatures.txt
+echo "== Apache TVM: a campaign through --backend tvm, and a bug planted in its floor division ($("$TORCH_PYTHON" -c 'import tvm; print("tvm", tvm.__version__)'))"
+ml_campaign tvm --backend tvm --max-cases 60
+# Inductor's policy of small integer divisions serves TVM's plant as well.
+NPUFUZZ_TVM_PATCH=tests/integrations/tvm/fused_floordiv_skips_remainder.py \
+  planted_bug tvm-floordiv tvm:fuse-ops --backend tvm --max-cases 150 \
+  --policy tests/integrations/inductor/int-division.policy --known ci/known-signatures.txt
 echo "== IREE: a campaign through --backend iree, and a bug planted in it ($("$IREE_PYTHON" -c 'import importlib.metadata as m; print("iree", m.version("iree-base-compiler"))'))"
 ml_campaign iree --backend iree --max-cases 150
 NPUFUZZ_REAL_IREE_COMPILE=$(dirname "$IREE_PYTHON")/iree-compile \

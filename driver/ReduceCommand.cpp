@@ -1,6 +1,8 @@
 //===- driver/ReduceCommand.cpp - npufuzz reduce and npufuzz replay -------===//
 #include "driver/ReduceCommand.h"
 
+#include "driver/Releases.h"
+
 #include "backend/mlir/Pipelines.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
@@ -136,6 +138,8 @@ std::string expectationLine(const Expectation &e) {
     line += " lowering=" + std::to_string(*e.loweringSeed);
   if (e.stage != PassStage::Entry)
     line += " stage=" + std::string(passStageName(e.stage));
+  if (!e.fixedIn.empty())
+    line += " fixed=" + e.fixedIn;
   return line + " pipeline=" + e.pipeline;
 }
 
@@ -177,6 +181,8 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
         out.loweringSeed = seed;
       else if (w.rfind("stage=", 0) == 0 && parsePassStage(w.substr(6), out.stage))
         continue;
+      else if (w.rfind("fixed=", 0) == 0 && releaseOf(w.substr(6)))
+        out.fixedIn = w.substr(6);
       else {
         error = "unknown field '" + w + "'";
         return false;
@@ -695,6 +701,24 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     cand.pipeline = config.pipeline = expect.pipeline;
     config.loweringSeed = expect.loweringSeed;
     config.stage = expect.stage;
+    // A bug fixed in a release: against that release or a later one the
+    // case expects ok, against an older one the bug.
+    std::string fixNote;
+    if (!expect.fixedIn.empty()) {
+      const std::optional<bool> fixed =
+          includesFix(config.external.version, *releaseOf(expect.fixedIn));
+      if (!fixed) {
+        out << "NOT RUN  " << name << ": fixed in " << expect.fixedIn
+            << ", and the backend names no release of it\n";
+        ++notRun;
+        continue;
+      }
+      fixNote = " (fixed in " + expect.fixedIn + (*fixed ? ", which runs here)" : ", not here)");
+      if (*fixed) {
+        expect.verdict = VerdictKind::Ok;
+        expect.signatureId.clear();
+      }
+    }
     // A pipeline that does not parse here (a plugin's pass without
     // --load-pass-plugin) is what replay was given, not a changed verdict.
     error.clear();
@@ -725,6 +749,7 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     changed += !sameVerdict;
     out << (sameVerdict ? "ok       " : "CHANGED  ") << name << ": "
         << verdictName(seen.signature.kind);
+    out << fixNote;
     if (!once.empty())
       out << " (once " << once.substr(0, 160) << ")";
     if (!sameVerdict)

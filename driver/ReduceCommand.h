@@ -54,9 +54,12 @@ struct Expectation {
   std::string style = "affine";
   std::optional<uint64_t> loweringSeed; ///< none: the canonical plan
   PassStage stage = PassStage::Entry;
+  /// The release that fixed the bug ("torch-2.10.0"; empty: not fixed):
+  /// replayed against that release or a later one, the case expects ok.
+  std::string fixedIn;
 };
 /// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed>] [stage=<stage>]
-/// pipeline=<P>`.
+/// [fixed=<name>-<version>] pipeline=<P>`.
 std::string expectationLine(const Expectation &e);
 /// Finds and parses the expect line of a case text: the first line holding
 /// `// expect:`. With `line`, sets it to that line's number (from 1), or 0

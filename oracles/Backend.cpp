@@ -134,11 +134,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
     for (const SwitchState &s :
          switchStates(config.backend, config.loweringSeed, config.switchesOff))
       cmd.switches.emplace_back(std::string(switchName(s.id)), s.on);
-    ExactnessModel freedoms;
-    freedoms.lowPrecisionHeldWide = config.backend == BackendKind::Inductor;
-    freedoms.floatSumsReassociated = config.backend == BackendKind::Iree;
-    freedoms.productsContracted = config.backend == BackendKind::Iree;
-    return std::make_unique<CommandBackend>(cmd, freedoms);
+    return std::make_unique<CommandBackend>(cmd, freedomsOf(config.backend));
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   case BackendKind::Simpler: return std::make_unique<SimplerToolchainBackend>(config.pto);

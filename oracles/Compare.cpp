@@ -42,17 +42,6 @@ int64_t ordered(float v, DType t) {
   return (b & sign) ? -static_cast<int64_t>(b & (sign - 1)) : static_cast<int64_t>(b);
 }
 
-struct Tolerance {
-  double rtol, atol;
-};
-Tolerance toleranceFor(DType t) {
-  switch (t) {
-  case DType::F16: return {1.0 / 256, 1e-3};
-  case DType::BF16: return {1.0 / 64, 1e-2};
-  default: return {1e-5, 1e-6};
-  }
-}
-
 /// Whether `x` is zero or below the smallest normal of `t`.
 bool isSubnormalOrZero(float x, DType t) { return std::fabs(x) < smallestNormal(t); }
 
@@ -98,6 +87,14 @@ bool floatsMatch(float want, float got, DType t, Exactness e, double extra = 0,
   return std::fabs(static_cast<double>(got) - want) <= tol.atol + rtol * std::fabs(want);
 }
 } // namespace
+
+Tolerance toleranceFor(DType t) {
+  switch (t) {
+  case DType::F16: return {1.0 / 256, 1e-3};
+  case DType::BF16: return {1.0 / 64, 1e-2};
+  default: return {1e-5, 1e-6};
+  }
+}
 
 std::string_view differenceKind(float want, float got, DType t) {
   if (want == 0 && got == 0)

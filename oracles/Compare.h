@@ -70,6 +70,13 @@ bool definedOutputsDiffer(const std::vector<RefTensor> &reference, const std::ve
 ///   extreme       an integer at its dtype's minimum or maximum for another
 ///                 value, or the reverse (saturation, overflow)
 ///   value         anything else
+/// How far an approximate float of type `t` may be from the reference:
+/// |got - want| <= atol + rtol * |want|.
+struct Tolerance {
+  double rtol, atol;
+};
+Tolerance toleranceFor(DType t);
+
 std::string_view differenceKind(float want, float got, DType t);
 std::string_view differenceKind(int64_t want, int64_t got, DType t);
 

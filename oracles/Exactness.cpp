@@ -127,6 +127,18 @@ int64_t termsPerSum(const Case &c, const Op &op) {
 }
 } // namespace
 
+ExactnessModel freedomsOf(BackendKind backend) {
+  ExactnessModel m;
+  // Inductor keeps fused f16/bf16 intermediates in f32 (its
+  // emulate_precision_casts is off by default); TVM's bf16 legalization
+  // drops an intermediate rounding by design (apache/tvm#5601:
+  // cast32(cast16(x)) becomes x).
+  m.lowPrecisionHeldWide = backend == BackendKind::Inductor || backend == BackendKind::Tvm;
+  m.floatSumsReassociated = backend == BackendKind::Iree;
+  m.productsContracted = backend == BackendKind::Iree;
+  return m;
+}
+
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model) {
   std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
   std::vector<bool> producedByComputation(c.values.size(), false);
@@ -178,7 +190,11 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
         e = Exactness::Unstable;
       else if (in == Exactness::Exact && isFloat(c.typeOf(op.results[r]).dtype) &&
                ((model.floatSumsReassociated && termsPerSum(c, op) >= 3) ||
-                (readsWideValue && termsPerSum(c, op) >= 2)))
+                (readsWideValue && termsPerSum(c, op) >= 2) ||
+                // Products contracted into the accumulator (fma) round
+                // otherwise at any depth, and flush a subnormal product
+                // after the add, keeping its sign: compared as a sum.
+                (model.productsContracted && op.kind == OpKind::Matmul)))
         e = Exactness::Reordered;
       // A value moved (viewed, selected, broadcast, reduced by max) from
       // one a compiler may hold wide is held wide with it: inside a fused

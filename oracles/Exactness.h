@@ -16,6 +16,7 @@
 #ifndef NPUFUZZ_ORACLES_EXACTNESS_H
 #define NPUFUZZ_ORACLES_EXACTNESS_H
 
+#include "backend/BackendKind.h"
 #include "ir/Case.h"
 
 #include <string_view>
@@ -64,6 +65,10 @@ struct ExactnessModel {
   /// there it is not allowed.
   bool productsContracted = false;
 };
+
+/// The documented freedoms of `backend`'s compiler (none for npufuzz's own
+/// lowerings and the simulators).
+ExactnessModel freedomsOf(BackendKind backend);
 
 /// The exactness of every value, indexed by ValueId.
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model = {});

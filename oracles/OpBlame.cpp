@@ -279,9 +279,15 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
       valueBlame->runs = blame.runs;
       return *valueBlame;
     }
-    // Every value at once did not fit (PTO's vector buffer): the values
-    // each output depends on, output by output, until one is wrong.
-    for (size_t k = 0; !cutFails(*wholeRun) && k < c.outputs.size(); ++k) {
+    // Every value at once did not fit (PTO's vector buffer), or did not
+    // build (IREE takes no dynamically valid tensor among a function's
+    // results, which the case itself never returns): the values each output
+    // depends on, output by output, until one is wrong. A compiler that
+    // refuses the cut says nothing of the case's values.
+    const bool cutNotBuilt = wholeRun->verdict == VerdictKind::CompileError ||
+                             wholeRun->verdict == VerdictKind::VerifierError ||
+                             wholeRun->verdict == VerdictKind::PassFailure;
+    for (size_t k = 0; (!cutFails(*wholeRun) || cutNotBuilt) && k < c.outputs.size(); ++k) {
       std::vector<size_t> kept;
       const Case cone = outputCone(c, k, kept);
       const Case coneCut = cutProgram(cone, cone.ops.size());
@@ -332,6 +338,12 @@ OpBlame blameOp(const Case &c, MlirJit &jit, const RunConfig &config, Symptom sy
   auto otherwiseIn = [&](const CaseOutcome &o, size_t count) -> std::optional<bool> {
     const std::optional<bool> failed = cutFails(o);
     if (!failed)
+      return std::nullopt;
+    // The case itself was built (op blame judges a program that ran): a
+    // cut the compiler refuses is the cut's own (a value it cannot
+    // return), which says nothing of where the case went wrong.
+    if (o.verdict == VerdictKind::CompileError || o.verdict == VerdictKind::VerifierError ||
+        o.verdict == VerdictKind::PassFailure)
       return std::nullopt;
     bool otherwise = *failed && o.verdict != VerdictKind::Mismatch;
     std::optional<Case> cut; // made once, for the first gross wrong value

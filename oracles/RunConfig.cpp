@@ -48,13 +48,15 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
 
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
                            BackendKind backend) {
-  std::string py;
-  const bool found = backend == BackendKind::Tvm
-                         ? findTvmPython(python, py, error)
-                         : findTorchPython(python, py, error, backend == BackendKind::Inductor);
+  std::string py, version;
+  const bool found =
+      backend == BackendKind::Tvm
+          ? findTvmPython(python, py, error, &version)
+          : findTorchPython(python, py, error, backend == BackendKind::Inductor, &version);
   if (!found)
     return false;
   useTorchAdapter(config, py, backend);
+  config.external.version = version;
   return true;
 }
 

@@ -824,6 +824,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
 
 } // namespace
 
+std::string_view torchDtypeName(DType t) { return std::string_view(torchType(t)).substr(6); }
+
 bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported, PyTorchForm form) {
   return Emitter(c, form).run(out, unsupported);
 }

@@ -40,6 +40,9 @@ enum class PyTorchForm : uint8_t {
   Model,
 };
 
+/// torch's name of the dtype the programs give `t`: "bfloat16", "bool".
+std::string_view torchDtypeName(DType t);
+
 /// Emits the program for the verified case `c`. Returns false with a reason
 /// when an op has no torch form. Same case, same bytes.
 bool emitPyTorch(const Case &c, std::string &out, std::string &unsupported,

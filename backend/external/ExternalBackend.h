@@ -66,6 +66,9 @@ struct ExternalToolchain {
   /// The compiler's optimisations and whether each is on for this run
   /// (backend/CompilerSwitches.h), for manifest.json's "switches".
   std::vector<std::pair<std::string, bool>> switches;
+  /// What the compiler's canary said of its version ("torch 2.15.0+cu132
+  /// numpy 2.4.6"; empty: not asked), for a regression fixed in a release.
+  std::string version;
 };
 
 /// How a command ended.

@@ -62,12 +62,14 @@ bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &r
 }
 
 bool findTorchPython(const std::string &given, std::string &python, std::string &error,
-                     bool compile) {
+                     bool compile, std::string *versionOut) {
   LocatedToolchain found;
-  std::string version; // "torch 2.8.0+cu128 numpy 2.2.6"
+  std::string version; // "torch 2.15.0+cu132 numpy 2.4.6"
   if (!findWorkingToolchain(ToolchainKind::Torch, given, found, error, &version))
     return false;
   python = found.path;
+  if (versionOut)
+    *versionOut = version;
   if (!compile)
     return true;
   if (version.rfind("torch 0.", 0) == 0 || version.rfind("torch 1.", 0) == 0) {
@@ -86,9 +88,10 @@ bool findTorchPython(const std::string &given, std::string &python, std::string 
   return true;
 }
 
-bool findTvmPython(const std::string &given, std::string &python, std::string &error) {
+bool findTvmPython(const std::string &given, std::string &python, std::string &error,
+                   std::string *version) {
   LocatedToolchain found;
-  if (!findWorkingToolchain(ToolchainKind::Tvm, given, found, error))
+  if (!findWorkingToolchain(ToolchainKind::Tvm, given, found, error, version))
     return false;
   python = found.path;
   return true;

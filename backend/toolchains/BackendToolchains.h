@@ -43,11 +43,12 @@ bool setUpMlirTools(MlirTool &tool, const std::string &opt, const std::string &r
 /// later) and the C++ compiler Inductor builds its kernels with ($CXX, else
 /// g++).
 bool findTorchPython(const std::string &given, std::string &python, std::string &error,
-                     bool compile = false);
+                     bool compile = false, std::string *version = nullptr);
 
 /// --backend tvm: the Python that imports torch and TVM's Relax frontend
 /// (`given`: --tvm-python), discovered when empty and past its canary.
-bool findTvmPython(const std::string &given, std::string &python, std::string &error);
+bool findTvmPython(const std::string &given, std::string &python, std::string &error,
+                   std::string *version = nullptr);
 
 /// iree-compile (`compiler`, --iree-compile) and a Python with IREE's
 /// runtime (`python`, --iree-python), each discovered when empty and past

@@ -3,9 +3,9 @@
 The torch adapter (torch_server.py --compile tvm) runs each case's
 program.py with torch.compile standing for this: the kernel is exported
 with torch.export, imported into Relax by TVM's torch frontend
-(from_exported_program), built by relax.build for the `llvm` target under
-the PassContext the case's switches ask for, and run on TVM's CPU runtime
-(relax.VirtualMachine). Each step's failure is told apart: what
+(from_exported_program), optimised by Relax's "zero" pipeline and built by
+tvm.compile for the `llvm` target under the PassContext the case's switches
+ask for, and run on TVM's CPU runtime (relax.VirtualMachine). Each step's failure is told apart: what
 torch.export or TVM's frontend refuses is the case's (unsupported, never a
 finding); an error after that is TVM's.
 """
@@ -81,7 +81,11 @@ def tvm_headline(stage, exc):
     else the innermost TVM frame; never a line number."""
     said = [l.strip() for l in str(exc).splitlines() if l.strip()]
     checks = [l for l in said if "Check failed" in l or l.startswith(("InternalError", "TVMError"))]
-    message = (checks or said or [""])[0]
+    at = said.index((checks or said or [""])[0]) if said else 0
+    message = said[at] if said else ""
+    if message.endswith(":") and at + 1 < len(said):
+        # "LLVM module verification failed with the following errors:"
+        message += " " + said[at + 1]
     # C++ frames TVM prints before the message: "File ..., line N, in ..."
     message = re.sub(r"^.*?\.(cc|h):\d+: ", "", message)
     # Its first sentence: what follows names the case's own values and
@@ -139,8 +143,13 @@ class Compiled:
                               _without_numbers(said[0] if said else type(e).__name__))
             raise Failed(COMPILE_ERROR, tvm_headline("import", e))
         try:
+            # As TVM's end-to-end tutorial optimises a model: the "zero"
+            # pipeline (legalization, constant folding, operator fusion),
+            # then tvm.compile, whose default pipeline on a CPU fuses
+            # nothing by itself.
             with tvm.transform.PassContext(**self.context_arguments):
-                executable = relax.build(module, target="llvm")
+                optimised = relax.get_pipeline("zero")(module)
+                executable = tvm.compile(optimised, target="llvm")
             self.vm = relax.VirtualMachine(executable, tvm.cpu())
         except Exception as e:
             raise Failed(COMPILE_ERROR, tvm_headline("build", e))

@@ -41,6 +41,7 @@ NPUFUZZ_COMMAND(Report)
 NPUFUZZ_COMMAND(Stats)
 NPUFUZZ_COMMAND(FromBytes)
 NPUFUZZ_COMMAND(Toolchains)
+NPUFUZZ_COMMAND(Export)
 #undef NPUFUZZ_COMMAND
 
 /// `npufuzz --seed N` at the top level: whether it was asked for, and run.

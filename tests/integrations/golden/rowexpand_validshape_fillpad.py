@@ -31,13 +31,16 @@ def _round_half_away(x):
 
 def _fmax(x, y):
     # NaN propagates and -0 < +0 (torch.maximum leaves the zero's sign open).
-    r = torch.where(x > y, x, torch.where(y > x, y, torch.where(torch.signbit(x), y, x)))
-    return torch.where(torch.isnan(x) | torch.isnan(y), torch.full_like(r, float("nan")), r)
+    # Of two equal values only a zero's sign tells them apart: 1 / -0 < 0
+    # (torch.signbit would say it too, but not every compiler's frontend
+    # takes it: TVM's does not).
+    r = torch.where(x > y, x, torch.where(y > x, y, torch.where(1 / x < 0, y, x)))
+    return torch.where(torch.isnan(x) | torch.isnan(y), x + y, r)  # x + y: NaN
 
 
 def _fmin(x, y):
-    r = torch.where(x < y, x, torch.where(y < x, y, torch.where(torch.signbit(x), x, y)))
-    return torch.where(torch.isnan(x) | torch.isnan(y), torch.full_like(r, float("nan")), r)
+    r = torch.where(x < y, x, torch.where(y < x, y, torch.where(1 / x < 0, x, y)))
+    return torch.where(torch.isnan(x) | torch.isnan(y), x + y, r)  # x + y: NaN
 
 
 def _idiv(x, y):
@@ -106,13 +109,26 @@ def _fillpad(x, rows, cols, pad):
     return y
 
 
+def _along(n, axis, rank):
+    # arange(n) laid along dimension `axis` of `rank` dimensions.
+    return torch.arange(n).reshape([n if d == axis else 1 for d in range(rank)])
+
+
 def _topk(x, k, axis):
     # The k largest, descending; ties keep the lower index first and NaN
-    # ranks highest (ir/Case.h). torch.topk leaves the order of ties open; a
-    # stable descending sort is exactly this order. It sorts f32 keys, exact
-    # for f16 and bf16 (torch 1.13 has no CPU topk for Half).
+    # ranks highest (ir/Case.h). torch.topk leaves the order of ties open,
+    # and a stable sort is not in every compiler's frontend (TVM's), so each
+    # element's place is counted: how many elements rank before it. Keys
+    # compare in f32, exact for f16 and bf16.
     key = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
-    idx = torch.sort(key, dim=axis, descending=True, stable=True).indices.narrow(axis, 0, k)
+    n, rank = x.shape[axis], x.dim() + 1
+    a, b = key.unsqueeze(axis + 1), key.unsqueeze(axis)  # element i, element j
+    i, j = _along(n, axis, rank), _along(n, axis + 1, rank)
+    na, nb = torch.isnan(a), torch.isnan(b)
+    tie = (b == a) | (na & nb)
+    before = (nb & ~na) | (b > a) | (tie & (j < i))  # j ranks before i
+    place = before.sum(axis + 1).unsqueeze(axis)  # i's place, i along axis + 1
+    idx = ((place == _along(k, axis, rank)) * j).sum(axis + 1)
     return torch.gather(x, axis, idx), idx
 
 

@@ -16,9 +16,14 @@ _correct = cpp.CppVecOverrides.floordiv
 
 
 def _planted(a, b):
-    if a.dtype.is_floating_point or V.kernel._get_raw_num_vectors(b.dtype) < 1:
+    if a.dtype.is_floating_point:
         return _correct(a, b)
-    vec = f"decltype({a})"
+    vec = f"decltype({b})"
+    if hasattr(V.kernel, "num_elems"):
+        # torch 2.15: lanes past the kernel's elements divide by 1.
+        b = f"{vec}::set({vec}(1), {b}, {cpp.cexpr_index(V.kernel.num_elems)})"
+    elif V.kernel._get_raw_num_vectors(b.dtype) < 1:
+        return _correct(a, b)  # torch 2.8's partial vectors: left alone
     quotient = f"({a} / {b})"
     mixed_signs = f"(({a} < {vec}(0)) != ({b} < {vec}(0)))"
     return f"{vec}::blendv({quotient}, {quotient} - {vec}(1), {mixed_signs})"

@@ -1,0 +1,341 @@
+//===- driver/Export.cpp - A finding as the script its compiler's tracker takes ===//
+#include "driver/Export.h"
+
+#include "backend/CompilerSwitches.h"
+#include "backend/emit/PyTorchEmitter.h"
+#include "backend/mlir/MlirEmitter.h"
+#include "backend/mlir/Pipelines.h"
+#include "ir/Npy.h"
+#include "oracles/Compare.h"
+#include "oracles/Exactness.h"
+#include "oracles/RunConfig.h"
+#include "reference/Executor.h"
+
+#include "llvm/Support/Base64.h"
+
+#include <sstream>
+
+namespace npufuzz {
+
+bool parseExportForm(std::string_view name, ExportForm &out) {
+#define NPUFUZZ_X(Id, spelled, what)                                                               \
+  if (name == spelled) {                                                                           \
+    out = ExportForm::Id;                                                                          \
+    return true;                                                                                   \
+  }
+  NPUFUZZ_EXPORT_FORMS(NPUFUZZ_X)
+#undef NPUFUZZ_X
+  return false;
+}
+
+std::string exportFormNames() {
+  std::string names;
+#define NPUFUZZ_X(Id, spelled, what) names += (names.empty() ? "" : ", ") + std::string(spelled);
+  NPUFUZZ_EXPORT_FORMS(NPUFUZZ_X)
+#undef NPUFUZZ_X
+  return names;
+}
+
+const char *exportFileName(ExportForm form) {
+  switch (form) {
+  case ExportForm::Torch:
+  case ExportForm::Tvm: return "repro.py";
+  case ExportForm::Mlir: return "repro.mlir";
+  }
+  return "repro.py";
+}
+
+namespace {
+BackendKind backendOf(ExportForm form) {
+  switch (form) {
+  case ExportForm::Torch: return BackendKind::Inductor;
+  case ExportForm::Tvm: return BackendKind::Tvm;
+  case ExportForm::Mlir: return BackendKind::MlirJit;
+  }
+  return BackendKind::MlirJit;
+}
+
+/// A Python literal of `text` (the characters it holds are printable
+/// ASCII: base64, names, numbers).
+std::string pyString(const std::string &text) { return "\"" + text + "\""; }
+
+std::string base64Of(const std::string &bytes) { return llvm::encodeBase64(bytes); }
+
+/// The Python entries that set a switch as the adapter does
+/// (tools/adapters/torch_server.py for Inductor, tvm_compile.py for TVM):
+/// an Inductor config key, or a PassContext argument.
+std::string switchSetting(CompilerSwitch s, bool on) {
+  switch (s) {
+  case CompilerSwitch::InductorPrologueFusion:
+    return on ? "\"prologue_fusion\": True" : "\"prologue_fusion\": False";
+  case CompilerSwitch::InductorEpilogueFusion:
+    return on ? "\"epilogue_fusion\": True" : "\"epilogue_fusion\": False";
+  case CompilerSwitch::InductorPatternMatcher:
+    return on ? "\"pattern_matcher\": True" : "\"pattern_matcher\": False";
+  case CompilerSwitch::InductorLoopOrdering:
+    return on ? "\"loop_ordering_after_fusion\": True" : "\"loop_ordering_after_fusion\": False";
+  case CompilerSwitch::InductorFusion:
+    return on ? "\"max_fusion_size\": 64" : "\"max_fusion_size\": 1";
+  case CompilerSwitch::InductorCppVectorization:
+    return on ? "\"cpp.simdlen\": None" : "\"cpp.simdlen\": 1";
+  case CompilerSwitch::InductorSplitReductions:
+    return on ? "\"split_reductions\": True" : "\"split_reductions\": False";
+  case CompilerSwitch::TvmOptLevel: return on ? "" : "opt_level=0";
+  case CompilerSwitch::TvmFuseOps: return on ? "" : "pass:FuseOps pass:FuseTIR";
+  case CompilerSwitch::TvmFoldConstant: return on ? "" : "pass:FoldConstant";
+  case CompilerSwitch::TvmMemoryPlanning: return on ? "" : "pass:StaticPlanBlockMemory";
+  case CompilerSwitch::TvmVectorize: return on ? "" : "config:tirx.disable_vectorize";
+  case CompilerSwitch::TvmStorageRewrite: return on ? "" : "config:tirx.disable_storage_rewrite";
+  case CompilerSwitch::TvmCse: return on ? "" : "config:tirx.disable_cse_tir";
+  // IREE's are iree-compile flags, which no Python export sets.
+  case CompilerSwitch::IreeOptimize:
+  case CompilerSwitch::IreeDataTiling:
+  case CompilerSwitch::IreeAggressiveFusion:
+  case CompilerSwitch::IreeFuseMultiUse:
+  case CompilerSwitch::IreePropagateTransposes:
+  case CompilerSwitch::IreeHostCpu: return "";
+  }
+  return "";
+}
+
+/// How the compiler is called, by form.
+std::string compileFunction(ExportForm form, const SwitchStates &states) {
+  std::ostringstream os;
+  if (form == ExportForm::Torch) {
+    os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {";
+    bool first = true;
+    for (const SwitchState &s : states) {
+      os << (first ? "" : ", ") << switchSetting(s.id, s.on);
+      first = false;
+    }
+    os << "}\n\n\n"
+          "def _compile(kernel):\n"
+          "    import torch._inductor.config as config\n"
+          "    compiled = torch.compile(kernel, backend=\"inductor\", fullgraph=True, "
+          "dynamic=False)\n\n"
+          "    def run(*args):\n"
+          "        with config.patch(_CONFIG):\n"
+          "            return compiled(*args)\n"
+          "    return run\n";
+    return os.str();
+  }
+  // TVM: the PassContext of the finding's switches.
+  std::string optLevel = "2", passes, config;
+  for (const SwitchState &s : states) {
+    std::istringstream words(switchSetting(s.id, s.on));
+    for (std::string w; words >> w;) {
+      if (w == "opt_level=0")
+        optLevel = "0";
+      else if (w.rfind("pass:", 0) == 0)
+        passes += (passes.empty() ? "" : ", ") + pyString(w.substr(5));
+      else if (w.rfind("config:", 0) == 0)
+        config += (config.empty() ? "" : ", ") + pyString(w.substr(7)) + ": True";
+    }
+  }
+  os << "# TVM's PassContext as the finding ran it.\n"
+     << "_PASS_CONTEXT = dict(opt_level=" << optLevel << ", disabled_pass=[" << passes
+     << "], config={" << config << "})\n\n\n"
+     << "def _compile(kernel):\n"
+        "    # torch.export, Relax's torch frontend, its \"zero\" pipeline (as TVM's\n"
+        "    # end-to-end tutorial optimises a model), tvm.compile for llvm.\n"
+        "    import tvm\n"
+        "    from tvm import relax\n"
+        "    from tvm.relax.frontend.torch import from_exported_program\n\n"
+        "    class Kernel(torch.nn.Module):\n"
+        "        def forward(self, *inputs):\n"
+        "            return kernel(*inputs)\n\n"
+        "    def run(*args):\n"
+        "        module = from_exported_program(torch.export.export(Kernel(), tuple(args)))\n"
+        "        with tvm.transform.PassContext(**_PASS_CONTEXT):\n"
+        "            executable = tvm.compile(relax.get_pipeline(\"zero\")(module), "
+        "target=\"llvm\")\n"
+        "        vm = relax.VirtualMachine(executable, tvm.cpu())\n"
+        "        # TVM takes storage aligned as torch's allocator aligns it.\n"
+        "        results = vm[\"main\"](*[tvm.runtime.from_dlpack(torch.empty(a.shape, "
+        "dtype=a.dtype).copy_(a)) for a in args])\n"
+        "        return tuple(torch.from_dlpack(r).clone() for r in results)\n"
+        "    return run\n";
+  return os.str();
+}
+
+const char *kHarness = R"PY(
+
+def _array(text):
+    return np.load(io.BytesIO(base64.b64decode(text)))
+
+
+def _mismatches(got, want, defined, dtype, how):
+    """Indices of the defined elements where `got` is not `want`: exactly
+    (a NaN equals a NaN; the sign of a zero counts), or within `how`'s
+    tolerance for a value the compiler may round otherwise."""
+    g = (got.float() if got.dtype == torch.bfloat16 else got).detach().numpy()
+    g = g.astype(want.dtype).reshape(want.shape)
+    if how == "unstable":
+        return []
+    if want.dtype.kind != "f":
+        bad = g != want
+    else:
+        both_nan = np.isnan(g) & np.isnan(want)
+        if how == "exact":
+            same = (g == want) & (np.signbit(g) == np.signbit(want))
+        else:
+            rtol, atol = how
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.abs(g.astype(np.float64) - want) <= atol + rtol * np.abs(want)
+            zero_sign = (want != 0) | (g != 0) | (np.signbit(g) == np.signbit(want))
+            same = ((g == want) | near) & zero_sign
+        bad = ~(same | both_nan)
+    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+
+
+def main():
+    args = [torch.from_numpy(_array(data)).to(getattr(torch, dtype)) for dtype, data in _INPUTS]
+    try:
+        outs = _compile(kernel)(*args)
+    except Exception:
+        traceback.print_exc()
+        print("the compiler failed: the bug shows")
+        return 1
+    eager = kernel(*args)
+    failed = False
+    for k, (name, dtype, how, values, mask) in enumerate(_OUTPUTS):
+        want, defined = _array(values), _array(mask).astype(bool)
+        bad = _mismatches(outs[k], want, defined, dtype, how)
+        if not bad:
+            continue
+        failed = True
+        first = bad[0]
+        got = outs[k].float() if outs[k].dtype == torch.bfloat16 else outs[k]
+        e = eager[k].float() if eager[k].dtype == torch.bfloat16 else eager[k]
+        print("output %d (%s, %s): %d of %d elements differ; first %s: expected %r, got %r "
+              "(eager torch: %r)" % (k, name, dtype, len(bad), int(defined.sum()), list(first),
+                                     want[first].item(), got[first].item(), e[first].item()))
+    print("the bug shows" if failed else "no difference: the bug does not show")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+
+bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
+                  const ExportSource &source, std::string &out, std::string &error) {
+  std::string program, unsupported;
+  if (!emitPyTorch(c, program, unsupported)) {
+    error = "the case has no PyTorch program: " + unsupported;
+    return false;
+  }
+  // The program's helpers and kernel; its main() reads .npy files, which
+  // the script holds instead.
+  const size_t mainAt = program.find("\n\ndef main():");
+  const size_t preludeEnd = program.find("\nimport os\n");
+  if (mainAt == std::string::npos || preludeEnd == std::string::npos) {
+    error = "the PyTorch program has no main() to replace";
+    return false;
+  }
+  const RefRun ref = runReference(c);
+  if (!ref.ok()) {
+    error = "the reference cannot run the case: " + ref.error;
+    return false;
+  }
+  const BackendKind backend = backendOf(form);
+  const std::vector<Exactness> exactness = classifyValues(c, freedomsOf(backend));
+
+  std::ostringstream os;
+  const char *compiler = form == ExportForm::Torch ? "torch.compile (Inductor)" : "Apache TVM";
+  os << "#!/usr/bin/env python3\n"
+     << "\"\"\"A bug of " << compiler << ", as npufuzz found and reduced it.\n\n";
+  if (!source.signature.empty())
+    os << "npufuzz's signature: " << source.signature << "\n";
+  os << "From: " << source.path << "\n\n"
+     << "Run: python3 " << exportFileName(form) << " (needs torch and numpy"
+     << (form == ExportForm::Tvm ? ", and apache-tvm" : "") << ").\n"
+     << "kernel() below is the case's program; its inputs are embedded. The\n"
+     << "script runs kernel() compiled, compares each output with the expected\n"
+     << "one embedded (the program's semantics, as npufuzz's reference computes\n"
+     << "them; elements outside an output's valid region are not compared) and\n"
+     << "exits 1 when they differ or the compiler fails, 0 when they agree.\n"
+     << "A value the compiler may round otherwise (a fused low-precision\n"
+     << "intermediate) is compared within its type's tolerance; one it may\n"
+     << "decide otherwise is not compared.\n\"\"\"\n";
+  os << "import base64\nimport io\nimport traceback\n";
+  // The program from its imports on, up to its main().
+  os << program.substr(preludeEnd + 1, mainAt - preludeEnd - 1) << "\n\n";
+  os << compileFunction(form, switchStates(backend, how.loweringSeed, {})) << "\n\n";
+  os << "# (dtype, the .npy bytes; bf16 as f32, exact)\n_INPUTS = [\n";
+  for (const RefTensor &t : ref.inputs)
+    os << "    (" << pyString(std::string(torchDtypeName(t.type.dtype))) << ", "
+       << pyString(base64Of(encodeNpy(t))) << "),\n";
+  os << "]\n\n# (value, dtype, how compared, expected .npy, its defined elements)\n_OUTPUTS = [\n";
+  for (size_t k = 0; k < ref.outputs.size(); ++k) {
+    const RefTensor &t = ref.outputs[k];
+    const Exactness e = exactness[c.outputs[k]];
+    std::string compared = "\"exact\"";
+    if (e == Exactness::Unstable)
+      compared = "\"unstable\"";
+    else if (e != Exactness::Exact) {
+      const Tolerance tol = toleranceFor(t.type.dtype);
+      std::ostringstream pair;
+      pair.precision(17);
+      pair << "(" << tol.rtol << ", " << tol.atol << ")";
+      compared = pair.str();
+    }
+    os << "    (" << pyString("%" + std::to_string(c.outputs[k])) << ", "
+       << pyString(std::string(dtypeName(t.type.dtype))) << ", " << compared << ", "
+       << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t)))
+       << "),\n";
+  }
+  os << "]\n" << kHarness;
+  out = os.str();
+  return true;
+}
+
+bool mlirFile(const Case &c, const Expectation &how, const ExportSource &source, std::string &out,
+              std::string &error) {
+  RunConfig config;
+  if (!parseMlirStyle(how.style, config.style)) {
+    error = "unknown style '" + how.style + "'";
+    return false;
+  }
+  config.loweringSeed = how.loweringSeed;
+  MlirKernel kernel;
+  std::string unsupported;
+  if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
+    error = "the case has no " + how.style + " kernel: " + unsupported;
+    return false;
+  }
+  Pipeline pipeline;
+  if (!resolvePipeline(how.pipeline, config.style, pipeline, error, how.stage))
+    return false;
+  std::string passes;
+  for (const std::string &p : pipeline.before)
+    passes += (passes.empty() ? "" : ",") + p;
+  for (const std::string &p : pipeline.passes)
+    passes += (passes.empty() ? "" : ",") + p;
+  std::ostringstream os;
+  os << "// A bug of MLIR's passes, as npufuzz found and reduced it";
+  if (!source.signature.empty())
+    os << ": " << source.signature;
+  os << "\n// From: " << source.path << " (the " << how.style << " style";
+  if (how.loweringSeed)
+    os << ", lowering seed " << *how.loweringSeed;
+  os << ")\n// RUN: mlir-opt --pass-pipeline='builtin.module(" << passes << ")' %s\n"
+     << "// The function is " << kernel.entry << "; npufuzz's lowering to LLVM and its run\n"
+     << "// follow these passes (docs/upstream-findings.md).\n"
+     << kernel.text;
+  out = os.str();
+  return true;
+}
+} // namespace
+
+bool exportCase(const Case &c, const Expectation &how, ExportForm form, const ExportSource &source,
+                std::string &out, std::string &error) {
+  switch (form) {
+  case ExportForm::Torch:
+  case ExportForm::Tvm: return pythonScript(c, how, form, source, out, error);
+  case ExportForm::Mlir: return mlirFile(c, how, source, out, error);
+  }
+  return false;
+}
+
+} // namespace npufuzz

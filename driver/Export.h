@@ -1,0 +1,57 @@
+//===- driver/Export.h - A finding as the script its compiler's tracker takes -*- C++ -*-===//
+//
+// `npufuzz export` writes a case (a finding's reduced case, when it has one)
+// as one self-contained reproducer in the compiler's own API: a Python
+// script that builds the case's inputs (embedded), runs the compiler the
+// way the backend did (the switches of the case's lowering seed
+// included), compares with the expected outputs (npufuzz's reference of the
+// program's semantics, embedded, under the exactness model's freedoms of
+// that compiler) and exits 1 when the bug shows, 0 when it does not. It
+// imports nothing of npufuzz. For MLIR, the emitted kernel with the
+// mlir-opt line that runs its pipeline.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_DRIVER_EXPORT_H
+#define NPUFUZZ_DRIVER_EXPORT_H
+
+#include "driver/ReduceCommand.h"
+#include "ir/Case.h"
+
+#include <string>
+
+namespace npufuzz {
+
+#define NPUFUZZ_EXPORT_FORMS(X)                                                                    \
+  X(Torch, "torch", "torch.compile through Inductor, as --backend inductor runs it")               \
+  X(Tvm, "tvm", "Apache TVM through torch.export, as --backend tvm runs it")                       \
+  X(Mlir, "mlir", "the emitted kernel and the mlir-opt line of its pipeline")
+
+enum class ExportForm : uint8_t {
+#define NPUFUZZ_X(Id, name, what) Id,
+  NPUFUZZ_EXPORT_FORMS(NPUFUZZ_X)
+#undef NPUFUZZ_X
+};
+
+/// "torch", "tvm" or "mlir"; false for anything else.
+bool parseExportForm(std::string_view name, ExportForm &out);
+/// "torch, tvm, mlir".
+std::string exportFormNames();
+/// "repro.py" or "repro.mlir".
+const char *exportFileName(ExportForm form);
+
+/// Where a case to export came from, for the script's header.
+struct ExportSource {
+  std::string path;      ///< the case file
+  std::string signature; ///< its finding's signature text, when known
+};
+
+/// The reproducer of the verified case `c` as `form`, run as `how` says
+/// (its expect line: style, pipeline, lowering seed); false with the reason
+/// when the case has no such form (an op the PyTorch program cannot write)
+/// or the reference cannot run it.
+bool exportCase(const Case &c, const Expectation &how, ExportForm form, const ExportSource &source,
+                std::string &out, std::string &error);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_DRIVER_EXPORT_H
