@@ -273,9 +273,34 @@ if [ "$PYTORCHSIM_FOUND" = 1 ]; then
 else
   echo "== PyTorchSim: skipped (no PyTorchSim checkout and its Python found; docs/toolchains.md#pytorchsim)"
 fi
-echo "== Inductor and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
+echo "== Inductor, TVM and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
 build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
+build/bin/npufuzz replay corpus/upstream/tvm --backend tvm
 build/bin/npufuzz replay corpus/upstream/iree --backend iree
+# check_repros DIR FORM PYTHON: each case of DIR exported as FORM is the
+# committed DIR/repro/NAME.py (what export writes today), and that script,
+# which imports nothing of npufuzz, run with PYTHON exits 1: the bug shows.
+# A bug its expect line says a release fixed (fixed=, up to the pinned
+# torch) exits 0.
+check_repros() {
+  local dir=$1 form=$2 python=$3 f name want rc
+  for f in "$dir"/*.npf; do
+    name=$(basename "$f" .npf)
+    build/bin/npufuzz export "$f" --as "$form" -o "$FUZZ_DIR/$name.py"
+    cmp -s "$FUZZ_DIR/$name.py" "$dir/repro/$name.py" ||
+      { echo "npufuzz: $dir/repro/$name.py is not what 'npufuzz export $f --as $form' writes" >&2; exit 1; }
+    want=1
+    if grep -q '^// expect:.* fixed=' "$f"; then want=0; fi
+    rc=0
+    "$python" "$dir/repro/$name.py" >"$FUZZ_DIR/$name.out" 2>&1 || rc=$?
+    [ "$rc" = "$want" ] ||
+      { echo "npufuzz: $dir/repro/$name.py exits $rc, not $want" >&2; tail -5 "$FUZZ_DIR/$name.out" >&2; exit 1; }
+    echo "$dir/repro/$name.py: exits $rc ($([ "$want" = 0 ] && echo fixed || echo the bug shows))"
+  done
+}
+echo "== the standalone reproducers of those bugs, as their trackers take them"
+check_repros corpus/upstream/inductor torch "$TORCH_PYTHON"
+check_repros corpus/upstream/tvm tvm "$TORCH_PYTHON"
 echo "== upstream MLIR bugs found as cases: each reduced repro keeps its verdict (corpus/upstream/mlir/)"
 build/bin/npufuzz replay corpus/upstream/mlir
 echo "== regression corpus: every reduced repro keeps its verdict"

@@ -1,0 +1,150 @@
+//===- tests/integrations/ExportTest.cpp - Reproducers in the compiler's API ===//
+//
+// `npufuzz export` writes a case as a script its compiler's maintainers can
+// run without npufuzz: for torch and TVM a Python script that exits 1 when
+// the bug shows and 0 when it does not, for MLIR the kernel and the
+// mlir-opt line of its pipeline. Each form is run here with the toolchain
+// ci/test.sh installs: a bug live in it shows, a case without one does not.
+//
+//===----------------------------------------------------------------------===//
+#include "driver/Export.h"
+#include "backend/toolchains/BackendToolchains.h"
+#include "ir/Text.h"
+#include "tests/TestSupport.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Program.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace npufuzz;
+
+namespace {
+std::string readFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// The exit status of `argv`, its output to `log`.
+int run(const std::vector<std::string> &argv, const std::string &log) {
+  std::vector<llvm::StringRef> args(argv.begin(), argv.end());
+  const std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                      llvm::StringRef(log)};
+  return llvm::sys::ExecuteAndWait(argv[0], args, std::nullopt, redirects, 900);
+}
+
+/// `npufuzz export CASE --as FORM -o OUT`: its exit status.
+int exportTo(const std::string &casePath, const std::string &form, const std::string &out) {
+  return run({NPUFUZZ_BINARY, "export", casePath, "--as", form, "-o", out}, out + ".log");
+}
+
+std::string scratch() {
+  const std::string dir = ::testing::TempDir() + "/npufuzz-export";
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+std::string torchPython() {
+  std::string python, error;
+  EXPECT_TRUE(findTorchPython("", python, error)) << error;
+  return python;
+}
+
+std::string tvmPython() {
+  std::string python, error;
+  EXPECT_TRUE(findTvmPython("", python, error)) << error;
+  return python;
+}
+
+std::string writeCase(const std::string &name, const std::string &text) {
+  const std::string path = scratch() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// torch 2.15's remove_no_ops folds a matmul's zeros accumulator: -0 stays
+// -0 where eager gives +0 (pytorch/pytorch#189799, open).
+const std::string kSignedZeroMatmul =
+    npufuzz::testing::sourceDir() + "/corpus/upstream/inductor/remove_no_ops_signed_zero.npf";
+} // namespace
+
+TEST(Export, ATorchScriptShowsALiveInductorBugAndNothingElse) {
+  const std::string dir = scratch();
+  ASSERT_EQ(exportTo(kSignedZeroMatmul, "torch", dir + "/bug.py"), 0)
+      << readFile(dir + "/bug.py.log");
+  const std::string script = readFile(dir + "/bug.py");
+  // Nothing of npufuzz is imported: the program, its data and the check
+  // are in the file.
+  EXPECT_EQ(script.find("npufuzz_"), std::string::npos);
+  EXPECT_EQ(script.find("import case_loop"), std::string::npos);
+  EXPECT_NE(script.find("torch.compile(kernel, backend=\"inductor\""), std::string::npos);
+  EXPECT_EQ(run({torchPython(), dir + "/bug.py"}, dir + "/bug.out"), 1)
+      << readFile(dir + "/bug.out");
+  EXPECT_NE(readFile(dir + "/bug.out").find("expected 0.0, got -0.0"), std::string::npos)
+      << readFile(dir + "/bug.out");
+  // A seed case that Inductor gets right: the script says so with 0.
+  const std::string seed = npufuzz::testing::sourceDir() + "/corpus/seeds/moe_expert_mask.npf";
+  ASSERT_EQ(exportTo(seed, "torch", dir + "/ok.py"), 0);
+  EXPECT_EQ(run({torchPython(), dir + "/ok.py"}, dir + "/ok.out"), 0) << readFile(dir + "/ok.out");
+  // Same case, same bytes.
+  ASSERT_EQ(exportTo(seed, "torch", dir + "/again.py"), 0);
+  EXPECT_EQ(readFile(dir + "/again.py"), readFile(dir + "/ok.py"));
+}
+
+TEST(Export, ATvmScriptShowsALiveTvmBug) {
+  const std::string dir = scratch();
+  // apache-tvm 0.27: not_equal of two bool tensors is `fcmp one i1`, which
+  // LLVM's verifier refuses.
+  const std::string bug = writeCase("bool_ne.npf", "npufuzz-case 1\n"
+                                                   "%0 = input : i1[16]\n"
+                                                   "%1 = input : i1[16]\n"
+                                                   "%2 = ne %0, %1 : i1[16]\n"
+                                                   "return %2\n");
+  ASSERT_EQ(exportTo(bug, "tvm", dir + "/tvm_bug.py"), 0);
+  EXPECT_EQ(run({tvmPython(), dir + "/tvm_bug.py"}, dir + "/tvm_bug.out"), 1)
+      << readFile(dir + "/tvm_bug.out");
+  EXPECT_NE(readFile(dir + "/tvm_bug.out").find("Invalid operand types for FCmp"),
+            std::string::npos)
+      << readFile(dir + "/tvm_bug.out");
+  const std::string fine = writeCase("int_ne.npf", "npufuzz-case 1\n"
+                                                   "%0 = input : i32[16]\n"
+                                                   "%1 = input : i32[16]\n"
+                                                   "%2 = ne %0, %1 : i1[16]\n"
+                                                   "return %2\n");
+  ASSERT_EQ(exportTo(fine, "tvm", dir + "/tvm_ok.py"), 0);
+  EXPECT_EQ(run({tvmPython(), dir + "/tvm_ok.py"}, dir + "/tvm_ok.out"), 0)
+      << readFile(dir + "/tvm_ok.out");
+}
+
+// The MLIR form: the case's kernel in its style, with the passes of its
+// pipeline on the RUN line, which Debian's mlir-opt runs.
+TEST(Export, AnMlirFileCarriesItsPipeline) {
+  const std::string dir = scratch();
+  const std::string path = writeCase("affine_o2.npf", "// expect: ok style=affine pipeline=O2\n"
+                                                      "npufuzz-case 1\n"
+                                                      "%0 = input : f32[4,8]\n"
+                                                      "%1 = transpose %0 {perm=[1,0]} : f32[8,4]\n"
+                                                      "%2 = exp %1 : f32[8,4]\n"
+                                                      "return %2\n");
+  ASSERT_EQ(exportTo(path, "mlir", dir + "/repro.mlir"), 0) << readFile(dir + "/repro.mlir.log");
+  const std::string text = readFile(dir + "/repro.mlir");
+  const std::string marker = "// RUN: mlir-opt --pass-pipeline='builtin.module(";
+  const size_t at = text.find(marker);
+  ASSERT_NE(at, std::string::npos) << text;
+  const size_t from = at + marker.size();
+  const std::string pipeline = text.substr(from, text.find(")'", from) - from);
+  EXPECT_NE(pipeline.find("affine-loop-fusion"), std::string::npos) << pipeline;
+  const llvm::ErrorOr<std::string> opt = llvm::sys::findProgramByName("mlir-opt-22");
+  ASSERT_TRUE(opt) << "mlir-opt-22 is not on PATH (ci/install-deps.sh installs it)";
+  EXPECT_EQ(run({*opt, "--pass-pipeline=builtin.module(" + pipeline + ")", dir + "/repro.mlir",
+                 "-o", dir + "/out.mlir"},
+                dir + "/opt.log"),
+            0)
+      << readFile(dir + "/opt.log");
+}
