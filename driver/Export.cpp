@@ -13,6 +13,7 @@
 
 #include "llvm/Support/Base64.h"
 
+#include <cctype>
 #include <sstream>
 
 namespace npufuzz {
@@ -218,6 +219,56 @@ if __name__ == "__main__":
     sys.exit(main())
 )PY";
 
+/// Whether `name` appears in `text` as a whole identifier.
+bool mentions(const std::string &text, const std::string &name) {
+  auto identifierChar = [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_';
+  };
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const bool startsWord = at == 0 || !identifierChar(text[at - 1]);
+    const bool endsWord =
+        at + name.size() >= text.size() || !identifierChar(text[at + name.size()]);
+    if (startsWord && endsWord)
+      return true;
+  }
+  return false;
+}
+
+/// The program's top-level blocks (the emitter parts them by two blank
+/// lines) without the helpers (`def _name`) that nothing kept calls: a
+/// maintainer reads the kernel and what it needs.
+std::string usedPart(const std::string &program) {
+  std::vector<std::string> blocks;
+  for (size_t at = 0; at < program.size();) {
+    const size_t end = program.find("\n\n\n", at);
+    blocks.push_back(program.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    at = end == std::string::npos ? program.size() : end + 3;
+  }
+  auto helperName = [](const std::string &block) -> std::string {
+    if (block.rfind("def _", 0) != 0)
+      return "";
+    return block.substr(4, block.find('(') - 4);
+  };
+  std::vector<bool> kept(blocks.size());
+  for (size_t i = 0; i < blocks.size(); ++i)
+    kept[i] = helperName(blocks[i]).empty();
+  for (bool grew = true; grew;) { // helpers the kept blocks call, transitively
+    grew = false;
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (kept[i])
+        continue;
+      for (size_t j = 0; j < blocks.size() && !kept[i]; ++j)
+        if (kept[j] && mentions(blocks[j], helperName(blocks[i])))
+          kept[i] = grew = true;
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < blocks.size(); ++i)
+    if (kept[i])
+      out += (out.empty() ? "" : "\n\n\n") + blocks[i];
+  return out;
+}
+
 bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
                   const ExportSource &source, std::string &out, std::string &error) {
   std::string program, unsupported;
@@ -248,7 +299,7 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
   if (!source.signature.empty())
     os << "npufuzz's signature: " << source.signature << "\n";
   os << "From: " << source.path << "\n\n"
-     << "Run: python3 " << exportFileName(form) << " (needs torch and numpy"
+     << "Run it with python3 (it needs torch and numpy"
      << (form == ExportForm::Tvm ? ", and apache-tvm" : "") << ").\n"
      << "kernel() below is the case's program; its inputs are embedded. The\n"
      << "script runs kernel() compiled, compares each output with the expected\n"
@@ -259,8 +310,9 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << "intermediate) is compared within its type's tolerance; one it may\n"
      << "decide otherwise is not compared.\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
-  // The program from its imports on, up to its main().
-  os << program.substr(preludeEnd + 1, mainAt - preludeEnd - 1) << "\n\n";
+  // The program from its imports on, up to its main(), without the
+  // helpers its kernel does not call.
+  os << usedPart(program.substr(preludeEnd + 1, mainAt - preludeEnd - 1)) << "\n\n";
   os << compileFunction(form, switchStates(backend, how.loweringSeed, {})) << "\n\n";
   os << "# (dtype, the .npy bytes; bf16 as f32, exact)\n_INPUTS = [\n";
   for (const RefTensor &t : ref.inputs)

@@ -3,7 +3,7 @@
 
 From: corpus/upstream/inductor/int8_abs_unwrapped_in_scalar_tail.npf
 
-Run: python3 repro.py (needs torch and numpy).
+Run it with python3 (it needs torch and numpy).
 kernel() below is the case's program; its inputs are embedded. The
 script runs kernel() compiled, compares each output with the expected
 one embedded (the program's semantics, as npufuzz's reference computes
@@ -23,125 +23,11 @@ import numpy as np
 import torch
 
 
-def _load(d, name, dtype):
-    # bf16 travels as float32 (numpy has no bfloat16); the values are exact.
-    return torch.from_numpy(np.load(os.path.join(d, name))).to(dtype)
-
-
-def _save(d, name, t):
-    if t.dtype == torch.bfloat16:
-        t = t.to(torch.float32)
-    np.save(os.path.join(d, name), t.contiguous().numpy())
-
-
-def _round_half_away(x):
-    # x - trunc(x) is exact, so ties are seen as ties; the sign of zero and
-    # infinities survive.
-    t = torch.trunc(x)
-    return torch.where(torch.abs(x - t) >= 0.5, t + torch.sign(x), t)
-
-
-def _fmax(x, y):
-    # NaN propagates and -0 < +0 (torch.maximum leaves the zero's sign open).
-    # Of two equal values only a zero's sign tells them apart: 1 / -0 < 0
-    # (torch.signbit would say it too, but not every compiler's frontend
-    # takes it: TVM's does not).
-    r = torch.where(x > y, x, torch.where(y > x, y, torch.where(1 / x < 0, y, x)))
-    return torch.where(torch.isnan(x) | torch.isnan(y), x + y, r)  # x + y: NaN
-
-
-def _fmin(x, y):
-    r = torch.where(x < y, x, torch.where(y < x, y, torch.where(1 / x < 0, x, y)))
-    return torch.where(torch.isnan(x) | torch.isnan(y), x + y, r)  # x + y: NaN
-
-
 def _idiv(x, y):
     # Floor division; x div 0 == 0 and MIN div -1 == MIN, without trapping.
     safe = torch.where((y == 0) | (y == -1), torch.ones_like(y), y)
     q = torch.div(x, safe, rounding_mode="floor")
     return torch.where(y == 0, torch.zeros_like(q), torch.where(y == -1, -x, q))
-
-
-def _f2i(x, mode, lo, hi, dtype):
-    # Rounds under `mode` in f64 (exact for f32 inputs), saturates, NaN -> 0.
-    d = torch.nan_to_num(x.to(torch.float64), nan=0.0)
-    if mode == "rne":
-        r = torch.round(d)
-    elif mode == "rna":
-        r = torch.sign(d) * torch.floor(torch.abs(d) + 0.5)
-    elif mode == "rtz":
-        r = torch.trunc(d)
-    elif mode == "rdn":
-        r = torch.floor(d)
-    else:
-        r = torch.ceil(d)
-    i = r.clamp(-9223372036854775808.0, 9223372036854774784.0).to(torch.int64)
-    i = torch.where(r >= hi, torch.full_like(i, hi), torch.where(r <= lo, torch.full_like(i, lo), i))
-    return i.to(dtype)
-
-
-def _grids(shape):
-    return [torch.arange(n).reshape([n if j == i else 1 for j in range(len(shape))])
-            for i, n in enumerate(shape)]
-
-
-def _fold(x, axis, step, acc_dtype):
-    # Left to right from the first element, as the reference folds.
-    acc = x.select(axis, 0).to(acc_dtype)
-    for i in range(1, x.shape[axis]):
-        acc = step(acc, x.select(axis, i).to(acc_dtype))
-    return acc.unsqueeze(axis)
-
-
-def _argmax(x, axis):
-    # The first maximum; NaN counts as the maximum; -0 == +0.
-    best = x.select(axis, 0)
-    idx = torch.zeros(best.shape, dtype=torch.int64)
-    for i in range(1, x.shape[axis]):
-        v = x.select(axis, i)
-        better = ~torch.isnan(best) & ((v > best) | torch.isnan(v))
-        best = torch.where(better, v, best)
-        idx = torch.where(better, torch.full_like(idx, i), idx)
-    return idx.unsqueeze(axis)
-
-
-def _matmul(a, b, acc_dtype):
-    # Products in the accumulator type, summed over k from 0, left to right.
-    a, b = a.to(acc_dtype), b.to(acc_dtype)
-    acc = torch.zeros(a.shape[:-1] + b.shape[-1:], dtype=acc_dtype)
-    for k in range(a.shape[-1]):
-        acc = acc + a[..., :, k:k + 1] * b[..., k:k + 1, :]
-    return acc
-
-
-def _fillpad(x, rows, cols, pad):
-    y = x.clone()
-    y[rows:, :] = pad
-    y[:, cols:] = pad
-    return y
-
-
-def _along(n, axis, rank):
-    # arange(n) laid along dimension `axis` of `rank` dimensions.
-    return torch.arange(n).reshape([n if d == axis else 1 for d in range(rank)])
-
-
-def _topk(x, k, axis):
-    # The k largest, descending; ties keep the lower index first and NaN
-    # ranks highest (ir/Case.h). torch.topk leaves the order of ties open,
-    # and a stable sort is not in every compiler's frontend (TVM's), so each
-    # element's place is counted: how many elements rank before it. Keys
-    # compare in f32, exact for f16 and bf16.
-    key = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
-    n, rank = x.shape[axis], x.dim() + 1
-    a, b = key.unsqueeze(axis + 1), key.unsqueeze(axis)  # element i, element j
-    i, j = _along(n, axis, rank), _along(n, axis + 1, rank)
-    na, nb = torch.isnan(a), torch.isnan(b)
-    tie = (b == a) | (na & nb)
-    before = (nb & ~na) | (b > a) | (tie & (j < i))  # j ranks before i
-    place = before.sum(axis + 1).unsqueeze(axis)  # i's place, i along axis + 1
-    idx = ((place == _along(k, axis, rank)) * j).sum(axis + 1)
-    return torch.gather(x, axis, idx), idx
 
 
 def kernel(v0, v1, v4):
