@@ -212,14 +212,14 @@ class _TvmInPlaceOfTorchCompile:
     """While a case's main() runs, torch.compile(kernel, ...) builds the
     kernel with TVM: the program stays the one every backend runs."""
 
-    def __init__(self, case_dir, kept):
+    def __init__(self, case_dir):
         import torch
         self.torch = torch
         with open(os.path.join(case_dir, "manifest.json")) as f:
             switches = json.load(f).get("switches", {})
         self.arguments = tvm_compile.pass_context_arguments(switches)
         self.case_dir = case_dir
-        self.compiled = kept
+        self.compiled = None  # the kept program's, when run_case hands it over
 
     def _running(self):
         open(os.path.join(self.case_dir, "running"), "w").close()
@@ -252,7 +252,7 @@ def run_case(case_dir, compiling):
         import torch._inductor.config as inductor_config_module
         config_patch = inductor_config_module.patch(inductor_config(case_dir))
     elif compiling == "tvm":
-        config_patch = _TvmInPlaceOfTorchCompile(case_dir, None)
+        config_patch = _TvmInPlaceOfTorchCompile(case_dir)
     old_argv = sys.argv
     sys.argv = [program, case_dir]
     generated_before = len(_generated_code)
