@@ -74,6 +74,9 @@ struct BackendRun {
   /// The backend may contract an f32 product and a sum into a fused
   /// multiply-add (ExactnessModel::productsContracted).
   bool productsContracted = false;
+  /// The backend's signed i32/i64 overflow is undefined
+  /// (ExactnessModel::signedOverflowUndefined).
+  bool signedOverflowUndefined = false;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

@@ -9,6 +9,7 @@
 #include "oracles/Compare.h"
 #include "oracles/Exactness.h"
 #include "oracles/RunConfig.h"
+#include "oracles/SignedOverflow.h"
 #include "reference/Executor.h"
 
 #include "llvm/Support/Base64.h"
@@ -284,13 +285,16 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     error = "the PyTorch program has no main() to replace";
     return false;
   }
-  const RefRun ref = runReference(c);
+  RefRun ref = runReference(c);
   if (!ref.ok()) {
     error = "the reference cannot run the case: " + ref.error;
     return false;
   }
   const BackendKind backend = backendOf(form);
-  const std::vector<Exactness> exactness = classifyValues(c, freedomsOf(backend));
+  const ExactnessModel freedoms = freedomsOf(backend);
+  const std::vector<Exactness> exactness = classifyValues(c, freedoms);
+  if (freedoms.signedOverflowUndefined)
+    undefineWhatSignedOverflowDecides(c, ref);
 
   std::ostringstream os;
   const char *compiler = form == ExportForm::Torch ? "torch.compile (Inductor)" : "Apache TVM";
@@ -308,7 +312,11 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << "exits 1 when they differ or the compiler fails, 0 when they agree.\n"
      << "A value the compiler may round otherwise (a fused low-precision\n"
      << "intermediate) is compared within its type's tolerance; one it may\n"
-     << "decide otherwise is not compared.\n\"\"\"\n";
+     << "decide otherwise is not compared"
+     << (freedoms.signedOverflowUndefined
+             ? ", nor one a signed i32/i64 overflow\nreaches (the compiler's is undefined, as in C)"
+             : "")
+     << ".\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
   // The program from its imports on, up to its main(), without the
   // helpers its kernel does not call.

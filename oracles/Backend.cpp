@@ -54,6 +54,7 @@ public:
     r.lowPrecisionHeldWide = freedoms.lowPrecisionHeldWide;
     r.floatSumsReassociated = freedoms.floatSumsReassociated;
     r.productsContracted = freedoms.productsContracted;
+    r.signedOverflowUndefined = freedoms.signedOverflowUndefined;
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {

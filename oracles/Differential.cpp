@@ -7,6 +7,7 @@
 #include "oracles/DmaFootprint.h"
 #include "oracles/Exactness.h"
 #include "oracles/RaceAnalysis.h"
+#include "oracles/SignedOverflow.h"
 #include "oracles/ValidRegion.h"
 
 namespace npufuzz {
@@ -102,6 +103,14 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   model.lowPrecisionHeldWide = run.lowPrecisionHeldWide;
   model.floatSumsReassociated = run.floatSumsReassociated;
   model.productsContracted = run.productsContracted;
+  model.signedOverflowUndefined = run.signedOverflowUndefined;
+  // What a signed overflow decides is not the case's to say there.
+  RefRun withoutOverflow;
+  if (run.signedOverflowUndefined) {
+    withoutOverflow = ref;
+    undefineWhatSignedOverflowDecides(c, withoutOverflow);
+  }
+  const RefRun &expected = run.signedOverflowUndefined ? withoutOverflow : ref;
   const std::vector<Exactness> exactness = classifyValues(c, model);
   const std::vector<unsigned> approximations = approximationCounts(c, exactness);
   // Reordered sums are compared against their terms, which only the
@@ -118,7 +127,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
     std::vector<double> bound;
     if (exactness[v] == Exactness::Reordered && !values.empty())
       bound = reorderedSumBound(c, values, v, model);
-    j.comparisons.push_back(compareOutput(ref.outputs[k], run.outputs.at(k), exactness[v],
+    j.comparisons.push_back(compareOutput(expected.outputs[k], run.outputs.at(k), exactness[v],
                                           bound.empty() ? nullptr : &bound, approximations[v]));
     const Comparison &cmp = j.comparisons.back();
     if (!cmp.match && j.verdict == VerdictKind::Ok) {

@@ -136,6 +136,7 @@ ExactnessModel freedomsOf(BackendKind backend) {
   m.lowPrecisionHeldWide = backend == BackendKind::Inductor || backend == BackendKind::Tvm;
   m.floatSumsReassociated = backend == BackendKind::Iree;
   m.productsContracted = backend == BackendKind::Iree;
+  m.signedOverflowUndefined = backend == BackendKind::Tvm;
   return m;
 }
 

@@ -64,6 +64,13 @@ struct ExactnessModel {
   /// f16 product is rounded to its type explicitly before the add, so
   /// there it is not allowed.
   bool productsContracted = false;
+  /// A signed i32/i64 add, sub, mul, negation or floor division that
+  /// overflows is undefined, as in C, not wrapped: TVM's LLVM code
+  /// generation emits them nsw (src/target/llvm/codegen_llvm.cc, for
+  /// int types of 32 bits or more) and its simplifier assumes none. Every
+  /// element such an overflow decides is left uncompared
+  /// (oracles/SignedOverflow.h).
+  bool signedOverflowUndefined = false;
 };
 
 /// The documented freedoms of `backend`'s compiler (none for npufuzz's own

@@ -58,12 +58,13 @@ void binary(Bcast mode, const Geometry &g, const RefTensor &a, const RefTensor &
   }
 }
 
-/// Floor division with x div 0 == 0; MIN div -1 wraps to MIN.
-inline int64_t floorDivInt(int64_t a, int64_t b, const Wrapper &w) {
+/// Floor division with x div 0 == 0; MIN div -1 wraps to MIN (an overflow,
+/// as the negation it is).
+inline int64_t floorDivInt(int64_t a, int64_t b, const SignedArith &arith) {
   if (b == 0)
     return 0;
   if (b == -1)
-    return w(uint64_t(0) - uint64_t(a));
+    return arith.neg(a);
   int64_t q = a / b;
   if (a % b != 0 && ((a < 0) != (b < 0)))
     --q;
@@ -94,16 +95,19 @@ bool floatBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, co
   return false; // unreachable: every OpKind is a case above
 }
 
-bool intBinary(OpKind k, Bcast mode, const Geometry &g, const RefTensor &a, const RefTensor &b,
-               RefTensor &out) {
+bool intBinary(OpKind k, SignedOverflow overflow, Bcast mode, const Geometry &g, const RefTensor &a,
+               const RefTensor &b, RefTensor &out) {
   const Wrapper w(out.type.dtype);
+  const SignedArith arith(out.type.dtype, overflow);
   auto run = [&](auto f) { binary(mode, g, a, b, a.i, b.i, out.i, out.defined, f); };
   using U = uint64_t;
   switch (k) {
-  case OpKind::Add: run([&](int64_t x, int64_t y) { return w(U(x) + U(y)); }); return true;
-  case OpKind::Sub: run([&](int64_t x, int64_t y) { return w(U(x) - U(y)); }); return true;
-  case OpKind::Mul: run([&](int64_t x, int64_t y) { return w(U(x) * U(y)); }); return true;
-  case OpKind::Div: run([&](int64_t x, int64_t y) { return floorDivInt(x, y, w); }); return true;
+  case OpKind::Add: run([&](int64_t x, int64_t y) { return arith.add(x, y); }); return true;
+  case OpKind::Sub: run([&](int64_t x, int64_t y) { return arith.sub(x, y); }); return true;
+  case OpKind::Mul: run([&](int64_t x, int64_t y) { return arith.mul(x, y); }); return true;
+  case OpKind::Div:
+    run([&](int64_t x, int64_t y) { return floorDivInt(x, y, arith); });
+    return true;
   case OpKind::Max: run([](int64_t x, int64_t y) { return x > y ? x : y; }); return true;
   case OpKind::Min: run([](int64_t x, int64_t y) { return x < y ? x : y; }); return true;
   case OpKind::And: run([&](int64_t x, int64_t y) { return w(U(x) & U(y)); }); return true;
@@ -199,14 +203,15 @@ bool floatUnary(const Op &op, const RefTensor &x, RefTensor &out) {
   return false; // unreachable: every OpKind is a case above
 }
 
-bool intUnary(const Op &op, const RefTensor &x, RefTensor &out) {
+bool intUnary(const Op &op, SignedOverflow overflow, const RefTensor &x, RefTensor &out) {
   const OpKind k = op.kind;
   const Wrapper w(out.type.dtype);
+  const SignedArith arith(out.type.dtype, overflow);
   using U = uint64_t;
   auto run = [&](auto f) { unaryLoop(x, x.i, out.i, out.defined, f); };
   switch (k) {
-  case OpKind::Neg: run([&](int64_t v) { return w(U(0) - U(v)); }); return true;
-  case OpKind::Abs: run([&](int64_t v) { return v < 0 ? w(U(0) - U(v)) : v; }); return true;
+  case OpKind::Neg: run([&](int64_t v) { return arith.neg(v); }); return true;
+  case OpKind::Abs: run([&](int64_t v) { return v < 0 ? arith.neg(v) : v; }); return true;
   case OpKind::Relu: run([](int64_t v) { return v > 0 ? v : int64_t(0); }); return true;
   case OpKind::Not: run([&](int64_t v) { return w(~U(v)); }); return true;
   case OpKind::Clamp: {
@@ -306,7 +311,7 @@ bool evalElementwise(OpEval &e) {
     if (!sameCounts(e, 1))
       return false;
     const RefTensor &x = e.operand(0);
-    if (x.isFloat() ? floatUnary(e.op, x, out) : intUnary(e.op, x, out))
+    if (x.isFloat() ? floatUnary(e.op, x, out) : intUnary(e.op, e.signedOverflow, x, out))
       return true;
     return e.fail(name + " is not defined on " + std::string(dtypeName(x.type.dtype)));
   }
@@ -339,7 +344,8 @@ bool evalElementwise(OpEval &e) {
         return e.fail(name + ": second operand has the wrong element count");
       base = expandBaseOp(k);
     }
-    if (a.isFloat() ? floatBinary(base, mode, g, a, b, out) : intBinary(base, mode, g, a, b, out))
+    if (a.isFloat() ? floatBinary(base, mode, g, a, b, out)
+                    : intBinary(base, e.signedOverflow, mode, g, a, b, out))
       return true;
     return e.fail(name + " is not defined on " + std::string(dtypeName(a.type.dtype)));
   }

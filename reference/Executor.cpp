@@ -211,7 +211,7 @@ void setReferenceFlushesSubnormals(bool on) { flushSubnormals = on; }
 bool referenceFlushesSubnormals() { return flushSubnormals; }
 
 bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
-                  std::vector<RefTensor> &values, std::string &error) {
+                  std::vector<RefTensor> &values, std::string &error, SignedOverflow overflow) {
   const SubnormalFlushScope fpEnvironment(flushSubnormals);
   values.assign(c.values.size(), RefTensor());
   std::vector<uint8_t> ready(c.values.size(), 0);
@@ -239,7 +239,7 @@ bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
       return false;
     }
     std::string message;
-    ref::OpEval e{c, op, values, results, message};
+    ref::OpEval e{c, op, values, results, message, overflow};
     bool ok;
     if (op.kind == OpKind::Input) {
       if (nextInput >= inputs.size()) {
@@ -280,9 +280,9 @@ bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
 namespace {
 
 /// Evaluates `c` on `run.inputs`, filling the outputs or the error.
-void evaluateRun(const Case &c, RefRun &run) {
+void evaluateRun(const Case &c, RefRun &run, SignedOverflow overflow = SignedOverflow::Wraps) {
   std::vector<RefTensor> values;
-  if (!evaluateCase(c, run.inputs, values, run.error))
+  if (!evaluateCase(c, run.inputs, values, run.error, overflow))
     return;
   for (ValueId v : c.outputs) {
     if (v < 0 || size_t(v) >= values.size()) {
@@ -311,10 +311,10 @@ RefRun runReference(const Case &c) {
   return run;
 }
 
-RefRun runReference(const Case &c, const std::vector<RefTensor> &inputs) {
+RefRun runReference(const Case &c, const std::vector<RefTensor> &inputs, SignedOverflow overflow) {
   RefRun run;
   run.inputs = inputs;
-  evaluateRun(c, run);
+  evaluateRun(c, run, overflow);
   return run;
 }
 

@@ -17,13 +17,23 @@
 
 namespace npufuzz {
 
+/// What a signed i32, i64 or index add, sub, mul, negation, absolute value
+/// or floor division (alone, or in a sum or a matmul) gives when its exact
+/// result does not fit its type. The case's semantics wrap. A compiler whose
+/// signed overflow is undefined (TVM's LLVM code generation marks such
+/// arithmetic nsw, as C does) may give anything there and in whatever reads
+/// it: evaluating with each saturating alternate as well tells which
+/// elements an overflow decides (oracles/SignedOverflow.h).
+enum class SignedOverflow : uint8_t { Wraps, GivesMax, GivesMin };
+
 /// Evaluates every value of the verified case `c`. `inputs` are in the order
 /// of the case's input ops and must have their ops' result types. On success
 /// `values` is indexed by ValueId; in every value the elements outside its
 /// valid shape are undefined and every undefined element holds 0. On failure
 /// returns false with a message naming the op.
 bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
-                  std::vector<RefTensor> &values, std::string &error);
+                  std::vector<RefTensor> &values, std::string &error,
+                  SignedOverflow overflow = SignedOverflow::Wraps);
 
 /// The floating-point environment the reference evaluates in, for this
 /// process. With `on`, as a CPU whose flush-to-zero and denormals-are-zero
@@ -52,7 +62,8 @@ struct RefRun {
 /// Builds the inputs with makeInputs and evaluates the case.
 RefRun runReference(const Case &c);
 /// Evaluates the case on the given inputs.
-RefRun runReference(const Case &c, const std::vector<RefTensor> &inputs);
+RefRun runReference(const Case &c, const std::vector<RefTensor> &inputs,
+                    SignedOverflow overflow = SignedOverflow::Wraps);
 
 } // namespace npufuzz
 

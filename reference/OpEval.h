@@ -9,6 +9,7 @@
 
 #include "ir/Case.h"
 #include "ir/RefTensor.h"
+#include "reference/Executor.h"
 
 #include <cmath>
 #include <cstdint>
@@ -28,6 +29,7 @@ struct OpEval {
   const std::vector<RefTensor> &values;
   std::vector<RefTensor> &results;
   std::string &error;
+  SignedOverflow signedOverflow = SignedOverflow::Wraps;
 
   const RefTensor &operand(unsigned k) const { return values[op.operands[k]]; }
   RefTensor &result(unsigned k = 0) { return results[k]; }
@@ -108,6 +110,49 @@ public:
 private:
   unsigned shift_;
   bool isBool_;
+};
+
+/// Signed add, sub, mul and negation at a fixed integer width, with
+/// `SignedOverflow`'s result where an i32, i64 or index one overflows (i8
+/// and i1 always wrap: TVM's code generation marks only 32 bits and wider
+/// nsw). Operands are values of the type.
+class SignedArith {
+public:
+  SignedArith(DType t, SignedOverflow overflow)
+      : wrap_(t),
+        overflow_(t == DType::I32 || t == DType::I64 || t == DType::Index ? overflow
+                                                                          : SignedOverflow::Wraps),
+        is32_(t == DType::I32) {}
+  int64_t add(int64_t x, int64_t y) const {
+    int64_t r;
+    return finish(__builtin_add_overflow(x, y, &r), r, uint64_t(x) + uint64_t(y));
+  }
+  int64_t sub(int64_t x, int64_t y) const {
+    int64_t r;
+    return finish(__builtin_sub_overflow(x, y, &r), r, uint64_t(x) - uint64_t(y));
+  }
+  int64_t mul(int64_t x, int64_t y) const {
+    int64_t r;
+    return finish(__builtin_mul_overflow(x, y, &r), r, uint64_t(x) * uint64_t(y));
+  }
+  int64_t neg(int64_t x) const { return sub(0, x); }
+
+private:
+  /// `exact`: the 64-bit result, meaningful unless `overflowed64`.
+  int64_t finish(bool overflowed64, int64_t exact, uint64_t wrapped) const {
+    if (overflow_ != SignedOverflow::Wraps &&
+        (overflowed64 || (is32_ && exact != int64_t(int32_t(exact))))) {
+      const bool max = overflow_ == SignedOverflow::GivesMax;
+      if (is32_)
+        return max ? INT32_MAX : INT32_MIN;
+      return max ? INT64_MAX : INT64_MIN;
+    }
+    return wrap_(wrapped);
+  }
+
+  Wrapper wrap_;
+  SignedOverflow overflow_;
+  bool is32_;
 };
 
 /// The product of shape[begin..end).

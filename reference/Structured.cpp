@@ -76,12 +76,12 @@ bool reduce(OpEval &e) {
                  finish);
     return true;
   }
-  const Wrapper w(t);
+  const SignedArith arith(t, e.signedOverflow);
   auto finish = [](int64_t v) { return v; };
   if (k == OpKind::ReduceSum)
     reduceLoop(
         s, x.i, x.defined, out.i, out.defined,
-        [w](int64_t a, int64_t b) { return w(uint64_t(a) + uint64_t(b)); }, finish);
+        [&arith](int64_t a, int64_t b) { return arith.add(a, b); }, finish);
   else if (k == OpKind::ReduceMax)
     reduceLoop(
         s, x.i, x.defined, out.i, out.defined, [](int64_t a, int64_t b) { return std::max(a, b); },
@@ -244,11 +244,9 @@ bool matmul(OpEval &e) {
   }
   if (!a.isFloat() && !b.isFloat() && isInteger(acc)) {
     // Operands are sign-extended; products and sums wrap at the acc width.
-    const Wrapper w(acc);
+    const SignedArith arith(acc, e.signedOverflow);
     matmulLoop(B, M, K, N, a.i, b.i, a, b, out.i, out.defined,
-               [w](int64_t s, int64_t x, int64_t y) {
-                 return w(uint64_t(s) + uint64_t(x) * uint64_t(y));
-               });
+               [&arith](int64_t s, int64_t x, int64_t y) { return arith.add(s, arith.mul(x, y)); });
     return true;
   }
   return e.fail("matmul: unsupported operand/accumulator dtypes");

@@ -11,7 +11,8 @@ them; elements outside an output's valid region are not compared) and
 exits 1 when they differ or the compiler fails, 0 when they agree.
 A value the compiler may round otherwise (a fused low-precision
 intermediate) is compared within its type's tolerance; one it may
-decide otherwise is not compared.
+decide otherwise is not compared, nor one a signed i32/i64 overflow
+reaches (the compiler's is undefined, as in C).
 """
 import base64
 import io
