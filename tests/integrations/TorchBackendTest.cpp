@@ -47,7 +47,41 @@ data seed=3 edge_rate=0.3
 %1, %2 = topk %0 {axis=1, k=4} : f16[6,4], i64[6,4]
 return %1, %2
 )";
+// Reductions whose axes hold NaN, both zeros, infinities and the integer
+// extremes (edge_rate 0.6), and rows of zeros of either sign (x * 0): max
+// and min keep NaN and the order -0 < +0,
+// argmax takes the first NaN or the first maximum, and an integer minimum
+// is no negation that wraps.
+const char *kEdgeReductions = R"(npufuzz-case 1
+data seed=11 edge_rate=0.6
+%0 = input {fill=rand} : f32[6,40]
+%1 = reduce_max %0 {axis=1} : f32[6,1]
+%2 = reduce_min %0 {axis=1} : f32[6,1]
+%3 = argmax %0 {axis=1} : i64[6,1]
+%4 = input {fill=rand} : bf16[9,5]
+%5 = reduce_min %4 {axis=0} : bf16[1,5]
+%6 = argmax %4 {axis=0} : i64[1,5]
+%7 = input {fill=rand} : i32[4,33]
+%8 = reduce_min %7 {axis=1} : i32[4,1]
+%9 = reduce_max %7 {axis=1} : i32[4,1]
+%10 = input {fill=rand} : i8[3,17]
+%11 = reduce_min %10 {axis=1} : i8[3,1]
+%12 = argmax %10 {axis=1} : i64[3,1]
+%13 = input {fill=rand} : f32[12,2]
+%14 = const {value=0} : f32[12,2]
+%15 = mul %13, %14 : f32[12,2]
+%16 = reduce_max %15 {axis=1} : f32[12,1]
+%17 = reduce_min %15 {axis=1} : f32[12,1]
+%18 = argmax %15 {axis=1} : i64[12,1]
+return %1, %2, %3, %5, %6, %8, %9, %11, %12, %16, %17, %18
+)";
 } // namespace
+
+TEST(TorchBackend, ReductionsOfEdgeValuesAgreeWithTheReference) {
+  MlirJit jit;
+  const TaskResult r = runCaseTask(parseOrFail(kEdgeReductions), jit, torch());
+  EXPECT_EQ(r.verdict, VerdictKind::Ok) << r.summary << "\n" << r.message;
+}
 
 TEST(TorchBackend, TopkTiesAndHalfTopkAgreeWithTheReference) {
   MlirJit jit;

@@ -81,16 +81,40 @@ def _fold(x, axis, step, acc_dtype):
     return acc.unsqueeze(axis)
 
 
+def _rmax(x, axis, fmax):
+    # The maximum along `axis` (fmax: a float's, NaN propagating and
+    # -0 < +0, as _fmax folds it). Max is associative, so no order is kept,
+    # and the graph stays a few ops long whatever the axis' length: one
+    # _fmax an element grows it, and Inductor's compile time with it.
+    # (max.dim, not amax: TVM's frontend takes only the former.)
+    r = x.max(axis, keepdim=True).values
+    if not fmax:
+        return r
+    a = torch.abs(r)  # a zero's two signs: +0 if a +0 is there, else -0
+    r = torch.where(r == 0, torch.where(((x == 0) & (1 / x > 0)).any(axis, keepdim=True), a, -a), r)
+    # A sum along an axis that holds a NaN is NaN.
+    return torch.where(torch.isnan(x).any(axis, keepdim=True), x.sum(axis, keepdim=True), r)
+
+
+def _rmin(x, axis, fmin):
+    # The minimum as the maximum of the order reversed: -x for a float
+    # (exact), ~x for an integer (-x would wrap at its minimum) or a bool.
+    if not fmin:
+        return ~(~x).max(axis, keepdim=True).values
+    r = -(-x).max(axis, keepdim=True).values
+    a = torch.abs(r)  # -0 if a -0 is there, else +0
+    r = torch.where(r == 0, torch.where(((x == 0) & (1 / x < 0)).any(axis, keepdim=True), -a, a), r)
+    return torch.where(torch.isnan(x).any(axis, keepdim=True), x.sum(axis, keepdim=True), r)
+
+
 def _argmax(x, axis):
-    # The first maximum; NaN counts as the maximum; -0 == +0.
-    best = x.select(axis, 0)
-    idx = torch.zeros(best.shape, dtype=torch.int64)
-    for i in range(1, x.shape[axis]):
-        v = x.select(axis, i)
-        better = ~torch.isnan(best) & ((v > best) | torch.isnan(v))
-        best = torch.where(better, v, best)
-        idx = torch.where(better, torch.full_like(idx, i), idx)
-    return idx.unsqueeze(axis)
+    # The first maximum; NaN counts as the maximum; -0 == +0. Of the
+    # elements that win, the first is the one with the most after it.
+    n = x.shape[axis]
+    nan = torch.isnan(x)
+    top = torch.where(nan.any(axis, keepdim=True), nan, x == x.max(axis, keepdim=True).values)
+    after = n - _along(n, axis, x.dim())
+    return n - (top * after).max(axis, keepdim=True).values
 
 
 def _matmul(a, b, acc_dtype):

@@ -24,29 +24,35 @@ import numpy as np
 import torch
 
 
-def _fold(x, axis, step, acc_dtype):
-    # Left to right from the first element, as the reference folds.
-    acc = x.select(axis, 0).to(acc_dtype)
-    for i in range(1, x.shape[axis]):
-        acc = step(acc, x.select(axis, i).to(acc_dtype))
-    return acc.unsqueeze(axis)
+def _rmin(x, axis, fmin):
+    # The minimum as the maximum of the order reversed: -x for a float
+    # (exact), ~x for an integer (-x would wrap at its minimum) or a bool.
+    if not fmin:
+        return ~(~x).max(axis, keepdim=True).values
+    r = -(-x).max(axis, keepdim=True).values
+    a = torch.abs(r)  # -0 if a -0 is there, else +0
+    r = torch.where(r == 0, torch.where(((x == 0) & (1 / x < 0)).any(axis, keepdim=True), -a, a), r)
+    return torch.where(torch.isnan(x).any(axis, keepdim=True), x.sum(axis, keepdim=True), r)
 
 
 def _argmax(x, axis):
-    # The first maximum; NaN counts as the maximum; -0 == +0.
-    best = x.select(axis, 0)
-    idx = torch.zeros(best.shape, dtype=torch.int64)
-    for i in range(1, x.shape[axis]):
-        v = x.select(axis, i)
-        better = ~torch.isnan(best) & ((v > best) | torch.isnan(v))
-        best = torch.where(better, v, best)
-        idx = torch.where(better, torch.full_like(idx, i), idx)
-    return idx.unsqueeze(axis)
+    # The first maximum; NaN counts as the maximum; -0 == +0. Of the
+    # elements that win, the first is the one with the most after it.
+    n = x.shape[axis]
+    nan = torch.isnan(x)
+    top = torch.where(nan.any(axis, keepdim=True), nan, x == x.max(axis, keepdim=True).values)
+    after = n - _along(n, axis, x.dim())
+    return n - (top * after).max(axis, keepdim=True).values
+
+
+def _along(n, axis, rank):
+    # arange(n) laid along dimension `axis` of `rank` dimensions.
+    return torch.arange(n).reshape([n if d == axis else 1 for d in range(rank)])
 
 
 def kernel(v0):
     v1 = _argmax(v0, 0)
-    v2 = _fold(v1, 1, torch.minimum, torch.int64)
+    v2 = _rmin(v1, 1, False)
     return (v2, )
 
 
