@@ -301,6 +301,7 @@ check_repros() {
 echo "== the standalone reproducers of those bugs, as their trackers take them"
 check_repros corpus/upstream/inductor torch "$TORCH_PYTHON"
 check_repros corpus/upstream/tvm tvm "$TORCH_PYTHON"
+check_repros corpus/upstream/iree iree "$IREE_PYTHON"
 echo "== upstream MLIR bugs found as cases: each reduced repro keeps its verdict (corpus/upstream/mlir/)"
 build/bin/npufuzz replay corpus/upstream/mlir
 echo "== regression corpus: every reduced repro keeps its verdict"

@@ -10,11 +10,13 @@
 #include "oracles/Exactness.h"
 #include "oracles/RunConfig.h"
 #include "oracles/SignedOverflow.h"
+#include "oracles/SumBound.h"
 #include "reference/Executor.h"
 
 #include "llvm/Support/Base64.h"
 
 #include <cctype>
+#include <cmath>
 #include <sstream>
 
 namespace npufuzz {
@@ -41,7 +43,8 @@ std::string exportFormNames() {
 const char *exportFileName(ExportForm form) {
   switch (form) {
   case ExportForm::Torch:
-  case ExportForm::Tvm: return "repro.py";
+  case ExportForm::Tvm:
+  case ExportForm::Iree: return "repro.py";
   case ExportForm::Mlir: return "repro.mlir";
   }
   return "repro.py";
@@ -52,6 +55,7 @@ BackendKind backendOf(ExportForm form) {
   switch (form) {
   case ExportForm::Torch: return BackendKind::Inductor;
   case ExportForm::Tvm: return BackendKind::Tvm;
+  case ExportForm::Iree: return BackendKind::Iree;
   case ExportForm::Mlir: return BackendKind::MlirJit;
   }
   return BackendKind::MlirJit;
@@ -89,13 +93,21 @@ std::string switchSetting(CompilerSwitch s, bool on) {
   case CompilerSwitch::TvmVectorize: return on ? "" : "config:tirx.disable_vectorize";
   case CompilerSwitch::TvmStorageRewrite: return on ? "" : "config:tirx.disable_storage_rewrite";
   case CompilerSwitch::TvmCse: return on ? "" : "config:tirx.disable_cse_tir";
-  // IREE's are iree-compile flags, which no Python export sets.
-  case CompilerSwitch::IreeOptimize:
+  // iree-compile's flags, as tools/adapters/iree_server.py passes them.
+  case CompilerSwitch::IreeOptimize: return on ? "--iree-opt-level=O2" : "--iree-opt-level=O0";
   case CompilerSwitch::IreeDataTiling:
+    return on ? "--iree-opt-data-tiling=true" : "--iree-opt-data-tiling=false";
   case CompilerSwitch::IreeAggressiveFusion:
+    return on ? "--iree-dispatch-creation-enable-aggressive-fusion=true"
+              : "--iree-dispatch-creation-enable-aggressive-fusion=false";
   case CompilerSwitch::IreeFuseMultiUse:
+    return on ? "--iree-dispatch-creation-fuse-multi-use=true"
+              : "--iree-dispatch-creation-fuse-multi-use=false";
   case CompilerSwitch::IreePropagateTransposes:
-  case CompilerSwitch::IreeHostCpu: return "";
+    return on ? "--iree-global-opt-propagate-transposes=true"
+              : "--iree-global-opt-propagate-transposes=false";
+  case CompilerSwitch::IreeHostCpu:
+    return on ? "--iree-llvmcpu-target-cpu=host" : "--iree-llvmcpu-target-cpu=generic";
   }
   return "";
 }
@@ -350,6 +362,287 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
   return true;
 }
 
+const char *kIreeHarness = R"PY(
+
+def _array(text):
+    return np.load(io.BytesIO(base64.b64decode(text)))
+
+
+def _compiler():
+    # The iree-compile binary that pip's iree-base-compiler installs, else
+    # the one on PATH.
+    try:
+        from iree.compiler.tools.binaries import find_tool
+        return find_tool("iree-compile")
+    except Exception:
+        return "iree-compile"
+
+
+# numpy types of the kernel's ABI: bf16 travels as its bits, i1 as i8.
+_ABI = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,
+        "i32": np.int32, "i64": np.int64, "index": np.int64, "i1": np.int8}
+# The smallest normal of each float type: IREE's CPU runtime flushes
+# subnormals, so a subnormal and the zero of its sign are one value.
+_TINY = {"f32": 2.0 ** -126, "bf16": 2.0 ** -126, "f16": 2.0 ** -14}
+
+
+def _argument(kind, dtype, value):
+    if kind == "valid_dim":
+        return int(value)
+    a = _array(value)
+    if dtype == "bf16":  # the upper half of f32's bits
+        a = np.ascontiguousarray(a, np.float32).view(np.uint32) >> 16
+    return np.ascontiguousarray(a.astype(_ABI[dtype]))
+
+
+def _result(dtype, a):
+    a = np.asarray(a)
+    if dtype == "i1":
+        return a != 0
+    if dtype == "bf16":
+        return (a.astype(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+def _run(vmfb, out_dir):
+    from iree import runtime
+    # One thread (local-sync), as npufuzz ran it.
+    context = runtime.SystemContext(config=runtime.Config("local-sync"))
+    with open(vmfb, "rb") as f:
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, f.read()))
+    results = context.modules.module[_ENTRY](*[_argument(*a) for a in _ARGS])
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    for k, r in enumerate(results):
+        np.save(os.path.join(out_dir, "out%d.npy" % k),
+                np.asarray(r.to_host() if hasattr(r, "to_host") else r))
+
+
+def _mismatches(got, want, defined, dtype, how, bound):
+    """Indices of the defined elements where `got` is not `want`: exactly
+    (a NaN equals a NaN; the sign of a zero counts), within `how`'s
+    tolerance for a value the compiler may round otherwise, or within that
+    and `bound` for a sum it may add in another order."""
+    g = got.astype(want.dtype).reshape(want.shape)
+    if how == "unstable" or (how[0] == "reordered" and bound is None):
+        return []
+    if want.dtype.kind != "f":
+        bad = g != want
+    else:
+        g64, w64 = g.astype(np.float64), want.astype(np.float64)
+        both_nan = np.isnan(g64) & np.isnan(w64)
+        same_sign = np.signbit(g64) == np.signbit(w64)
+        flushed = (np.abs(g64) < _TINY[dtype]) & (np.abs(w64) < _TINY[dtype]) & same_sign
+        if how == "exact":
+            same = (g64 == w64) & same_sign
+        else:
+            rtol, atol = how[1], how[2]
+            extra = bound.astype(np.float64) if how[0] == "reordered" else 0.0
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
+            finite = np.isfinite(g64) & np.isfinite(w64)
+            zero_sign = (w64 != 0) | (g64 != 0) | same_sign
+            same = ((g64 == w64) | (near & finite)) & zero_sign
+            if how[0] == "reordered":  # any value where the terms allow overflow
+                same |= ~np.isfinite(extra)
+        bad = ~(same | both_nan | flushed)
+    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
+        with open(source, "w") as f:
+            f.write(_MLIR)
+        p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.stdout.write(p.stderr[-4000:])
+            print("iree-compile failed (exit %d): the bug shows" % p.returncode)
+            return 1
+        # The module runs in a child: one that faults ends the child.
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                _run(vmfb, d)
+            except Exception:
+                traceback.print_exc()
+                code = 3
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            print("the module died of signal %d: the bug shows" % os.WTERMSIG(status))
+            return 1
+        if os.WEXITSTATUS(status) != 0:
+            print("IREE's runtime failed: the bug shows")
+            return 1
+        failed = False
+        for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
+            want, defined = _array(values), _array(mask).astype(bool)
+            got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
+            bad = _mismatches(got, want, defined, dtype, how, _array(bound) if bound else None)
+            if not bad:
+                continue
+            failed = True
+            first = bad[0]
+            print("output %d (%s, %s): %d of %d elements differ; first %s: expected %r, got %r"
+                  % (k, name, dtype, len(bad), int(defined.sum()), list(first),
+                     want[first].item(), got.reshape(want.shape)[first].item()))
+    print("the bug shows" if failed else "no difference: the bug does not show")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+)PY";
+
+/// Turns on the reference's flushing of subnormals for as long as it
+/// lives, as IREE's backend does (reference/Executor.h).
+class FlushSubnormalsWhileAlive {
+public:
+  FlushSubnormalsWhileAlive() : was_(referenceFlushesSubnormals()) {
+    setReferenceFlushesSubnormals(true);
+  }
+  ~FlushSubnormalsWhileAlive() { setReferenceFlushesSubnormals(was_); }
+
+private:
+  bool was_;
+};
+
+/// How an output is compared, as a Python literal, and the bound of a
+/// reordered sum's error (its .npy as a Python string, or None).
+void comparedAs(const Case &c, const std::vector<RefTensor> &values, ValueId v, Exactness e,
+                unsigned approximations, const ExactnessModel &freedoms, std::string &how,
+                std::string &bound) {
+  const TensorType &t = c.typeOf(v);
+  const Tolerance tol = toleranceFor(t.dtype);
+  std::ostringstream os;
+  os.precision(17);
+  bound = "None";
+  switch (e) {
+  case Exactness::Exact: os << "\"exact\""; break;
+  case Exactness::Unstable: os << "\"unstable\""; break;
+  case Exactness::Approx:
+    // Compounded approximations widen the relative tolerance up to 5 %
+    // (oracles/Compare.h).
+    os << "(\"approx\", " << std::max(tol.rtol, std::min(tol.rtol * approximations, 0.05)) << ", "
+       << tol.atol << ")";
+    break;
+  case Exactness::Reordered: {
+    os << "(\"reordered\", " << tol.rtol << ", " << tol.atol << ")";
+    if (values.empty())
+      break;
+    const std::vector<double> terms = reorderedSumBound(c, values, v, freedoms);
+    RefTensor b = RefTensor::zeros(TensorType{DType::F32, t.shape, std::nullopt});
+    for (size_t i = 0; i < terms.size() && i < b.f.size(); ++i)
+      // Rounded up into f32, so the bound only widens.
+      b.f[i] = std::isfinite(terms[i]) ? std::nextafter(static_cast<float>(terms[i]), INFINITY)
+                                       : INFINITY;
+    bound = pyString(base64Of(encodeNpy(b)));
+    break;
+  }
+  }
+  how = os.str();
+}
+
+bool ireeScript(const Case &c, const Expectation &how, const ExportSource &source, std::string &out,
+                std::string &error) {
+  const FlushSubnormalsWhileAlive ireeRuntime;
+  RunConfig config;
+  config.backend = BackendKind::Iree;
+  config.style = MlirStyle::Tensor;
+  config.loweringSeed = how.loweringSeed;
+  MlirKernel kernel;
+  std::string unsupported;
+  if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
+    error = "the case has no tensor kernel: " + unsupported;
+    return false;
+  }
+  if (kernel.text.find("'''") != std::string::npos) {
+    error = "the kernel's text cannot be a Python string";
+    return false;
+  }
+  const RefRun ref = runReference(c);
+  if (!ref.ok()) {
+    error = "the reference cannot run the case: " + ref.error;
+    return false;
+  }
+  const ExactnessModel freedoms = freedomsOf(BackendKind::Iree);
+  const std::vector<Exactness> exactness = classifyValues(c, freedoms);
+  const std::vector<unsigned> approximations = approximationCounts(c, exactness);
+  // Reordered sums are compared against their terms, which only the
+  // evaluation of every value holds.
+  std::vector<RefTensor> values;
+  for (ValueId v : c.outputs)
+    if (exactness[v] == Exactness::Reordered && values.empty() &&
+        !evaluateCase(c, ref.inputs, values, error))
+      return false;
+
+  std::ostringstream os;
+  os << "#!/usr/bin/env python3\n"
+     << "\"\"\"A bug of IREE (iree-compile for llvm-cpu, and its runtime), as npufuzz\n"
+     << "found and reduced it.\n\n";
+  if (!source.signature.empty())
+    os << "npufuzz's signature: " << source.signature << "\n";
+  os << "From: " << source.path << "\n\n"
+     << "Run it with python3 (it needs numpy, and IREE's iree-base-compiler and\n"
+     << "iree-base-runtime). _MLIR below is the case's program on tensors. The\n"
+     << "script compiles it with iree-compile and the flags the finding ran with,\n"
+     << "runs its entry on the embedded inputs with IREE's runtime on one thread,\n"
+     << "compares each result with the expected one embedded (the program's\n"
+     << "semantics, as npufuzz's reference computes them, on a CPU that flushes\n"
+     << "subnormals as IREE's runtime does; elements outside an output's valid\n"
+     << "region are not compared) and exits 1 when they differ or compiling or\n"
+     << "running fails, 0 when they agree. A value the compiler may round\n"
+     << "otherwise is compared within its type's tolerance, a float sum it may\n"
+     << "add in another order within a bound on its terms; one it may decide\n"
+     << "otherwise is not compared.\n\"\"\"\n"
+     << "import base64\nimport io\nimport os\nimport subprocess\nimport sys\nimport tempfile\n"
+     << "import traceback\n\nimport numpy as np\n\n"
+     << "_MLIR = r'''" << kernel.text << "'''\n\n"
+     << "_ENTRY = " << pyString(kernel.entry) << "\n\n"
+     << "# iree-compile's flags as the finding ran it.\n_FLAGS = [\n"
+     << "    \"--iree-hal-target-device=local\",\n"
+     << "    \"--iree-hal-local-target-device-backends=llvm-cpu\",\n";
+  for (const SwitchState &s : switchStates(BackendKind::Iree, how.loweringSeed, {}))
+    os << "    " << pyString(switchSetting(s.id, s.on)) << ",\n";
+  os << "]\n\n# The entry's arguments: (\"input\", dtype, the .npy bytes; bf16 as f32,\n"
+     << "# exact), or (\"valid_dim\", None, a valid shape's extent).\n_ARGS = [\n";
+  for (const KernelArg &a : kernel.args) {
+    switch (a.kind) {
+    case KernelArg::Kind::Input: {
+      const RefTensor &t = ref.inputs.at(static_cast<size_t>(a.index));
+      os << "    (\"input\", " << pyString(std::string(dtypeName(t.type.dtype))) << ", "
+         << pyString(base64Of(encodeNpy(t))) << "),\n";
+      break;
+    }
+    case KernelArg::Kind::ValidDim: os << "    (\"valid_dim\", None, " << a.value << "),\n"; break;
+    case KernelArg::Kind::Output:
+      error = "the tensor kernel takes an output as an argument";
+      return false;
+    }
+  }
+  os << "]\n\n# (value, dtype, how compared, expected .npy, its defined elements, the\n"
+     << "# bound of a reordered sum's error)\n_OUTPUTS = [\n";
+  for (size_t k = 0; k < ref.outputs.size(); ++k) {
+    const RefTensor &t = ref.outputs[k];
+    const ValueId v = c.outputs[k];
+    std::string compared, bound;
+    comparedAs(c, values, v, exactness[v], approximations[v], freedoms, compared, bound);
+    os << "    (" << pyString("%" + std::to_string(v)) << ", "
+       << pyString(std::string(dtypeName(t.type.dtype))) << ", " << compared << ", "
+       << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t))) << ", "
+       << bound << "),\n";
+  }
+  os << "]\n" << kIreeHarness;
+  out = os.str();
+  return true;
+}
+
 bool mlirFile(const Case &c, const Expectation &how, const ExportSource &source, std::string &out,
               std::string &error) {
   RunConfig config;
@@ -393,6 +686,7 @@ bool exportCase(const Case &c, const Expectation &how, ExportForm form, const Ex
   switch (form) {
   case ExportForm::Torch:
   case ExportForm::Tvm: return pythonScript(c, how, form, source, out, error);
+  case ExportForm::Iree: return ireeScript(c, how, source, out, error);
   case ExportForm::Mlir: return mlirFile(c, how, source, out, error);
   }
   return false;

@@ -7,8 +7,10 @@
 // included), compares with the expected outputs (npufuzz's reference of the
 // program's semantics, embedded, under the exactness model's freedoms of
 // that compiler) and exits 1 when the bug shows, 0 when it does not. It
-// imports nothing of npufuzz. For MLIR, the emitted kernel with the
-// mlir-opt line that runs its pipeline.
+// imports nothing of npufuzz. For IREE, the script holds the tensor kernel
+// the backend emitted and calls iree-compile with the finding's flags, then
+// IREE's runtime. For MLIR, the emitted kernel with the mlir-opt line that
+// runs its pipeline.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_EXPORT_H
@@ -24,6 +26,8 @@ namespace npufuzz {
 #define NPUFUZZ_EXPORT_FORMS(X)                                                                    \
   X(Torch, "torch", "torch.compile through Inductor, as --backend inductor runs it")               \
   X(Tvm, "tvm", "Apache TVM through torch.export, as --backend tvm runs it")                       \
+  X(Iree, "iree",                                                                                  \
+    "iree-compile and IREE's runtime on the tensor kernel, as --backend iree runs it")             \
   X(Mlir, "mlir", "the emitted kernel and the mlir-opt line of its pipeline")
 
 enum class ExportForm : uint8_t {
@@ -32,9 +36,9 @@ enum class ExportForm : uint8_t {
 #undef NPUFUZZ_X
 };
 
-/// "torch", "tvm" or "mlir"; false for anything else.
+/// "torch", "tvm", "iree" or "mlir"; false for anything else.
 bool parseExportForm(std::string_view name, ExportForm &out);
-/// "torch, tvm, mlir".
+/// "torch, tvm, iree, mlir".
 std::string exportFormNames();
 /// "repro.py" or "repro.mlir".
 const char *exportFileName(ExportForm form);

@@ -1,7 +1,7 @@
 //===- tests/integrations/ExportTest.cpp - Reproducers in the compiler's API ===//
 //
 // `npufuzz export` writes a case as a script its compiler's maintainers can
-// run without npufuzz: for torch and TVM a Python script that exits 1 when
+// run without npufuzz: for torch, TVM and IREE a Python script that exits 1 when
 // the bug shows and 0 when it does not, for MLIR the kernel and the
 // mlir-opt line of its pipeline. Each form is run here with the toolchain
 // ci/test.sh installs: a bug live in it shows, a case without one does not.
@@ -59,6 +59,13 @@ std::string torchPython() {
 std::string tvmPython() {
   std::string python, error;
   EXPECT_TRUE(findTvmPython("", python, error)) << error;
+  return python;
+}
+
+/// The Python that has IREE's compiler and runtime packages.
+std::string ireePython() {
+  std::string compiler, python, error;
+  EXPECT_TRUE(findIreeTools("", "", compiler, python, error)) << error;
   return python;
 }
 
@@ -120,6 +127,35 @@ TEST(Export, ATvmScriptShowsALiveTvmBug) {
   ASSERT_EQ(exportTo(fine, "tvm", dir + "/tvm_ok.py"), 0);
   EXPECT_EQ(run({tvmPython(), dir + "/tvm_ok.py"}, dir + "/tvm_ok.out"), 0)
       << readFile(dir + "/tvm_ok.out");
+}
+
+// The IREE form: the tensor kernel the backend emits, iree-compile with
+// the flags of the case's lowering seed, IREE's runtime.
+TEST(Export, AnIreeScriptShowsALiveIreeBugAndNothingElse) {
+  const std::string dir = scratch();
+  // IREE 3.13's llvm-cpu erf gives +0 for -0 (the case of seed 700194).
+  const std::string bug =
+      npufuzz::testing::sourceDir() + "/corpus/upstream/iree/erf_negative_zero.npf";
+  ASSERT_EQ(exportTo(bug, "iree", dir + "/iree_bug.py"), 0) << readFile(dir + "/iree_bug.py.log");
+  const std::string script = readFile(dir + "/iree_bug.py");
+  EXPECT_EQ(script.find("npufuzz."), std::string::npos) << "it imports nothing of npufuzz";
+  EXPECT_NE(script.find("--iree-opt-level="), std::string::npos) << script.substr(0, 2000);
+  EXPECT_EQ(run({ireePython(), dir + "/iree_bug.py"}, dir + "/iree_bug.out"), 1)
+      << readFile(dir + "/iree_bug.out");
+  EXPECT_NE(readFile(dir + "/iree_bug.out").find("expected -0.0, got 0.0"), std::string::npos)
+      << readFile(dir + "/iree_bug.out");
+  // A valid shape travels as an argument, a reduction may be reassociated
+  // within its bound: none is a difference.
+  const std::string fine = writeCase("iree_ok.npf", "npufuzz-case 1\n"
+                                                    "%0 = input : f32[8,16]{valid=5x16,dyn}\n"
+                                                    "%1 = reduce_sum %0 {axis=1} : f32[8,1]\n"
+                                                    "%2 = input : bf16[8,16]\n"
+                                                    "%3 = neg %2 : bf16[8,16]\n"
+                                                    "%4 = abs %0 : f32[8,16]{valid=5x16,dyn}\n"
+                                                    "return %1, %3, %4\n");
+  ASSERT_EQ(exportTo(fine, "iree", dir + "/iree_ok.py"), 0) << readFile(dir + "/iree_ok.py.log");
+  EXPECT_EQ(run({ireePython(), dir + "/iree_ok.py"}, dir + "/iree_ok.out"), 0)
+      << readFile(dir + "/iree_ok.out");
 }
 
 // The MLIR form: the case's kernel in its style, with the passes of its

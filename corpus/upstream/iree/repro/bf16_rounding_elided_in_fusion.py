@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""A bug of IREE (iree-compile for llvm-cpu, and its runtime), as npufuzz
+found and reduced it.
+
+From: corpus/upstream/iree/bf16_rounding_elided_in_fusion.npf
+
+Run it with python3 (it needs numpy, and IREE's iree-base-compiler and
+iree-base-runtime). _MLIR below is the case's program on tensors. The
+script compiles it with iree-compile and the flags the finding ran with,
+runs its entry on the embedded inputs with IREE's runtime on one thread,
+compares each result with the expected one embedded (the program's
+semantics, as npufuzz's reference computes them, on a CPU that flushes
+subnormals as IREE's runtime does; elements outside an output's valid
+region are not compared) and exits 1 when they differ or compiling or
+running fails, 0 when they agree. A value the compiler may round
+otherwise is compared within its type's tolerance, a float sum it may
+add in another order within a bound on its terms; one it may decide
+otherwise is not compared.
+"""
+import base64
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+_MLIR = r'''module {
+  func.func @npf_kernel(%in0_abi: tensor<2x1x92xi16>, %in1_abi: tensor<2x1x92xi16>) -> (tensor<2x1x92xi8>) attributes {llvm.emit_c_interface} {
+    %in0 = arith.bitcast %in0_abi : tensor<2x1x92xi16> to tensor<2x1x92xbf16>
+    %in1 = arith.bitcast %in1_abi : tensor<2x1x92xi16> to tensor<2x1x92xbf16>
+    // input
+    // input
+    // sub
+    %e0 = tensor.empty() : tensor<2x1x92xbf16>
+    %ew1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%in0, %in1 : tensor<2x1x92xbf16>, tensor<2x1x92xbf16>) outs(%e0 : tensor<2x1x92xbf16>) {
+    ^bb0(%a2: bf16, %a3: bf16, %a4: bf16):
+      %t5 = arith.extf %a2 : bf16 to f32
+      %t6 = arith.extf %a3 : bf16 to f32
+      %t7 = arith.subf %t5, %t6 : f32
+      %t8 = arith.truncf %t7 : f32 to bf16
+      linalg.yield %t8 : bf16
+    } -> tensor<2x1x92xbf16>
+    // ne
+    %e9 = tensor.empty() : tensor<2x1x92xi1>
+    %ew10 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%in0, %ew1 : tensor<2x1x92xbf16>, tensor<2x1x92xbf16>) outs(%e9 : tensor<2x1x92xi1>) {
+    ^bb0(%a11: bf16, %a12: bf16, %a13: i1):
+      %t14 = arith.extf %a11 : bf16 to f32
+      %t15 = arith.extf %a12 : bf16 to f32
+      %t16 = arith.cmpf une, %t14, %t15 : f32
+      linalg.yield %t16 : i1
+    } -> tensor<2x1x92xi1>
+    %res17 = arith.extui %ew10 : tensor<2x1x92xi1> to tensor<2x1x92xi8>
+    return %res17 : tensor<2x1x92xi8>
+  }
+}
+'''
+
+_ENTRY = "npf_kernel"
+
+# iree-compile's flags as the finding ran it.
+_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-opt-level=O2",
+    "--iree-opt-data-tiling=true",
+    "--iree-dispatch-creation-enable-aggressive-fusion=false",
+    "--iree-dispatch-creation-fuse-multi-use=true",
+    "--iree-global-opt-propagate-transposes=false",
+    "--iree-llvmcpu-target-cpu=host",
+]
+
+# The entry's arguments: ("input", dtype, the .npy bytes; bf16 as f32,
+# exact), or ("valid_dim", None, a valid shape's extent).
+_ARGS = [
+    ("input", "bf16", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGY0JywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEsIDkyKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoAAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/AACAPwAAgD8AAIA/"),
+    ("input", "bf16", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGY0JywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEsIDkyKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoAABRAAAC+vwAAZcAAAOo/AABSQAAAsz8AABVAAAB8QAAAOL8AAIW/AAAKQAAAO0AAAG+/AACVvwAA1j8AAFxAAAAiwAAAYMAAADlAAABdwAAAyT8AANY/AAD8vgAAf38AAEbAAAAAAAAAnT8AAHFAAADivwAAUcAAAAdAAACxPwAAHcAAACPAAAATwAAAQcAAAMy/AABdQAAAKkAAAAJAAAAAgAAAREAAABvAAAB3wAAAL0AAAFfAAABOwAAAKkAAAK0+AAAhPwAAnr8AANq+AAAMwAAA5r8AAIBAAABKwAAATz8AAFDAAABjwAAAlz8AACNAAABPwAAAAMAAAEVAAAAwQAAAdcAAAHxAAAAQwAAAcMAAAFY+AACQPwAAH8AAAEVAAABmwAAAIj8AAF/AAADnPgAArz8AACPAAACYvwAALsAAAEVAAAB8QAAAVz8AAArAAAB8wAAAf38AAN+/AAAoQAAAoL4AACLAAADxvwAA//4AAGpAAAB6PwAAm74AAJ4/AADCPwAASsAAAG6/AADwvwAAjb8AANw/AABHwAAAQEAAAKS/AAAqvwAAAsAAAEjAAADuPwAAJT8AAHpAAAAKwAAAGEAAAFtAAAD/fgAAqj8AAIe/AAAjvgAAdUAAAE7AAADWvwAAkb8AAH9/AAB/wAAAZUAAAClAAAANPwAALsAAAF3AAAAYPwAA0j8AAAFAAAAKwAAAAkAAAKq/AAAAwAAAf38AABdAAADTPgAAecAAAEi/AABowAAAUUAAABzAAABxwAAAlT8AACVAAAAPwAAAJkAAAOU/AABsQAAALsAAANe+AABEQAAAZ8AAAHvAAAB/vwAAcr8AAIK/AADIvwAAST8AAHTAAAD4vwAANsAAAJ+/AABFQAAAE78AANo/AAC8PwAAaUAAAEw/AABQwAAApj8AAHHAAAApQAAAecAAADhAAACxvQAAgLoAANY/AAB+wAAA4T8AAFfA"),
+]
+
+# (value, dtype, how compared, expected .npy, its defined elements, the
+# bound of a reordered sum's error)
+_OUTPUTS = [
+    ("%3", "i1", "exact", "k05VTVBZAQB2AHsnZGVzY3InOiAnfGIxJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEsIDkyKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQABAQEB", "k05VTVBZAQB2AHsnZGVzY3InOiAnfGIxJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEsIDkyKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB", None),
+]
+
+
+def _array(text):
+    return np.load(io.BytesIO(base64.b64decode(text)))
+
+
+def _compiler():
+    # The iree-compile binary that pip's iree-base-compiler installs, else
+    # the one on PATH.
+    try:
+        from iree.compiler.tools.binaries import find_tool
+        return find_tool("iree-compile")
+    except Exception:
+        return "iree-compile"
+
+
+# numpy types of the kernel's ABI: bf16 travels as its bits, i1 as i8.
+_ABI = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,
+        "i32": np.int32, "i64": np.int64, "index": np.int64, "i1": np.int8}
+# The smallest normal of each float type: IREE's CPU runtime flushes
+# subnormals, so a subnormal and the zero of its sign are one value.
+_TINY = {"f32": 2.0 ** -126, "bf16": 2.0 ** -126, "f16": 2.0 ** -14}
+
+
+def _argument(kind, dtype, value):
+    if kind == "valid_dim":
+        return int(value)
+    a = _array(value)
+    if dtype == "bf16":  # the upper half of f32's bits
+        a = np.ascontiguousarray(a, np.float32).view(np.uint32) >> 16
+    return np.ascontiguousarray(a.astype(_ABI[dtype]))
+
+
+def _result(dtype, a):
+    a = np.asarray(a)
+    if dtype == "i1":
+        return a != 0
+    if dtype == "bf16":
+        return (a.astype(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+def _run(vmfb, out_dir):
+    from iree import runtime
+    # One thread (local-sync), as npufuzz ran it.
+    context = runtime.SystemContext(config=runtime.Config("local-sync"))
+    with open(vmfb, "rb") as f:
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, f.read()))
+    results = context.modules.module[_ENTRY](*[_argument(*a) for a in _ARGS])
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    for k, r in enumerate(results):
+        np.save(os.path.join(out_dir, "out%d.npy" % k),
+                np.asarray(r.to_host() if hasattr(r, "to_host") else r))
+
+
+def _mismatches(got, want, defined, dtype, how, bound):
+    """Indices of the defined elements where `got` is not `want`: exactly
+    (a NaN equals a NaN; the sign of a zero counts), within `how`'s
+    tolerance for a value the compiler may round otherwise, or within that
+    and `bound` for a sum it may add in another order."""
+    g = got.astype(want.dtype).reshape(want.shape)
+    if how == "unstable" or (how[0] == "reordered" and bound is None):
+        return []
+    if want.dtype.kind != "f":
+        bad = g != want
+    else:
+        g64, w64 = g.astype(np.float64), want.astype(np.float64)
+        both_nan = np.isnan(g64) & np.isnan(w64)
+        same_sign = np.signbit(g64) == np.signbit(w64)
+        flushed = (np.abs(g64) < _TINY[dtype]) & (np.abs(w64) < _TINY[dtype]) & same_sign
+        if how == "exact":
+            same = (g64 == w64) & same_sign
+        else:
+            rtol, atol = how[1], how[2]
+            extra = bound.astype(np.float64) if how[0] == "reordered" else 0.0
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
+            finite = np.isfinite(g64) & np.isfinite(w64)
+            zero_sign = (w64 != 0) | (g64 != 0) | same_sign
+            same = ((g64 == w64) | (near & finite)) & zero_sign
+            if how[0] == "reordered":  # any value where the terms allow overflow
+                same |= ~np.isfinite(extra)
+        bad = ~(same | both_nan | flushed)
+    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
+        with open(source, "w") as f:
+            f.write(_MLIR)
+        p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.stdout.write(p.stderr[-4000:])
+            print("iree-compile failed (exit %d): the bug shows" % p.returncode)
+            return 1
+        # The module runs in a child: one that faults ends the child.
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                _run(vmfb, d)
+            except Exception:
+                traceback.print_exc()
+                code = 3
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            print("the module died of signal %d: the bug shows" % os.WTERMSIG(status))
+            return 1
+        if os.WEXITSTATUS(status) != 0:
+            print("IREE's runtime failed: the bug shows")
+            return 1
+        failed = False
+        for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
+            want, defined = _array(values), _array(mask).astype(bool)
+            got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
+            bad = _mismatches(got, want, defined, dtype, how, _array(bound) if bound else None)
+            if not bad:
+                continue
+            failed = True
+            first = bad[0]
+            print("output %d (%s, %s): %d of %d elements differ; first %s: expected %r, got %r"
+                  % (k, name, dtype, len(bad), int(defined.sum()), list(first),
+                     want[first].item(), got.reshape(want.shape)[first].item()))
+    print("the bug shows" if failed else "no difference: the bug does not show")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

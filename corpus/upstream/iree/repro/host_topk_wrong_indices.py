@@ -1,0 +1,248 @@
+#!/usr/bin/env python3
+"""A bug of IREE (iree-compile for llvm-cpu, and its runtime), as npufuzz
+found and reduced it.
+
+From: corpus/upstream/iree/host_topk_wrong_indices.npf
+
+Run it with python3 (it needs numpy, and IREE's iree-base-compiler and
+iree-base-runtime). _MLIR below is the case's program on tensors. The
+script compiles it with iree-compile and the flags the finding ran with,
+runs its entry on the embedded inputs with IREE's runtime on one thread,
+compares each result with the expected one embedded (the program's
+semantics, as npufuzz's reference computes them, on a CPU that flushes
+subnormals as IREE's runtime does; elements outside an output's valid
+region are not compared) and exits 1 when they differ or compiling or
+running fails, 0 when they agree. A value the compiler may round
+otherwise is compared within its type's tolerance, a float sum it may
+add in another order within a bound on its terms; one it may decide
+otherwise is not compared.
+"""
+import base64
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+_MLIR = r'''module {
+  func.func @npf_kernel(%in0: tensor<2x1xf32>) -> (tensor<2x1xf32>, tensor<2x1xi64>) attributes {llvm.emit_c_interface} {
+    %c0 = arith.constant true
+    %c1 = arith.constant false
+    %c2 = arith.constant 0 : index
+    %c3 = arith.constant 1 : index
+    %c10 = arith.constant 2 : index
+    %c18 = arith.constant 0x00000000 : f32
+    // input
+    // topk
+    %e4 = tensor.empty() : tensor<2x1xf32>
+    %e5 = tensor.empty() : tensor<2x1xi64>
+    %tk6:2 = scf.for %o7 = %c2 to %c10 step %c3 iter_args(%v8 = %e4, %x9 = %e5) -> (tensor<2x1xf32>, tensor<2x1xi64>) {
+      %sel17:5 = scf.for %r11 = %c2 to %c3 step %c3 iter_args(%pv12 = %c18, %pi13 = %c2, %hp14 = %c1, %tv15 = %v8, %ti16 = %x9) -> (f32, index, i1, tensor<2x1xf32>, tensor<2x1xi64>) {
+        %pick23:3 = scf.for %j19 = %c2 to %c3 step %c3 iter_args(%bv20 = %c18, %bi21 = %c2, %has22 = %c1) -> (f32, index, i1) {
+          %t24 = tensor.extract %in0[%o7, %j19] : tensor<2x1xf32>
+          %t26 = arith.cmpf ogt, %pv12, %t24 : f32
+          %t27 = arith.cmpf uno, %pv12, %pv12 : f32
+          %t28 = arith.cmpf ord, %t24, %t24 : f32
+          %t29 = arith.andi %t27, %t28 : i1
+          %t25 = arith.ori %t26, %t29 : i1
+          %t31 = arith.cmpf ogt, %t24, %pv12 : f32
+          %t32 = arith.cmpf uno, %t24, %t24 : f32
+          %t33 = arith.cmpf ord, %pv12, %pv12 : f32
+          %t34 = arith.andi %t32, %t33 : i1
+          %t30 = arith.ori %t31, %t34 : i1
+          %t35 = arith.xori %t30, %c0 : i1
+          %t36 = arith.cmpi sgt, %j19, %pi13 : index
+          %t37 = arith.andi %t35, %t36 : i1
+          %t38 = arith.ori %t25, %t37 : i1
+          %t39 = arith.xori %hp14, %c0 : i1
+          %t40 = arith.ori %t39, %t38 : i1
+          %t42 = arith.cmpf ogt, %t24, %bv20 : f32
+          %t43 = arith.cmpf uno, %t24, %t24 : f32
+          %t44 = arith.cmpf ord, %bv20, %bv20 : f32
+          %t45 = arith.andi %t43, %t44 : i1
+          %t41 = arith.ori %t42, %t45 : i1
+          %t46 = arith.xori %has22, %c0 : i1
+          %t47 = arith.ori %t46, %t41 : i1
+          %t48 = arith.andi %t47, %t40 : i1
+          %t49 = arith.select %t48, %t24, %bv20 : f32
+          %t50 = arith.select %t48, %j19, %bi21 : index
+          %t51 = arith.ori %has22, %t48 : i1
+          scf.yield %t49, %t50, %t51 : f32, index, i1
+        }
+        %t52 = tensor.insert %pick23#0 into %tv15[%o7, %r11] : tensor<2x1xf32>
+        %t53 = arith.index_cast %pick23#1 : index to i64
+        %t54 = tensor.insert %t53 into %ti16[%o7, %r11] : tensor<2x1xi64>
+        scf.yield %pick23#0, %pick23#1, %c0, %t52, %t54 : f32, index, i1, tensor<2x1xf32>, tensor<2x1xi64>
+      }
+      scf.yield %sel17#3, %sel17#4 : tensor<2x1xf32>, tensor<2x1xi64>
+    }
+    return %tk6#0, %tk6#1 : tensor<2x1xf32>, tensor<2x1xi64>
+  }
+}
+'''
+
+_ENTRY = "npf_kernel"
+
+# iree-compile's flags as the finding ran it.
+_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-opt-level=O2",
+    "--iree-opt-data-tiling=false",
+    "--iree-dispatch-creation-enable-aggressive-fusion=true",
+    "--iree-dispatch-creation-fuse-multi-use=true",
+    "--iree-global-opt-propagate-transposes=true",
+    "--iree-llvmcpu-target-cpu=generic",
+]
+
+# The entry's arguments: ("input", dtype, the .npy bytes; bf16 as f32,
+# exact), or ("valid_dim", None, a valid shape's extent).
+_ARGS = [
+    ("input", "f32", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGY0JywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEpLCB9ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoRWio+dX5FPw=="),
+]
+
+# (value, dtype, how compared, expected .npy, its defined elements, the
+# bound of a reordered sum's error)
+_OUTPUTS = [
+    ("%1", "f32", "exact", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGY0JywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEpLCB9ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoRWio+dX5FPw==", "k05VTVBZAQB2AHsnZGVzY3InOiAnfGIxJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEpLCB9ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoBAQ==", None),
+    ("%2", "i64", "exact", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGk4JywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEpLCB9ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoAAAAAAAAAAAAAAAAAAAAA", "k05VTVBZAQB2AHsnZGVzY3InOiAnfGIxJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsIDEpLCB9ICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoBAQ==", None),
+]
+
+
+def _array(text):
+    return np.load(io.BytesIO(base64.b64decode(text)))
+
+
+def _compiler():
+    # The iree-compile binary that pip's iree-base-compiler installs, else
+    # the one on PATH.
+    try:
+        from iree.compiler.tools.binaries import find_tool
+        return find_tool("iree-compile")
+    except Exception:
+        return "iree-compile"
+
+
+# numpy types of the kernel's ABI: bf16 travels as its bits, i1 as i8.
+_ABI = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,
+        "i32": np.int32, "i64": np.int64, "index": np.int64, "i1": np.int8}
+# The smallest normal of each float type: IREE's CPU runtime flushes
+# subnormals, so a subnormal and the zero of its sign are one value.
+_TINY = {"f32": 2.0 ** -126, "bf16": 2.0 ** -126, "f16": 2.0 ** -14}
+
+
+def _argument(kind, dtype, value):
+    if kind == "valid_dim":
+        return int(value)
+    a = _array(value)
+    if dtype == "bf16":  # the upper half of f32's bits
+        a = np.ascontiguousarray(a, np.float32).view(np.uint32) >> 16
+    return np.ascontiguousarray(a.astype(_ABI[dtype]))
+
+
+def _result(dtype, a):
+    a = np.asarray(a)
+    if dtype == "i1":
+        return a != 0
+    if dtype == "bf16":
+        return (a.astype(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+def _run(vmfb, out_dir):
+    from iree import runtime
+    # One thread (local-sync), as npufuzz ran it.
+    context = runtime.SystemContext(config=runtime.Config("local-sync"))
+    with open(vmfb, "rb") as f:
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, f.read()))
+    results = context.modules.module[_ENTRY](*[_argument(*a) for a in _ARGS])
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    for k, r in enumerate(results):
+        np.save(os.path.join(out_dir, "out%d.npy" % k),
+                np.asarray(r.to_host() if hasattr(r, "to_host") else r))
+
+
+def _mismatches(got, want, defined, dtype, how, bound):
+    """Indices of the defined elements where `got` is not `want`: exactly
+    (a NaN equals a NaN; the sign of a zero counts), within `how`'s
+    tolerance for a value the compiler may round otherwise, or within that
+    and `bound` for a sum it may add in another order."""
+    g = got.astype(want.dtype).reshape(want.shape)
+    if how == "unstable" or (how[0] == "reordered" and bound is None):
+        return []
+    if want.dtype.kind != "f":
+        bad = g != want
+    else:
+        g64, w64 = g.astype(np.float64), want.astype(np.float64)
+        both_nan = np.isnan(g64) & np.isnan(w64)
+        same_sign = np.signbit(g64) == np.signbit(w64)
+        flushed = (np.abs(g64) < _TINY[dtype]) & (np.abs(w64) < _TINY[dtype]) & same_sign
+        if how == "exact":
+            same = (g64 == w64) & same_sign
+        else:
+            rtol, atol = how[1], how[2]
+            extra = bound.astype(np.float64) if how[0] == "reordered" else 0.0
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
+            finite = np.isfinite(g64) & np.isfinite(w64)
+            zero_sign = (w64 != 0) | (g64 != 0) | same_sign
+            same = ((g64 == w64) | (near & finite)) & zero_sign
+            if how[0] == "reordered":  # any value where the terms allow overflow
+                same |= ~np.isfinite(extra)
+        bad = ~(same | both_nan | flushed)
+    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
+        with open(source, "w") as f:
+            f.write(_MLIR)
+        p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.stdout.write(p.stderr[-4000:])
+            print("iree-compile failed (exit %d): the bug shows" % p.returncode)
+            return 1
+        # The module runs in a child: one that faults ends the child.
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                _run(vmfb, d)
+            except Exception:
+                traceback.print_exc()
+                code = 3
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            print("the module died of signal %d: the bug shows" % os.WTERMSIG(status))
+            return 1
+        if os.WEXITSTATUS(status) != 0:
+            print("IREE's runtime failed: the bug shows")
+            return 1
+        failed = False
+        for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
+            want, defined = _array(values), _array(mask).astype(bool)
+            got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
+            bad = _mismatches(got, want, defined, dtype, how, _array(bound) if bound else None)
+            if not bad:
+                continue
+            failed = True
+            first = bad[0]
+            print("output %d (%s, %s): %d of %d elements differ; first %s: expected %r, got %r"
+                  % (k, name, dtype, len(bad), int(defined.sum()), list(first),
+                     want[first].item(), got.reshape(want.shape)[first].item()))
+    print("the bug shows" if failed else "no difference: the bug does not show")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+#!/usr/bin/env python3
+"""A bug of IREE (iree-compile for llvm-cpu, and its runtime), as npufuzz
+found and reduced it.
+
+From: corpus/upstream/iree/vm_no_f16_scalars_host_topk.npf
+
+Run it with python3 (it needs numpy, and IREE's iree-base-compiler and
+iree-base-runtime). _MLIR below is the case's program on tensors. The
+script compiles it with iree-compile and the flags the finding ran with,
+runs its entry on the embedded inputs with IREE's runtime on one thread,
+compares each result with the expected one embedded (the program's
+semantics, as npufuzz's reference computes them, on a CPU that flushes
+subnormals as IREE's runtime does; elements outside an output's valid
+region are not compared) and exits 1 when they differ or compiling or
+running fails, 0 when they agree. A value the compiler may round
+otherwise is compared within its type's tolerance, a float sum it may
+add in another order within a bound on its terms; one it may decide
+otherwise is not compared.
+"""
+import base64
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+_MLIR = r'''module {
+  func.func @npf_kernel(%in0: tensor<2xf16>) -> (tensor<1xf16>, tensor<1xi64>) attributes {llvm.emit_c_interface} {
+    %c0 = arith.constant true
+    %c1 = arith.constant false
+    %c2 = arith.constant 0 : index
+    %c3 = arith.constant 1 : index
+    %c13 = arith.constant 0x0000 : f16
+    %c19 = arith.constant 2 : index
+    // input
+    // topk
+    %e4 = tensor.empty() : tensor<1xf16>
+    %e5 = tensor.empty() : tensor<1xi64>
+    %sel12:5 = scf.for %r6 = %c2 to %c3 step %c3 iter_args(%pv7 = %c13, %pi8 = %c2, %hp9 = %c1, %tv10 = %e4, %ti11 = %e5) -> (f16, index, i1, tensor<1xf16>, tensor<1xi64>) {
+      %pick18:3 = scf.for %j14 = %c2 to %c19 step %c3 iter_args(%bv15 = %c13, %bi16 = %c2, %has17 = %c1) -> (f16, index, i1) {
+        %t20 = tensor.extract %in0[%j14] : tensor<2xf16>
+        %t22 = arith.extf %pv7 : f16 to f32
+        %t23 = arith.extf %t20 : f16 to f32
+        %t24 = arith.cmpf ogt, %t22, %t23 : f32
+        %t25 = arith.cmpf uno, %t22, %t22 : f32
+        %t26 = arith.cmpf ord, %t23, %t23 : f32
+        %t27 = arith.andi %t25, %t26 : i1
+        %t21 = arith.ori %t24, %t27 : i1
+        %t29 = arith.extf %t20 : f16 to f32
+        %t30 = arith.extf %pv7 : f16 to f32
+        %t31 = arith.cmpf ogt, %t29, %t30 : f32
+        %t32 = arith.cmpf uno, %t29, %t29 : f32
+        %t33 = arith.cmpf ord, %t30, %t30 : f32
+        %t34 = arith.andi %t32, %t33 : i1
+        %t28 = arith.ori %t31, %t34 : i1
+        %t35 = arith.xori %t28, %c0 : i1
+        %t36 = arith.cmpi sgt, %j14, %pi8 : index
+        %t37 = arith.andi %t35, %t36 : i1
+        %t38 = arith.ori %t21, %t37 : i1
+        %t39 = arith.xori %hp9, %c0 : i1
+        %t40 = arith.ori %t39, %t38 : i1
+        %t42 = arith.extf %t20 : f16 to f32
+        %t43 = arith.extf %bv15 : f16 to f32
+        %t44 = arith.cmpf ogt, %t42, %t43 : f32
+        %t45 = arith.cmpf uno, %t42, %t42 : f32
+        %t46 = arith.cmpf ord, %t43, %t43 : f32
+        %t47 = arith.andi %t45, %t46 : i1
+        %t41 = arith.ori %t44, %t47 : i1
+        %t48 = arith.xori %has17, %c0 : i1
+        %t49 = arith.ori %t48, %t41 : i1
+        %t50 = arith.andi %t49, %t40 : i1
+        %t51 = arith.select %t50, %t20, %bv15 : f16
+        %t52 = arith.select %t50, %j14, %bi16 : index
+        %t53 = arith.ori %has17, %t50 : i1
+        scf.yield %t51, %t52, %t53 : f16, index, i1
+      }
+      %t54 = tensor.insert %pick18#0 into %tv10[%r6] : tensor<1xf16>
+      %t55 = arith.index_cast %pick18#1 : index to i64
+      %t56 = tensor.insert %t55 into %ti11[%r6] : tensor<1xi64>
+      scf.yield %pick18#0, %pick18#1, %c0, %t54, %t56 : f16, index, i1, tensor<1xf16>, tensor<1xi64>
+    }
+    return %sel12#3, %sel12#4 : tensor<1xf16>, tensor<1xi64>
+  }
+}
+'''
+
+_ENTRY = "npf_kernel"
+
+# iree-compile's flags as the finding ran it.
+_FLAGS = [
+    "--iree-hal-target-device=local",
+    "--iree-hal-local-target-device-backends=llvm-cpu",
+    "--iree-opt-level=O2",
+    "--iree-opt-data-tiling=false",
+    "--iree-dispatch-creation-enable-aggressive-fusion=true",
+    "--iree-dispatch-creation-fuse-multi-use=true",
+    "--iree-global-opt-propagate-transposes=true",
+    "--iree-llvmcpu-target-cpu=generic",
+]
+
+# The entry's arguments: ("input", dtype, the .npy bytes; bf16 as f32,
+# exact), or ("valid_dim", None, a valid shape's extent).
+_ARGS = [
+    ("input", "f16", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGYyJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDIsKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoAAAAA"),
+]
+
+# (value, dtype, how compared, expected .npy, its defined elements, the
+# bound of a reordered sum's error)
+_OUTPUTS = [
+    ("%1", "f16", "exact", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGYyJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDEsKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoAAA==", "k05VTVBZAQB2AHsnZGVzY3InOiAnfGIxJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDEsKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoB", None),
+    ("%2", "i64", "exact", "k05VTVBZAQB2AHsnZGVzY3InOiAnPGk4JywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDEsKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoAAAAAAAAAAA==", "k05VTVBZAQB2AHsnZGVzY3InOiAnfGIxJywgJ2ZvcnRyYW5fb3JkZXInOiBGYWxzZSwgJ3NoYXBlJzogKDEsKSwgfSAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIAoB", None),
+]
+
+
+def _array(text):
+    return np.load(io.BytesIO(base64.b64decode(text)))
+
+
+def _compiler():
+    # The iree-compile binary that pip's iree-base-compiler installs, else
+    # the one on PATH.
+    try:
+        from iree.compiler.tools.binaries import find_tool
+        return find_tool("iree-compile")
+    except Exception:
+        return "iree-compile"
+
+
+# numpy types of the kernel's ABI: bf16 travels as its bits, i1 as i8.
+_ABI = {"f32": np.float32, "f16": np.float16, "bf16": np.uint16, "i8": np.int8,
+        "i32": np.int32, "i64": np.int64, "index": np.int64, "i1": np.int8}
+# The smallest normal of each float type: IREE's CPU runtime flushes
+# subnormals, so a subnormal and the zero of its sign are one value.
+_TINY = {"f32": 2.0 ** -126, "bf16": 2.0 ** -126, "f16": 2.0 ** -14}
+
+
+def _argument(kind, dtype, value):
+    if kind == "valid_dim":
+        return int(value)
+    a = _array(value)
+    if dtype == "bf16":  # the upper half of f32's bits
+        a = np.ascontiguousarray(a, np.float32).view(np.uint32) >> 16
+    return np.ascontiguousarray(a.astype(_ABI[dtype]))
+
+
+def _result(dtype, a):
+    a = np.asarray(a)
+    if dtype == "i1":
+        return a != 0
+    if dtype == "bf16":
+        return (a.astype(np.uint16).astype(np.uint32) << 16).view(np.float32)
+    return a
+
+
+def _run(vmfb, out_dir):
+    from iree import runtime
+    # One thread (local-sync), as npufuzz ran it.
+    context = runtime.SystemContext(config=runtime.Config("local-sync"))
+    with open(vmfb, "rb") as f:
+        context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, f.read()))
+    results = context.modules.module[_ENTRY](*[_argument(*a) for a in _ARGS])
+    if not isinstance(results, (list, tuple)):
+        results = [results]
+    for k, r in enumerate(results):
+        np.save(os.path.join(out_dir, "out%d.npy" % k),
+                np.asarray(r.to_host() if hasattr(r, "to_host") else r))
+
+
+def _mismatches(got, want, defined, dtype, how, bound):
+    """Indices of the defined elements where `got` is not `want`: exactly
+    (a NaN equals a NaN; the sign of a zero counts), within `how`'s
+    tolerance for a value the compiler may round otherwise, or within that
+    and `bound` for a sum it may add in another order."""
+    g = got.astype(want.dtype).reshape(want.shape)
+    if how == "unstable" or (how[0] == "reordered" and bound is None):
+        return []
+    if want.dtype.kind != "f":
+        bad = g != want
+    else:
+        g64, w64 = g.astype(np.float64), want.astype(np.float64)
+        both_nan = np.isnan(g64) & np.isnan(w64)
+        same_sign = np.signbit(g64) == np.signbit(w64)
+        flushed = (np.abs(g64) < _TINY[dtype]) & (np.abs(w64) < _TINY[dtype]) & same_sign
+        if how == "exact":
+            same = (g64 == w64) & same_sign
+        else:
+            rtol, atol = how[1], how[2]
+            extra = bound.astype(np.float64) if how[0] == "reordered" else 0.0
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
+            finite = np.isfinite(g64) & np.isfinite(w64)
+            zero_sign = (w64 != 0) | (g64 != 0) | same_sign
+            same = ((g64 == w64) | (near & finite)) & zero_sign
+            if how[0] == "reordered":  # any value where the terms allow overflow
+                same |= ~np.isfinite(extra)
+        bad = ~(same | both_nan | flushed)
+    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+
+
+def main():
+    with tempfile.TemporaryDirectory() as d:
+        source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
+        with open(source, "w") as f:
+            f.write(_MLIR)
+        p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        if p.returncode != 0:
+            sys.stdout.write(p.stderr[-4000:])
+            print("iree-compile failed (exit %d): the bug shows" % p.returncode)
+            return 1
+        # The module runs in a child: one that faults ends the child.
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:
+            code = 0
+            try:
+                _run(vmfb, d)
+            except Exception:
+                traceback.print_exc()
+                code = 3
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status):
+            print("the module died of signal %d: the bug shows" % os.WTERMSIG(status))
+            return 1
+        if os.WEXITSTATUS(status) != 0:
+            print("IREE's runtime failed: the bug shows")
+            return 1
+        failed = False
+        for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
+            want, defined = _array(values), _array(mask).astype(bool)
+            got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
+            bad = _mismatches(got, want, defined, dtype, how, _array(bound) if bound else None)
+            if not bad:
+                continue
+            failed = True
+            first = bad[0]
+            print("output %d (%s, %s): %d of %d elements differ; first %s: expected %r, got %r"
+                  % (k, name, dtype, len(bad), int(defined.sum()), list(first),
+                     want[first].item(), got.reshape(want.shape)[first].item()))
+    print("the bug shows" if failed else "no difference: the bug does not show")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
