@@ -172,35 +172,49 @@ std::string compileFunction(ExportForm form, const SwitchStates &states) {
   return os.str();
 }
 
-const char *kHarness = R"PY(
+/// What every Python reproducer compares with: an embedded .npy, and the
+/// judge's rules (oracles/Compare.h) on numpy arrays.
+const char *kComparison = R"PY(
 
 def _array(text):
     return np.load(io.BytesIO(base64.b64decode(text)))
 
 
-def _mismatches(got, want, defined, dtype, how):
-    """Indices of the defined elements where `got` is not `want`: exactly
-    (a NaN equals a NaN; the sign of a zero counts), or within `how`'s
-    tolerance for a value the compiler may round otherwise."""
-    g = (got.float() if got.dtype == torch.bfloat16 else got).detach().numpy()
+def _mismatches(g, want, defined, how, bound, tiny=0.0):
+    """Indices of the defined elements where `g` is not `want`: exactly (a
+    NaN equals a NaN; the sign of a zero counts), within `how`'s tolerance
+    for a value the compiler may round otherwise ("approx"; two non-finite
+    values match, as formulas differ at overflow), or within that and
+    `bound` for a sum it may add in another order ("reordered"; any value
+    where the bound is infinite). Below `tiny`, a value and the zero of its
+    sign are one (a CPU that flushes subnormals)."""
     g = g.astype(want.dtype).reshape(want.shape)
-    if how == "unstable":
+    if how == "unstable" or (how[0] == "reordered" and bound is None):
         return []
     if want.dtype.kind != "f":
         bad = g != want
     else:
-        both_nan = np.isnan(g) & np.isnan(want)
+        g64, w64 = g.astype(np.float64), want.astype(np.float64)
+        same_sign = np.signbit(g64) == np.signbit(w64)
+        same = (np.isnan(g64) & np.isnan(w64)) | ((np.abs(g64) < tiny) & (np.abs(w64) < tiny) & same_sign)
         if how == "exact":
-            same = (g == want) & (np.signbit(g) == np.signbit(want))
+            same |= (g64 == w64) & same_sign
         else:
-            rtol, atol = how
+            kind, rtol, atol = how
+            extra = bound.astype(np.float64).reshape(want.shape) if kind == "reordered" else 0.0
             with np.errstate(invalid="ignore", over="ignore"):
-                near = np.abs(g.astype(np.float64) - want) <= atol + rtol * np.abs(want)
-            zero_sign = (want != 0) | (g != 0) | (np.signbit(g) == np.signbit(want))
-            same = ((g == want) | near) & zero_sign
-        bad = ~(same | both_nan)
+                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
+            close = (g64 == w64) | (near & np.isfinite(g64) & np.isfinite(w64))
+            if kind == "approx":  # a zero has a definite sign even so
+                same |= close & ((w64 != 0) | (g64 != 0) | same_sign)
+                same |= ~np.isfinite(g64) & ~np.isfinite(w64)
+            else:
+                same |= close | ~np.isfinite(extra)
+        bad = ~same
     return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+)PY";
 
+const char *kHarness = R"PY(
 
 def main():
     args = [torch.from_numpy(_array(data)).to(getattr(torch, dtype)) for dtype, data in _INPUTS]
@@ -212,14 +226,15 @@ def main():
         return 1
     eager = kernel(*args)
     failed = False
-    for k, (name, dtype, how, values, mask) in enumerate(_OUTPUTS):
+    for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
         want, defined = _array(values), _array(mask).astype(bool)
-        bad = _mismatches(outs[k], want, defined, dtype, how)
+        got = outs[k].float() if outs[k].dtype == torch.bfloat16 else outs[k]
+        bad = _mismatches(got.detach().numpy(), want, defined, how,
+                          _array(bound) if bound else None)
         if not bad:
             continue
         failed = True
         first = bad[0]
-        got = outs[k].float() if outs[k].dtype == torch.bfloat16 else outs[k]
         e = eager[k].float() if eager[k].dtype == torch.bfloat16 else eager[k]
         print("output %d (%s, %s): %d of %d elements differ; first %s: expected %r, got %r "
               "(eager torch: %r)" % (k, name, dtype, len(bad), int(defined.sum()), list(first),
@@ -231,6 +246,42 @@ def main():
 if __name__ == "__main__":
     sys.exit(main())
 )PY";
+
+/// How an output is compared, as a Python literal, and the bound of a
+/// reordered sum's error (its .npy as a Python string, or None).
+void comparedAs(const Case &c, const std::vector<RefTensor> &values, ValueId v, Exactness e,
+                unsigned approximations, const ExactnessModel &freedoms, std::string &how,
+                std::string &bound) {
+  const TensorType &t = c.typeOf(v);
+  const Tolerance tol = toleranceFor(t.dtype);
+  std::ostringstream os;
+  os.precision(17);
+  bound = "None";
+  switch (e) {
+  case Exactness::Exact: os << "\"exact\""; break;
+  case Exactness::Unstable: os << "\"unstable\""; break;
+  case Exactness::Approx:
+    // Compounded approximations widen the relative tolerance up to 5 %
+    // (oracles/Compare.h).
+    os << "(\"approx\", " << std::max(tol.rtol, std::min(tol.rtol * approximations, 0.05)) << ", "
+       << tol.atol << ")";
+    break;
+  case Exactness::Reordered: {
+    os << "(\"reordered\", " << tol.rtol << ", " << tol.atol << ")";
+    if (values.empty())
+      break;
+    const std::vector<double> terms = reorderedSumBound(c, values, v, freedoms);
+    RefTensor b = RefTensor::zeros(TensorType{DType::F32, t.shape, std::nullopt});
+    for (size_t i = 0; i < terms.size() && i < b.f.size(); ++i)
+      // Rounded up into f32, so the bound only widens.
+      b.f[i] = std::isfinite(terms[i]) ? std::nextafter(static_cast<float>(terms[i]), INFINITY)
+                                       : INFINITY;
+    bound = pyString(base64Of(encodeNpy(b)));
+    break;
+  }
+  }
+  how = os.str();
+}
 
 /// Whether `name` appears in `text` as a whole identifier.
 bool mentions(const std::string &text, const std::string &name) {
@@ -289,6 +340,15 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     error = "the case has no PyTorch program: " + unsupported;
     return false;
   }
+  // What torch cannot do exactly, the program raises when it runs
+  // (backend/emit/PyTorchEmitter.h): the backend's `unsupported`, no
+  // script that would fail for it.
+  if (const size_t at = program.find("raise NotImplementedError(\""); at != std::string::npos) {
+    const size_t from = at + std::string("raise NotImplementedError(\"").size();
+    error =
+        "the case has no PyTorch program: " + program.substr(from, program.find('"', from) - from);
+    return false;
+  }
   // The program's helpers and kernel; its main() reads .npy files, which
   // the script holds instead.
   const size_t mainAt = program.find("\n\ndef main():");
@@ -305,8 +365,16 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
   const BackendKind backend = backendOf(form);
   const ExactnessModel freedoms = freedomsOf(backend);
   const std::vector<Exactness> exactness = classifyValues(c, freedoms);
+  const std::vector<unsigned> approximations = approximationCounts(c, exactness);
   if (freedoms.signedOverflowUndefined)
     undefineWhatSignedOverflowDecides(c, ref);
+  // Reordered sums are compared against their terms, which only the
+  // evaluation of every value holds.
+  std::vector<RefTensor> values;
+  for (ValueId v : c.outputs)
+    if (exactness[v] == Exactness::Reordered && values.empty() &&
+        !evaluateCase(c, ref.inputs, values, error))
+      return false;
 
   std::ostringstream os;
   const char *compiler = form == ExportForm::Torch ? "torch.compile (Inductor)" : "Apache TVM";
@@ -338,35 +406,24 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
   for (const RefTensor &t : ref.inputs)
     os << "    (" << pyString(std::string(torchDtypeName(t.type.dtype))) << ", "
        << pyString(base64Of(encodeNpy(t))) << "),\n";
-  os << "]\n\n# (value, dtype, how compared, expected .npy, its defined elements)\n_OUTPUTS = [\n";
+  os << "]\n\n# (value, dtype, how compared, expected .npy, its defined elements, the\n"
+     << "# bound of a reordered sum's error)\n_OUTPUTS = [\n";
   for (size_t k = 0; k < ref.outputs.size(); ++k) {
     const RefTensor &t = ref.outputs[k];
-    const Exactness e = exactness[c.outputs[k]];
-    std::string compared = "\"exact\"";
-    if (e == Exactness::Unstable)
-      compared = "\"unstable\"";
-    else if (e != Exactness::Exact) {
-      const Tolerance tol = toleranceFor(t.type.dtype);
-      std::ostringstream pair;
-      pair.precision(17);
-      pair << "(" << tol.rtol << ", " << tol.atol << ")";
-      compared = pair.str();
-    }
-    os << "    (" << pyString("%" + std::to_string(c.outputs[k])) << ", "
+    const ValueId v = c.outputs[k];
+    std::string compared, bound;
+    comparedAs(c, values, v, exactness[v], approximations[v], freedoms, compared, bound);
+    os << "    (" << pyString("%" + std::to_string(v)) << ", "
        << pyString(std::string(dtypeName(t.type.dtype))) << ", " << compared << ", "
-       << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t)))
-       << "),\n";
+       << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t))) << ", "
+       << bound << "),\n";
   }
-  os << "]\n" << kHarness;
+  os << "]\n" << kComparison << kHarness;
   out = os.str();
   return true;
 }
 
 const char *kIreeHarness = R"PY(
-
-def _array(text):
-    return np.load(io.BytesIO(base64.b64decode(text)))
-
 
 def _compiler():
     # The iree-compile binary that pip's iree-base-compiler installs, else
@@ -418,37 +475,6 @@ def _run(vmfb, out_dir):
                 np.asarray(r.to_host() if hasattr(r, "to_host") else r))
 
 
-def _mismatches(got, want, defined, dtype, how, bound):
-    """Indices of the defined elements where `got` is not `want`: exactly
-    (a NaN equals a NaN; the sign of a zero counts), within `how`'s
-    tolerance for a value the compiler may round otherwise, or within that
-    and `bound` for a sum it may add in another order."""
-    g = got.astype(want.dtype).reshape(want.shape)
-    if how == "unstable" or (how[0] == "reordered" and bound is None):
-        return []
-    if want.dtype.kind != "f":
-        bad = g != want
-    else:
-        g64, w64 = g.astype(np.float64), want.astype(np.float64)
-        both_nan = np.isnan(g64) & np.isnan(w64)
-        same_sign = np.signbit(g64) == np.signbit(w64)
-        flushed = (np.abs(g64) < _TINY[dtype]) & (np.abs(w64) < _TINY[dtype]) & same_sign
-        if how == "exact":
-            same = (g64 == w64) & same_sign
-        else:
-            rtol, atol = how[1], how[2]
-            extra = bound.astype(np.float64) if how[0] == "reordered" else 0.0
-            with np.errstate(invalid="ignore", over="ignore"):
-                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
-            finite = np.isfinite(g64) & np.isfinite(w64)
-            zero_sign = (w64 != 0) | (g64 != 0) | same_sign
-            same = ((g64 == w64) | (near & finite)) & zero_sign
-            if how[0] == "reordered":  # any value where the terms allow overflow
-                same |= ~np.isfinite(extra)
-        bad = ~(same | both_nan | flushed)
-    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
-
-
 def main():
     with tempfile.TemporaryDirectory() as d:
         source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
@@ -484,7 +510,8 @@ def main():
         for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
             want, defined = _array(values), _array(mask).astype(bool)
             got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
-            bad = _mismatches(got, want, defined, dtype, how, _array(bound) if bound else None)
+            bad = _mismatches(got, want, defined, how, _array(bound) if bound else None,
+                              _TINY.get(dtype, 0.0))
             if not bad:
                 continue
             failed = True
@@ -512,42 +539,6 @@ public:
 private:
   bool was_;
 };
-
-/// How an output is compared, as a Python literal, and the bound of a
-/// reordered sum's error (its .npy as a Python string, or None).
-void comparedAs(const Case &c, const std::vector<RefTensor> &values, ValueId v, Exactness e,
-                unsigned approximations, const ExactnessModel &freedoms, std::string &how,
-                std::string &bound) {
-  const TensorType &t = c.typeOf(v);
-  const Tolerance tol = toleranceFor(t.dtype);
-  std::ostringstream os;
-  os.precision(17);
-  bound = "None";
-  switch (e) {
-  case Exactness::Exact: os << "\"exact\""; break;
-  case Exactness::Unstable: os << "\"unstable\""; break;
-  case Exactness::Approx:
-    // Compounded approximations widen the relative tolerance up to 5 %
-    // (oracles/Compare.h).
-    os << "(\"approx\", " << std::max(tol.rtol, std::min(tol.rtol * approximations, 0.05)) << ", "
-       << tol.atol << ")";
-    break;
-  case Exactness::Reordered: {
-    os << "(\"reordered\", " << tol.rtol << ", " << tol.atol << ")";
-    if (values.empty())
-      break;
-    const std::vector<double> terms = reorderedSumBound(c, values, v, freedoms);
-    RefTensor b = RefTensor::zeros(TensorType{DType::F32, t.shape, std::nullopt});
-    for (size_t i = 0; i < terms.size() && i < b.f.size(); ++i)
-      // Rounded up into f32, so the bound only widens.
-      b.f[i] = std::isfinite(terms[i]) ? std::nextafter(static_cast<float>(terms[i]), INFINITY)
-                                       : INFINITY;
-    bound = pyString(base64Of(encodeNpy(b)));
-    break;
-  }
-  }
-  how = os.str();
-}
 
 bool ireeScript(const Case &c, const Expectation &how, const ExportSource &source, std::string &out,
                 std::string &error) {
@@ -638,7 +629,7 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
        << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t))) << ", "
        << bound << "),\n";
   }
-  os << "]\n" << kIreeHarness;
+  os << "]\n" << kComparison << kIreeHarness;
   out = os.str();
   return true;
 }

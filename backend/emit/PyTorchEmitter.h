@@ -8,7 +8,8 @@
 // Faithful to ir/Case.h wherever torch allows: f16/bf16 elementwise ops run
 // in f32 and round once, transcendentals run in f64 and round to f32, float
 // max/min order -0 < +0, integer division is floor division with x/0 == 0,
-// reductions and matmul accumulate left to right in explicit loops, casts
+// sums and matmuls accumulate left to right in explicit loops (max, min
+// and argmax, which keep no order, are one max.dim), casts
 // saturate. What torch cannot do exactly becomes a `raise
 // NotImplementedError` line (non-rne rounding of narrowing float casts and of
 // inexact int->float casts). Valid shapes are not masked: every op computes

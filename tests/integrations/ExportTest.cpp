@@ -158,6 +158,21 @@ TEST(Export, AnIreeScriptShowsALiveIreeBugAndNothingElse) {
       << readFile(dir + "/iree_ok.out");
 }
 
+// A cast torch cannot round as the case says is the backend's
+// `unsupported`: no script, which would only show the program's own raise.
+TEST(Export, WhatTorchCannotWriteExactlyIsNoScript) {
+  const std::string dir = scratch();
+  const std::string path = writeCase("rtz_cast.npf", "npufuzz-case 1\n"
+                                                     "%0 = input : i32[4]\n"
+                                                     "%1 = cast %0 {round=rtz} : f32[4]\n"
+                                                     "return %1\n");
+  for (const char *form : {"torch", "tvm"}) {
+    EXPECT_EQ(exportTo(path, form, dir + "/rtz.py"), 2) << form;
+    EXPECT_NE(readFile(dir + "/rtz.py.log").find("cast i32 -> f32 rounding rtz"), std::string::npos)
+        << readFile(dir + "/rtz.py.log");
+  }
+}
+
 // The MLIR form: the case's kernel in its style, with the passes of its
 // pipeline on the RUN line, which Debian's mlir-opt runs.
 TEST(Export, AnMlirFileCarriesItsPipeline) {

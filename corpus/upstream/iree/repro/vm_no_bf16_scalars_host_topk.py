@@ -127,6 +127,40 @@ def _array(text):
     return np.load(io.BytesIO(base64.b64decode(text)))
 
 
+def _mismatches(g, want, defined, how, bound, tiny=0.0):
+    """Indices of the defined elements where `g` is not `want`: exactly (a
+    NaN equals a NaN; the sign of a zero counts), within `how`'s tolerance
+    for a value the compiler may round otherwise ("approx"; two non-finite
+    values match, as formulas differ at overflow), or within that and
+    `bound` for a sum it may add in another order ("reordered"; any value
+    where the bound is infinite). Below `tiny`, a value and the zero of its
+    sign are one (a CPU that flushes subnormals)."""
+    g = g.astype(want.dtype).reshape(want.shape)
+    if how == "unstable" or (how[0] == "reordered" and bound is None):
+        return []
+    if want.dtype.kind != "f":
+        bad = g != want
+    else:
+        g64, w64 = g.astype(np.float64), want.astype(np.float64)
+        same_sign = np.signbit(g64) == np.signbit(w64)
+        same = (np.isnan(g64) & np.isnan(w64)) | ((np.abs(g64) < tiny) & (np.abs(w64) < tiny) & same_sign)
+        if how == "exact":
+            same |= (g64 == w64) & same_sign
+        else:
+            kind, rtol, atol = how
+            extra = bound.astype(np.float64).reshape(want.shape) if kind == "reordered" else 0.0
+            with np.errstate(invalid="ignore", over="ignore"):
+                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
+            close = (g64 == w64) | (near & np.isfinite(g64) & np.isfinite(w64))
+            if kind == "approx":  # a zero has a definite sign even so
+                same |= close & ((w64 != 0) | (g64 != 0) | same_sign)
+                same |= ~np.isfinite(g64) & ~np.isfinite(w64)
+            else:
+                same |= close | ~np.isfinite(extra)
+        bad = ~same
+    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
+
+
 def _compiler():
     # The iree-compile binary that pip's iree-base-compiler installs, else
     # the one on PATH.
@@ -177,37 +211,6 @@ def _run(vmfb, out_dir):
                 np.asarray(r.to_host() if hasattr(r, "to_host") else r))
 
 
-def _mismatches(got, want, defined, dtype, how, bound):
-    """Indices of the defined elements where `got` is not `want`: exactly
-    (a NaN equals a NaN; the sign of a zero counts), within `how`'s
-    tolerance for a value the compiler may round otherwise, or within that
-    and `bound` for a sum it may add in another order."""
-    g = got.astype(want.dtype).reshape(want.shape)
-    if how == "unstable" or (how[0] == "reordered" and bound is None):
-        return []
-    if want.dtype.kind != "f":
-        bad = g != want
-    else:
-        g64, w64 = g.astype(np.float64), want.astype(np.float64)
-        both_nan = np.isnan(g64) & np.isnan(w64)
-        same_sign = np.signbit(g64) == np.signbit(w64)
-        flushed = (np.abs(g64) < _TINY[dtype]) & (np.abs(w64) < _TINY[dtype]) & same_sign
-        if how == "exact":
-            same = (g64 == w64) & same_sign
-        else:
-            rtol, atol = how[1], how[2]
-            extra = bound.astype(np.float64) if how[0] == "reordered" else 0.0
-            with np.errstate(invalid="ignore", over="ignore"):
-                near = np.abs(g64 - w64) <= atol + rtol * np.abs(w64) + extra
-            finite = np.isfinite(g64) & np.isfinite(w64)
-            zero_sign = (w64 != 0) | (g64 != 0) | same_sign
-            same = ((g64 == w64) | (near & finite)) & zero_sign
-            if how[0] == "reordered":  # any value where the terms allow overflow
-                same |= ~np.isfinite(extra)
-        bad = ~(same | both_nan | flushed)
-    return [tuple(int(i) for i in idx) for idx in np.argwhere(bad & defined)]
-
-
 def main():
     with tempfile.TemporaryDirectory() as d:
         source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
@@ -243,7 +246,8 @@ def main():
         for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
             want, defined = _array(values), _array(mask).astype(bool)
             got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
-            bad = _mismatches(got, want, defined, dtype, how, _array(bound) if bound else None)
+            bad = _mismatches(got, want, defined, how, _array(bound) if bound else None,
+                              _TINY.get(dtype, 0.0))
             if not bad:
                 continue
             failed = True
