@@ -50,6 +50,22 @@ const char *exportFileName(ExportForm form) {
   return "repro.py";
 }
 
+std::optional<ExportForm> exportFormOf(BackendKind backend) {
+  switch (backend) {
+  case BackendKind::Inductor: return ExportForm::Torch;
+  case BackendKind::Tvm: return ExportForm::Tvm;
+  case BackendKind::Iree: return ExportForm::Iree;
+  case BackendKind::MlirJit:
+  case BackendKind::MlirTools: return ExportForm::Mlir;
+  case BackendKind::External:
+  case BackendKind::Torch:
+  case BackendKind::Pto:
+  case BackendKind::Simpler:
+  case BackendKind::PyTorchSim: return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 namespace {
 BackendKind backendOf(ExportForm form) {
   switch (form) {

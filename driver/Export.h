@@ -16,9 +16,11 @@
 #ifndef NPUFUZZ_DRIVER_EXPORT_H
 #define NPUFUZZ_DRIVER_EXPORT_H
 
+#include "backend/BackendKind.h"
 #include "driver/ReduceCommand.h"
 #include "ir/Case.h"
 
+#include <optional>
 #include <string>
 
 namespace npufuzz {
@@ -42,6 +44,12 @@ bool parseExportForm(std::string_view name, ExportForm &out);
 std::string exportFormNames();
 /// "repro.py" or "repro.mlir".
 const char *exportFileName(ExportForm form);
+
+/// The form a finding of `backend` goes to its compiler's tracker in:
+/// torch for Inductor, tvm, iree, mlir for npufuzz's MLIR backends; none for
+/// a backend whose compiler takes no such script (ptoas, simpler,
+/// PyTorchSim, eager torch, a user's command).
+std::optional<ExportForm> exportFormOf(BackendKind backend);
 
 /// Where a case to export came from, for the script's header.
 struct ExportSource {

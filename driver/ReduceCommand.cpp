@@ -1,5 +1,6 @@
 //===- driver/ReduceCommand.cpp - npufuzz reduce and npufuzz replay -------===//
 #include "driver/ReduceCommand.h"
+#include "driver/Export.h"
 
 #include "driver/Releases.h"
 
@@ -620,6 +621,23 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     if (!writeOut(name, text))
       return writeFailed();
     written += "," + name;
+  }
+  // The reproducer its compiler's tracker takes (`npufuzz export`), when
+  // the backend has a form and the case fits it; a case that does not
+  // (an op torch cannot write exactly) keeps its repro line.
+  if (const std::optional<ExportForm> form = exportFormOf(o.backend)) {
+    Expectation how;
+    how.style = o.style;
+    how.pipeline = r.reduced.pipeline;
+    how.loweringSeed = o.loweringSeed;
+    how.stage = o.stage;
+    std::string script, whyNot;
+    if (exportCase(r.reduced.c, how, *form, {(dir / "case.npf").string(), sig.text()}, script,
+                   whyNot)) {
+      if (!writeOut(exportFileName(*form), script))
+        return writeFailed();
+      written += std::string(",") + exportFileName(*form);
+    }
   }
 
   out << "reduced in " << std::fixed << std::setprecision(1) << r.seconds << " s"

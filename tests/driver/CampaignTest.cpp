@@ -669,6 +669,16 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
     EXPECT_NE(text.str().find("\"pipeline_after\": \"func.func(npufuzz-test-miscompile)\""),
               std::string::npos)
         << text.str();
+    // What goes upstream: the reduced kernel with its mlir-opt line
+    // (npufuzz export's form for an MLIR backend).
+    std::ifstream upstream(reduced / "repro.mlir");
+    std::stringstream repro;
+    repro << upstream.rdbuf();
+    EXPECT_NE(repro.str().find("// RUN: mlir-opt --pass-pipeline='builtin.module("
+                               "func.func(npufuzz-test-miscompile))'"),
+              std::string::npos)
+        << f.id << ":\n"
+        << repro.str();
     // Its root-cause bucket: the pass and what the reduced repro holds.
     EXPECT_EQ(f.bucket.rfind("bucket-", 0), 0u) << f.bucket;
     EXPECT_EQ(f.bucketKey.rfind("mismatch | func.func(npufuzz-test-miscompile) | ", 0), 0u)
