@@ -492,12 +492,22 @@ def _run(vmfb, out_dir):
 
 
 def main():
+    # Without IREE there is nothing to show: exit 2, never "the bug shows".
+    try:
+        from iree import runtime  # noqa: F401
+    except ImportError as e:
+        print("IREE's runtime is not installed (%s): pip install iree-base-runtime" % e)
+        return 2
     with tempfile.TemporaryDirectory() as d:
         source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
         with open(source, "w") as f:
             f.write(_MLIR)
-        p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        try:
+            p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        except OSError as e:
+            print("iree-compile cannot start (%s): pip install iree-base-compiler" % e)
+            return 2
         if p.returncode != 0:
             sys.stdout.write(p.stderr[-4000:])
             print("iree-compile failed (exit %d): the bug shows" % p.returncode)
@@ -525,6 +535,9 @@ def main():
         failed = False
         for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
             want, defined = _array(values), _array(mask).astype(bool)
+            if not os.path.exists(os.path.join(d, "out%d.npy" % k)):
+                print("the module returned no result %d: the bug shows" % k)
+                return 1
             got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
             bad = _mismatches(got, want, defined, how, _array(bound) if bound else None,
                               _TINY.get(dtype, 0.0))
@@ -609,7 +622,9 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
      << "add in another order within a bound on its terms; one it may decide\n"
      << "otherwise is not compared.\n\"\"\"\n"
      << "import base64\nimport io\nimport os\nimport subprocess\nimport sys\nimport tempfile\n"
-     << "import traceback\n\nimport numpy as np\n\n"
+     << "import traceback\n\n"
+     << "try:\n    import numpy as np\nexcept ImportError as e:  # nothing to show without it\n"
+     << "    print(\"numpy is not installed (%s)\" % e)\n    sys.exit(2)\n\n"
      << "_MLIR = r'''" << kernel.text << "'''\n\n"
      << "_ENTRY = " << pyString(kernel.entry) << "\n\n"
      << "# iree-compile's flags as the finding ran it.\n_FLAGS = [\n"

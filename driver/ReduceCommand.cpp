@@ -623,21 +623,28 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     written += "," + name;
   }
   // The reproducer its compiler's tracker takes (`npufuzz export`), when
-  // the backend has a form and the case fits it; a case that does not
-  // (an op torch cannot write exactly) keeps its repro line.
+  // the backend has a form, the reduced case still fails and fits the form;
+  // a case that does not (an op torch cannot write exactly) keeps its
+  // repro line.
   if (const std::optional<ExportForm> form = exportFormOf(o.backend)) {
+    std::error_code stale;
+    fs::remove(dir / exportFileName(*form), stale);
     Expectation how;
     how.style = o.style;
     how.pipeline = r.reduced.pipeline;
     how.loweringSeed = o.loweringSeed;
     how.stage = o.stage;
     std::string script, whyNot;
-    if (exportCase(r.reduced.c, how, *form, {(dir / "case.npf").string(), sig.text()}, script,
-                   whyNot)) {
+    if (!r.confirmed)
+      whyNot = "the reduced case was not re-checked";
+    else if (exportCase(r.reduced.c, how, *form, {(dir / "case.npf").string(), sig.text()}, script,
+                        whyNot)) {
       if (!writeOut(exportFileName(*form), script))
         return writeFailed();
       written += std::string(",") + exportFileName(*form);
     }
+    if (!whyNot.empty())
+      out << "no " << exportFileName(*form) << ": " << whyNot << "\n";
   }
 
   out << "reduced in " << std::fixed << std::setprecision(1) << r.seconds << " s"

@@ -81,39 +81,51 @@ def _fold(x, axis, step, acc_dtype):
     return acc.unsqueeze(axis)
 
 
+def _wide(x):
+    # f16 and bf16 as f32, exactly: TVM cannot build isnan of a bf16 tensor
+    # (a bug of its own), which would stop every bf16 max, min and argmax.
+    if x.dtype in (torch.float16, torch.bfloat16):
+        return x.float()
+    return x
+
+
 def _rmax(x, axis, fmax):
     # The maximum along `axis` (fmax: a float's, NaN propagating and
     # -0 < +0, as _fmax folds it). Max is associative, so no order is kept,
     # and the graph stays a few ops long whatever the axis' length: one
     # _fmax an element grows it, and Inductor's compile time with it.
     # (max.dim, not amax: TVM's frontend takes only the former.)
-    r = x.max(axis, keepdim=True).values
-    if not fmax:
-        return r
-    a = torch.abs(r)  # a zero's two signs: +0 if a +0 is there, else -0
-    r = torch.where(r == 0, torch.where(((x == 0) & (1 / x > 0)).any(axis, keepdim=True), a, -a), r)
-    # A sum along an axis that holds a NaN is NaN.
-    return torch.where(torch.isnan(x).any(axis, keepdim=True), x.sum(axis, keepdim=True), r)
+    w = _wide(x)
+    r = w.max(axis, keepdim=True).values
+    if fmax:
+        a = torch.abs(r)  # a zero's two signs: +0 if a +0 is there, else -0
+        r = torch.where(r == 0, torch.where(((w == 0) & (1 / w > 0)).any(axis, keepdim=True), a, -a), r)
+        # A sum along an axis that holds a NaN is NaN.
+        r = torch.where(torch.isnan(w).any(axis, keepdim=True), w.sum(axis, keepdim=True), r)
+    return r.to(x.dtype)
 
 
 def _rmin(x, axis, fmin):
     # The minimum as the maximum of the order reversed: -x for a float
     # (exact), ~x for an integer (-x would wrap at its minimum) or a bool.
+    w = _wide(x)
     if not fmin:
-        return ~(~x).max(axis, keepdim=True).values
-    r = -(-x).max(axis, keepdim=True).values
+        return (~(~w).max(axis, keepdim=True).values).to(x.dtype)
+    r = -(-w).max(axis, keepdim=True).values
     a = torch.abs(r)  # -0 if a -0 is there, else +0
-    r = torch.where(r == 0, torch.where(((x == 0) & (1 / x < 0)).any(axis, keepdim=True), -a, a), r)
-    return torch.where(torch.isnan(x).any(axis, keepdim=True), x.sum(axis, keepdim=True), r)
+    r = torch.where(r == 0, torch.where(((w == 0) & (1 / w < 0)).any(axis, keepdim=True), -a, a), r)
+    r = torch.where(torch.isnan(w).any(axis, keepdim=True), w.sum(axis, keepdim=True), r)
+    return r.to(x.dtype)
 
 
 def _argmax(x, axis):
     # The first maximum; NaN counts as the maximum; -0 == +0. Of the
     # elements that win, the first is the one with the most after it.
-    n = x.shape[axis]
-    nan = torch.isnan(x)
-    top = torch.where(nan.any(axis, keepdim=True), nan, x == x.max(axis, keepdim=True).values)
-    after = n - _along(n, axis, x.dim())
+    w = _wide(x)
+    n = w.shape[axis]
+    nan = torch.isnan(w)
+    top = torch.where(nan.any(axis, keepdim=True), nan, w == w.max(axis, keepdim=True).values)
+    after = n - _along(n, axis, w.dim())
     return n - (top * after).max(axis, keepdim=True).values
 
 

@@ -25,7 +25,11 @@ import sys
 import tempfile
 import traceback
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:  # nothing to show without it
+    print("numpy is not installed (%s)" % e)
+    sys.exit(2)
 
 _MLIR = r'''module {
   func.func @npf_kernel(%in0_abi: tensor<2x2x2xi16>) -> (tensor<2x2x2xi16>, tensor<2x2x2xi64>) attributes {llvm.emit_c_interface} {
@@ -212,12 +216,22 @@ def _run(vmfb, out_dir):
 
 
 def main():
+    # Without IREE there is nothing to show: exit 2, never "the bug shows".
+    try:
+        from iree import runtime  # noqa: F401
+    except ImportError as e:
+        print("IREE's runtime is not installed (%s): pip install iree-base-runtime" % e)
+        return 2
     with tempfile.TemporaryDirectory() as d:
         source, vmfb = os.path.join(d, "kernel.mlir"), os.path.join(d, "kernel.vmfb")
         with open(source, "w") as f:
             f.write(_MLIR)
-        p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
-                           stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        try:
+            p = subprocess.run([_compiler()] + _FLAGS + [source, "-o", vmfb],
+                               stdin=subprocess.DEVNULL, capture_output=True, text=True)
+        except OSError as e:
+            print("iree-compile cannot start (%s): pip install iree-base-compiler" % e)
+            return 2
         if p.returncode != 0:
             sys.stdout.write(p.stderr[-4000:])
             print("iree-compile failed (exit %d): the bug shows" % p.returncode)
@@ -245,6 +259,9 @@ def main():
         failed = False
         for k, (name, dtype, how, values, mask, bound) in enumerate(_OUTPUTS):
             want, defined = _array(values), _array(mask).astype(bool)
+            if not os.path.exists(os.path.join(d, "out%d.npy" % k)):
+                print("the module returned no result %d: the bug shows" % k)
+                return 1
             got = _result(dtype, np.load(os.path.join(d, "out%d.npy" % k)))
             bad = _mismatches(got, want, defined, how, _array(bound) if bound else None,
                               _TINY.get(dtype, 0.0))
