@@ -99,11 +99,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
                   "): " + *where + " changed";
       return j;
     }
-  ExactnessModel model;
-  model.lowPrecisionHeldWide = run.lowPrecisionHeldWide;
-  model.floatSumsReassociated = run.floatSumsReassociated;
-  model.productsContracted = run.productsContracted;
-  model.signedOverflowUndefined = run.signedOverflowUndefined;
+  const ExactnessModel model = freedomsOfRun(run);
   // What a signed overflow decides is not the case's to say there.
   RefRun withoutOverflow;
   if (run.signedOverflowUndefined) {

@@ -127,6 +127,15 @@ int64_t termsPerSum(const Case &c, const Op &op) {
 }
 } // namespace
 
+ExactnessModel freedomsOfRun(const BackendRun &run) {
+  ExactnessModel m;
+  m.lowPrecisionHeldWide = run.lowPrecisionHeldWide;
+  m.floatSumsReassociated = run.floatSumsReassociated;
+  m.productsContracted = run.productsContracted;
+  m.signedOverflowUndefined = run.signedOverflowUndefined;
+  return m;
+}
+
 ExactnessModel freedomsOf(BackendKind backend) {
   ExactnessModel m;
   // Inductor keeps fused f16/bf16 intermediates in f32 (its

@@ -17,6 +17,7 @@
 #define NPUFUZZ_ORACLES_EXACTNESS_H
 
 #include "backend/BackendKind.h"
+#include "backend/BackendRun.h"
 #include "ir/Case.h"
 
 #include <string_view>
@@ -72,6 +73,9 @@ struct ExactnessModel {
   /// (oracles/SignedOverflow.h).
   bool signedOverflowUndefined = false;
 };
+
+/// The freedoms a run was made under, as its backend set them.
+ExactnessModel freedomsOfRun(const BackendRun &run);
 
 /// The documented freedoms of `backend`'s compiler (none for npufuzz's own
 /// lowerings and the simulators).

@@ -17,11 +17,7 @@ std::string firstDifference(const Case &c, const CaseOutcome &base, const Backen
                             std::string *op = nullptr) {
   // The backend's freedoms hold between its runs as against the reference;
   // a reordered sum, with no bound between two runs, is not compared.
-  ExactnessModel model;
-  model.lowPrecisionHeldWide = base.run.lowPrecisionHeldWide;
-  model.floatSumsReassociated = base.run.floatSumsReassociated;
-  model.productsContracted = base.run.productsContracted;
-  model.signedOverflowUndefined = base.run.signedOverflowUndefined;
+  const ExactnessModel model = freedomsOfRun(base.run);
   const std::vector<Exactness> exactness = classifyValues(c, model);
   const std::vector<unsigned> approximations = approximationCounts(c, exactness);
   // Neither run need agree with the other where a signed overflow decides.
