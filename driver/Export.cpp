@@ -405,7 +405,8 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << "script runs kernel() compiled, compares each output with the expected\n"
      << "one embedded (the program's semantics, as npufuzz's reference computes\n"
      << "them; elements outside an output's valid region are not compared) and\n"
-     << "exits 1 when they differ or the compiler fails, 0 when they agree.\n"
+     << "exits 1 when they differ or the compiler fails, 0 when they agree\n"
+     << "(2 when a module it needs is not installed).\n"
      << "A value the compiler may round otherwise (a fused low-precision\n"
      << "intermediate) is compared within its type's tolerance; one it may\n"
      << "decide otherwise is not compared"
@@ -415,8 +416,22 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << ".\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
   // The program from its imports on, up to its main(), without the
-  // helpers its kernel does not call.
-  os << usedPart(program.substr(preludeEnd + 1, mainAt - preludeEnd - 1)) << "\n\n";
+  // helpers its kernel does not call. A module missing is the machine's
+  // fault, not the bug's: it exits 2, as a tool that cannot start does.
+  std::string body = usedPart(program.substr(preludeEnd + 1, mainAt - preludeEnd - 1));
+  const std::string imports = "\nimport numpy as np\nimport torch\n";
+  const size_t importsAt = body.find(imports);
+  if (importsAt == std::string::npos) {
+    error = "the PyTorch program does not import numpy and torch where expected";
+    return false;
+  }
+  body.replace(importsAt, imports.size(),
+               std::string("\ntry:\n    import numpy as np\n    import torch\n") +
+                   (form == ExportForm::Tvm ? "    import tvm  # noqa: F401\n" : "") +
+                   "except ImportError as e:  # nothing to show without them\n"
+                   "    print(\"a module the script needs is not installed (%s)\" % e)\n"
+                   "    sys.exit(2)\n");
+  os << body << "\n\n";
   os << compileFunction(form, switchStates(backend, how.loweringSeed, {})) << "\n\n";
   os << "# (dtype, the .npy bytes; bf16 as f32, exact)\n_INPUTS = [\n";
   for (const RefTensor &t : ref.inputs)
@@ -617,10 +632,10 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
      << "semantics, as npufuzz's reference computes them, on a CPU that flushes\n"
      << "subnormals as IREE's runtime does; elements outside an output's valid\n"
      << "region are not compared) and exits 1 when they differ or compiling or\n"
-     << "running fails, 0 when they agree. A value the compiler may round\n"
-     << "otherwise is compared within its type's tolerance, a float sum it may\n"
-     << "add in another order within a bound on its terms; one it may decide\n"
-     << "otherwise is not compared.\n\"\"\"\n"
+     << "running fails, 0 when they agree, 2 when numpy or IREE is not\n"
+     << "installed. A value the compiler may round otherwise is compared within\n"
+     << "its type's tolerance, a float sum it may add in another order within a\n"
+     << "bound on its terms; one it may decide otherwise is not compared.\n\"\"\"\n"
      << "import base64\nimport io\nimport os\nimport subprocess\nimport sys\nimport tempfile\n"
      << "import traceback\n\n"
      << "try:\n    import numpy as np\nexcept ImportError as e:  # nothing to show without it\n"

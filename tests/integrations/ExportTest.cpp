@@ -158,6 +158,26 @@ TEST(Export, AnIreeScriptShowsALiveIreeBugAndNothingElse) {
       << readFile(dir + "/iree_ok.out");
 }
 
+// A machine without the script's modules cannot show the bug or its
+// absence: every Python form exits 2 there, as a tool that cannot start
+// does. `-S` keeps site-packages (numpy, torch, TVM, IREE) out of reach.
+TEST(Export, AScriptWithoutItsModulesExitsTwo) {
+  const std::string dir = scratch();
+  const std::string path = writeCase("plain_abs.npf", "npufuzz-case 1\n"
+                                                      "%0 = input : f32[8]\n"
+                                                      "%1 = abs %0 : f32[8]\n"
+                                                      "return %1\n");
+  const std::pair<const char *, std::string> forms[] = {
+      {"torch", torchPython()}, {"tvm", tvmPython()}, {"iree", ireePython()}};
+  for (const auto &[form, python] : forms) {
+    const std::string script = dir + "/bare_" + form + ".py";
+    ASSERT_EQ(exportTo(path, form, script), 0) << readFile(script + ".log");
+    EXPECT_EQ(run({python, "-S", script}, script + ".out"), 2) << readFile(script + ".out");
+    EXPECT_NE(readFile(script + ".out").find("is not installed"), std::string::npos)
+        << readFile(script + ".out");
+  }
+}
+
 // A cast torch cannot round as the case says is the backend's
 // `unsupported`: no script, which would only show the program's own raise.
 TEST(Export, WhatTorchCannotWriteExactlyIsNoScript) {

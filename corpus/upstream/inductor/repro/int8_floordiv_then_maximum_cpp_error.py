@@ -8,7 +8,8 @@ kernel() below is the case's program; its inputs are embedded. The
 script runs kernel() compiled, compares each output with the expected
 one embedded (the program's semantics, as npufuzz's reference computes
 them; elements outside an output's valid region are not compared) and
-exits 1 when they differ or the compiler fails, 0 when they agree.
+exits 1 when they differ or the compiler fails, 0 when they agree
+(2 when a module it needs is not installed).
 A value the compiler may round otherwise (a fused low-precision
 intermediate) is compared within its type's tolerance; one it may
 decide otherwise is not compared.
@@ -19,8 +20,12 @@ import traceback
 import os
 import sys
 
-import numpy as np
-import torch
+try:
+    import numpy as np
+    import torch
+except ImportError as e:  # nothing to show without them
+    print("a module the script needs is not installed (%s)" % e)
+    sys.exit(2)
 
 
 def _idiv(x, y):

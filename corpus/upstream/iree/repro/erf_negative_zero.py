@@ -12,10 +12,10 @@ compares each result with the expected one embedded (the program's
 semantics, as npufuzz's reference computes them, on a CPU that flushes
 subnormals as IREE's runtime does; elements outside an output's valid
 region are not compared) and exits 1 when they differ or compiling or
-running fails, 0 when they agree. A value the compiler may round
-otherwise is compared within its type's tolerance, a float sum it may
-add in another order within a bound on its terms; one it may decide
-otherwise is not compared.
+running fails, 0 when they agree, 2 when numpy or IREE is not
+installed. A value the compiler may round otherwise is compared within
+its type's tolerance, a float sum it may add in another order within a
+bound on its terms; one it may decide otherwise is not compared.
 """
 import base64
 import io
