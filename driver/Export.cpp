@@ -102,6 +102,8 @@ std::string switchSetting(CompilerSwitch s, bool on) {
     return on ? "\"cpp.simdlen\": None" : "\"cpp.simdlen\": 1";
   case CompilerSwitch::InductorSplitReductions:
     return on ? "\"split_reductions\": True" : "\"split_reductions\": False";
+  // Not a config key: torch.compile's own argument (compileFunction).
+  case CompilerSwitch::InductorStaticShapes: return "";
   case CompilerSwitch::TvmOptLevel: return on ? "" : "opt_level=0";
   case CompilerSwitch::TvmFuseOps: return on ? "" : "pass:FuseOps pass:FuseTIR";
   case CompilerSwitch::TvmFoldConstant: return on ? "" : "pass:FoldConstant";
@@ -133,16 +135,23 @@ std::string compileFunction(ExportForm form, const SwitchStates &states) {
   std::ostringstream os;
   if (form == ExportForm::Torch) {
     os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {";
-    bool first = true;
+    bool first = true, dynamic = false;
     for (const SwitchState &s : states) {
-      os << (first ? "" : ", ") << switchSetting(s.id, s.on);
+      if (s.id == CompilerSwitch::InductorStaticShapes)
+        dynamic = !s.on;
+      const std::string setting = switchSetting(s.id, s.on);
+      if (setting.empty())
+        continue;
+      os << (first ? "" : ", ") << setting;
       first = false;
     }
     os << "}\n\n\n"
           "def _compile(kernel):\n"
           "    import torch._inductor.config as config\n"
           "    compiled = torch.compile(kernel, backend=\"inductor\", fullgraph=True, "
-          "dynamic=False)\n\n"
+          "dynamic="
+       << (dynamic ? "True" : "False")
+       << ")\n\n"
           "    def run(*args):\n"
           "        with config.patch(_CONFIG):\n"
           "            return compiled(*args)\n"

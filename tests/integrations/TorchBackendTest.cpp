@@ -197,6 +197,46 @@ TEST(InductorBackend, AnInductorExceptionIsACompileErrorSignedByWhereItWasRaised
   EXPECT_NE(r.result.details.find("Traceback"), std::string::npos) << r.result.details;
 }
 
+// With its static_shapes switch off, a case's sizes reach Inductor as
+// symbols (torch.compile(dynamic=True)); on, as constants. A patch that
+// raises when sub's operand has a symbolic size sees which.
+TEST(InductorBackend, WithStaticShapesOffSizesReachInductorAsSymbols) {
+  MlirJit jit;
+  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-symbols";
+  std::filesystem::create_directories(dir);
+  const std::string patch = dir + "/symbolic_sub.py";
+  {
+    std::ofstream(patch) << "import sympy\n"
+                            "import torch\n"
+                            "from torch._inductor import lowering\n"
+                            "_sub = lowering.lowerings[torch.ops.aten.sub.Tensor]\n"
+                            "def sub_of_symbolic_sizes(a, b, *args, **kwargs):\n"
+                            "    if not all(isinstance(s, (int, sympy.Integer)) for s in "
+                            "a.get_size()):\n"
+                            "        raise AssertionError('a size is a symbol')\n"
+                            "    return _sub(a, b, *args, **kwargs)\n"
+                            "lowering.lowerings[torch.ops.aten.sub.Tensor] = "
+                            "sub_of_symbolic_sizes\n";
+  }
+  const Case c = parseOrFail("npufuzz-case 1\n"
+                             "%0 = input : f32[5,7]\n"
+                             "%1 = input : f32[5,7]\n"
+                             "%2 = sub %0, %1 : f32[5,7]\n"
+                             "return %2\n");
+  workerPersistentCommand().stop();
+  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  RunConfig config = inductor();
+  EXPECT_EQ(runCase(c, jit, config).verdict, VerdictKind::Ok);
+  config.switchesOff = {CompilerSwitch::InductorStaticShapes};
+  const CaseOutcome symbolic = runCase(c, jit, config);
+  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
+  workerPersistentCommand().stop();
+  EXPECT_EQ(symbolic.verdict, VerdictKind::CompileError) << symbolic.summary;
+  EXPECT_NE(symbolic.summary.find("AssertionError in symbolic_sub.sub_of_symbolic_sizes"),
+            std::string::npos)
+      << symbolic.summary;
+}
+
 // The golden programs of tests/integrations/golden are these cases'.
 TEST(TorchBackend, EverySeedCaseRunsExactOnTorch) {
   MlirJit jit;

@@ -13,7 +13,8 @@ threaded reductions may depend on the thread count.
 
 With `--compile inductor` (npufuzz --backend inductor) each program runs its
 kernel under torch.compile(fullgraph=True, dynamic=False) through Inductor
-on the CPU. A failure of the compiler is answered with one headline on the
+on the CPU, or dynamic=True when the case's static_shapes switch is off.
+A failure of the compiler is answered with one headline on the
 case's stderr, which npufuzz signs, and the traceback in DIR/details.txt;
 DIR/details.txt also gets the code Inductor generated, which a finding
 keeps. A failure of the adapter itself (a file it cannot write) is answered
@@ -129,11 +130,14 @@ SWITCH_CONFIG = {
     # No vector ISA has 1 bit: scalar kernels (cpu_vec_isa.pick_vec_isa).
     "cpp_vectorization": ({"cpp.simdlen": None}, {"cpp.simdlen": 1}),
     "split_reductions": ({"split_reductions": True}, {"split_reductions": False}),
+    # Not a config key: off, torch.compile gets dynamic=True (_Compiling).
+    "static_shapes": ({}, {}),
 }
 
 
 def inductor_config(case_dir):
-    """The Inductor config manifest.json's "switches" ask for."""
+    """The Inductor config manifest.json's "switches" ask for, and whether
+    sizes are compiled as symbols (the static_shapes switch off)."""
     with open(os.path.join(case_dir, "manifest.json")) as f:
         switches = json.load(f).get("switches", {})
     patch = {}
@@ -141,7 +145,35 @@ def inductor_config(case_dir):
         if name not in SWITCH_CONFIG:
             raise OSError("manifest.json: unknown switch %r" % name)
         patch.update(SWITCH_CONFIG[name][0 if on else 1])
-    return patch
+    return patch, not switches.get("static_shapes", True)
+
+
+class _Compiling:
+    """Inductor's config patch while a case's main() runs, and with sizes
+    as symbols, torch.compile(kernel, ..., dynamic=True) in place of the
+    program's dynamic=False: the program stays the one every backend runs."""
+
+    def __init__(self, case_dir):
+        import torch
+        import torch._inductor.config as config
+        self.torch = torch
+        patch, self.dynamic = inductor_config(case_dir)
+        self.patch = config.patch(patch)
+
+    def compile(self, kernel, **options):
+        if self.dynamic:
+            options["dynamic"] = True
+        return self.saved(kernel, **options)
+
+    def __enter__(self):
+        self.patch.__enter__()
+        self.saved = self.torch.compile
+        self.torch.compile = self.compile
+        return self
+
+    def __exit__(self, *exc):
+        self.torch.compile = self.saved
+        return self.patch.__exit__(*exc)
 
 
 def _trust_known_vector_isas():
@@ -249,8 +281,7 @@ def run_case(case_dir, compiling):
         return UNSUPPORTED, None, []
     # Outside the try: a bad manifest is the adapter's environment.
     if compiling == "inductor":
-        import torch._inductor.config as inductor_config_module
-        config_patch = inductor_config_module.patch(inductor_config(case_dir))
+        config_patch = _Compiling(case_dir)
     elif compiling == "tvm":
         config_patch = _TvmInPlaceOfTorchCompile(case_dir)
     old_argv = sys.argv

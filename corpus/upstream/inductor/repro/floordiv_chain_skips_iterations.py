@@ -46,7 +46,7 @@ _CONFIG = {"prologue_fusion": True, "epilogue_fusion": True, "pattern_matcher": 
 
 def _compile(kernel):
     import torch._inductor.config as config
-    compiled = torch.compile(kernel, backend="inductor", fullgraph=True, dynamic=False)
+    compiled = torch.compile(kernel, backend="inductor", fullgraph=True, dynamic=True)
 
     def run(*args):
         with config.patch(_CONFIG):
