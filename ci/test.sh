@@ -286,6 +286,16 @@ check_repros() {
   local dir=$1 form=$2 python=$3 f name want rc
   for f in "$dir"/*.npf; do
     name=$(basename "$f" .npf)
+    # A case without a committed script is one its form cannot hold (a
+    # PyTorchSim finding read from its DMAs): export must refuse it.
+    if [ ! -e "$dir/repro/$name.py" ]; then
+      if build/bin/npufuzz export "$f" --as "$form" -o "$FUZZ_DIR/$name.py" >"$FUZZ_DIR/$name.log" 2>&1; then
+        echo "npufuzz: $f exports as $form, and $dir/repro/$name.py is not committed" >&2
+        exit 1
+      fi
+      echo "$f: no $form script ($(tail -1 "$FUZZ_DIR/$name.log"))"
+      continue
+    fi
     build/bin/npufuzz export "$f" --as "$form" -o "$FUZZ_DIR/$name.py"
     cmp -s "$FUZZ_DIR/$name.py" "$dir/repro/$name.py" ||
       { echo "npufuzz: $dir/repro/$name.py is not what 'npufuzz export $f --as $form' writes" >&2; exit 1; }
@@ -313,6 +323,13 @@ echo "== the standalone reproducers of those bugs, as their trackers take them"
 check_repros corpus/upstream/inductor torch "$TORCH_PYTHON"
 check_repros corpus/upstream/tvm tvm "$TORCH_PYTHON"
 check_repros corpus/upstream/iree iree "$IREE_PYTHON"
+if [ "$PYTORCHSIM_FOUND" = 1 ]; then
+  # The scripts name the checkout by TORCHSIM_DIR, as PyTorchSim does.
+  TORCHSIM_DIR=$(build/bin/npufuzz toolchains --where pytorchsim)
+  export TORCHSIM_DIR
+  check_repros corpus/upstream/pytorchsim pytorchsim \
+    "$(build/bin/npufuzz toolchains --where pytorchsim-python)"
+fi
 echo "== upstream MLIR bugs found as cases: each reduced repro keeps its verdict (corpus/upstream/mlir/)"
 build/bin/npufuzz replay corpus/upstream/mlir
 echo "== regression corpus: every reduced repro keeps its verdict"

@@ -10,7 +10,10 @@
 // imports nothing of npufuzz. For IREE, the script holds the tensor kernel
 // the backend emitted and calls iree-compile with the finding's flags, then
 // IREE's runtime. For MLIR, the emitted kernel with the mlir-opt line that
-// runs its pipeline.
+// runs its pipeline. For PyTorchSim, whose simulators compute no values
+// here, the script shows what its code generation raises and which kernel
+// it writes MLIR refuses; a finding read from a kernel's DMAs (npufuzz's
+// footprint oracle) has no such script.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_EXPORT_H
@@ -30,7 +33,10 @@ namespace npufuzz {
   X(Tvm, "tvm", "Apache TVM through torch.export, as --backend tvm runs it")                       \
   X(Iree, "iree",                                                                                  \
     "iree-compile and IREE's runtime on the tensor kernel, as --backend iree runs it")             \
-  X(Mlir, "mlir", "the emitted kernel and the mlir-opt line of its pipeline")
+  X(Mlir, "mlir", "the emitted kernel and the mlir-opt line of its pipeline")                      \
+  X(PyTorchSim, "pytorchsim",                                                                      \
+    "PyTorchSim's code generation on its npu device, each kernel it writes verified by "           \
+    "mlir-opt, as --backend pytorchsim runs it")
 
 enum class ExportForm : uint8_t {
 #define NPUFUZZ_X(Id, name, what) Id,
@@ -38,17 +44,17 @@ enum class ExportForm : uint8_t {
 #undef NPUFUZZ_X
 };
 
-/// "torch", "tvm", "iree" or "mlir"; false for anything else.
+/// A form's name ("torch", "tvm", ...); false for anything else.
 bool parseExportForm(std::string_view name, ExportForm &out);
-/// "torch, tvm, iree, mlir".
+/// "torch, tvm, iree, mlir, pytorchsim".
 std::string exportFormNames();
 /// "repro.py" or "repro.mlir".
 const char *exportFileName(ExportForm form);
 
 /// The form a finding of `backend` goes to its compiler's tracker in:
-/// torch for Inductor, tvm, iree, mlir for npufuzz's MLIR backends; none for
-/// a backend whose compiler takes no such script (ptoas, simpler,
-/// PyTorchSim, eager torch, a user's command).
+/// torch for Inductor, tvm, iree, pytorchsim, mlir for npufuzz's MLIR
+/// backends; none for a backend whose compiler takes no such script
+/// (ptoas, simpler, eager torch, a user's command).
 std::optional<ExportForm> exportFormOf(BackendKind backend);
 
 /// Where a case to export came from, for the script's header.

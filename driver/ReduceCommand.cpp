@@ -630,6 +630,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     std::error_code stale;
     fs::remove(dir / exportFileName(*form), stale);
     Expectation how;
+    how.verdict = sig.kind;
     how.style = o.style;
     how.pipeline = r.reduced.pipeline;
     how.loweringSeed = o.loweringSeed;

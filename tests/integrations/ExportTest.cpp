@@ -1,16 +1,20 @@
 //===- tests/integrations/ExportTest.cpp - Reproducers in the compiler's API ===//
 //
 // `npufuzz export` writes a case as a script its compiler's maintainers can
-// run without npufuzz: for torch, TVM and IREE a Python script that exits 1 when
-// the bug shows and 0 when it does not, for MLIR the kernel and the
-// mlir-opt line of its pipeline. Each form is run here with the toolchain
-// ci/test.sh installs: a bug live in it shows, a case without one does not.
+// run without npufuzz: for torch, TVM, IREE and PyTorchSim a Python script
+// that exits 1 when the bug shows and 0 when it does not, for MLIR the
+// kernel and the mlir-opt line of its pipeline. Each form is run here with
+// the toolchain ci/test.sh installs (PyTorchSim where it is found): a bug
+// live in it shows, a case without one does not.
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Export.h"
+#include "backend/pytorchsim/DmaStart.h"
+#include "backend/pytorchsim/PyTorchSimBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "ir/Text.h"
 #include "tests/TestSupport.h"
+#include "tests/integrations/ToolchainsFound.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Program.h"
@@ -176,6 +180,86 @@ TEST(Export, AScriptWithoutItsModulesExitsTwo) {
     EXPECT_NE(readFile(script + ".out").find("is not installed"), std::string::npos)
         << readFile(script + ".out");
   }
+}
+
+// The PyTorchSim form puts PyTorchSim's dma_starts in generic form in
+// Python, for upstream mlir-opt: on every kernel recorded from PyTorchSim
+// it writes what npufuzz's own rewrite (backend/pytorchsim/DmaStart.h)
+// writes, byte for byte. Needs only a Python.
+TEST(Export, APyTorchSimScriptRewritesDmaStartsAsNpufuzzDoes) {
+  const std::string dir = scratch();
+  const std::string seed0 = npufuzz::testing::sourceDir() +
+                            "/corpus/upstream/pytorchsim/seed000_ids_eq_arange_cmpi_index_i64.npf";
+  ASSERT_EQ(exportTo(seed0, "pytorchsim", dir + "/ps.py"), 0) << readFile(dir + "/ps.py.log");
+  const std::string script = readFile(dir + "/ps.py");
+  const size_t from = script.find("class _Cursor:"), to = script.find("\n\ndef _mlir_opt");
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  std::ofstream(dir + "/rewrite.py")
+      << "import re\nimport sys\n\n\n"
+      << script.substr(from, to - from)
+      << "\n\nfor path in sys.argv[1:]:\n"
+         "    with open(path) as f, open(path + '.generic', 'w') as out:\n"
+         "        out.write(_generic_dma_starts(f.read()))\n";
+  std::vector<std::string> argv = {torchPython(), dir + "/rewrite.py"};
+  std::vector<std::string> kernels;
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(
+           npufuzz::testing::sourceDir() + "/tests/backend/pytorchsim"))
+    if (entry.path().extension() == ".mlir") {
+      const std::string copy = dir + "/" + entry.path().parent_path().filename().string() + "_" +
+                               entry.path().filename().string();
+      std::filesystem::copy_file(entry.path(), copy,
+                                 std::filesystem::copy_options::overwrite_existing);
+      kernels.push_back(copy);
+      argv.push_back(copy);
+    }
+  ASSERT_GE(kernels.size(), 5u);
+  ASSERT_EQ(run(argv, dir + "/rewrite.out"), 0) << readFile(dir + "/rewrite.out");
+  for (const std::string &k : kernels) {
+    std::string want, error;
+    ASSERT_TRUE(genericDmaStarts(readFile(k), want, error)) << k << ": " << error;
+    EXPECT_EQ(readFile(k + ".generic"), want) << k;
+  }
+}
+
+// A PyTorchSim finding read from its DMAs (the footprint oracle) has no
+// script: the script would run no simulator and show nothing.
+TEST(Export, APyTorchSimFootprintFindingIsNoScript) {
+  const std::string dir = scratch();
+  const std::string path = npufuzz::testing::sourceDir() +
+                           "/corpus/upstream/pytorchsim/gemm_epilogue_drops_matmul_output.npf";
+  EXPECT_EQ(exportTo(path, "pytorchsim", dir + "/footprint.py"), 2);
+  EXPECT_NE(readFile(dir + "/footprint.py.log").find("footprint oracle"), std::string::npos)
+      << readFile(dir + "/footprint.py.log");
+}
+
+// With the user's PyTorchSim found: seed 000's script shows the kernel
+// MLIR refuses; a case PyTorchSim gets right gives 0.
+TEST(Export, APyTorchSimScriptShowsSeedZerosBugAndNothingElse) {
+  NPUFUZZ_SKIP_UNLESS_FOUND("PyTorchSim",
+                            npufuzz::testing::toolchainsMissing(
+                                {ToolchainKind::PyTorchSim, ToolchainKind::PyTorchSimPython}));
+  PyTorchSimToolchain pytorchsim;
+  std::string error;
+  ASSERT_TRUE(setUpPyTorchSimToolchain(pytorchsim, error)) << error;
+  const std::string dir = scratch();
+  const std::string seed0 = npufuzz::testing::sourceDir() +
+                            "/corpus/upstream/pytorchsim/seed000_ids_eq_arange_cmpi_index_i64.npf";
+  ASSERT_EQ(exportTo(seed0, "pytorchsim", dir + "/ps_bug.py"), 0);
+  EXPECT_EQ(run({pytorchsim.python, dir + "/ps_bug.py", pytorchsim.checkout}, dir + "/ps_bug.out"),
+            1)
+      << readFile(dir + "/ps_bug.out");
+  EXPECT_NE(readFile(dir + "/ps_bug.out").find("expects different type than prior uses"),
+            std::string::npos)
+      << readFile(dir + "/ps_bug.out");
+  const std::string fine = writeCase("ps_ok.npf", "npufuzz-case 1\n"
+                                                  "%0 = input : f32[8,64]\n"
+                                                  "%1 = input : f32[8,64]\n"
+                                                  "%2 = add %0, %1 : f32[8,64]\n"
+                                                  "return %2\n");
+  ASSERT_EQ(exportTo(fine, "pytorchsim", dir + "/ps_ok.py"), 0);
+  EXPECT_EQ(run({pytorchsim.python, dir + "/ps_ok.py", pytorchsim.checkout}, dir + "/ps_ok.out"), 0)
+      << readFile(dir + "/ps_ok.out");
 }
 
 // A cast torch cannot round as the case says is the backend's

@@ -23,8 +23,9 @@ namespace {
 cl::opt<std::string> input(cl::Positional,
                            cl::desc("<finding directory (its reduced case, if any) or case.npf>"),
                            cl::Required, cl::sub(ExportCommand()), cl::cat(category()));
-cl::opt<std::string> as("as", cl::desc("torch, tvm, iree or mlir"), cl::value_desc("FORM"),
-                        cl::Required, cl::sub(ExportCommand()), cl::cat(category()));
+cl::opt<std::string> as("as", cl::desc("torch, tvm, iree, mlir or pytorchsim"),
+                        cl::value_desc("FORM"), cl::Required, cl::sub(ExportCommand()),
+                        cl::cat(category()));
 cl::opt<std::string> outPath("o", cl::desc("Where to write it (default: standard output)"),
                              cl::value_desc("FILE"), cl::sub(ExportCommand()), cl::cat(category()));
 

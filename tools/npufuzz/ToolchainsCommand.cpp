@@ -48,6 +48,11 @@ cl::list<std::string> require("require",
                                        "passes (repeatable): what a script checks first"),
                               cl::value_desc("NAME"), cl::sub(ToolchainsCommand()),
                               cl::cat(category()));
+cl::opt<std::string> where("where",
+                           cl::desc("Print only where this toolchain was found (its path, "
+                                    "one line); exit 2 unless it is ok: what a script reads"),
+                           cl::value_desc("NAME"), cl::sub(ToolchainsCommand()),
+                           cl::cat(category()));
 cl::opt<bool> noCases("no-canary-case",
                       cl::desc("Only find each toolchain and run its canary, no case through "
                                "its backend"),
@@ -55,25 +60,35 @@ cl::opt<bool> noCases("no-canary-case",
 } // namespace
 
 int runToolchains() {
+  std::string names;
+  for (const ToolchainInfo &t : allToolchains())
+    names += (names.empty() ? "" : ", ") + std::string(t.name);
   std::vector<ToolchainKind> required;
   for (const std::string &name : require) {
     ToolchainKind kind;
-    if (!parseToolchainName(name, kind)) {
-      std::string names;
-      for (const ToolchainInfo &t : allToolchains())
-        names += (names.empty() ? "" : ", ") + std::string(t.name);
+    if (!parseToolchainName(name, kind))
       return fail("--require: unknown toolchain '" + name + "' (" + names + ")");
-    }
     required.push_back(kind);
   }
+  ToolchainKind wanted = ToolchainKind::Ptoas;
+  if (where.getNumOccurrences() && !parseToolchainName(where, wanted))
+    return fail("--where: unknown toolchain '" + where + "' (" + names + ")");
   std::map<ToolchainKind, std::string> given;
   for (const ToolchainInfo &t : allToolchains())
     if (const std::string &value = *pathFlags().flags[static_cast<size_t>(t.kind)]; !value.empty())
       given[t.kind] = value;
   std::vector<ToolchainRow> rows;
   std::string error;
-  if (!surveyToolchains(given, !noCases, rows, error))
+  if (!surveyToolchains(given, !noCases && !where.getNumOccurrences(), rows, error))
     return fail(error);
+  if (where.getNumOccurrences()) {
+    for (const ToolchainRow &row : rows)
+      if (row.kind == wanted && row.state == ToolchainRow::State::Ok) {
+        llvm::outs() << row.where.path << "\n";
+        return kExitOk;
+      }
+    return fail(where + " is not usable: " + toolchainHelp(wanted));
+  }
   llvm::outs() << formatToolchainRows(rows);
   llvm::outs().flush();
   int status = kExitOk;

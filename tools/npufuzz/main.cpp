@@ -76,8 +76,8 @@ int main(int argc, char **argv) {
           "  npufuzz replay DIR             re-run DIR/*.npf regressions, check verdicts\n"
           "  npufuzz external-mlir DIR      run an external-backend case dir on mlir-opt/runner\n"
           "  npufuzz toolchains             the toolchains found, their versions and canaries\n"
-          "  npufuzz export F --as FORM     a finding as a standalone torch, tvm, iree or mlir "
-          "repro\n"
+          "  npufuzz export F --as FORM     a finding as a standalone torch, tvm, iree, mlir or "
+          "pytorchsim repro\n"
           "\nExit status: 0 nothing failed, 1 a finding, 2 an error in what npufuzz was given\n"
           "or a machine that refused (a tool that cannot start, a write that failed).\n",
           &llvm::errs()))
