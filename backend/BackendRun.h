@@ -77,6 +77,9 @@ struct BackendRun {
   /// The backend's signed i32/i64 overflow is undefined
   /// (ExactnessModel::signedOverflowUndefined).
   bool signedOverflowUndefined = false;
+  /// A float x - x may be 0 for a non-finite x
+  /// (ExactnessModel::selfSubtractionFolded).
+  bool selfSubtractionFolded = false;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

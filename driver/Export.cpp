@@ -9,8 +9,8 @@
 #include "oracles/Compare.h"
 #include "oracles/Exactness.h"
 #include "oracles/RunConfig.h"
-#include "oracles/SignedOverflow.h"
 #include "oracles/SumBound.h"
+#include "oracles/UndecidedElements.h"
 #include "reference/Executor.h"
 
 #include "llvm/Support/Base64.h"
@@ -626,8 +626,7 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
   const ExactnessModel freedoms = freedomsOf(backend);
   const std::vector<Exactness> exactness = classifyValues(c, freedoms);
   const std::vector<unsigned> approximations = approximationCounts(c, exactness);
-  if (freedoms.signedOverflowUndefined)
-    undefineWhatSignedOverflowDecides(c, ref);
+  undefineWhatFreedomsDecide(c, ref, freedoms);
   // Reordered sums are compared against their terms, which only the
   // evaluation of every value holds.
   std::vector<RefTensor> values;
@@ -657,6 +656,9 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << (freedoms.signedOverflowUndefined
              ? ", nor one a signed i32/i64 overflow\nreaches (the compiler's is undefined, as in C)"
              : "")
+     << (freedoms.selfSubtractionFolded ? ",\nnor one an x - x of an infinite or NaN x reaches "
+                                          "(TVM folds x - x\nto 0 by design)"
+                                        : "")
      << ".\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
   // The program from its imports on, up to its main(), without the

@@ -55,6 +55,7 @@ public:
     r.floatSumsReassociated = freedoms.floatSumsReassociated;
     r.productsContracted = freedoms.productsContracted;
     r.signedOverflowUndefined = freedoms.signedOverflowUndefined;
+    r.selfSubtractionFolded = freedoms.selfSubtractionFolded;
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {

@@ -7,7 +7,7 @@
 #include "oracles/DmaFootprint.h"
 #include "oracles/Exactness.h"
 #include "oracles/RaceAnalysis.h"
-#include "oracles/SignedOverflow.h"
+#include "oracles/UndecidedElements.h"
 #include "oracles/ValidRegion.h"
 
 namespace npufuzz {
@@ -100,13 +100,14 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
       return j;
     }
   const ExactnessModel model = freedomsOfRun(run);
-  // What a signed overflow decides is not the case's to say there.
-  RefRun withoutOverflow;
-  if (run.signedOverflowUndefined) {
-    withoutOverflow = ref;
-    undefineWhatSignedOverflowDecides(c, withoutOverflow);
+  // What a freedom of the compiler decides (a signed overflow, a folded
+  // x - x) is not the case's to say there.
+  RefRun decided;
+  if (freedomsDecideElements(model)) {
+    decided = ref;
+    undefineWhatFreedomsDecide(c, decided, model);
   }
-  const RefRun &expected = run.signedOverflowUndefined ? withoutOverflow : ref;
+  const RefRun &expected = freedomsDecideElements(model) ? decided : ref;
   const std::vector<Exactness> exactness = classifyValues(c, model);
   const std::vector<unsigned> approximations = approximationCounts(c, exactness);
   // Reordered sums are compared against their terms, which only the

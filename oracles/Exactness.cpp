@@ -133,6 +133,7 @@ ExactnessModel freedomsOfRun(const BackendRun &run) {
   m.floatSumsReassociated = run.floatSumsReassociated;
   m.productsContracted = run.productsContracted;
   m.signedOverflowUndefined = run.signedOverflowUndefined;
+  m.selfSubtractionFolded = run.selfSubtractionFolded;
   return m;
 }
 
@@ -146,6 +147,7 @@ ExactnessModel freedomsOf(BackendKind backend) {
   m.floatSumsReassociated = backend == BackendKind::Iree;
   m.productsContracted = backend == BackendKind::Iree;
   m.signedOverflowUndefined = backend == BackendKind::Tvm;
+  m.selfSubtractionFolded = backend == BackendKind::Tvm;
   return m;
 }
 

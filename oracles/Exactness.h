@@ -72,6 +72,10 @@ struct ExactnessModel {
   /// element such an overflow decides is left uncompared
   /// (oracles/SignedOverflow.h).
   bool signedOverflowUndefined = false;
+  /// A float x - x (one value subtracted from itself) may give 0 where x
+  /// is infinite or NaN: TVM's rewrite simplifier folds it by design
+  /// (oracles/UndecidedElements.h). What it decides is left uncompared.
+  bool selfSubtractionFolded = false;
 };
 
 /// The freedoms a run was made under, as its backend set them.

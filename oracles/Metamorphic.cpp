@@ -3,7 +3,7 @@
 
 #include "ir/Storage.h"
 #include "oracles/Exactness.h"
-#include "oracles/SignedOverflow.h"
+#include "oracles/UndecidedElements.h"
 
 #include <cstring>
 
@@ -20,10 +20,9 @@ std::string firstDifference(const Case &c, const CaseOutcome &base, const Backen
   const ExactnessModel model = freedomsOfRun(base.run);
   const std::vector<Exactness> exactness = classifyValues(c, model);
   const std::vector<unsigned> approximations = approximationCounts(c, exactness);
-  // Neither run need agree with the other where a signed overflow decides.
+  // Neither run need agree with the other where a freedom decides.
   RefRun reference = base.reference;
-  if (model.signedOverflowUndefined)
-    undefineWhatSignedOverflowDecides(c, reference);
+  undefineWhatFreedomsDecide(c, reference, model);
   for (size_t k = 0; k < c.outputs.size() && k < variant.outputs.size(); ++k) {
     RefTensor expected = fromTensorData(base.run.outputs[k]);
     expected.defined = reference.outputs[k].defined;

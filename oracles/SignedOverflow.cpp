@@ -1,7 +1,7 @@
 //===- oracles/SignedOverflow.cpp - Elements a signed overflow decides ----===//
 #include "oracles/SignedOverflow.h"
 
-#include <cstring>
+#include "oracles/UndecidedElements.h"
 
 namespace npufuzz {
 
@@ -23,36 +23,8 @@ int64_t undefineWhatSignedOverflowDecides(const Case &c, RefRun &ref) {
   if (!ref.ok() || !mayOverflowSigned(c))
     return 0;
   int64_t undefined = 0;
-  for (SignedOverflow alternate : {SignedOverflow::GivesMax, SignedOverflow::GivesMin}) {
-    const RefRun other = runReference(c, ref.inputs, alternate);
-    // The alternates evaluate what the case does, so they fail where it
-    // does not only if the reference itself is wrong.
-    if (!other.ok() || other.outputs.size() != ref.outputs.size())
-      continue;
-    for (size_t k = 0; k < ref.outputs.size(); ++k) {
-      RefTensor &mine = ref.outputs[k];
-      const RefTensor &theirs = other.outputs[k];
-      if (theirs.type != mine.type || theirs.defined.size() != mine.defined.size())
-        continue;
-      for (size_t e = 0; e < mine.defined.size(); ++e) {
-        if (!mine.defined[e])
-          continue;
-        const bool same =
-            theirs.defined[e] &&
-            (mine.isFloat() ? std::memcmp(&mine.f[e], &theirs.f[e], sizeof(float)) == 0
-                            : mine.i[e] == theirs.i[e]);
-        if (same)
-          continue;
-        // Undefined elements hold 0 (reference/Executor.h).
-        mine.defined[e] = 0;
-        if (mine.isFloat())
-          mine.f[e] = 0;
-        else
-          mine.i[e] = 0;
-        ++undefined;
-      }
-    }
-  }
+  for (SignedOverflow alternate : {SignedOverflow::GivesMax, SignedOverflow::GivesMin})
+    undefined += undefineWhereTheyDiffer(ref, runReference(c, ref.inputs, alternate));
   return undefined;
 }
 

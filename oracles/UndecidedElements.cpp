@@ -1,0 +1,79 @@
+//===- oracles/UndecidedElements.cpp - Elements a compiler's freedom decides ===//
+#include "oracles/UndecidedElements.h"
+
+#include "oracles/SignedOverflow.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace npufuzz {
+
+int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other) {
+  // The alternates evaluate what the case does, so they fail where it
+  // does not only if the reference itself is wrong.
+  if (!other.ok() || other.outputs.size() != ref.outputs.size())
+    return 0;
+  int64_t undefined = 0;
+  for (size_t k = 0; k < ref.outputs.size(); ++k) {
+    RefTensor &mine = ref.outputs[k];
+    const RefTensor &theirs = other.outputs[k];
+    if (theirs.type != mine.type || theirs.defined.size() != mine.defined.size())
+      continue;
+    for (size_t e = 0; e < mine.defined.size(); ++e) {
+      if (!mine.defined[e])
+        continue;
+      // Bit for bit, but any NaN is a NaN, as the comparison has it
+      // (oracles/Compare.h): its payload is no value.
+      const bool same =
+          theirs.defined[e] &&
+          (mine.isFloat() ? std::memcmp(&mine.f[e], &theirs.f[e], sizeof(float)) == 0 ||
+                                (std::isnan(mine.f[e]) && std::isnan(theirs.f[e]))
+                          : mine.i[e] == theirs.i[e]);
+      if (same)
+        continue;
+      // Undefined elements hold 0 (reference/Executor.h).
+      mine.defined[e] = 0;
+      if (mine.isFloat())
+        mine.f[e] = 0;
+      else
+        mine.i[e] = 0;
+      ++undefined;
+    }
+  }
+  return undefined;
+}
+
+int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref) {
+  if (!ref.ok())
+    return 0;
+  // The alternate: each float x - x a zero constant of its type, which is
+  // what x - x gives for every finite x.
+  Case folded = c;
+  bool any = false;
+  for (Op &op : folded.ops)
+    if (op.kind == OpKind::Sub && op.operands.size() == 2 && op.operands[0] == op.operands[1] &&
+        isFloat(folded.typeOf(op.results[0]).dtype)) {
+      op.kind = OpKind::Const;
+      op.operands.clear();
+      op.attrs = OpAttrs();
+      any = true;
+    }
+  if (!any)
+    return 0;
+  return undefineWhereTheyDiffer(ref, runReference(folded, ref.inputs));
+}
+
+bool freedomsDecideElements(const ExactnessModel &model) {
+  return model.signedOverflowUndefined || model.selfSubtractionFolded;
+}
+
+int64_t undefineWhatFreedomsDecide(const Case &c, RefRun &ref, const ExactnessModel &model) {
+  int64_t undefined = 0;
+  if (model.signedOverflowUndefined)
+    undefined += undefineWhatSignedOverflowDecides(c, ref);
+  if (model.selfSubtractionFolded)
+    undefined += undefineWhatSelfSubtractionDecides(c, ref);
+  return undefined;
+}
+
+} // namespace npufuzz

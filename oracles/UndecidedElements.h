@@ -1,0 +1,46 @@
+//===- oracles/UndecidedElements.h - Elements a compiler's freedom decides -*- C++ -*-===//
+//
+// Some compilers document a freedom that decides particular elements of
+// a case's outputs otherwise than the case's semantics: a signed overflow
+// TVM's code generation leaves undefined (oracles/SignedOverflow.h), a
+// float x - x TVM's simplifier folds to 0 whatever x holds. Such elements
+// are left uncompared. Each freedom is found the same way: the reference
+// evaluates the case again on the same inputs under the alternate the
+// compiler may take, and an element that changes is one the freedom
+// decides; one that does not (a select that took the other arm) is not.
+//
+//===----------------------------------------------------------------------===//
+#ifndef NPUFUZZ_ORACLES_UNDECIDEDELEMENTS_H
+#define NPUFUZZ_ORACLES_UNDECIDEDELEMENTS_H
+
+#include "ir/Case.h"
+#include "oracles/Exactness.h"
+#include "reference/Executor.h"
+
+#include <cstdint>
+
+namespace npufuzz {
+
+/// Makes undefined (not compared, holding 0) each defined element of
+/// `ref`'s outputs that `other` (the same case under an alternate) does
+/// not give bit for bit (any NaN matching any NaN); returns how many it
+/// did. An `other` that failed
+/// or does not match in shape changes nothing.
+int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other);
+
+/// Makes undefined every element of `ref`'s outputs that a float x - x
+/// (one value subtracted from itself) of an infinite or NaN x decides:
+/// TVM's rewrite simplifier folds x - x to 0 for floats by design
+/// (src/arith/rewrite_simplify.cc: "models should not encounter NaN in the
+/// first place"; apache/tvm#11373), where IEEE gives NaN. `ref` must be a
+/// successful run of `c`.
+int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref);
+
+/// Every freedom of `model` that decides elements, applied to `ref`.
+int64_t undefineWhatFreedomsDecide(const Case &c, RefRun &ref, const ExactnessModel &model);
+/// Whether `model` has such a freedom.
+bool freedomsDecideElements(const ExactnessModel &model);
+
+} // namespace npufuzz
+
+#endif // NPUFUZZ_ORACLES_UNDECIDEDELEMENTS_H

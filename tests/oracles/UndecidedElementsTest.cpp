@@ -1,0 +1,75 @@
+//===- tests/oracles/UndecidedElementsTest.cpp - Elements a freedom decides ===//
+#include "oracles/UndecidedElements.h"
+#include "oracles/Differential.h"
+#include "tests/generators/RapidCheckGen.h"
+#include "tests/reference/RefTestUtil.h"
+
+#include "ir/Storage.h"
+
+#include <rapidcheck/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+using namespace npufuzz;
+using namespace npufuzz::test;
+
+namespace {
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+} // namespace
+
+// x - x of an infinite or NaN x is NaN in the case and may be 0 under
+// TVM: those elements, and what reads them, are not compared; a finite
+// x - x, and a difference of two values, are.
+TEST(UndecidedElements, AFoldedSelfSubtractionDecidesOnlyItsNonFiniteElements) {
+  CaseBuilder b;
+  const TensorType t = ty(DType::F32, {4});
+  const ValueId x = b.input(floats(t, {kInf, 2.5f, kNan, -kInf}));
+  const ValueId y = b.input(floats(t, {kNan, 1.0f, 3.0f, 1.0f}));
+  const ValueId self = b.op(OpKind::Sub, {x, x}, {}, t);
+  const ValueId read = b.op(OpKind::Add, {self, y}, {}, t);
+  const ValueId other = b.op(OpKind::Sub, {x, y}, {}, t);
+  b.c.outputs = {self, read, other};
+  b.run();
+  RefRun ref = runReference(b.c, b.inputs);
+  ASSERT_TRUE(ref.ok()) << ref.error;
+  EXPECT_EQ(undefineWhatSelfSubtractionDecides(b.c, ref), 3 + 2);
+  expectDefined(ref.outputs[0], {0, 1, 0, 0});
+  // (x - x) + NaN is NaN either way: the first element stays compared.
+  expectDefined(ref.outputs[1], {1, 1, 0, 0});
+  expectDefined(ref.outputs[2], {1, 1, 1, 1});
+}
+
+TEST(UndecidedElements, TheJudgeTakesTvmsZeroAndNothingElse) {
+  CaseBuilder b;
+  const TensorType t = ty(DType::F32, {2});
+  const ValueId x = b.input(floats(t, {kInf, 4.0f}));
+  b.c.outputs = {b.op(OpKind::Sub, {x, x}, {}, t)};
+  b.run();
+  const RefRun ref = runReference(b.c, b.inputs);
+  BackendRun run;
+  run.outputs = {toTensorData(floats(t, {0.0f, 0.0f}))};
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Mismatch);
+  run.selfSubtractionFolded = true;
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Ok);
+  run.outputs = {toTensorData(floats(t, {0.0f, 1.0f}))};
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Mismatch);
+}
+
+// On any generated case the freedom only takes elements away, and what it
+// leaves defined the folded alternate gives too.
+RC_GTEST_PROP(UndecidedElements, WhatTheFoldLeavesDefinedIsWhatTheCaseGives, (const Case &c)) {
+  const RefRun ieee = runReference(c);
+  RC_PRE(ieee.ok());
+  RefRun judged = ieee;
+  undefineWhatSelfSubtractionDecides(c, judged);
+  for (size_t k = 0; k < ieee.outputs.size(); ++k)
+    for (int64_t e = 0; e < ieee.outputs[k].numElements(); ++e) {
+      const RefTensor &mine = judged.outputs[k];
+      RC_ASSERT(!mine.isDefined(e) || ieee.outputs[k].isDefined(e));
+      if (mine.isDefined(e))
+        RC_ASSERT(mine.valueAt(e) == ieee.outputs[k].valueAt(e) ||
+                  (std::isnan(mine.valueAt(e)) && std::isnan(ieee.outputs[k].valueAt(e))));
+    }
+}
