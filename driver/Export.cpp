@@ -507,11 +507,42 @@ if __name__ == "__main__":
     sys.exit(main())
 )PY";
 
+/// What a Python reproducer compares with: the reference's outputs, with
+/// what the compiler's freedoms decide left undefined, how each value is
+/// compared, and every value when a reordered sum is compared against its
+/// terms.
+struct ScriptExpectation {
+  RefRun ref;
+  ExactnessModel freedoms;
+  std::vector<Exactness> exactness;
+  std::vector<unsigned> approximations;
+  std::vector<RefTensor> values; ///< empty unless an output is a reordered sum
+};
+
+bool expectationOf(const Case &c, BackendKind backend, ScriptExpectation &out, std::string &error) {
+  out.ref = runReference(c);
+  if (!out.ref.ok()) {
+    error = "the reference cannot run the case: " + out.ref.error;
+    return false;
+  }
+  out.freedoms = freedomsOf(backend);
+  out.exactness = classifyValues(c, out.freedoms);
+  out.approximations = approximationCounts(c, out.exactness);
+  undefineWhatFreedomsDecide(c, out.ref, out.freedoms);
+  for (ValueId v : c.outputs)
+    if (out.exactness[v] == Exactness::Reordered)
+      return evaluateCase(c, out.ref.inputs, out.values, error);
+  return true;
+}
+
 /// How an output is compared, as a Python literal, and the bound of a
 /// reordered sum's error (its .npy as a Python string, or None).
-void comparedAs(const Case &c, const std::vector<RefTensor> &values, ValueId v, Exactness e,
-                unsigned approximations, const ExactnessModel &freedoms, std::string &how,
+void comparedAs(const Case &c, const ScriptExpectation &expected, ValueId v, std::string &how,
                 std::string &bound) {
+  const std::vector<RefTensor> &values = expected.values;
+  const Exactness e = expected.exactness[v];
+  const unsigned approximations = expected.approximations[v];
+  const ExactnessModel &freedoms = expected.freedoms;
   const TensorType &t = c.typeOf(v);
   const Tolerance tol = toleranceFor(t.dtype);
   std::ostringstream os;
@@ -617,23 +648,12 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     error = "the PyTorch program has no main() to replace";
     return false;
   }
-  RefRun ref = runReference(c);
-  if (!ref.ok()) {
-    error = "the reference cannot run the case: " + ref.error;
-    return false;
-  }
   const BackendKind backend = backendOf(form);
-  const ExactnessModel freedoms = freedomsOf(backend);
-  const std::vector<Exactness> exactness = classifyValues(c, freedoms);
-  const std::vector<unsigned> approximations = approximationCounts(c, exactness);
-  undefineWhatFreedomsDecide(c, ref, freedoms);
-  // Reordered sums are compared against their terms, which only the
-  // evaluation of every value holds.
-  std::vector<RefTensor> values;
-  for (ValueId v : c.outputs)
-    if (exactness[v] == Exactness::Reordered && values.empty() &&
-        !evaluateCase(c, ref.inputs, values, error))
-      return false;
+  ScriptExpectation expected;
+  if (!expectationOf(c, backend, expected, error))
+    return false;
+  const RefRun &ref = expected.ref;
+  const ExactnessModel &freedoms = expected.freedoms;
 
   std::ostringstream os;
   const char *compiler = form == ExportForm::Torch ? "torch.compile (Inductor)" : "Apache TVM";
@@ -689,7 +709,7 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     const RefTensor &t = ref.outputs[k];
     const ValueId v = c.outputs[k];
     std::string compared, bound;
-    comparedAs(c, values, v, exactness[v], approximations[v], freedoms, compared, bound);
+    comparedAs(c, expected, v, compared, bound);
     os << "    (" << pyString("%" + std::to_string(v)) << ", "
        << pyString(std::string(dtypeName(t.type.dtype))) << ", " << compared << ", "
        << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t))) << ", "
@@ -847,21 +867,10 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
     error = "the kernel's text cannot be a Python string";
     return false;
   }
-  const RefRun ref = runReference(c);
-  if (!ref.ok()) {
-    error = "the reference cannot run the case: " + ref.error;
+  ScriptExpectation expected;
+  if (!expectationOf(c, BackendKind::Iree, expected, error))
     return false;
-  }
-  const ExactnessModel freedoms = freedomsOf(BackendKind::Iree);
-  const std::vector<Exactness> exactness = classifyValues(c, freedoms);
-  const std::vector<unsigned> approximations = approximationCounts(c, exactness);
-  // Reordered sums are compared against their terms, which only the
-  // evaluation of every value holds.
-  std::vector<RefTensor> values;
-  for (ValueId v : c.outputs)
-    if (exactness[v] == Exactness::Reordered && values.empty() &&
-        !evaluateCase(c, ref.inputs, values, error))
-      return false;
+  const RefRun &ref = expected.ref;
 
   std::ostringstream os;
   os << "#!/usr/bin/env python3\n"
@@ -915,7 +924,7 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
     const RefTensor &t = ref.outputs[k];
     const ValueId v = c.outputs[k];
     std::string compared, bound;
-    comparedAs(c, values, v, exactness[v], approximations[v], freedoms, compared, bound);
+    comparedAs(c, expected, v, compared, bound);
     os << "    (" << pyString("%" + std::to_string(v)) << ", "
        << pyString(std::string(dtypeName(t.type.dtype))) << ", " << compared << ", "
        << pyString(base64Of(encodeNpy(t))) << ", " << pyString(base64Of(encodeNpyMask(t))) << ", "

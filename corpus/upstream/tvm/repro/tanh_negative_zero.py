@@ -13,7 +13,9 @@ exits 1 when they differ or the compiler fails, 0 when they agree
 A value the compiler may round otherwise (a fused low-precision
 intermediate) is compared within its type's tolerance; one it may
 decide otherwise is not compared, nor one a signed i32/i64 overflow
-reaches (the compiler's is undefined, as in C).
+reaches (the compiler's is undefined, as in C),
+nor one an x - x of an infinite or NaN x reaches (TVM folds x - x
+to 0 by design).
 """
 import base64
 import io
