@@ -43,11 +43,7 @@ int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other) {
   return undefined;
 }
 
-int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref) {
-  if (!ref.ok())
-    return 0;
-  // The alternate: each float x - x a zero constant of its type, which is
-  // what x - x gives for every finite x.
+std::optional<Case> withSelfSubtractionsFolded(const Case &c) {
   Case folded = c;
   bool any = false;
   for (Op &op : folded.ops)
@@ -59,8 +55,17 @@ int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref) {
       any = true;
     }
   if (!any)
+    return std::nullopt;
+  return folded;
+}
+
+int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref) {
+  if (!ref.ok())
     return 0;
-  return undefineWhereTheyDiffer(ref, runReference(folded, ref.inputs));
+  const std::optional<Case> folded = withSelfSubtractionsFolded(c);
+  if (!folded)
+    return 0;
+  return undefineWhereTheyDiffer(ref, runReference(*folded, ref.inputs));
 }
 
 bool freedomsDecideElements(const ExactnessModel &model) {

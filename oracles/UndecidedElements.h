@@ -18,6 +18,7 @@
 #include "reference/Executor.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace npufuzz {
 
@@ -28,12 +29,19 @@ namespace npufuzz {
 /// or does not match in shape changes nothing.
 int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other);
 
+/// `c` with every float x - x (a sub of one value from itself) a zero
+/// constant of its type, what x - x gives for every finite x: the
+/// alternate TVM's fold may take. None when `c` has no such sub.
+std::optional<Case> withSelfSubtractionsFolded(const Case &c);
+
 /// Makes undefined every element of `ref`'s outputs that a float x - x
 /// (one value subtracted from itself) of an infinite or NaN x decides:
 /// TVM's rewrite simplifier folds x - x to 0 for floats by design
 /// (src/arith/rewrite_simplify.cc: "models should not encounter NaN in the
 /// first place"; apache/tvm#11373), where IEEE gives NaN. `ref` must be a
-/// successful run of `c`.
+/// successful run of `c`. TVM folds any two operands it finds structurally
+/// equal after inlining (two equal negations of one value, say); only a
+/// sub of one value from itself is covered here.
 int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref);
 
 /// Every freedom of `model` that decides elements, applied to `ref`.

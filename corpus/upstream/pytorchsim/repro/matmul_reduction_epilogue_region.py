@@ -10,10 +10,11 @@ device in _DEV; its inputs are embedded. The script compiles kernel()
 with torch.compile on PyTorchSim's npu device (its default config,
 functional and timing simulation off: code generation alone) and
 exits 1 when the code generation raises or when a kernel it wrote is
-not valid MLIR (upstream mlir-opt: $MLIR_OPT, else mlir-opt or
-mlir-opt-22 on PATH, on the kernel with its memref.dma_start ops in
+not valid MLIR (upstream mlir-opt: $MLIR_OPT, else mlir-opt-22 or
+mlir-opt on PATH, on the kernel with its memref.dma_start ops in
 MLIR's generic form), 0 when neither, 2 when PyTorchSim, torch or
-mlir-opt is missing. No values are compared: no simulator runs.
+mlir-opt is missing or PyTorchSim says it does not take the program.
+No values are compared: no simulator runs.
 """
 import os
 import sys
@@ -235,10 +236,36 @@ def _generic_dma_starts(kernel):
 
 
 def _mlir_opt():
-    for name in (os.environ.get("MLIR_OPT"), "mlir-opt", "mlir-opt-22"):
-        if name and shutil.which(name):
-            return shutil.which(name)
-    return None
+    """$MLIR_OPT when set (None when it is not a program), else upstream
+    MLIR 22's mlir-opt-22 or an mlir-opt on PATH."""
+    if os.environ.get("MLIR_OPT"):
+        return shutil.which(os.environ["MLIR_OPT"])
+    return shutil.which("mlir-opt-22") or shutil.which("mlir-opt")
+
+
+def _root_cause(exc):
+    """The exception torch.compile's wrappers were raised for."""
+    seen = set()
+    while id(exc) not in seen:
+        seen.add(id(exc))
+        inner = getattr(exc, "inner_exception", None) or exc.__cause__ or exc.__context__
+        if inner is None or type(exc).__name__ not in (
+                "InductorError", "LoweringException", "BackendCompilerFailed"):
+            return exc
+        exc = inner
+    return exc
+
+
+def _not_supported(exc):
+    """Whether PyTorchSim or torch says it does not take the program (its
+    NotImplementedError, an "Unsupported ..." error, dynamo refusing to
+    trace it): no bug the script can show."""
+    import torch._dynamo.exc as dynamo_exc
+    root = _root_cause(exc)
+    said = str(root).strip()
+    return (isinstance(exc, (dynamo_exc.Unsupported, dynamo_exc.UserError)) or
+            isinstance(root, NotImplementedError) or
+            said.startswith(("Unsupported", "Not supporting", "Not supported")))
 
 
 def main():
@@ -248,8 +275,12 @@ def main():
         return 2
     mlir_opt = _mlir_opt()
     if mlir_opt is None:
-        print("no mlir-opt of upstream MLIR: set MLIR_OPT, or put mlir-opt on PATH")
+        print("no mlir-opt of upstream MLIR: set MLIR_OPT to one, or put mlir-opt-22 on PATH")
         return 2
+    # PyTorchSim waits on each kernel's compile as on a future: it needs
+    # Inductor's pool of compile threads, which one thread is not.
+    if os.environ.get("TORCHINDUCTOR_COMPILE_THREADS") == "1":
+        del os.environ["TORCHINDUCTOR_COMPILE_THREADS"]
     scratch = tempfile.mkdtemp(prefix="pytorchsim-repro-")
     try:
         try:
@@ -260,21 +291,30 @@ def main():
             return 2
         global _DEV
         _DEV = device
-        args = [torch.from_numpy(_array(data)).to(getattr(torch, dtype)).to(device)
-                for dtype, data in _INPUTS]
         try:
+            args = [torch.from_numpy(_array(data)).to(getattr(torch, dtype)).to(device)
+                    for dtype, data in _INPUTS]
             torch.compile(kernel, fullgraph=True, dynamic=False)(*args)
         except (KeyboardInterrupt, SystemExit):
             raise
-        except BaseException:  # PyTorchSim's RecompileSignal is one
+        except BaseException as e:  # PyTorchSim's RecompileSignal is one
             traceback.print_exc()
+            if _not_supported(e):
+                print("PyTorchSim does not take this program: the bug cannot show")
+                return 2
             print("PyTorchSim's code generation failed: the bug shows")
             return 1
         for k, source in enumerate(kernels):
             path = os.path.join(scratch, "kernel%d.mlir" % k)
+            try:
+                generic = _generic_dma_starts(source)
+            except ValueError as e:  # a form this script does not know
+                print("kernel %d: a memref.dma_start not in PyTorchSim's known form (%s)" % (k, e))
+                return 2
             with open(path, "w") as f:
-                f.write(_generic_dma_starts(source))
-            p = subprocess.run([mlir_opt, path, "-o", os.devnull], capture_output=True, text=True)
+                f.write(generic)
+            p = subprocess.run([mlir_opt, path, "-o", os.devnull], capture_output=True, text=True,
+                               timeout=600)
             if p.returncode != 0:
                 print(p.stderr.strip())
                 print("kernel %d, as PyTorchSim wrote it:\n%s" % (k, source))
