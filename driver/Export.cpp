@@ -663,6 +663,34 @@ std::string usedPart(const std::string &program) {
   return out;
 }
 
+/// The PyTorch program from its imports on, up to its main() (which reads
+/// .npy files the script holds instead), without the helpers its kernel
+/// does not call; `imports` go before numpy and torch, which are imported
+/// with `guarded` under a guard: a module missing is the machine's fault,
+/// not the bug's, and exits 2, as a tool that cannot start does.
+bool scriptBody(const std::string &program, const std::string &imports, const std::string &guarded,
+                std::string &body, std::string &error) {
+  const size_t mainAt = program.find("\n\ndef main():");
+  const size_t preludeEnd = program.find("\nimport os\n");
+  if (mainAt == std::string::npos || preludeEnd == std::string::npos) {
+    error = "the PyTorch program has no main() to replace";
+    return false;
+  }
+  body = usedPart(program.substr(preludeEnd + 1, mainAt - preludeEnd - 1));
+  const std::string plain = "\nimport numpy as np\nimport torch\n";
+  const size_t at = body.find(plain);
+  if (at == std::string::npos) {
+    error = "the PyTorch program does not import numpy and torch where expected";
+    return false;
+  }
+  body.replace(at, plain.size(),
+               imports + "try:\n    import numpy as np\n    import torch\n" + guarded +
+                   "except ImportError as e:  # nothing to show without them\n"
+                   "    print(\"a module the script needs is not installed (%s)\" % e)\n"
+                   "    sys.exit(2)\n");
+  return true;
+}
+
 bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
                   const ExportSource &source, std::string &out, std::string &error) {
   std::string program, unsupported;
@@ -679,14 +707,10 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
         "the case has no PyTorch program: " + program.substr(from, program.find('"', from) - from);
     return false;
   }
-  // The program's helpers and kernel; its main() reads .npy files, which
-  // the script holds instead.
-  const size_t mainAt = program.find("\n\ndef main():");
-  const size_t preludeEnd = program.find("\nimport os\n");
-  if (mainAt == std::string::npos || preludeEnd == std::string::npos) {
-    error = "the PyTorch program has no main() to replace";
+  std::string body;
+  if (!scriptBody(program, "\n", form == ExportForm::Tvm ? "    import tvm  # noqa: F401\n" : "",
+                  body, error))
     return false;
-  }
   const BackendKind backend = backendOf(form);
   ScriptExpectation expected;
   if (!expectationOf(c, backend, expected, error))
@@ -720,22 +744,6 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
                                         : "")
      << ".\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
-  // The program from its imports on, up to its main(), without the
-  // helpers its kernel does not call. A module missing is the machine's
-  // fault, not the bug's: it exits 2, as a tool that cannot start does.
-  std::string body = usedPart(program.substr(preludeEnd + 1, mainAt - preludeEnd - 1));
-  const std::string imports = "\nimport numpy as np\nimport torch\n";
-  const size_t importsAt = body.find(imports);
-  if (importsAt == std::string::npos) {
-    error = "the PyTorch program does not import numpy and torch where expected";
-    return false;
-  }
-  body.replace(importsAt, imports.size(),
-               std::string("\ntry:\n    import numpy as np\n    import torch\n") +
-                   (form == ExportForm::Tvm ? "    import tvm  # noqa: F401\n" : "") +
-                   "except ImportError as e:  # nothing to show without them\n"
-                   "    print(\"a module the script needs is not installed (%s)\" % e)\n"
-                   "    sys.exit(2)\n");
   os << body << "\n\n";
   os << compileFunction(form, switchStates(backend, how.loweringSeed, {})) << "\n\n";
   os << "# (dtype, the .npy bytes; bf16 as f32, exact)\n_INPUTS = [\n";
@@ -1027,26 +1035,12 @@ bool pytorchsimScript(const Case &c, const Expectation &how, const ExportSource 
     error = "the case has no PyTorch program: " + unsupported;
     return false;
   }
-  const size_t mainAt = program.find("\n\ndef main():");
-  const size_t preludeEnd = program.find("\nimport os\n");
-  if (mainAt == std::string::npos || preludeEnd == std::string::npos) {
-    error = "the PyTorch program has no main() to replace";
+  std::string body;
+  if (!scriptBody(program,
+                  "\nimport base64\nimport io\nimport json\nimport re\nimport shutil\n"
+                  "import subprocess\nimport tempfile\nimport traceback\n\n",
+                  "", body, error))
     return false;
-  }
-  std::string body = usedPart(program.substr(preludeEnd + 1, mainAt - preludeEnd - 1));
-  const std::string imports = "\nimport numpy as np\nimport torch\n";
-  const size_t importsAt = body.find(imports);
-  if (importsAt == std::string::npos) {
-    error = "the PyTorch program does not import numpy and torch where expected";
-    return false;
-  }
-  body.replace(importsAt, imports.size(),
-               "\nimport base64\nimport io\nimport json\nimport re\nimport shutil\n"
-               "import subprocess\nimport tempfile\nimport traceback\n\n"
-               "try:\n    import numpy as np\n    import torch\n"
-               "except ImportError as e:  # nothing to show without them\n"
-               "    print(\"a module the script needs is not installed (%s)\" % e)\n"
-               "    sys.exit(2)\n");
   RefRun ref = runReference(c);
   if (!ref.ok()) {
     error = "the reference cannot run the case: " + ref.error;
