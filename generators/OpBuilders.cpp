@@ -145,6 +145,9 @@ bool buildTopK(GenContext &g) {
   attrs.axis = static_cast<int64_t>(g.rng.below(xt.rank()));
   const int64_t dim = xt.shape[attrs.axis];
   attrs.k = g.rng.chance(0.6) ? std::min<int64_t>(dim, g.rng.range(1, 8)) : g.rng.range(1, dim);
+  // Cut after the draws, so a policy's bound changes no other case.
+  const int64_t perK = xt.numElements();
+  attrs.k = std::max<int64_t>(1, std::min(attrs.k, g.policy.maxTopKSteps / perK));
   return g.emit(OpKind::TopK, {x}, attrs) >= 0;
 }
 

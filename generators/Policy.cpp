@@ -55,6 +55,7 @@ const std::vector<ScalarKey> &scalarKeys() {
       {"max_tensor_elements", &Policy::maxTensorElements, 1,
        static_cast<double>(kMaxTensorElements)},
       {"max_case_elements", &Policy::maxCaseElements, 1, static_cast<double>(kMaxCaseElements)},
+      {"max_topk_steps", &Policy::maxTopKSteps, 1, static_cast<double>(int64_t{1} << 40)},
       {"reuse_rate", &Policy::reuseRate, 0, 1},
       {"valid_rate", &Policy::validShapeRate, 0, 1},
       {"dynamic_valid_rate", &Policy::dynamicValidRate, 0, 1},
@@ -403,8 +404,11 @@ Policy ireePolicy() {
 # IREE's dispatch regions take no index-typed tensors ("index types must not
 # cross the dispatch boundary"; its frontends emit i64): cases hold i64
 # where others may hold index. Seed patterns twice as often, and chains of
-# views nearly half the cases, as inductor's.
+# views nearly half the cases, as inductor's. A topk is a loop on the host,
+# run by IREE's VM at about half a million steps a second: k is cut to keep
+# it to a few seconds (rows x k x extent under 2^21).
 dtype.index = 0
+max_topk_steps = 2097152
 pattern_rate = 0.4
 view_chain_rate = 0.45
 )";

@@ -73,6 +73,27 @@ TEST(CaseGenerator, StaysWithinPolicyLimits) {
   }
 }
 
+// IREE runs a topk's selection loop in its VM: a case whose topk takes more
+// steps than the policy allows outlasts the case's limit (a hang npufuzz
+// made, not IREE). Topk is frequent enough that 3,000 seeds hold its large
+// draws.
+TEST(CaseGenerator, TopKStaysUnderThePolicysSteps) {
+  const Policy policy = defaultPolicyFor("iree");
+  ASSERT_LT(policy.maxTopKSteps, Policy::defaults().maxTopKSteps);
+  int cut = 0;
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    const Case c = generateCase(seed, policy);
+    for (const Op &op : c.ops) {
+      if (op.kind != OpKind::TopK)
+        continue;
+      const int64_t steps = c.values[op.operands[0]].type.numElements() * op.attrs.k;
+      EXPECT_TRUE(steps <= policy.maxTopKSteps || op.attrs.k == 1) << "seed " << seed;
+      cut += steps > policy.maxTopKSteps / 8;
+    }
+  }
+  EXPECT_GT(cut, 0) << "no topk came near the bound: the test shows nothing";
+}
+
 // Pinned identities of a few generated cases. They change only when the
 // generator (or the text format) changes on purpose: if this fails after an
 // intentional generator change, update the hashes; otherwise the generator
