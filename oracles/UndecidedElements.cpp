@@ -3,12 +3,14 @@
 
 #include "oracles/SignedOverflow.h"
 
+#include "ir/DType.h"
+
 #include <cmath>
 #include <cstring>
 
 namespace npufuzz {
 
-int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other) {
+int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other, bool subnormalIsItsZero) {
   // The alternates evaluate what the case does, so they fail where it
   // does not only if the reference itself is wrong.
   if (!other.ok() || other.outputs.size() != ref.outputs.size())
@@ -24,10 +26,14 @@ int64_t undefineWhereTheyDiffer(RefRun &ref, const RefRun &other) {
         continue;
       // Bit for bit, but any NaN is a NaN, as the comparison has it
       // (oracles/Compare.h): its payload is no value.
+      const float tiny = mine.isFloat() ? smallestNormal(mine.type.dtype) : 0.0f;
       const bool same =
           theirs.defined[e] &&
           (mine.isFloat() ? std::memcmp(&mine.f[e], &theirs.f[e], sizeof(float)) == 0 ||
-                                (std::isnan(mine.f[e]) && std::isnan(theirs.f[e]))
+                                (std::isnan(mine.f[e]) && std::isnan(theirs.f[e])) ||
+                                (subnormalIsItsZero && std::fabs(mine.f[e]) < tiny &&
+                                 std::fabs(theirs.f[e]) < tiny &&
+                                 std::signbit(mine.f[e]) == std::signbit(theirs.f[e]))
                           : mine.i[e] == theirs.i[e]);
       if (same)
         continue;
@@ -68,8 +74,26 @@ int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref) {
   return undefineWhereTheyDiffer(ref, runReference(*folded, ref.inputs));
 }
 
+int64_t undefineWhatKeptSubnormalsDecide(const Case &c, RefRun &ref) {
+  if (!ref.ok() || !referenceFlushesSubnormals())
+    return 0;
+  // The same inputs (none subnormal) in IEEE's environment; the
+  // reference's own is set back whatever happens.
+  struct Ieee {
+    Ieee() { setReferenceFlushesSubnormals(false); }
+    ~Ieee() { setReferenceFlushesSubnormals(true); }
+  };
+  RefRun ieee;
+  {
+    const Ieee environment;
+    ieee = runReference(c, ref.inputs);
+  }
+  return undefineWhereTheyDiffer(ref, ieee, /*subnormalIsItsZero=*/true);
+}
+
 bool freedomsDecideElements(const ExactnessModel &model) {
-  return model.signedOverflowUndefined || model.selfSubtractionFolded;
+  return model.signedOverflowUndefined || model.selfSubtractionFolded ||
+         referenceFlushesSubnormals();
 }
 
 int64_t undefineWhatFreedomsDecide(const Case &c, RefRun &ref, const ExactnessModel &model) {
@@ -78,6 +102,7 @@ int64_t undefineWhatFreedomsDecide(const Case &c, RefRun &ref, const ExactnessMo
     undefined += undefineWhatSignedOverflowDecides(c, ref);
   if (model.selfSubtractionFolded)
     undefined += undefineWhatSelfSubtractionDecides(c, ref);
+  undefined += undefineWhatKeptSubnormalsDecide(c, ref);
   return undefined;
 }
 
