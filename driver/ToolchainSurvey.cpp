@@ -6,6 +6,7 @@
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
 #include "oracles/RunConfig.h"
+#include "reference/Executor.h"
 
 #include <algorithm>
 #include <sstream>
@@ -45,6 +46,13 @@ BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
 std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &rows,
                           bool &passed) {
   auto path = [&](ToolchainKind k) { return rows[static_cast<size_t>(k)].where.path; };
+  // IREE's set-up turns on the reference's flush of subnormals for the
+  // process (reference/Executor.h); the canaries after it run in their
+  // own backends' environment.
+  struct KeepReferenceEnvironment {
+    bool flushes = referenceFlushesSubnormals();
+    ~KeepReferenceEnvironment() { setReferenceFlushesSubnormals(flushes); }
+  } const keep;
   RunConfig config;
   config.backend = backend;
   config.metamorphicShare = 0;

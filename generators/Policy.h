@@ -63,9 +63,11 @@ struct Policy {
   /// (matmul's M*N*K counts against the case limit too).
   int64_t maxTensorElements = 1 << 16;
   int64_t maxCaseElements = 1 << 18;
-  /// Steps of a topk's selection (rows x k x the axis's extent): k is cut
-  /// to keep under it. A backend that runs topk's loop in an interpreter
-  /// (IREE's VM) takes minutes past a few million; none is cut by default.
+  /// Steps of a drawn topk's selection (rows x k x the axis's extent): k
+  /// is cut to keep under it, to 1 at least. A backend that runs topk's
+  /// loop in an interpreter (IREE's VM) takes minutes past a few million;
+  /// none is cut by default. The MoE seed pattern's topk (k up to 8 of a
+  /// tensor within max_tensor_elements) is not cut.
   int64_t maxTopKSteps = int64_t{1} << 40;
 
   /// Probability that an operand is taken from existing values (when one

@@ -80,8 +80,9 @@ int64_t undefineWhatKeptSubnormalsDecide(const Case &c, RefRun &ref) {
   // The same inputs (none subnormal) in IEEE's environment; the
   // reference's own is set back whatever happens.
   struct Ieee {
-    Ieee() { setReferenceFlushesSubnormals(false); }
-    ~Ieee() { setReferenceFlushesSubnormals(true); }
+    Ieee() : was(referenceFlushesSubnormals()) { setReferenceFlushesSubnormals(false); }
+    ~Ieee() { setReferenceFlushesSubnormals(was); }
+    bool was;
   };
   RefRun ieee;
   {

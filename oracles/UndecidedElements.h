@@ -56,8 +56,11 @@ int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref);
 /// (a cast to i1 of a kept 9e-41 is true, of a flushed one false).
 /// Inputs hold none; a constant or an underflowing result may make one.
 /// Elements that differ only as a subnormal against the zero of its sign
-/// stay compared: the comparison takes either. `ref` must be a
-/// successful run of `c`.
+/// stay compared: the comparison takes either. Only the two whole
+/// environments are evaluated: a compiler that mixes them op by op (folds
+/// in IEEE, runs flushed) may reach an element both decide alike, which
+/// stays compared; generated cases rarely read one subnormal both ways.
+/// `ref` must be a successful run of `c`.
 int64_t undefineWhatKeptSubnormalsDecide(const Case &c, RefRun &ref);
 
 /// Every freedom of `model` that decides elements, applied to `ref`, and

@@ -75,23 +75,38 @@ TEST(CaseGenerator, StaysWithinPolicyLimits) {
 
 // IREE runs a topk's selection loop in its VM: a case whose topk takes more
 // steps than the policy allows outlasts the case's limit (a hang npufuzz
-// made, not IREE). Topk is frequent enough that 3,000 seeds hold its large
-// draws.
-TEST(CaseGenerator, TopKStaysUnderThePolicysSteps) {
+// made, not IREE). The bound cuts k after its draws: a case whose topks all
+// stay under it is the one the unbounded policy makes, byte for byte, and
+// one that differs holds a topk the unbounded policy draws past it.
+TEST(CaseGenerator, TopKStaysUnderThePolicysStepsAndChangesNothingElse) {
   const Policy policy = defaultPolicyFor("iree");
-  ASSERT_LT(policy.maxTopKSteps, Policy::defaults().maxTopKSteps);
+  Policy unbounded = policy;
+  unbounded.maxTopKSteps = Policy::defaults().maxTopKSteps;
+  ASSERT_LT(policy.maxTopKSteps, unbounded.maxTopKSteps);
+  const auto steps = [](const Case &c, const Op &op) {
+    return c.values[op.operands[0]].type.numElements() * op.attrs.k;
+  };
+  // The header names the policy; the program below it is what must agree.
+  const auto program = [](const Case &c) {
+    const std::string text = printCase(c);
+    return text.substr(text.find("\n%"));
+  };
   int cut = 0;
   for (uint64_t seed = 0; seed < 3000; ++seed) {
     const Case c = generateCase(seed, policy);
-    for (const Op &op : c.ops) {
-      if (op.kind != OpKind::TopK)
-        continue;
-      const int64_t steps = c.values[op.operands[0]].type.numElements() * op.attrs.k;
-      EXPECT_TRUE(steps <= policy.maxTopKSteps || op.attrs.k == 1) << "seed " << seed;
-      cut += steps > policy.maxTopKSteps / 8;
-    }
+    for (const Op &op : c.ops)
+      if (op.kind == OpKind::TopK)
+        EXPECT_TRUE(steps(c, op) <= policy.maxTopKSteps || op.attrs.k == 1) << "seed " << seed;
+    const Case drawn = generateCase(seed, unbounded);
+    if (program(c) == program(drawn))
+      continue;
+    ++cut;
+    bool over = false;
+    for (const Op &op : drawn.ops)
+      over |= op.kind == OpKind::TopK && steps(drawn, op) > policy.maxTopKSteps;
+    EXPECT_TRUE(over) << "seed " << seed << " differs without a topk past the bound";
   }
-  EXPECT_GT(cut, 0) << "no topk came near the bound: the test shows nothing";
+  EXPECT_GT(cut, 0) << "no topk was cut: the test shows nothing";
 }
 
 // Pinned identities of a few generated cases. They change only when the

@@ -17,6 +17,22 @@ using namespace npufuzz::test;
 namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+OpAttrs toI1() {
+  OpAttrs a;
+  a.dtype = DType::I1;
+  return a;
+}
+
+/// The reference flushes subnormals while it lives, as under IREE.
+class FlushingReference {
+public:
+  FlushingReference() : was_(referenceFlushesSubnormals()) { setReferenceFlushesSubnormals(true); }
+  ~FlushingReference() { setReferenceFlushesSubnormals(was_); }
+
+private:
+  bool was_;
+};
 } // namespace
 
 // x - x of an infinite or NaN x is NaN in the case and may be 0 under
@@ -56,22 +72,6 @@ TEST(UndecidedElements, TheJudgeTakesTvmsZeroAndNothingElse) {
   run.outputs = {toTensorData(floats(t, {0.0f, 1.0f}))};
   EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Mismatch);
 }
-
-OpAttrs toI1() {
-  OpAttrs a;
-  a.dtype = DType::I1;
-  return a;
-}
-
-/// The reference flushes subnormals while it lives, as under IREE.
-class FlushingReference {
-public:
-  FlushingReference() : was_(referenceFlushesSubnormals()) { setReferenceFlushesSubnormals(true); }
-  ~FlushingReference() { setReferenceFlushesSubnormals(was_); }
-
-private:
-  bool was_;
-};
 
 // A subnormal constant a select keeps is true to a cast to i1 in IEEE's
 // environment and false in the flushing one: those elements are not
@@ -129,6 +129,7 @@ TEST(UndecidedElements, WithoutFlushingNoSubnormalIsKept) {
   ASSERT_TRUE(ref.ok()) << ref.error;
   EXPECT_EQ(undefineWhatKeptSubnormalsDecide(b.c, ref), 0);
   expectDefined(ref.outputs[0], {1});
+  EXPECT_FALSE(referenceFlushesSubnormals()) << "the reference's environment was changed";
 }
 
 // On any generated case with a float x - x (one made where the generator
