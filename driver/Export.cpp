@@ -884,22 +884,9 @@ if __name__ == "__main__":
     sys.exit(main())
 )PY";
 
-/// Turns on the reference's flushing of subnormals for as long as it
-/// lives, as IREE's backend does (reference/Executor.h).
-class FlushSubnormalsWhileAlive {
-public:
-  FlushSubnormalsWhileAlive() : was_(referenceFlushesSubnormals()) {
-    setReferenceFlushesSubnormals(true);
-  }
-  ~FlushSubnormalsWhileAlive() { setReferenceFlushesSubnormals(was_); }
-
-private:
-  bool was_;
-};
-
 bool ireeScript(const Case &c, const Expectation &how, const ExportSource &source, std::string &out,
                 std::string &error) {
-  const FlushSubnormalsWhileAlive ireeRuntime;
+  const ReferenceFlushScope ireeRuntime(true); // as IREE's backend does
   RunConfig config;
   config.backend = BackendKind::Iree;
   config.style = MlirStyle::Tensor;

@@ -49,10 +49,7 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
   // IREE's set-up turns on the reference's flush of subnormals for the
   // process (reference/Executor.h); the canaries after it run in their
   // own backends' environment.
-  struct KeepReferenceEnvironment {
-    bool flushes = referenceFlushesSubnormals();
-    ~KeepReferenceEnvironment() { setReferenceFlushesSubnormals(flushes); }
-  } const keep;
+  const ReferenceFlushScope keep(referenceFlushesSubnormals());
   RunConfig config;
   config.backend = backend;
   config.metamorphicShare = 0;

@@ -77,16 +77,10 @@ int64_t undefineWhatSelfSubtractionDecides(const Case &c, RefRun &ref) {
 int64_t undefineWhatKeptSubnormalsDecide(const Case &c, RefRun &ref) {
   if (!ref.ok() || !referenceFlushesSubnormals())
     return 0;
-  // The same inputs (none subnormal) in IEEE's environment; the
-  // reference's own is set back whatever happens.
-  struct Ieee {
-    Ieee() : was(referenceFlushesSubnormals()) { setReferenceFlushesSubnormals(false); }
-    ~Ieee() { setReferenceFlushesSubnormals(was); }
-    bool was;
-  };
+  // The same inputs (none subnormal) in IEEE's environment.
   RefRun ieee;
   {
-    const Ieee environment;
+    const ReferenceFlushScope environment(false);
     ieee = runReference(c, ref.inputs);
   }
   return undefineWhereTheyDiffer(ref, ieee, /*subnormalIsItsZero=*/true);

@@ -51,6 +51,21 @@ bool evaluateCase(const Case &c, const std::vector<RefTensor> &inputs,
 void setReferenceFlushesSubnormals(bool on);
 bool referenceFlushesSubnormals();
 
+/// Sets the reference's environment for as long as it lives, and then the
+/// one it found back, whatever happens in between.
+class ReferenceFlushScope {
+public:
+  explicit ReferenceFlushScope(bool on) : was_(referenceFlushesSubnormals()) {
+    setReferenceFlushesSubnormals(on);
+  }
+  ~ReferenceFlushScope() { setReferenceFlushesSubnormals(was_); }
+  ReferenceFlushScope(const ReferenceFlushScope &) = delete;
+  ReferenceFlushScope &operator=(const ReferenceFlushScope &) = delete;
+
+private:
+  bool was_;
+};
+
 /// The result of running the reference on a case.
 struct RefRun {
   std::vector<RefTensor> inputs;  ///< in input-op order

@@ -285,8 +285,7 @@ std::vector<RefTensor> makeInputs(const Case &c) {
     return inputs;
   // The data must not depend on the process's floating-point environment
   // (IREE's runs flush subnormals): the divisors are computed in IEEE's.
-  const bool flushes = referenceFlushesSubnormals();
-  setReferenceFlushesSubnormals(false);
+  const ReferenceFlushScope ieee(false);
   std::vector<RefTensor> values;
   std::string error;
   if (evaluateCase(c, inputs, values, error))
@@ -295,7 +294,6 @@ std::vector<RefTensor> makeInputs(const Case &c) {
       Prng q = Prng::stream(c.dataSeed, kDividendStream + k);
       relateDividend(c, op, *random(op.operands[0]), values[op.operands[1]], q);
     }
-  setReferenceFlushesSubnormals(flushes);
   return inputs;
 }
 

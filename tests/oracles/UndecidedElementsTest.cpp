@@ -24,15 +24,6 @@ OpAttrs toI1() {
   return a;
 }
 
-/// The reference flushes subnormals while it lives, as under IREE.
-class FlushingReference {
-public:
-  FlushingReference() : was_(referenceFlushesSubnormals()) { setReferenceFlushesSubnormals(true); }
-  ~FlushingReference() { setReferenceFlushesSubnormals(was_); }
-
-private:
-  bool was_;
-};
 } // namespace
 
 // x - x of an infinite or NaN x is NaN in the case and may be 0 under
@@ -79,7 +70,7 @@ TEST(UndecidedElements, TheJudgeTakesTvmsZeroAndNothingElse) {
 // either environment gives a positive zero or subnormal, still are (seed
 // 3501181's bf16 -> i1 cast of a masked_fill of 9.18e-41).
 TEST(UndecidedElements, AKeptSubnormalDecidesOnlyWhatReadsIt) {
-  const FlushingReference flushing;
+  const ReferenceFlushScope flushing(true); // as under IREE
   CaseBuilder b;
   const TensorType t = ty(DType::F32, {3});
   const ValueId x = b.input(floats(t, {1.0f, 2.0f, 3.0f}));
