@@ -40,6 +40,12 @@ namespace fs = std::filesystem;
 namespace npufuzz {
 
 namespace {
+/// How much longer a candidate's second run may take, when its first ran
+/// out of time (patientRunner).
+constexpr double kPatienceFactor = 4;
+/// A candidate's limit is at least this many times what the input took.
+constexpr double kInputTimeFactor = 2;
+
 double steadySeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
@@ -122,9 +128,35 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
               !cutByDeadline;
       o.signature = report.signature;
       o.summary = report.result.summary;
+      // The reduction's own deadline is no limit of the candidate's: a run
+      // it cut is not tried again.
+      // A blame that ran out of time names no pass or op, which changes the
+      // signature as much as a timeout of the case itself.
+      o.outOfTime = !cutByDeadline &&
+                    (child->outcome().end == ChildOutcome::End::TimedOut ||
+                     report.signature.kind == VerdictKind::Hang || report.result.blameTimedOut);
+      o.seconds = child->outcome().seconds;
       out.push_back(std::move(o));
     }
     return out;
+  };
+}
+
+CandidateRunner patientRunner(CandidateRunner run, CandidateRunner patient,
+                              std::shared_ptr<unsigned> retries) {
+  return [run = std::move(run), patient = std::move(patient),
+          retries = std::move(retries)](const std::vector<Candidate> &batch) {
+    std::vector<Observation> seen = run(batch);
+    for (size_t i = 0; i < seen.size() && i < batch.size(); ++i) {
+      if (!seen[i].outOfTime)
+        continue;
+      if (retries)
+        ++*retries;
+      // One at a time: the machine that was too slow for the batch has
+      // only this candidate to run.
+      seen[i] = patient({batch[i]})[0];
+    }
+    return seen;
   };
 }
 
@@ -211,11 +243,18 @@ std::string quoted(const std::string &s) { return "'" + s + "'"; }
 
 /// `npufuzz run` of the reduced case, as a user types it in OUT.
 std::string reproLine(const ReduceCommandOptions &o, const std::string &pipeline) {
-  std::string line = "npufuzz run case.npf --pipeline " + quoted(pipeline) + " --style " + o.style;
+  std::string line = "npufuzz run case.npf";
+  // The backend first: it decides what the other flags mean (a toolchain
+  // found by discovery needs no flag of its own).
+  if (o.backend != BackendKind::MlirJit)
+    line += " --backend " + std::string(backendKindName(o.backend));
+  line += " --pipeline " + quoted(pipeline) + " --style " + o.style;
   if (o.loweringSeed)
     line += " --lowering-seed " + std::to_string(*o.loweringSeed);
   if (o.stage != PassStage::Entry)
     line += " --pass-stage " + std::string(passStageName(o.stage));
+  for (const std::string &flag : o.backendFlags)
+    line += " " + shellQuote(flag);
   for (const std::string &p : o.plugins)
     line += " --load-pass-plugin " + quoted(p);
   return line;
@@ -412,27 +451,61 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   IsolationLimits limits;
   limits.wallSeconds = o.candidateTimeout;
   limits.addressSpaceBytes = o.memoryBytes;
-  // The re-check of the result is never stopped: an interrupted run still
-  // needs the reduced case's own signature for its expect line.
-  const CandidateRunner runner = isolatedRunner(jit, config, limits);
-  // The other runs stop on an interrupt; what they then observe is "not
-  // run", which generalisation and the bucket's pattern take as nothing
-  // shown, so the answers stay as specific as the input's own signature.
-  const CandidateRunner probing = isolatedRunner(jit, config, limits, nullptr, o.stop);
-  // Reduction keeps to its time: a candidate still running at the end is
-  // cut short (a timeout: not interesting), and the result re-checked after.
-  auto deadline = std::make_shared<double>(std::numeric_limits<double>::infinity());
-  const CandidateRunner reducing = isolatedRunner(jit, config, limits, deadline, o.stop);
+  // Every run below gets a second, longer one when it runs out of time
+  // (patientRunner), unless running out of time is the failure itself.
+  auto retries = std::make_shared<unsigned>(0);
+  auto withPatience = [&](const RunConfig &c, const IsolationLimits &l,
+                          std::shared_ptr<const double> deadline, const std::atomic<bool> *stop,
+                          bool patient) {
+    CandidateRunner quick = isolatedRunner(jit, c, l, deadline, stop);
+    if (!patient)
+      return quick;
+    IsolationLimits longer = l;
+    longer.wallSeconds *= kPatienceFactor;
+    return patientRunner(
+        std::move(quick),
+        isolatedRunner(jit, withMoreTime(c, kPatienceFactor), longer, deadline, stop), retries);
+  };
+  const bool targetHangs = o.target && o.target->kind == VerdictKind::Hang;
 
   // The input's own failure: the target of same-signature reduction, and
   // what the report names when an external command decides instead.
-  const Observation original = probing({input})[0];
+  Observation original = withPatience(config, limits, nullptr, o.stop, !targetHangs)({input})[0];
+  // A candidate's limits follow what the input took: on a machine slow
+  // enough that the input needed a good part of its limit, every candidate
+  // gets kInputTimeFactor times the input's time (and its backend's own
+  // limits, blame's among them, as much more).
+  const double slower =
+      std::max(1.0, kInputTimeFactor * original.seconds / std::max(1e-3, limits.wallSeconds));
+  if (slower > 1) {
+    config = withMoreTime(config, slower);
+    limits.wallSeconds *= slower;
+    out << "candidate limit: " << llvm::formatv("{0:f1}", limits.wallSeconds).str()
+        << " s (the input took " << llvm::formatv("{0:f1}", original.seconds).str() << " s)\n";
+    // Out of time even on its second run (a blame of several compilations
+    // needs more than one compilation's time): once more with those limits,
+    // so that the target is a failure the case has and not the machine's.
+    if (original.outOfTime && !targetHangs && !stopped())
+      original = isolatedRunner(jit, config, limits, nullptr, o.stop)({input})[0];
+  }
   if (stopped())
     return fail("interrupted before the reduction started; nothing written", 1);
   if (!original.ran)
     return fail("could not run the case: " + original.summary, 2);
   out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
       << "signature: " << original.signature.text() << "\n";
+  const bool patient = !targetHangs && original.signature.kind != VerdictKind::Hang;
+  // The re-check of the result is never stopped: an interrupted run still
+  // needs the reduced case's own signature for its expect line.
+  const CandidateRunner runner = withPatience(config, limits, nullptr, nullptr, patient);
+  // The other runs stop on an interrupt; what they then observe is "not
+  // run", which generalisation and the bucket's pattern take as nothing
+  // shown, so the answers stay as specific as the input's own signature.
+  const CandidateRunner probing = withPatience(config, limits, nullptr, o.stop, patient);
+  // Reduction keeps to its time: a candidate still running at the end is
+  // cut short (a timeout: not interesting), and the result re-checked after.
+  auto deadline = std::make_shared<double>(std::numeric_limits<double>::infinity());
+  const CandidateRunner reducing = withPatience(config, limits, deadline, o.stop, patient);
 
   std::unique_ptr<Interestingness> test;
   // What the failure needs: reduction keeps that and may lose the rest (the
@@ -590,6 +663,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       {"tests", static_cast<int64_t>(r.tests)},
       {"cache_hits", static_cast<int64_t>(r.cacheHits)},
       {"errors", static_cast<int64_t>(r.errors)},
+      {"retried_out_of_time", static_cast<int64_t>(*retries)},
+      {"candidate_seconds", limits.wallSeconds},
       {"seconds", r.seconds},
       {"timed_out", r.timedOut},
       {"interrupted", interrupted},
@@ -657,7 +732,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
       << " -> " << r.after.maxDim << ", passes " << r.before.passes << " -> " << r.after.passes
       << "\n"
       << "steps: " << r.caseSteps << " case, " << r.pipelineSteps << " pipeline; tests " << r.tests
-      << ", cached " << r.cacheHits << ", errors " << r.errors << "\n"
+      << ", cached " << r.cacheHits << ", errors " << r.errors << ", run again with more time "
+      << *retries << "\n"
       << "pipeline: " << r.reduced.pipeline << "\n"
       << "blamed pass: " << (blamed.empty() ? "(none)" : blamed) << "\n"
       << "bucket: " << bucket.id() << " (" << bucket.key << ")\n"

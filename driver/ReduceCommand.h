@@ -46,6 +46,16 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const Isolat
                                std::shared_ptr<const double> deadline = nullptr,
                                const std::atomic<bool> *stop = nullptr);
 
+/// `run`, except that a candidate it observes out of time runs once more,
+/// alone, through `patient` (the same runner with longer limits: see
+/// withMoreTime), whose observation stands. On a busy machine a timeout says
+/// more of the machine than of the candidate, and a reduction must not call
+/// its input, or a candidate, "not interesting" for it. Not for a hang's
+/// reduction, where running out of time is the failure. `retries`, when
+/// given, counts the second runs.
+CandidateRunner patientRunner(CandidateRunner run, CandidateRunner patient,
+                              std::shared_ptr<unsigned> retries = nullptr);
+
 /// What a regression case expects.
 struct Expectation {
   VerdictKind verdict = VerdictKind::Ok;
@@ -89,6 +99,9 @@ struct ReduceCommandOptions {
   ExternalToolchain external;
   PtoToolchain pto;
   PyTorchSimToolchain pytorchsim;
+  /// The flags that set the backend up as the run had it (the toolchains
+  /// named on its command line): the reduced case's repro line carries them.
+  std::vector<std::string> backendFlags;
   /// Signatures op blame passes over (RunConfig::knownSignatures).
   std::set<std::string> knownSignatures;
   double maxSeconds = 300;

@@ -4,6 +4,8 @@
 #include "backend/toolchains/BackendToolchains.h"
 #include "reference/Executor.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 
 namespace npufuzz {
@@ -44,6 +46,22 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
   for (size_t i = 0; i < passes; ++i)
     prefix.pipeline = (i ? prefix.pipeline + "," : std::string()) + pipeline.passes[i];
   return prefix;
+}
+
+RunConfig withMoreTime(const RunConfig &config, double factor) {
+  RunConfig slower = config;
+  auto scale = [factor](unsigned &seconds) {
+    // 0 is "no limit" to the tools that take one.
+    if (seconds)
+      seconds = static_cast<unsigned>(std::min(1e6, std::ceil(seconds * factor)));
+  };
+  scale(slower.tools.timeoutSeconds);
+  scale(slower.external.timeoutSeconds);
+  scale(slower.pto.timeoutSeconds);
+  scale(slower.pto.simplerTimeoutSeconds);
+  scale(slower.pytorchsim.timeoutSeconds);
+  slower.blameSeconds *= factor;
+  return slower;
 }
 
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,

@@ -81,6 +81,11 @@ bool pipelineRunsOn(MlirJit &jit, const RunConfig &config, std::string &error);
 /// pipeline; the stage is kept): what blame by prefix runs.
 RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size_t passes);
 
+/// `config` with every time limit of its backend's own (a tool's, the
+/// adapter's, a stage's, blame's) `factor` times as long: how a run that
+/// ran out of time on a busy machine is given a second chance.
+RunConfig withMoreTime(const RunConfig &config, double factor);
+
 /// Sets up `config` for `backend`: torch, inductor (the kernel under
 /// torch.compile) or tvm (the kernel exported and built by TVM), with
 /// `python` (--python, or --tvm-python for tvm; empty: discovered,

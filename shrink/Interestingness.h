@@ -64,6 +64,11 @@ struct Observation {
   bool ran = false; ///< false: no worker could be started for it
   Signature signature;
   std::string summary;
+  /// It ran into a time limit (its worker's, or the backend's own, which
+  /// gives a hang verdict): on a busy machine that says more of the machine
+  /// than of the candidate.
+  bool outOfTime = false;
+  double seconds = 0; ///< how long its run took
 };
 
 /// Runs a batch of candidates (concurrently, in isolated workers) and
@@ -72,7 +77,9 @@ using CandidateRunner = std::function<std::vector<Observation>(const std::vector
 
 /// Interesting when the candidate fails with the target's root cause
 /// (sameRootCause: a generalised target accepts any op, or any options of
-/// its pass). A hang when the target is no hang counts as a timeout (Error).
+/// its pass). A hang when the target is no hang counts as a timeout (Error):
+/// a runner that gives out-of-time candidates a second, longer run
+/// (driver/ReduceCommand.h: patientRunner) has already done so.
 class SameSignature final : public Interestingness {
 public:
   SameSignature(Signature target, CandidateRunner run)

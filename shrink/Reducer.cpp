@@ -31,9 +31,13 @@ public:
   void run(const Candidate &input) {
     result_.before = measure(input, options_.style);
     if (firstInteresting({input}) != 0) {
+      // A test that erred or ran out of time says nothing of the input: it
+      // is never called "not interesting" for that.
+      const bool erred = result_.errors > 0;
       result_.error = result_.interrupted ? "interrupted before the first test"
                       : result_.timedOut  ? "out of time before the first test"
-                                          : "the input is not interesting";
+                      : erred ? "the test of the input erred or ran out of time: no verdict on it"
+                              : "the input is not interesting";
       result_.reduced = input;
       result_.after = result_.before;
       return;

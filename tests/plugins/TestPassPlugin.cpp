@@ -235,7 +235,9 @@ struct FatalErrorPass : PassWrapper<FatalErrorPass, OperationPass<func::FuncOp>>
 struct SlowPass : PassWrapper<SlowPass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SlowPass)
   StringRef getArgument() const final { return "npufuzz-test-slow"; }
-  StringRef getDescription() const final { return "Sleep 300 ms on every function"; }
+  StringRef getDescription() const final {
+    return "Sleep 300 ms (NPUFUZZ_TEST_SLOW_MS) on every function";
+  }
   void runOnOperation() override {
     if (const char *mark = std::getenv("NPUFUZZ_TEST_SLOW_MARK")) {
       const int fd = ::open(mark, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -247,7 +249,11 @@ struct SlowPass : PassWrapper<SlowPass, OperationPass<func::FuncOp>> {
           ::pause();
       }
     }
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // A test of a machine slower than a limit sets how slow.
+    long ms = 300;
+    if (const char *slow = std::getenv("NPUFUZZ_TEST_SLOW_MS"))
+      ms = std::strtol(slow, nullptr, 10);
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   }
 };
 

@@ -337,6 +337,59 @@ TEST_F(ReducerTest, RegressionsReplayWithTheirVerdicts) {
   fs::remove_all(tampered);
 }
 
+// A machine slower than the candidate limit: the planted slow pass sleeps
+// past the limit on every function, so the input's first run, and its
+// blame's, end out of time whatever the machine's speed. The reduction
+// still reduces: the input runs again with four times the time, the
+// candidates' limit follows what that run took, and the result keeps the
+// input's signature (the slow pass, not needed, is dropped).
+TEST_F(ReducerTest, ABackendSlowerThanTheCandidateLimitStillReduces) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("npufuzz-slow-reduce-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // Past the 1 s limit below, whatever the machine's speed: the input's
+  // blame, whose runs each compile again, runs out of time at first.
+  ::setenv("NPUFUZZ_TEST_SLOW_MS", "1200", 1);
+  std::ofstream(dir / "slow.npf") << "npufuzz-case 1\n"
+                                     "data seed=5 edge_rate=0\n"
+                                     "%a = input {fill=rand} : f32[4,8]\n"
+                                     "%b = input {fill=rand} : f32[4,8]\n"
+                                     "%m = mul %a, %b : f32[4,8]\n"
+                                     "%s = add %m, %b : f32[4,8]\n"
+                                     "%t = sub %s, %a : f32[4,8]\n"
+                                     "return %t\n";
+  ReduceCommandOptions o;
+  o.casePath = (dir / "slow.npf").string();
+  o.outDir = (dir / "reduced").string();
+  o.pipeline = "func.func(npufuzz-test-slow),func.func(npufuzz-test-miscompile)";
+  o.jit = &jit_;
+  o.jobs = 2;
+  o.candidateTimeout = 1;
+  o.maxSeconds = 1800; // never reached: the reduction ends by itself
+  o.progress = false;
+  std::ostringstream log;
+  const int status = runReduceCommand(o, log);
+  ::unsetenv("NPUFUZZ_TEST_SLOW_MS");
+  ASSERT_EQ(status, 0) << log.str();
+  std::ifstream in(dir / "reduced" / "report.json");
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report.find("\"confirmed\": true"), std::string::npos) << report;
+  EXPECT_NE(report.find("\"pipeline_after\": \"func.func(npufuzz-test-miscompile)\""),
+            std::string::npos)
+      << report;
+  EXPECT_EQ(report.find("\"retried_out_of_time\": 0,"), std::string::npos) << report;
+  EXPECT_NE(log.str().find("candidate limit: "), std::string::npos) << log.str();
+  Case reduced;
+  TextError error;
+  std::ifstream caseIn(dir / "reduced" / "case.npf");
+  const std::string caseText((std::istreambuf_iterator<char>(caseIn)),
+                             std::istreambuf_iterator<char>());
+  ASSERT_TRUE(parseCase(caseText, reduced, error)) << error.message;
+  EXPECT_LT(reduced.numComputeOps(), 3u) << caseText;
+  fs::remove_all(dir);
+}
+
 // A toolchain's memory error may show in one run and not the next: a
 // regression whose verdict differs once is asked again, and says so.
 TEST_F(ReducerTest, AVerdictThatDiffersOnceIsAskedAgain) {

@@ -140,6 +140,7 @@ int runReduce() {
   o.external = config.external;
   o.pto = config.pto;
   o.pytorchsim = config.pytorchsim;
+  o.backendFlags = backend.reproFlags();
   o.knownSignatures = config.knownSignatures;
   bool created = false;
   if (!prepareOutDir(outDir, created))
