@@ -13,4 +13,12 @@ cmake --build build --target npufuzz
 # A short campaign: 1000 seeds through the MLIR backend at O0 in isolated
 # workers, each compared with the reference. Findings and the summary go to
 # out/quickstart/.
-exec build/bin/npufuzz fuzz -o out/quickstart --max-cases 1000 "$@"
+# Each run adds 1000 cases to the campaign in out/quickstart (--max-cases is
+# a campaign's total, earlier runs' cases included), unless the arguments
+# give --max-cases themselves.
+args=("$@")
+if ! printf '%s\n' "$@" | grep -q -- '^-\{1,2\}max-cases'; then
+  done=$(sed -n 's/.*"total_cases": *\([0-9]*\).*/\1/p' out/quickstart/state.json 2>/dev/null | head -n 1)
+  args+=(--max-cases "$((${done:-0} + 1000))")
+fi
+exec build/bin/npufuzz fuzz -o out/quickstart "${args[@]}"

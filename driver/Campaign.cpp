@@ -574,6 +574,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   std::vector<Running> running;
   SeedLedger ledger; // what findings/*/seeds.txt and classified.txt list
   uint64_t nextIndex = state.next, launched = 0, failing = 0;
+  // --max-cases counts the campaign's cases, this run's and every earlier
+  // run's in the directory: a resumed run starts only what is left of it.
+  const uint64_t started = state.next + state.ahead.size();
+  const uint64_t caseBudget = !options.maxCases            ? std::numeric_limits<uint64_t>::max()
+                              : options.maxCases > started ? options.maxCases - started
+                                                           : 0;
   bool stopping = false; // --max-findings reached, or an error below
   // A campaign told what is known (--known) stops at the findings it did
   // not know: a planted bug is not cut short by a real one on the list.
@@ -764,10 +770,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   batchLimits.wallSeconds *= static_cast<double>(batch);
   // No case at or past this index runs in this run (--max-cases), nor one
   // whose seed would pass kMaxCampaignSeed (a resumed run too).
-  const uint64_t endIndex =
-      std::min(options.maxCases ? state.next + options.maxCases + state.ahead.size()
-                                : std::numeric_limits<uint64_t>::max(),
-               seedIndexLimit(options));
+  const uint64_t endIndex = std::min(options.maxCases ? state.next + caseBudget + state.ahead.size()
+                                                      : std::numeric_limits<uint64_t>::max(),
+                                     seedIndexLimit(options));
   auto startBuilds = [&](uint64_t from) {
     if (from >= endIndex)
       return;
@@ -924,14 +929,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   };
 
   for (;;) {
-    const bool mayLaunch = !stopRequested && !stopping &&
-                           (!options.maxCases || launched < options.maxCases) &&
+    const bool mayLaunch = !stopRequested && !stopping && launched < caseBudget &&
                            (options.maxSeconds <= 0 || secondsSince(start) < options.maxSeconds);
     // Batches are built ahead even while every worker is busy.
     if (batch > 1 && mayLaunch)
       startBuilds(nextIndex);
-    while (mayLaunch && running.size() < jobs &&
-           (!options.maxCases || launched < options.maxCases)) {
+    while (mayLaunch && running.size() < jobs && launched < caseBudget) {
       while (state.ahead.count(nextIndex)) // done before a kill or stop
         ++nextIndex;
       if (batch > 1) {
@@ -1116,6 +1119,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     std::error_code ec;
     if (fs::exists(dir / "reduced", ec) || fs::exists(dir / "reduce.log", ec))
       continue;
+    if (!options.reduceKnown && options.config.knownSignatures.count(found.id)) {
+      ++result.knownNotReduced;
+      continue;
+    }
     ReduceCommandOptions r;
     r.casePath = (dir / "case.npf").string();
     r.outDir = (dir / "reduced").string();
@@ -1130,6 +1137,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     r.external = options.config.external;
     r.pto = options.config.pto;
     r.pytorchsim = options.config.pytorchsim;
+    r.backendFlags = options.backendFlags;
     r.knownSignatures = options.config.knownSignatures;
     r.maxSeconds = options.reduceSeconds;
     r.jobs = jobs;
@@ -1190,7 +1198,10 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
      << " root-cause buckets (";
   if (r.newToKnownList)
     os << *r.newToKnownList << " new against the known list, ";
-  os << r.firstFiled << " first filed in this run, " << r.reduced << " reduced)\n";
+  os << r.firstFiled << " first filed in this run, " << r.reduced << " reduced";
+  if (r.knownNotReduced)
+    os << ", " << r.knownNotReduced << " known by id left unreduced";
+  os << ")\n";
   if (r.corpusCases)
     os << "guidance: " << r.mutants << " mutants; corpus of " << r.corpusCases << " cases, "
        << r.corpusKeys << " feedback keys\n";

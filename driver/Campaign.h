@@ -83,6 +83,11 @@ struct CampaignOptions {
   /// Reduce every signature that is new in this run, after the campaign,
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
   bool reduce = true;
+  /// Reduce also the signatures the known list names by their id alone
+  /// (--known): their triage is done, and a reduction costs minutes of some
+  /// backends. A line qualified by a skeleton needs the reduced case to
+  /// decide, so those are reduced either way.
+  bool reduceKnown = false;
   double reduceSeconds = 60; ///< per signature
   /// File a failing case whose worker saw it fail as earlier cases traced
   /// to one root under that root without confirming it (driver/RootClassifier.h).
@@ -140,6 +145,8 @@ struct CampaignResult {
   /// cases and the feedback keys they reached).
   uint64_t mutants = 0, corpusCases = 0, corpusKeys = 0;
   uint64_t reduced = 0; ///< new signatures reduced in this run
+  /// Signatures left unreduced because the known list names them by id.
+  uint64_t knownNotReduced = 0;
   /// Failures of a used worker whose fresh re-run gave another verdict.
   uint64_t historyDependent = 0;
   /// Failures of a fresh worker that its fresh re-run did not repeat (an

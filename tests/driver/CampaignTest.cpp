@@ -307,6 +307,59 @@ TEST(Campaign, KilledAgainAndAgainItCountsAndListsEveryCaseOnce) {
   fs::remove(dir + ".log");
 }
 
+// --max-cases is the campaign's total: a resumed run starts only what the
+// earlier runs of the directory left of it.
+TEST(Campaign, MaxCasesCountsTheWholeCampaignAcrossRuns) {
+  MlirJit jit;
+  const std::string dir = freshDir("max-cases-total");
+  CampaignOptions o = quietCampaign(dir, 6, "O0");
+  const CampaignResult first = runCampaign(o, jit);
+  ASSERT_TRUE(first.error.empty()) << first.error;
+  EXPECT_EQ(first.cases, 6u);
+  const CampaignResult again = runCampaign(o, jit);
+  ASSERT_TRUE(again.error.empty()) << again.error;
+  EXPECT_EQ(again.cases, 0u);
+  EXPECT_EQ(again.totalCases, 6u);
+  o.maxCases = 10;
+  const CampaignResult more = runCampaign(o, jit);
+  ASSERT_TRUE(more.error.empty()) << more.error;
+  EXPECT_EQ(more.cases, 4u);
+  EXPECT_EQ(more.totalCases, 10u);
+  fs::remove_all(dir);
+}
+
+// A signature the known list names by its id alone is triaged already: the
+// campaign leaves it unreduced, unless asked to reduce it.
+TEST(Campaign, ASignatureKnownByIdIsNotReducedUnlessAsked) {
+  MlirJit jit;
+  std::string error;
+  ASSERT_TRUE(jit.loadPassPlugin(NPUFUZZ_TEST_PLUGIN, error)) << error;
+  const std::string dir = freshDir("known-unreduced");
+  CampaignOptions o = quietCampaign(dir, 12, "func.func(npufuzz-test-miscompile)");
+  o.maxFindings = 1;
+  o.jobs = 1;
+  const CampaignResult found = runCampaign(o, jit);
+  ASSERT_EQ(found.findings.size(), 1u);
+  const std::string id = found.findings[0].id;
+  const fs::path reduced = fs::path(dir) / "findings" / id / "reduced";
+  o.config.knownSignatures = {id};
+  o.maxCases = found.totalCases; // no case more: only the reduction runs
+  o.reduce = true;
+  o.reduceSeconds = 600; // never reached: the reduction ends by itself
+  const CampaignResult known = runCampaign(o, jit);
+  EXPECT_EQ(known.reduced, 0u);
+  EXPECT_EQ(known.knownNotReduced, 1u);
+  EXPECT_FALSE(fs::exists(reduced));
+  std::ostringstream summary;
+  printCampaignSummary(known, summary);
+  EXPECT_NE(summary.str().find("1 known by id left unreduced"), std::string::npos) << summary.str();
+  o.reduceKnown = true;
+  const CampaignResult asked = runCampaign(o, jit);
+  EXPECT_EQ(asked.reduced, 1u);
+  EXPECT_TRUE(fs::exists(reduced / "case.npf"));
+  fs::remove_all(dir);
+}
+
 TEST(Campaign, AResumeThatAsksForAnotherCampaignIsRefused) {
   MlirJit jit;
   const std::string dir = freshDir("identity");
@@ -333,9 +386,11 @@ TEST(Campaign, AResumeThatAsksForAnotherCampaignIsRefused) {
   CampaignOptions staged = o;
   staged.config.stage = PassStage::Loops;
   EXPECT_NE(runCampaign(staged, jit).error.find("pass_stage"), std::string::npos);
-  // The same campaign resumes; limits and time may change.
+  // The same campaign resumes; limits and time may change (and its total,
+  // --max-cases).
   CampaignOptions same = o;
   same.limits.wallSeconds = 7;
+  same.maxCases = 4;
   const CampaignResult resumed = runCampaign(same, jit);
   EXPECT_TRUE(resumed.error.empty()) << resumed.error;
   EXPECT_EQ(resumed.totalCases, 4u);
@@ -880,8 +935,8 @@ TEST(Campaign, AGuidedCampaignMakesTheSameCasesWithAnyJobsAndKeepsItsCorpus) {
   EXPECT_EQ(kept, corpusFiles(two));
   EXPECT_EQ(kept.size(), r1.corpusCases);
   // Resumed, it goes on from its corpus: what it kept stays, and more
-  // cases are mutants of it.
-  o.maxCases = 200;
+  // cases are mutants of it (200 more: --max-cases is the campaign's total).
+  o.maxCases = 600;
   const CampaignResult resumed = runCampaign(o, jit);
   ASSERT_TRUE(resumed.error.empty()) << resumed.error;
   EXPECT_EQ(resumed.totalCases, 600u);

@@ -25,7 +25,9 @@ cl::opt<double, false, RealParser<CampaignSeconds>>
     maxTime("max-time", cl::desc("Stop after this many seconds (0: no limit; to 10000000)"),
             cl::init(0), cl::sub(sub()), cl::cat(category()));
 cl::opt<unsigned long long, false, CountParser<unsigned long long, 0, 1000000000000ull>>
-    maxCases("max-cases", cl::desc("Stop after this many cases (0: no limit; to 10^12)"),
+    maxCases("max-cases",
+             cl::desc("Stop once the campaign has this many cases, counting those of earlier "
+                      "runs in the directory (0: no limit; to 10^12)"),
              cl::init(0), cl::sub(sub()), cl::cat(category()));
 cl::opt<unsigned, false, CountParser<unsigned, 0, 256>>
     jobs("jobs", cl::desc("Concurrent workers (0 to 256; 0: one per core)"), cl::init(0),
@@ -49,6 +51,10 @@ MemoryMbOpt memory("memory-mb", cl::desc("Address-space limit per worker (MiB, 5
 cl::opt<bool> quiet("quiet", cl::desc("No progress line"), cl::sub(sub()), cl::cat(category()));
 cl::opt<bool> noReduce("no-reduce", cl::desc("Do not reduce new signatures"), cl::sub(sub()),
                        cl::cat(category()));
+cl::opt<bool> reduceKnown("reduce-known",
+                          cl::desc("Reduce also the signatures --known lists by their id alone "
+                                   "(by default they are left unreduced: already triaged)"),
+                          cl::sub(sub()), cl::cat(category()));
 cl::opt<bool> confirmEvery(
     "confirm-every-failure",
     cl::desc("Confirm and blame every failing case in a fresh process, also those whose worker saw "
@@ -129,6 +135,7 @@ int runFuzz() {
     return kExitError;
   options.limits.wallSeconds = caseSeconds(timeout, options.config);
   options.reduce = !noReduce;
+  options.reduceKnown = reduceKnown;
   options.config.metamorphicShare = metamorphic;
   options.reduceSeconds = reduceTime;
   options.casesPerWorker = casesPerWorker;
