@@ -72,6 +72,44 @@ for i in "${!CONFIGS[@]}"; do
 done
 
 status=0
+# The long forms of what README's test command runs short
+# (ci/campaign-checks.sh): Inductor, TVM and IREE campaigns against the known
+# list, and every bug planted in them found, reduced and blamed from the
+# first seed of its policy.
+if "$NPUFUZZ" toolchains --no-canary-case --require torch --require tvm >/dev/null 2>&1 &&
+  IREE_PYTHON=$(bash ci/install-iree.sh); then
+  FUZZ_DIR=$OUT/checks
+  JOBS=$(nproc)
+  rm -rf "$FUZZ_DIR"
+  mkdir -p "$FUZZ_DIR"
+  . ci/campaign-checks.sh
+  # Each in a subshell: a check that fails (exit 1) fails the night, not
+  # the checks after it.
+  ( ml_campaign inductor --backend inductor --max-cases 300 ) || status=1
+  ( NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \
+    planted_bug inductor-planted inductor:pattern_matcher --backend inductor --max-cases 200 \
+    --policy tests/integrations/inductor/views-into-sub.policy ) || status=1
+  ( NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/vec_floordiv_skips_remainder_test.py \
+    planted_bug inductor-floordiv inductor:cpp_vectorization --backend inductor --max-cases 150 \
+    --policy tests/integrations/inductor/int-division.policy --known ci/known-signatures.txt ) ||
+    status=1
+  ( NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/reshape_merges_permuted_dims_backwards.py \
+    planted_index_bug inductor-reshape 4 --backend inductor --max-cases 150 \
+    --policy tests/integrations/inductor/view-chains.policy --known ci/known-signatures.txt ) ||
+    status=1
+  ( ml_campaign tvm --backend tvm --max-cases 300 ) || status=1
+  ( NPUFUZZ_TVM_PATCH=tests/integrations/tvm/fused_floordiv_skips_remainder.py \
+    planted_bug tvm-floordiv tvm:fuse-ops --backend tvm --max-cases 150 \
+    --policy tests/integrations/inductor/int-division.policy --known ci/known-signatures.txt ) ||
+    status=1
+  ( ml_campaign iree --backend iree --max-cases 600 ) || status=1
+  ( NPUFUZZ_REAL_IREE_COMPILE=$(dirname "$IREE_PYTHON")/iree-compile \
+    planted_bug iree-planted iree:data-tiling --backend iree --max-cases 200 \
+    --iree-compile tests/integrations/iree/data_tiling_demotes_contractions.sh \
+    --policy tests/integrations/iree/contractions.policy ) || status=1
+else
+  echo "nightly: no Inductor, TVM or IREE checks (torch, TVM or IREE not found; docs/toolchains.md)"
+fi
 if "$NPUFUZZ" --help | grep -q " replay "; then
   "$NPUFUZZ" replay corpus/regressions \
     --load-pass-plugin build/lib/libnpufuzz_test_plugin.so || status=1

@@ -4,6 +4,7 @@
 
 #include "driver/Releases.h"
 
+#include "backend/CompilerSwitches.h"
 #include "backend/mlir/Pipelines.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
@@ -467,6 +468,16 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
         isolatedRunner(jit, withMoreTime(c, kPatienceFactor), longer, deadline, stop), retries);
   };
   const bool targetHangs = o.target && o.target->kind == VerdictKind::Hang;
+  // Switch blame tries the switch the target names first: a candidate of a
+  // black-box compiler is then judged in two compilations, not one a switch.
+  auto hintBlame = [&config](const Signature &s) {
+    const size_t colon = s.pass.find(':');
+    if (!config.blameFirst && colon != std::string::npos &&
+        s.pass.compare(0, colon, backendKindName(config.backend)) == 0)
+      config.blameFirst = parseSwitch(config.backend, s.pass.substr(colon + 1));
+  };
+  if (o.target)
+    hintBlame(*o.target);
 
   // The input's own failure: the target of same-signature reduction, and
   // what the report names when an external command decides instead.
@@ -494,6 +505,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     return fail("could not run the case: " + original.summary, 2);
   out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
       << "signature: " << original.signature.text() << "\n";
+  hintBlame(original.signature);
   const bool patient = !targetHangs && original.signature.kind != VerdictKind::Hang;
   // The re-check of the result is never stopped: an interrupted run still
   // needs the reduced case's own signature for its expect line.

@@ -66,6 +66,11 @@ struct RunConfig {
   /// Optimisations of a black-box compiler turned off for the case
   /// (backend/CompilerSwitches.h): by switch blame, or `--switch-off`.
   std::vector<CompilerSwitch> switchesOff;
+  /// The switch switch blame tries first (a reduction's target names it):
+  /// when turning it off alone makes the failure go, blame names it after
+  /// one compilation, where trying every switch in turn takes one each. A
+  /// case that needs another switch is blamed as without the hint.
+  std::optional<CompilerSwitch> blameFirst;
 };
 
 /// How the MLIR styles emit the case under `config`: its style, and the

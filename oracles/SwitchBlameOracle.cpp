@@ -3,6 +3,8 @@
 
 #include "oracles/ChildJson.h"
 
+#include <algorithm>
+
 namespace npufuzz {
 
 namespace {
@@ -64,6 +66,19 @@ void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   for (const SwitchState &state : states)
     if (state.on)
       on.push_back(state.id);
+  auto blame = [&](CompilerSwitch id) {
+    const std::string name(switchName(id));
+    v.passName = std::string(backendKindName(ctx.config.backend)) + ":" + name;
+    v.summary += "; gone with " + name + " off";
+  };
+  // A reduction asks each candidate whether its target's switch is still
+  // the one to blame: one run answers that.
+  if (ctx.config.blameFirst &&
+      std::find(on.begin(), on.end(), *ctx.config.blameFirst) != on.end() &&
+      passesWithout({*ctx.config.blameFirst})) {
+    blame(*ctx.config.blameFirst);
+    return;
+  }
   // A failure that stays, the same kind, with every switch off needs none
   // of them: one run says so, where one per switch would (most failures
   // are of this kind, and each run is a whole compile). Another failure
@@ -72,11 +87,9 @@ void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   if (on.size() > 1 && verdictWithout(on) == verdictName(v.verdict))
     return;
   for (const CompilerSwitch id : on) {
-    if (!passesWithout({id}))
+    if (id == ctx.config.blameFirst || !passesWithout({id}))
       continue;
-    const std::string name(switchName(id));
-    v.passName = std::string(backendKindName(ctx.config.backend)) + ":" + name;
-    v.summary += "; gone with " + name + " off";
+    blame(id);
     return;
   }
 }

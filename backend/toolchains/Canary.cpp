@@ -240,7 +240,11 @@ void pytorchsimCanary(const Scratch &s, const std::string &dir, CanaryResult &r)
     }
   const Probe commit = probe(s, {"git", "-C", dir, "rev-parse", "--short=12", "HEAD"});
   const Probe origin = probe(s, {"git", "-C", dir, "config", "--get", "remote.origin.url"});
-  r.version = "PyTorchSim " + (commit.ok() ? firstLine(commit.out) : std::string("(no git)"));
+  // An archive's tree has no commit: say so, and how to get one, since the
+  // version is what a finding against it names.
+  r.version = "PyTorchSim " + (commit.ok() ? firstLine(commit.out)
+                                           : std::string("(not a git checkout, so no commit to "
+                                                         "name: clone it with git to have one)"));
   if (origin.ok() && !firstLine(origin.out).empty())
     r.version += " from " + firstLine(origin.out);
   r.passed = true;

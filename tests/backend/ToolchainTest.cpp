@@ -217,7 +217,8 @@ TEST_F(Toolchains, APyTorchSimCheckoutIsToldByItsFrontend) {
   ASSERT_TRUE(locateToolchain(ToolchainKind::PyTorchSim, dir, none, found, error)) << error;
   const CanaryResult r = runCanary(ToolchainKind::PyTorchSim, found.path);
   EXPECT_TRUE(r.passed) << r.error;
-  EXPECT_EQ(r.version, "PyTorchSim (no git)");
+  EXPECT_EQ(r.version, "PyTorchSim (not a git checkout, so no commit to name: clone it with git to "
+                       "have one)");
   // Debian's Python has no torch: not PyTorchSim's Python.
   const CanaryResult python = runCanary(ToolchainKind::PyTorchSimPython, "/usr/bin/python3");
   EXPECT_FALSE(python.passed);
