@@ -117,23 +117,20 @@ lane_tests() {
   ctest --test-dir build --output-on-failure -j "$JOBS"
 }
 
-# Inductor: a short campaign against the known list, and three bugs planted
-# in it, each found, reduced and blamed (each from a seed range where its
-# case comes early; the nightly runs them from the start of the policy's
-# seeds).
+# Inductor: a short campaign against the known list, and a bug planted in
+# it, found, reduced and blamed (from a seed range where its case comes
+# early), then the Inductor bugs found so far. The nightly runs this plant
+# from the first seed of its policy, and two more: in Inductor's floor
+# division and in its reshape of a permuted view (docs/view-chains.md).
 lane_inductor() {
   section "torch.compile: a campaign through --backend inductor, and a bug planted in it"
   ml_campaign inductor --backend inductor --max-cases 20
   NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/sub_swaps_view_operands.py \
     planted_bug inductor-planted inductor:pattern_matcher --backend inductor --max-cases 200 \
     --policy tests/integrations/inductor/views-into-sub.policy --seed-start 16
-  section "torch.compile: bugs planted in Inductor's floor division and in its reshape of a permuted view (docs/view-chains.md)"
-  NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/vec_floordiv_skips_remainder_test.py \
-    planted_bug inductor-floordiv inductor:cpp_vectorization --backend inductor --max-cases 150 \
-    --policy tests/integrations/inductor/int-division.policy --known ci/known-signatures.txt
-  NPUFUZZ_INDUCTOR_PATCH=tests/integrations/inductor/reshape_merges_permuted_dims_backwards.py \
-    planted_index_bug inductor-reshape 4 --backend inductor --max-cases 150 \
-    --policy tests/integrations/inductor/view-chains.policy --known ci/known-signatures.txt
+  section "Inductor bugs found: each reduced repro keeps its verdict, each standalone script shows it (corpus/upstream/inductor/)"
+  build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
+  check_repros corpus/upstream/inductor torch "$TORCH_PYTHON"
 }
 
 # Every other backend, and the bugs found so far.
@@ -162,12 +159,10 @@ lane_backends() {
     --iree-compile tests/integrations/iree/data_tiling_demotes_contractions.sh \
     --policy tests/integrations/iree/contractions.policy
   user_toolchains
-  section "Inductor, TVM and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
-  build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
+  section "TVM and IREE bugs found: each reduced repro keeps its verdict (corpus/upstream/)"
   build/bin/npufuzz replay corpus/upstream/tvm --backend tvm
   build/bin/npufuzz replay corpus/upstream/iree --backend iree
   section "the standalone reproducers of those bugs, as their trackers take them"
-  check_repros corpus/upstream/inductor torch "$TORCH_PYTHON"
   check_repros corpus/upstream/tvm tvm "$TORCH_PYTHON"
   check_repros corpus/upstream/iree iree "$IREE_PYTHON"
   if [ "$PYTORCHSIM_FOUND" = 1 ]; then

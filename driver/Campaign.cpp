@@ -845,6 +845,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       f.caseText = printCase(r.c);
       RunConfig caseConfig = options.config;
       caseConfig.loweringSeed = f.loweringSeed = r.loweringSeed;
+      // Each variant's blame tries the case's switch first.
+      preferBlaming(caseConfig, report.signature.pass);
       // A case signature seen for the first time is generalised to what
       // the failure needs (here, while the workers go on), so that one bug
       // showing in many ops is one finding, reduced once.

@@ -4,7 +4,6 @@
 
 #include "driver/Releases.h"
 
-#include "backend/CompilerSwitches.h"
 #include "backend/mlir/Pipelines.h"
 #include "driver/CaseTask.h"
 #include "driver/Findings.h"
@@ -470,14 +469,8 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   const bool targetHangs = o.target && o.target->kind == VerdictKind::Hang;
   // Switch blame tries the switch the target names first: a candidate of a
   // black-box compiler is then judged in two compilations, not one a switch.
-  auto hintBlame = [&config](const Signature &s) {
-    const size_t colon = s.pass.find(':');
-    if (!config.blameFirst && colon != std::string::npos &&
-        s.pass.compare(0, colon, backendKindName(config.backend)) == 0)
-      config.blameFirst = parseSwitch(config.backend, s.pass.substr(colon + 1));
-  };
   if (o.target)
-    hintBlame(*o.target);
+    preferBlaming(config, o.target->pass);
 
   // The input's own failure: the target of same-signature reduction, and
   // what the report names when an external command decides instead.
@@ -505,7 +498,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     return fail("could not run the case: " + original.summary, 2);
   out << "input: " << verdictName(original.signature.kind) << ": " << original.summary << "\n"
       << "signature: " << original.signature.text() << "\n";
-  hintBlame(original.signature);
+  preferBlaming(config, original.signature.pass);
   const bool patient = !targetHangs && original.signature.kind != VerdictKind::Hang;
   // The re-check of the result is never stopped: an interrupted run still
   // needs the reduced case's own signature for its expect line.
@@ -848,7 +841,13 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     // the first is said beside it.
     std::string once;
     if (seen.ran && seen.signature.kind != expect.verdict) {
-      const Observation again = isolatedRunner(jit, config, limits)({cand})[0];
+      // A run out of time on a busy machine is asked again with more time
+      // (patientRunner's factor): a slow machine is no changed verdict.
+      const bool patient = seen.outOfTime && expect.verdict != VerdictKind::Hang;
+      IsolationLimits againLimits = limits;
+      againLimits.wallSeconds *= patient ? kPatienceFactor : 1;
+      const Observation again = isolatedRunner(
+          jit, patient ? withMoreTime(config, kPatienceFactor) : config, againLimits)({cand})[0];
       if (again.ran && again.signature.kind == expect.verdict)
         once = std::string(verdictName(seen.signature.kind)) + ": " +
                seen.summary.substr(0, seen.summary.find('\n'));

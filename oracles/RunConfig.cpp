@@ -64,6 +64,13 @@ RunConfig withMoreTime(const RunConfig &config, double factor) {
   return slower;
 }
 
+void preferBlaming(RunConfig &config, const std::string &pass) {
+  const size_t colon = pass.find(':');
+  if (!config.blameFirst && colon != std::string::npos &&
+      pass.compare(0, colon, backendKindName(config.backend)) == 0)
+    config.blameFirst = parseSwitch(config.backend, std::string_view(pass).substr(colon + 1));
+}
+
 bool configureTorchBackend(RunConfig &config, const std::string &python, std::string &error,
                            BackendKind backend) {
   std::string py, version;

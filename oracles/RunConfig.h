@@ -91,6 +91,12 @@ RunConfig withPassPrefix(const RunConfig &config, const Pipeline &pipeline, size
 /// ran out of time on a busy machine is given a second chance.
 RunConfig withMoreTime(const RunConfig &config, double factor);
 
+/// Sets `config.blameFirst` to the switch `pass` names ("inductor:fusion")
+/// when it is one of `config`'s backend's and no hint is set yet: what
+/// reduction and generalisation ask of every variant of a failure blamed
+/// on that switch.
+void preferBlaming(RunConfig &config, const std::string &pass);
+
 /// Sets up `config` for `backend`: torch, inductor (the kernel under
 /// torch.compile) or tvm (the kernel exported and built by TVM), with
 /// `python` (--python, or --tvm-python for tvm; empty: discovered,

@@ -127,7 +127,6 @@ int runReduce() {
   o.plugins = plugins;
   o.maxSeconds = maxTime;
   o.jobs = jobs;
-  o.candidateTimeout = timeout;
   o.progress = !quiet;
   if (!interestingness.empty() &&
       (!splitCommand("interestingness-cmd", interestingness, o.interestingnessCmd) ||
@@ -137,6 +136,9 @@ int runReduce() {
   if (!backend.setUp(config))
     return kExitError;
   o.backend = config.backend;
+  // As a campaign's case: a slow compile is the backend's time-out, never
+  // the worker's.
+  o.candidateTimeout = caseSeconds(timeout, config);
   o.external = config.external;
   o.pto = config.pto;
   o.pytorchsim = config.pytorchsim;

@@ -19,6 +19,10 @@ cl::opt<std::string> dir(cl::Positional, cl::desc("<dir of .npf regressions>"), 
 cl::list<std::string> plugins("load-pass-plugin", cl::desc("Load an MLIR pass plugin"),
                               cl::sub(ReplayCommand()), cl::cat(category()));
 BackendOptions backend(ReplayCommand());
+SecondsOpt timeout("timeout",
+                   cl::desc("Seconds a case may run before it is a hang (1 to 86400; default: "
+                            "30, or the backend's own limit and 30 more)"),
+                   cl::init(30), cl::sub(ReplayCommand()), cl::cat(category()));
 } // namespace
 
 int runReplay() {
@@ -31,6 +35,9 @@ int runReplay() {
   o.plugins = plugins;
   if (!backend.setUp(o.backend))
     return kExitError;
+  // As a campaign's case: a slow compile is the backend's time-out, never
+  // the worker's.
+  o.candidateTimeout = caseSeconds(timeout, o.backend);
   return runReplayCommand(o, std::cout);
 }
 
