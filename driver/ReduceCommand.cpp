@@ -588,8 +588,16 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   std::string skeleton;
   unsigned irReductionTests = 0;
   if (o.interestingnessCmd.empty() && r.confirmed && !stopped()) {
+    // The bucket's probes keep to a budget of their own, the reduction's
+    // time again: a probe cut short shows nothing, so the bucket stays as
+    // specific as the reduced case's signature.
+    auto patternDeadline =
+        std::make_shared<double>(o.maxSeconds > 0 ? steadySeconds() + o.maxSeconds
+                                                  : std::numeric_limits<double>::infinity());
+    const CandidateRunner patterning =
+        withPatience(config, limits, patternDeadline, o.stop, patient);
     const FailurePattern pattern =
-        failurePattern(r.reduced, sig, probing, config.style, config.stage, &generalizeCost);
+        failurePattern(r.reduced, sig, patterning, config.style, config.stage, &generalizeCost);
     // The skeleton of the canonical lowering when the failure does not need
     // the case's lowering variant: a variant's loops are no part of the bug.
     RunConfig skeletonConfig = config;

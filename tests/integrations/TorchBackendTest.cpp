@@ -152,8 +152,14 @@ TEST(InductorBackend, APlantedPatternMatcherBugIsAMismatchBlamedOnThePatternMatc
   IsolationLimits limits;
   limits.wallSeconds = 600;
   const CaseReport r = runCaseIsolated(parseOrFail(kViewSub), jit, inductor(), limits);
+  // A reduction's hint that names another switch (RunConfig::blameFirst)
+  // changes nothing: that switch off, the bug stays, and blame goes on.
+  RunConfig hinted = inductor();
+  hinted.blameFirst = CompilerSwitch::InductorEpilogueFusion;
+  const CaseReport h = runCaseIsolated(parseOrFail(kViewSub), jit, hinted, limits);
   ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
   workerPersistentCommand().stop();
+  EXPECT_EQ(h.signature.id(), r.signature.id()) << h.signature.text();
   EXPECT_EQ(r.result.verdict, VerdictKind::Mismatch) << r.result.summary;
   EXPECT_NE(r.result.summary.find("output 0 (%3)"), std::string::npos) << r.result.summary;
   EXPECT_EQ(r.signature.pass, "inductor:pattern_matcher") << r.signature.text();
