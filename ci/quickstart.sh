@@ -18,7 +18,10 @@ cmake --build build --target npufuzz
 # give --max-cases themselves.
 args=("$@")
 if ! printf '%s\n' "$@" | grep -q -- '^-\{1,2\}max-cases'; then
-  done=$(sed -n 's/.*"total_cases": *\([0-9]*\).*/\1/p' out/quickstart/state.json 2>/dev/null | head -n 1)
-  args+=(--max-cases "$((${done:-0} + 1000))")
+  total=0
+  if [ -f out/quickstart/state.json ]; then
+    total=$(sed -n 's/.*"total_cases": *\([0-9]*\).*/\1/p' out/quickstart/state.json | head -n 1)
+  fi
+  args+=(--max-cases "$((${total:-0} + 1000))")
 fi
 exec build/bin/npufuzz fuzz -o out/quickstart "${args[@]}"
