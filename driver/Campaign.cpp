@@ -770,7 +770,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   batchLimits.wallSeconds *= static_cast<double>(batch);
   // No case at or past this index runs in this run (--max-cases), nor one
   // whose seed would pass kMaxCampaignSeed (a resumed run too).
-  const uint64_t endIndex = std::min(options.maxCases ? state.next + caseBudget + state.ahead.size()
+  const uint64_t endIndex = std::min(options.maxCases ? std::max(options.maxCases, started)
                                                       : std::numeric_limits<uint64_t>::max(),
                                      seedIndexLimit(options));
   auto startBuilds = [&](uint64_t from) {

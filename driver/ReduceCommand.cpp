@@ -128,10 +128,10 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
               !cutByDeadline;
       o.signature = report.signature;
       o.summary = report.result.summary;
+      // Out of time: the case's limit, the backend's own (a hang), or a
+      // blame's (which names no pass or op, changing the signature as much).
       // The reduction's own deadline is no limit of the candidate's: a run
       // it cut is not tried again.
-      // A blame that ran out of time names no pass or op, which changes the
-      // signature as much as a timeout of the case itself.
       o.outOfTime = !cutByDeadline &&
                     (child->outcome().end == ChildOutcome::End::TimedOut ||
                      report.signature.kind == VerdictKind::Hang || report.result.blameTimedOut);
@@ -140,6 +140,15 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &caseConfig,
     }
     return out;
   };
+}
+
+CandidateRunner longerRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits,
+                             std::shared_ptr<const double> deadline,
+                             const std::atomic<bool> *stop) {
+  IsolationLimits longer = limits;
+  longer.wallSeconds *= kPatienceFactor;
+  return isolatedRunner(jit, withMoreTime(base, kPatienceFactor), longer, std::move(deadline),
+                        stop);
 }
 
 CandidateRunner patientRunner(CandidateRunner run, CandidateRunner patient,
@@ -460,11 +469,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     CandidateRunner quick = isolatedRunner(jit, c, l, deadline, stop);
     if (!patient)
       return quick;
-    IsolationLimits longer = l;
-    longer.wallSeconds *= kPatienceFactor;
-    return patientRunner(
-        std::move(quick),
-        isolatedRunner(jit, withMoreTime(c, kPatienceFactor), longer, deadline, stop), retries);
+    return patientRunner(std::move(quick), longerRunner(jit, c, l, deadline, stop), retries);
   };
   const bool targetHangs = o.target && o.target->kind == VerdictKind::Hang;
   // Switch blame tries the switch the target names first: a candidate of a
@@ -852,10 +857,8 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
       // A run out of time on a busy machine is asked again with more time
       // (patientRunner's factor): a slow machine is no changed verdict.
       const bool patient = seen.outOfTime && expect.verdict != VerdictKind::Hang;
-      IsolationLimits againLimits = limits;
-      againLimits.wallSeconds *= patient ? kPatienceFactor : 1;
-      const Observation again = isolatedRunner(
-          jit, patient ? withMoreTime(config, kPatienceFactor) : config, againLimits)({cand})[0];
+      const Observation again = (patient ? longerRunner(jit, config, limits)
+                                         : isolatedRunner(jit, config, limits))({cand})[0];
       if (again.ran && again.signature.kind == expect.verdict)
         once = std::string(verdictName(seen.signature.kind)) + ": " +
                seen.summary.substr(0, seen.summary.find('\n'));

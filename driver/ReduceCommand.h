@@ -46,13 +46,19 @@ CandidateRunner isolatedRunner(MlirJit &jit, const RunConfig &base, const Isolat
                                std::shared_ptr<const double> deadline = nullptr,
                                const std::atomic<bool> *stop = nullptr);
 
+/// isolatedRunner with every limit, the isolation's and the backend's own
+/// (withMoreTime), four times as long: a second run for one that ran out of
+/// time on a busy machine.
+CandidateRunner longerRunner(MlirJit &jit, const RunConfig &base, const IsolationLimits &limits,
+                             std::shared_ptr<const double> deadline = nullptr,
+                             const std::atomic<bool> *stop = nullptr);
+
 /// `run`, except that a candidate it observes out of time runs once more,
-/// alone, through `patient` (the same runner with longer limits: see
-/// withMoreTime), whose observation stands. On a busy machine a timeout says
-/// more of the machine than of the candidate, and a reduction must not call
-/// its input, or a candidate, "not interesting" for it. Not for a hang's
-/// reduction, where running out of time is the failure. `retries`, when
-/// given, counts the second runs.
+/// alone, through `patient` (longerRunner), whose observation stands. On a
+/// busy machine a timeout says more of the machine than of the candidate,
+/// and a reduction must not call its input, or a candidate, "not
+/// interesting" for it. Not for a hang's reduction, where running out of
+/// time is the failure. `retries`, when given, counts the second runs.
 CandidateRunner patientRunner(CandidateRunner run, CandidateRunner patient,
                               std::shared_ptr<unsigned> retries = nullptr);
 
