@@ -77,6 +77,9 @@ struct BackendRun {
   /// The backend's signed i32/i64 overflow is undefined
   /// (ExactnessModel::signedOverflowUndefined).
   bool signedOverflowUndefined = false;
+  /// A neg or abs of a signed minimum is undefined
+  /// (ExactnessModel::negationOverflowUndefined).
+  bool negationOverflowUndefined = false;
   /// A float x - x may be 0 for a non-finite x
   /// (ExactnessModel::selfSubtractionFolded).
   bool selfSubtractionFolded = false;

@@ -34,6 +34,36 @@ std::vector<CompilerSwitch> switchesOf(BackendKind backend) {
   return out;
 }
 
+bool isCompilerFreedom(CompilerSwitch s) {
+  // No default: a new switch must say which it is.
+  switch (s) {
+  case CompilerSwitch::InductorDefaultPointwiseNumerics:
+  case CompilerSwitch::InductorDefaultReductionNumerics: return true;
+  case CompilerSwitch::InductorPrologueFusion:
+  case CompilerSwitch::InductorEpilogueFusion:
+  case CompilerSwitch::InductorPatternMatcher:
+  case CompilerSwitch::InductorLoopOrdering:
+  case CompilerSwitch::InductorFusion:
+  case CompilerSwitch::InductorCppVectorization:
+  case CompilerSwitch::InductorSplitReductions:
+  case CompilerSwitch::InductorStaticShapes:
+  case CompilerSwitch::IreeOptimize:
+  case CompilerSwitch::IreeDataTiling:
+  case CompilerSwitch::IreeAggressiveFusion:
+  case CompilerSwitch::IreeFuseMultiUse:
+  case CompilerSwitch::IreePropagateTransposes:
+  case CompilerSwitch::IreeHostCpu:
+  case CompilerSwitch::TvmOptLevel:
+  case CompilerSwitch::TvmFuseOps:
+  case CompilerSwitch::TvmFoldConstant:
+  case CompilerSwitch::TvmMemoryPlanning:
+  case CompilerSwitch::TvmVectorize:
+  case CompilerSwitch::TvmStorageRewrite:
+  case CompilerSwitch::TvmCse: return false;
+  }
+  return false;
+}
+
 std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name) {
   for (const SwitchRow &r : kSwitches)
     if (r.backend == backend && r.name == name)

@@ -27,6 +27,11 @@ enum class CompilerSwitch : uint8_t {
 std::string_view switchName(CompilerSwitch s);
 /// The switches of `backend`, in blame order (none for most backends).
 std::vector<CompilerSwitch> switchesOf(BackendKind backend);
+/// Whether turning `s` off asks the compiler for stricter semantics rather
+/// than fewer optimisations: a failure it removes is a freedom the
+/// compiler's default documents (Inductor's default numerics), not a bug.
+/// Switch blame tries these first.
+bool isCompilerFreedom(CompilerSwitch s);
 /// The switch of `backend` called `name`.
 std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name);
 

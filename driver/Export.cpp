@@ -106,6 +106,9 @@ std::string switchSetting(CompilerSwitch s, bool on) {
     return on ? "\"split_reductions\": True" : "\"split_reductions\": False";
   // Not a config key: torch.compile's own argument (compileFunction).
   case CompilerSwitch::InductorStaticShapes: return "";
+  // One config key of the two: numerics (compileFunction).
+  case CompilerSwitch::InductorDefaultPointwiseNumerics:
+  case CompilerSwitch::InductorDefaultReductionNumerics: return "";
   case CompilerSwitch::TvmOptLevel: return on ? "" : "opt_level=0";
   case CompilerSwitch::TvmFuseOps: return on ? "" : "pass:FuseOps pass:FuseTIR";
   case CompilerSwitch::TvmFoldConstant: return on ? "" : "pass:FoldConstant";
@@ -137,16 +140,27 @@ std::string compileFunction(ExportForm form, const SwitchStates &states) {
   std::ostringstream os;
   if (form == ExportForm::Torch) {
     os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {";
-    bool first = true, dynamic = false;
+    bool first = true, dynamic = false, strictPointwise = false, strictReduction = false;
     for (const SwitchState &s : states) {
       if (s.id == CompilerSwitch::InductorStaticShapes)
         dynamic = !s.on;
+      if (s.id == CompilerSwitch::InductorDefaultPointwiseNumerics)
+        strictPointwise = !s.on;
+      if (s.id == CompilerSwitch::InductorDefaultReductionNumerics)
+        strictReduction = !s.on;
       const std::string setting = switchSetting(s.id, s.on);
       if (setting.empty())
         continue;
       os << (first ? "" : ", ") << setting;
       first = false;
     }
+    // The adapter's NUMERICS: strict in what each switch off asks for.
+    if (strictPointwise || strictReduction)
+      os << (first ? "" : ", ") << "\"numerics\": \""
+         << (strictPointwise && strictReduction ? "strict"
+             : strictPointwise                  ? "strict_pointwise"
+                                                : "strict_reduction")
+         << "\"";
     os << "}\n\n\n"
           "def _compile(kernel):\n"
           "    import torch._inductor.config as config\n"
@@ -558,13 +572,14 @@ struct ScriptExpectation {
   std::vector<RefTensor> values; ///< empty unless an output is a reordered sum
 };
 
-bool expectationOf(const Case &c, BackendKind backend, ScriptExpectation &out, std::string &error) {
+bool expectationOf(const Case &c, BackendKind backend, const SwitchStates &states,
+                   ScriptExpectation &out, std::string &error) {
   out.ref = runReference(c);
   if (!out.ref.ok()) {
     error = "the reference cannot run the case: " + out.ref.error;
     return false;
   }
-  out.freedoms = freedomsOf(backend);
+  out.freedoms = freedomsOf(backend, states);
   out.exactness = classifyValues(c, out.freedoms);
   out.approximations = approximationCounts(c, out.exactness);
   undefineWhatFreedomsDecide(c, out.ref, out.freedoms);
@@ -713,7 +728,7 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     return false;
   const BackendKind backend = backendOf(form);
   ScriptExpectation expected;
-  if (!expectationOf(c, backend, expected, error))
+  if (!expectationOf(c, backend, switchStates(backend, how.loweringSeed, {}), expected, error))
     return false;
   const RefRun &ref = expected.ref;
   const ExactnessModel &freedoms = expected.freedoms;
@@ -738,6 +753,8 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << "decide otherwise is not compared"
      << (freedoms.signedOverflowUndefined
              ? ", nor one a signed i32/i64 overflow\nreaches (the compiler's is undefined, as in C)"
+         : freedoms.negationOverflowUndefined
+             ? ", nor one a negation of an i32/i64\nminimum reaches (undefined in Inductor's C++)"
              : "")
      << (freedoms.selfSubtractionFolded ? ",\nnor one an x - x of an infinite or NaN x reaches "
                                           "(TVM folds x - x\nto 0 by design)"
@@ -902,7 +919,8 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
     return false;
   }
   ScriptExpectation expected;
-  if (!expectationOf(c, BackendKind::Iree, expected, error))
+  if (!expectationOf(c, BackendKind::Iree, switchStates(BackendKind::Iree, how.loweringSeed, {}),
+                     expected, error))
     return false;
   const RefRun &ref = expected.ref;
 

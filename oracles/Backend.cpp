@@ -55,6 +55,7 @@ public:
     r.floatSumsReassociated = freedoms.floatSumsReassociated;
     r.productsContracted = freedoms.productsContracted;
     r.signedOverflowUndefined = freedoms.signedOverflowUndefined;
+    r.negationOverflowUndefined = freedoms.negationOverflowUndefined;
     r.selfSubtractionFolded = freedoms.selfSubtractionFolded;
     return r;
   }
@@ -133,10 +134,11 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::Iree: {
     // The compiler's optimisations for this case: what the adapter turns on.
     ExternalToolchain cmd = config.external;
-    for (const SwitchState &s :
-         switchStates(config.backend, config.loweringSeed, config.switchesOff))
+    const SwitchStates states =
+        switchStates(config.backend, config.loweringSeed, config.switchesOff);
+    for (const SwitchState &s : states)
       cmd.switches.emplace_back(std::string(switchName(s.id)), s.on);
-    return std::make_unique<CommandBackend>(cmd, freedomsOf(config.backend));
+    return std::make_unique<CommandBackend>(cmd, freedomsOf(config.backend, states));
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
   case BackendKind::Simpler: return std::make_unique<SimplerToolchainBackend>(config.pto);

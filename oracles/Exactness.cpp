@@ -133,17 +133,24 @@ ExactnessModel freedomsOfRun(const BackendRun &run) {
   m.floatSumsReassociated = run.floatSumsReassociated;
   m.productsContracted = run.productsContracted;
   m.signedOverflowUndefined = run.signedOverflowUndefined;
+  m.negationOverflowUndefined = run.negationOverflowUndefined;
   m.selfSubtractionFolded = run.selfSubtractionFolded;
   return m;
 }
 
-ExactnessModel freedomsOf(BackendKind backend) {
+ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states) {
   ExactnessModel m;
   // Inductor keeps fused f16/bf16 intermediates in f32 (its
-  // emulate_precision_casts is off by default); TVM's bf16 legalization
-  // drops an intermediate rounding by design (apache/tvm#5601:
+  // emulate_precision_casts is off by default, and on under strict
+  // pointwise numerics: torch/_inductor/config.py, numerics); TVM's bf16
+  // legalization drops an intermediate rounding by design (apache/tvm#5601:
   // cast32(cast16(x)) becomes x).
-  m.lowPrecisionHeldWide = backend == BackendKind::Inductor || backend == BackendKind::Tvm;
+  const bool strictPointwise = std::any_of(states.begin(), states.end(), [](const SwitchState &s) {
+    return s.id == CompilerSwitch::InductorDefaultPointwiseNumerics && !s.on;
+  });
+  m.lowPrecisionHeldWide =
+      (backend == BackendKind::Inductor && !strictPointwise) || backend == BackendKind::Tvm;
+  m.negationOverflowUndefined = backend == BackendKind::Inductor;
   m.floatSumsReassociated = backend == BackendKind::Iree;
   m.productsContracted = backend == BackendKind::Iree;
   m.signedOverflowUndefined = backend == BackendKind::Tvm;

@@ -18,6 +18,7 @@
 
 #include "backend/BackendKind.h"
 #include "backend/BackendRun.h"
+#include "backend/CompilerSwitches.h"
 #include "ir/Case.h"
 
 #include <string_view>
@@ -72,6 +73,11 @@ struct ExactnessModel {
   /// element such an overflow decides is left uncompared
   /// (oracles/SignedOverflow.h).
   bool signedOverflowUndefined = false;
+  /// The negation of an i32/i64 minimum by a neg or abs op is undefined,
+  /// every other signed overflow wrapping: Inductor's C++ leaves it so on
+  /// purpose (pytorch/pytorch#191132 wraps add, sub and mul only). Every
+  /// element it decides is left uncompared (oracles/SignedOverflow.h).
+  bool negationOverflowUndefined = false;
   /// A float x - x (one value subtracted from itself) may give 0 where x
   /// is infinite or NaN: TVM's rewrite simplifier folds it by design
   /// (oracles/UndecidedElements.h). What it decides is left uncompared.
@@ -82,8 +88,10 @@ struct ExactnessModel {
 ExactnessModel freedomsOfRun(const BackendRun &run);
 
 /// The documented freedoms of `backend`'s compiler (none for npufuzz's own
-/// lowerings and the simulators).
-ExactnessModel freedomsOf(BackendKind backend);
+/// lowerings and the simulators), with its switches in `states` (none:
+/// each at its default): Inductor under strict pointwise numerics keeps
+/// every low-precision cast.
+ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states = {});
 
 /// The exactness of every value, indexed by ValueId.
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model = {});

@@ -3,6 +3,8 @@
 
 #include "oracles/UndecidedElements.h"
 
+#include <algorithm>
+
 namespace npufuzz {
 
 namespace {
@@ -24,6 +26,21 @@ int64_t undefineWhatSignedOverflowDecides(const Case &c, RefRun &ref) {
     return 0;
   int64_t undefined = 0;
   for (SignedOverflow alternate : {SignedOverflow::GivesMax, SignedOverflow::GivesMin})
+    undefined += undefineWhereTheyDiffer(ref, runReference(c, ref.inputs, alternate));
+  return undefined;
+}
+
+int64_t undefineWhatNegationOverflowDecides(const Case &c, RefRun &ref) {
+  if (!ref.ok() || !mayOverflowSigned(c))
+    return 0;
+  const bool negates = std::any_of(c.ops.begin(), c.ops.end(), [](const Op &op) {
+    return op.kind == OpKind::Neg || op.kind == OpKind::Abs;
+  });
+  if (!negates)
+    return 0;
+  int64_t undefined = 0;
+  for (SignedOverflow alternate :
+       {SignedOverflow::NegationGivesMax, SignedOverflow::NegationGivesMin})
     undefined += undefineWhereTheyDiffer(ref, runReference(c, ref.inputs, alternate));
   return undefined;
 }

@@ -27,6 +27,14 @@ namespace npufuzz {
 /// `ref` must be a successful run of `c`.
 int64_t undefineWhatSignedOverflowDecides(const Case &c, RefRun &ref);
 
+/// The same for the overflow of a neg or abs op alone (of an i32 or i64
+/// minimum), every other overflow wrapping: Inductor's C++ negates in the
+/// element's C type, where that overflow is undefined, and its fix for
+/// wrapping add, sub and mul leaves neg and abs out on purpose
+/// (pytorch/pytorch#191132 for #190764); g++ -O3 then computes a minimum of
+/// negations as a negated maximum. ExactnessModel::negationOverflowUndefined.
+int64_t undefineWhatNegationOverflowDecides(const Case &c, RefRun &ref);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_ORACLES_SIGNEDOVERFLOW_H

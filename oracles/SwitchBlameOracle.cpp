@@ -62,10 +62,14 @@ void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   auto passesWithout = [&](const std::vector<CompilerSwitch> &off) {
     return verdictWithout(off) == verdictName(VerdictKind::Ok);
   };
+  // A switch whose absence asks for stricter semantics first: a failure it
+  // removes is the compiler's documented freedom, whichever optimisation
+  // also removes it. The rest in blame order.
   std::vector<CompilerSwitch> on;
-  for (const SwitchState &state : states)
-    if (state.on)
-      on.push_back(state.id);
+  for (bool freedoms : {true, false})
+    for (const SwitchState &state : states)
+      if (state.on && isCompilerFreedom(state.id) == freedoms)
+        on.push_back(state.id);
   auto blame = [&](CompilerSwitch id) {
     const std::string name(switchName(id));
     v.passName = std::string(backendKindName(ctx.config.backend)) + ":" + name;

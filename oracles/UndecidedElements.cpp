@@ -87,14 +87,16 @@ int64_t undefineWhatKeptSubnormalsDecide(const Case &c, RefRun &ref) {
 }
 
 bool freedomsDecideElements(const ExactnessModel &model) {
-  return model.signedOverflowUndefined || model.selfSubtractionFolded ||
-         referenceFlushesSubnormals();
+  return model.signedOverflowUndefined || model.negationOverflowUndefined ||
+         model.selfSubtractionFolded || referenceFlushesSubnormals();
 }
 
 int64_t undefineWhatFreedomsDecide(const Case &c, RefRun &ref, const ExactnessModel &model) {
   int64_t undefined = 0;
   if (model.signedOverflowUndefined)
     undefined += undefineWhatSignedOverflowDecides(c, ref);
+  else if (model.negationOverflowUndefined)
+    undefined += undefineWhatNegationOverflowDecides(c, ref);
   if (model.selfSubtractionFolded)
     undefined += undefineWhatSelfSubtractionDecides(c, ref);
   undefined += undefineWhatKeptSubnormalsDecide(c, ref);

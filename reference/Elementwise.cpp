@@ -210,8 +210,8 @@ bool intUnary(const Op &op, SignedOverflow overflow, const RefTensor &x, RefTens
   using U = uint64_t;
   auto run = [&](auto f) { unaryLoop(x, x.i, out.i, out.defined, f); };
   switch (k) {
-  case OpKind::Neg: run([&](int64_t v) { return arith.neg(v); }); return true;
-  case OpKind::Abs: run([&](int64_t v) { return v < 0 ? arith.neg(v) : v; }); return true;
+  case OpKind::Neg: run([&](int64_t v) { return arith.negation(v); }); return true;
+  case OpKind::Abs: run([&](int64_t v) { return v < 0 ? arith.negation(v) : v; }); return true;
   case OpKind::Relu: run([](int64_t v) { return v > 0 ? v : int64_t(0); }); return true;
   case OpKind::Not: run([&](int64_t v) { return w(~U(v)); }); return true;
   case OpKind::Clamp: {

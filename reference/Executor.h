@@ -23,8 +23,17 @@ namespace npufuzz {
 /// signed overflow is undefined (TVM's LLVM code generation marks such
 /// arithmetic nsw, as C does) may give anything there and in whatever reads
 /// it: evaluating with each saturating alternate as well tells which
-/// elements an overflow decides (oracles/SignedOverflow.h).
-enum class SignedOverflow : uint8_t { Wraps, GivesMax, GivesMin };
+/// elements an overflow decides (oracles/SignedOverflow.h). The Negation
+/// alternates saturate only a neg or abs op's overflow (of the minimum),
+/// every other wrapping: Inductor's C++ wraps add, sub and mul and leaves
+/// negation undefined.
+enum class SignedOverflow : uint8_t {
+  Wraps,
+  GivesMax,
+  GivesMin,
+  NegationGivesMax,
+  NegationGivesMin
+};
 
 /// Evaluates every value of the verified case `c`. `inputs` are in the order
 /// of the case's input ops and must have their ops' result types. On success

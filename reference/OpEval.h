@@ -119,9 +119,11 @@ private:
 class SignedArith {
 public:
   SignedArith(DType t, SignedOverflow overflow)
-      : wrap_(t),
-        overflow_(t == DType::I32 || t == DType::I64 || t == DType::Index ? overflow
-                                                                          : SignedOverflow::Wraps),
+      : wrap_(t), overflow_(saturating(t, overflow)),
+        negationOverflow_(
+            saturating(t, overflow == SignedOverflow::NegationGivesMax   ? SignedOverflow::GivesMax
+                          : overflow == SignedOverflow::NegationGivesMin ? SignedOverflow::GivesMin
+                                                                         : overflow)),
         is32_(t == DType::I32) {}
   int64_t add(int64_t x, int64_t y) const {
     int64_t r;
@@ -136,13 +138,33 @@ public:
     return finish(__builtin_mul_overflow(x, y, &r), r, uint64_t(x) * uint64_t(y));
   }
   int64_t neg(int64_t x) const { return sub(0, x); }
+  /// A neg or abs op's negation: neg, and saturated by the Negation
+  /// alternates too.
+  int64_t negation(int64_t x) const {
+    int64_t r;
+    return finish(__builtin_sub_overflow(int64_t(0), x, &r), r, uint64_t(0) - uint64_t(x),
+                  negationOverflow_);
+  }
 
 private:
+  /// Wraps for the negation-only alternates and for types that always wrap
+  /// (i8, i1): what add, sub, mul and neg do under `overflow`.
+  static SignedOverflow saturating(DType t, SignedOverflow overflow) {
+    const bool saturates = t == DType::I32 || t == DType::I64 || t == DType::Index;
+    return saturates &&
+                   (overflow == SignedOverflow::GivesMax || overflow == SignedOverflow::GivesMin)
+               ? overflow
+               : SignedOverflow::Wraps;
+  }
   /// `exact`: the 64-bit result, meaningful unless `overflowed64`.
   int64_t finish(bool overflowed64, int64_t exact, uint64_t wrapped) const {
-    if (overflow_ != SignedOverflow::Wraps &&
+    return finish(overflowed64, exact, wrapped, overflow_);
+  }
+  int64_t finish(bool overflowed64, int64_t exact, uint64_t wrapped,
+                 SignedOverflow overflow) const {
+    if (overflow != SignedOverflow::Wraps &&
         (overflowed64 || (is32_ && exact != int64_t(int32_t(exact))))) {
-      const bool max = overflow_ == SignedOverflow::GivesMax;
+      const bool max = overflow == SignedOverflow::GivesMax;
       if (is32_)
         return max ? INT32_MAX : INT32_MIN;
       return max ? INT64_MAX : INT64_MIN;
@@ -151,7 +173,7 @@ private:
   }
 
   Wrapper wrap_;
-  SignedOverflow overflow_;
+  SignedOverflow overflow_, negationOverflow_;
   bool is32_;
 };
 

@@ -12,6 +12,7 @@
 #include "driver/CaseTask.h"
 #include "ir/Text.h"
 #include "oracles/CaseRunner.h"
+#include "oracles/Exactness.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -112,6 +113,20 @@ RunConfig inductor() {
   return config;
 }
 
+/// Plants the pattern-matcher bug of tests/integrations/inductor/ (sub's
+/// operands swapped when a view feeds it) in the adapter, or takes it out:
+/// the adapter inherits the environment, so it starts again.
+void plantPatternMatcherBug(bool planted) {
+  workerPersistentCommand().stop();
+  if (!planted) {
+    ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
+    return;
+  }
+  const std::string patch =
+      npufuzz::testing::sourceDir() + "/tests/integrations/inductor/sub_swaps_view_operands.py";
+  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+}
+
 // A view (seed 001's chunk, here a slice) feeding a sub.
 const char *kViewSub = R"(npufuzz-case 1
 data seed=1 edge_rate=0
@@ -142,13 +157,7 @@ TEST(InductorBackend, EverySeedCaseRunsExactThroughInductor) {
 // the finding keeps the code Inductor generated.
 TEST(InductorBackend, APlantedPatternMatcherBugIsAMismatchBlamedOnThePatternMatcher) {
   MlirJit jit;
-  workerPersistentCommand().stop(); // the adapter inherits the environment
-  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH",
-                     (npufuzz::testing::sourceDir() +
-                      "/tests/integrations/inductor/sub_swaps_view_operands.py")
-                         .c_str(),
-                     1),
-            0);
+  plantPatternMatcherBug(true);
   IsolationLimits limits;
   limits.wallSeconds = 600;
   const CaseReport r = runCaseIsolated(parseOrFail(kViewSub), jit, inductor(), limits);
@@ -157,8 +166,7 @@ TEST(InductorBackend, APlantedPatternMatcherBugIsAMismatchBlamedOnThePatternMatc
   RunConfig hinted = inductor();
   hinted.blameFirst = CompilerSwitch::InductorEpilogueFusion;
   const CaseReport h = runCaseIsolated(parseOrFail(kViewSub), jit, hinted, limits);
-  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
-  workerPersistentCommand().stop();
+  plantPatternMatcherBug(false);
   EXPECT_EQ(h.signature.id(), r.signature.id()) << h.signature.text();
   EXPECT_EQ(r.result.verdict, VerdictKind::Mismatch) << r.result.summary;
   EXPECT_NE(r.result.summary.find("output 0 (%3)"), std::string::npos) << r.result.summary;
@@ -241,6 +249,54 @@ TEST(InductorBackend, WithStaticShapesOffSizesReachInductorAsSymbols) {
   EXPECT_NE(symbolic.summary.find("AssertionError in symbolic_sub.sub_of_symbolic_sizes"),
             std::string::npos)
       << symbolic.summary;
+}
+
+// Inductor's numerics (torch/_inductor/config.py): under "default" it may
+// fold a negation into an arange's index and lose the sign of -0 (what
+// pytorch/pytorch#196031 mends only under "strict"), so -arange(32) as f16
+// differs from eager at index 0; under strict pointwise it must not. Switch
+// blame tries the numerics switches first and files the difference as the
+// default mode's freedom. Strict pointwise keeps every low-precision cast,
+// so a fused bf16 chain is judged exactly there, and a planted bug is still
+// found.
+TEST(InductorBackend, WhatOnlyDefaultNumericsShowsIsTheModesFreedom) {
+  MlirJit jit;
+  const Case negArange = parseOrFail("npufuzz-case 1\n"
+                                     "%0 = iota {axis=0} : f16[32,1]\n"
+                                     "%1 = neg %0 : f16[32,1]\n"
+                                     "return %1\n");
+  IsolationLimits limits;
+  limits.wallSeconds = 600;
+  const CaseReport byDefault = runCaseIsolated(negArange, jit, inductor(), limits);
+  EXPECT_EQ(byDefault.result.verdict, VerdictKind::Mismatch) << byDefault.result.summary;
+  EXPECT_EQ(byDefault.signature.pass, "inductor:default_pointwise_numerics")
+      << byDefault.signature.text();
+  RunConfig strict = inductor();
+  strict.switchesOff = {CompilerSwitch::InductorDefaultPointwiseNumerics,
+                        CompilerSwitch::InductorDefaultReductionNumerics};
+  EXPECT_EQ(runCase(negArange, jit, strict).verdict, VerdictKind::Ok);
+
+  // A bf16 chain Inductor fuses: every intermediate rounded under strict
+  // pointwise, so compared bit for bit, and equal.
+  const Case chain = parseOrFail("npufuzz-case 1\n"
+                                 "data seed=5 edge_rate=0\n"
+                                 "%0 = input : bf16[8,16]\n"
+                                 "%1 = input : bf16[8,16]\n"
+                                 "%2 = mul %0, %1 : bf16[8,16]\n"
+                                 "%3 = add %2, %0 : bf16[8,16]\n"
+                                 "%4 = mul %3, %3 : bf16[8,16]\n"
+                                 "return %4\n");
+  EXPECT_FALSE(freedomsOf(BackendKind::Inductor,
+                          switchStates(BackendKind::Inductor, std::nullopt, strict.switchesOff))
+                   .lowPrecisionHeldWide);
+  const CaseOutcome exact = runCase(chain, jit, strict);
+  EXPECT_EQ(exact.verdict, VerdictKind::Ok) << exact.summary;
+
+  // The planted pattern-matcher bug is no freedom: strict, it stays.
+  plantPatternMatcherBug(true);
+  const CaseOutcome planted = runCase(parseOrFail(kViewSub), jit, strict);
+  plantPatternMatcherBug(false);
+  EXPECT_EQ(planted.verdict, VerdictKind::Mismatch) << planted.summary;
 }
 
 // The golden programs of tests/integrations/golden are these cases'.

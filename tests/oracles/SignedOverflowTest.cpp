@@ -152,3 +152,46 @@ RC_GTEST_PROP(SignedOverflow, WhatItLeavesDefinedEveryAlternateAgreesOn, (const 
       cleared += wraps.outputs[k].isDefined(e) && !judgedRun.outputs[k].isDefined(e);
   RC_ASSERT(cleared == undefined);
 }
+
+// Inductor's freedom: a neg or abs of an i32/i64 minimum is undefined in
+// its C++ (pytorch/pytorch#191132 wraps add, sub and mul only), so
+// torch.minimum(-a, -b) of a = INT32_MIN may be anything; every other
+// overflow, an add's included, still wraps and is compared.
+TEST(SignedOverflow, InductorsNegationOfTheMinimumIsUndefinedAndNothingElse) {
+  CaseBuilder b;
+  const RefTensor a = vec(DType::I32, {INT32_MIN, 3, INT32_MAX});
+  const RefTensor c = vec(DType::I32, {-1, -4, 1});
+  const ValueId na = b.op(OpKind::Neg, {b.input(a)}, {}, a.type);
+  const ValueId nc = b.op(OpKind::Neg, {b.input(c)}, {}, a.type);
+  const ValueId least = b.op(OpKind::Min, {na, nc}, {}, a.type);
+  const ValueId absolute = b.op(OpKind::Abs, {b.input(a)}, {}, a.type);
+  const ValueId sum =
+      b.op(OpKind::Add, {b.input(a), b.input(vec(DType::I32, {0, 0, 1}))}, {}, a.type);
+  b.c.outputs = {least, absolute, sum};
+  b.run();
+  const RefRun ref = runReference(b.c, b.inputs);
+  ASSERT_TRUE(ref.ok()) << ref.error;
+  RefRun judgedRun = ref;
+  EXPECT_EQ(undefineWhatNegationOverflowDecides(b.c, judgedRun), 2);
+  expectDefined(judgedRun.outputs[0], {0, 1, 1});
+  expectDefined(judgedRun.outputs[1], {0, 1, 1});
+  // INT32_MAX + 1 wraps in Inductor's C++ now: still compared.
+  expectDefined(judgedRun.outputs[2], {1, 1, 1});
+  expectInts(judgedRun.outputs[2], {INT32_MIN, 3, INT32_MIN});
+
+  // The judge: Inductor's answer of 1 for min(-INT32_MIN, 1) is a mismatch
+  // without the freedom and none with it; a wrong value elsewhere, or a
+  // wrapped add given otherwise, is still one.
+  BackendRun run;
+  run.outputs = {toTensorData(ints(a.type, {1, -3, -INT32_MAX})),
+                 toTensorData(ints(a.type, {INT32_MIN, 3, INT32_MAX})),
+                 toTensorData(ints(a.type, {INT32_MIN, 3, INT32_MIN}))};
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Mismatch);
+  run.negationOverflowUndefined = true;
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Ok);
+  run.outputs[0] = toTensorData(ints(a.type, {1, -4, -INT32_MAX}));
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Mismatch);
+  run.outputs[0] = toTensorData(ints(a.type, {1, -3, -INT32_MAX}));
+  run.outputs[2] = toTensorData(ints(a.type, {INT32_MIN, 3, INT32_MAX}));
+  EXPECT_EQ(judgeRun(b.c, ref, run).verdict, VerdictKind::Mismatch);
+}

@@ -132,6 +132,18 @@ SWITCH_CONFIG = {
     "split_reductions": ({"split_reductions": True}, {"split_reductions": False}),
     # Not a config key: off, torch.compile gets dynamic=True (_Compiling).
     "static_shapes": ({}, {}),
+    # One config key, numerics, of the two (inductor_config).
+    "default_pointwise_numerics": ({}, {}),
+    "default_reduction_numerics": ({}, {}),
+}
+
+# torch._inductor.config.numerics of the two numerics switches' states
+# (pointwise on, reduction on): strict in what each one off asks for.
+NUMERICS = {
+    (True, True): "default",
+    (False, True): "strict_pointwise",
+    (True, False): "strict_reduction",
+    (False, False): "strict",
 }
 
 
@@ -145,6 +157,10 @@ def inductor_config(case_dir):
         if name not in SWITCH_CONFIG:
             raise OSError("manifest.json: unknown switch %r" % name)
         patch.update(SWITCH_CONFIG[name][0 if on else 1])
+    numerics = NUMERICS[(switches.get("default_pointwise_numerics", True),
+                         switches.get("default_reduction_numerics", True))]
+    if numerics != "default":
+        patch["numerics"] = numerics
     return patch, not switches.get("static_shapes", True)
 
 
