@@ -1176,8 +1176,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   if (!options.config.knownSignatures.empty()) {
     // New as the nightly's report calls it: against the known list.
     std::string reportError;
-    const NightlyReport known =
-        collectReport({options.outDir}, options.config.knownSignatures, reportError);
+    KnownList list;
+    list.byBackend[std::string(backendKindName(options.config.backend))] =
+        options.config.knownSignatures;
+    const NightlyReport known = collectReport({options.outDir}, list, reportError);
     if (!reportError.empty())
       stopWith("cannot read the campaign's findings back: " + reportError);
     result.newToKnownList = known.newSignatures();

@@ -220,6 +220,7 @@ bool readFindingReport(const std::string &findingDir, FindingReport &out, std::s
   out.signature = o->getString("signature")->str();
   out.summary = o->getString("summary").value_or("").str();
   out.repro = o->getString("repro").value_or("").str();
+  out.backend = o->getString("backend").value_or("mlir-jit").str();
   out.firstSeed = o->getInteger("seed").value_or(0);
   return true;
 }

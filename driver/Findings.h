@@ -110,6 +110,8 @@ bool checkCampaignDir(const std::string &dir, std::string &error);
 /// What a finding's report.json says about it.
 struct FindingReport {
   std::string signatureId, signature, summary, repro;
+  /// The backend that found it; mlir-jit for a report older than the field.
+  std::string backend = "mlir-jit";
   uint64_t firstSeed = 0;
 };
 

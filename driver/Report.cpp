@@ -1,6 +1,8 @@
 //===- driver/Report.cpp - Nightly reports from campaign directories ------===//
 #include "driver/Report.h"
 
+#include "backend/BackendKind.h"
+#include "backend/CompilerSwitches.h"
 #include "driver/CampaignCounts.h"
 #include "driver/Findings.h"
 #include "driver/JsonFile.h"
@@ -26,8 +28,30 @@ namespace fs = std::filesystem;
 namespace npufuzz {
 
 size_t NightlyReport::newSignatures() const {
-  return static_cast<size_t>(std::count_if(findings.begin(), findings.end(),
-                                           [](const ReportFinding &f) { return !f.known; }));
+  return static_cast<size_t>(
+      std::count_if(findings.begin(), findings.end(),
+                    [](const ReportFinding &f) { return !f.known && !f.freedom && !f.minor; }));
+}
+
+size_t NightlyReport::newMinor() const {
+  return static_cast<size_t>(
+      std::count_if(findings.begin(), findings.end(),
+                    [](const ReportFinding &f) { return !f.known && !f.freedom && f.minor; }));
+}
+
+bool isSignedZeroOnly(const std::string &signatureText) {
+  const std::optional<Signature> s = parseSignatureText(signatureText);
+  return s && s->kind == VerdictKind::Mismatch && s->message == "signed-zero";
+}
+
+bool blamesCompilerFreedom(const std::string &signatureText) {
+  const std::optional<Signature> s = parseSignatureText(signatureText);
+  const size_t colon = s ? s->pass.find(':') : std::string::npos;
+  BackendKind backend;
+  if (colon == std::string::npos || !parseBackendKind(s->pass.substr(0, colon), backend))
+    return false;
+  const std::optional<CompilerSwitch> sw = parseSwitch(backend, s->pass.substr(colon + 1));
+  return sw && isCompilerFreedom(*sw);
 }
 
 bool isSignatureId(const std::string &text) {
@@ -54,13 +78,20 @@ constexpr const char *kContains = " contains ";
 constexpr const char *kRootPrefix = "root ";
 } // namespace
 
-bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
-                         std::string &error) {
+const std::set<std::string> &KnownList::of(const std::string &backend) const {
+  static const std::set<std::string> none;
+  const auto it = byBackend.find(backend);
+  return it == byBackend.end() ? none : it->second;
+}
+
+bool readKnownList(const std::string &path, KnownList &list, std::string &error) {
   std::string text;
   if (!readFileBytes(path, text, error, 16u << 20))
     return false;
   std::istringstream in(text);
   int lineNo = 0;
+  // The backends of the section a line is in; none before the first.
+  std::vector<std::string> backends;
   for (std::string line; std::getline(in, line);) {
     ++lineNo;
     line = line.substr(0, line.find('#'));
@@ -68,6 +99,31 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
     line.erase(0, line.find_first_not_of(" \t"));
     if (line.empty())
       continue;
+    const std::string where = path + ":" + std::to_string(lineNo) + ": ";
+    if (line.front() == '[') {
+      backends.clear();
+      std::istringstream names(line.substr(1, line.size() - 1 - (line.back() == ']')));
+      for (std::string name; names >> name;) {
+        BackendKind kind;
+        if (!parseBackendKind(name, kind)) {
+          error = where + "'" + name + "' is not a backend (" + backendNames() + ")";
+          return false;
+        }
+        backends.push_back(name);
+      }
+      if (line.back() != ']' || backends.empty()) {
+        error = where + "'" + line.substr(0, 80) +
+                "' is not a section: '[', the backends its lines hold for, ']'";
+        return false;
+      }
+      continue;
+    }
+    if (backends.empty()) {
+      error = where + "'" + line.substr(0, 80) +
+              "' holds for no backend: put it under a section line naming the backends it "
+              "holds for, e.g. [iree] or [mlir-jit mlir-tools]";
+      return false;
+    }
     std::istringstream words(line);
     std::string first, second, more;
     words >> first >> second >> more;
@@ -85,18 +141,30 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known,
             : more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
                                               : isSignatureId(first) && isSkeletonId(second));
     if (!valid) {
-      error = path + ":" + std::to_string(lineNo) + ": '" + line.substr(0, 80) +
+      error = where + "'" + line.substr(0, 80) +
               "' is not a signature id (a verdict, '-', 16 hex digits), a signature id and "
               "its skeleton id (skeleton-, 16 hex digits), a signature id, 'contains' and an "
               "IR skeleton (ops, their regions in braces), a verdict, a pass, 'contains' and "
               "an IR skeleton, or a bucket id (bucket-, 16 hex digits); '#' starts a comment";
       return false;
     }
-    known.insert(root             ? kRootPrefix + first + " " + second + kContains + pattern
-                 : contains       ? first + kContains + pattern
-                 : second.empty() ? first
-                                  : first + " " + second);
+    const std::string entry = root       ? kRootPrefix + first + " " + second + kContains + pattern
+                              : contains ? first + kContains + pattern
+                              : second.empty() ? first
+                                               : first + " " + second;
+    for (const std::string &backend : backends)
+      list.byBackend[backend].insert(entry);
   }
+  return true;
+}
+
+bool readKnownSignatures(const std::string &path, const std::string &backend,
+                         std::set<std::string> &known, std::string &error) {
+  KnownList list;
+  if (!readKnownList(path, list, error))
+    return false;
+  const std::set<std::string> &mine = list.of(backend);
+  known.insert(mine.begin(), mine.end());
   return true;
 }
 
@@ -210,10 +278,11 @@ bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) 
   return known.count(f.id) != 0 || (!f.skeleton.empty() && known.count(f.id + " " + f.skeleton));
 }
 
-NightlyReport collectReport(const std::vector<std::string> &dirs,
-                            const std::set<std::string> &known, std::string &error) {
+NightlyReport collectReport(const std::vector<std::string> &dirs, const KnownList &known,
+                            std::string &error) {
   NightlyReport r;
-  std::map<std::string, ReportFinding> byId;
+  // By backend and id: one id of two backends is two findings.
+  std::map<std::pair<std::string, std::string>, ReportFinding> byId;
   std::set<std::string> seen; // one campaign named twice counts once
   for (const std::string &dir : dirs) {
     if (!checkCampaignDir(dir, error))
@@ -264,15 +333,19 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       f.summary = rep.summary;
       f.repro = rep.repro;
       f.firstSeed = rep.firstSeed;
+      f.backend = rep.backend;
       ReducedFacts reduced;
       readFindingBucket(p.string(), f.bucket, f.bucketKey, &reduced);
       f.skeleton = reduced.skeleton;
       f.exposedSignature = reduced.exposedSignature;
       f.exposedId = reduced.exposedId;
-      f.known = isKnownFinding(f, known);
-      auto it = byId.find(f.id);
+      f.known = isKnownFinding(f, known.of(f.backend));
+      f.freedom = blamesCompilerFreedom(f.signature);
+      f.minor = isSignedZeroOnly(f.signature);
+      const std::pair<std::string, std::string> key(f.backend, f.id);
+      auto it = byId.find(key);
       if (it == byId.end()) {
-        byId.emplace(f.id, std::move(f));
+        byId.emplace(key, std::move(f));
       } else {
         // Another campaign's copy may be reduced where the first is not.
         it->second.count += f.count;
@@ -287,12 +360,14 @@ NightlyReport collectReport(const std::vector<std::string> &dirs,
       }
     }
   }
-  for (auto &[id, f] : byId)
+  for (auto &[key, f] : byId)
     r.findings.push_back(std::move(f));
-  // New first, then by id: a total order, so a plain sort is stable enough.
+  // New first, then by id and backend: a total order.
   std::sort(r.findings.begin(), r.findings.end(),
             [](const ReportFinding &a, const ReportFinding &b) {
-              return a.known != b.known ? !a.known : a.id < b.id;
+              const bool aNew = !a.known && !a.freedom && !a.minor,
+                         bNew = !b.known && !b.freedom && !b.minor;
+              return aNew != bNew ? aNew : a.id != b.id ? a.id < b.id : a.backend < b.backend;
             });
   return r;
 }
@@ -318,7 +393,10 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                           {"count", static_cast<int64_t>(f.count)},
                                           {"first_seed", static_cast<int64_t>(f.firstSeed)},
                                           {"campaign", f.campaign},
-                                          {"new", !f.known},
+                                          {"backend", f.backend},
+                                          {"new", !f.known && !f.freedom && !f.minor},
+                                          {"freedom", f.freedom},
+                                          {"minor", f.minor},
                                           {"bucket", f.bucket},
                                           {"bucket_key", f.bucketKey},
                                           {"skeleton", f.skeleton},
@@ -340,6 +418,7 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
       jsonText(llvm::json::Object{{"cases", static_cast<int64_t>(r.cases)},
                                   {"seconds", r.seconds},
                                   {"new_signatures", static_cast<int64_t>(r.newSignatures())},
+                                  {"new_minor", static_cast<int64_t>(r.newMinor())},
                                   {"campaigns", std::move(campaigns)},
                                   {"findings", std::move(findings)},
                                   {"buckets", std::move(buckets)},
@@ -357,8 +436,12 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
       << c.seconds << "\"/>\n";
   for (const ReportFinding &f : r.findings) {
     x << "    <testcase classname=\"" << escapeHtml(f.campaign) << "\" name=\"" << f.id << "\"";
-    if (f.known) {
-      x << "><skipped message=\"known signature\"/></testcase>\n";
+    if (f.known || f.freedom || f.minor) {
+      x << "><skipped message=\""
+        << (f.known     ? "known signature"
+            : f.freedom ? "a freedom the compiler documents"
+                        : "minor: only the sign of a zero")
+        << "\"/></testcase>\n";
       continue;
     }
     x << "><failure message=\"new signature\">" << escapeHtml(f.signature) << "\n"
@@ -395,11 +478,16 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
        "<th>signature</th><th>count</th><th>first seed</th><th>campaign</th><th>summary"
        "</th></tr>\n";
   for (const ReportFinding &f : r.findings) {
-    h << "<tr><td class=\"" << (f.known ? "known\">known" : "new\">NEW") << "</td><td><code>"
-      << f.id << "</code></td><td>" << f.count << "</td><td>" << f.firstSeed << "</td><td>"
-      << escapeHtml(f.campaign) << "</td><td>" << escapeHtml(f.summary.substr(0, 160))
-      << "<details><summary>repro</summary><pre>" << escapeHtml(f.repro) << "</pre><pre>"
-      << escapeHtml(f.caseText) << "</pre></details></td></tr>\n";
+    h << "<tr><td class=\""
+      << (f.known     ? "known\">known"
+          : f.freedom ? "known\">freedom"
+          : f.minor   ? "known\">minor"
+                      : "new\">NEW")
+      << "</td><td><code>" << f.id << "</code></td><td>" << f.count << "</td><td>" << f.firstSeed
+      << "</td><td>" << escapeHtml(f.campaign) << "</td><td>"
+      << escapeHtml(f.summary.substr(0, 160)) << "<details><summary>repro</summary><pre>"
+      << escapeHtml(f.repro) << "</pre><pre>" << escapeHtml(f.caseText)
+      << "</pre></details></td></tr>\n";
   }
   h << "</table>\n<h2>Root-cause buckets</h2>\n<p>Signatures whose reduced repros agree "
        "on verdict, blamed pass, op pattern and dtype classes; a signature not reduced is a "

@@ -22,8 +22,20 @@ namespace npufuzz {
 
 struct ReportFinding {
   std::string id, signature, summary, repro, caseText, campaign;
+  /// The backend that found it (Backends.def): what the known list's
+  /// sections are read for. Two backends' findings of one id are two.
+  std::string backend;
   uint64_t count = 0, firstSeed = 0;
   bool known = false;
+  /// Blamed on a switch whose absence asks the compiler for stricter
+  /// semantics (backend/CompilerSwitches.h, isCompilerFreedom): what its
+  /// default documents as free, filed apart and never counted as new.
+  bool freedom = false;
+  /// A wrong value only in the sign of a zero (the signature's difference
+  /// is `signed-zero`): listed as minor, apart from wrong values, and never
+  /// counted as new. Triage may still find it a bug of a documented order
+  /// (maximumf's -0 < +0), and list it.
+  bool minor = false;
   /// Its root-cause bucket (oracles/Bucket.h); its own id when not reduced.
   std::string bucket, bucketKey;
   /// The skeleton id of the IR its blamed pass was given, when reduced.
@@ -48,22 +60,51 @@ struct NightlyReport {
   IrCoverage irCoverage; ///< summed over the campaigns
   uint64_t cases = 0;
   double seconds = 0;
+  /// Findings neither known, nor a documented freedom, nor minor.
   size_t newSignatures() const;
+  /// Minor findings not known (a sign of zero).
+  size_t newMinor() const;
 };
 
 /// True for a signature id: a verdict name, '-', 16 lowercase hex digits.
 bool isSignatureId(const std::string &text);
 
+/// Whether a finding's signature text blames a switch whose absence asks
+/// for stricter semantics (`inductor:default_pointwise_numerics`).
+bool blamesCompilerFreedom(const std::string &signatureText);
+
+/// Whether a finding's signature text is a wrong value only in the sign of
+/// a zero: from an approximation, a documented flush or a fold, what a
+/// maintainer calls minor.
+bool isSignedZeroOnly(const std::string &signatureText);
+
+/// A known list, by the backends its sections name. Every line sits under
+/// a section line naming the backends (Backends.def) it holds for, e.g.
+/// `[iree]` or `[mlir-jit mlir-tools]`: a coarse signature id is one hash
+/// of a verdict, a pass and an op family, so two compilers' bugs can share
+/// it, and one compiler's listed bug must never hide another's.
+struct KnownList {
+  std::map<std::string, std::set<std::string>> byBackend;
+  /// What `backend`'s findings are known by (empty when it has no section).
+  const std::set<std::string> &of(const std::string &backend) const;
+};
+
 /// What a list of known findings names, one per line (`#` comments) in
-/// `path`: a bucket id, a signature id, a signature id and a skeleton id
-/// (`mismatch-... skeleton-...`), or a signature id and the IR its bug
-/// needs (`mismatch-... contains affine.for{affine.load(div)}`, a skeleton
-/// pattern: oracles/SkeletonPattern.h), or a root of a pass under whatever
-/// op it shows (`mismatch func.func(affine-loop-fusion) contains PATTERN`:
-/// a verdict, a pass and the IR the root needs), kept as that line; false with
-/// FILE:LINE and the reason when a line is none of these or the file cannot
-/// be read.
-bool readKnownSignatures(const std::string &path, std::set<std::string> &known, std::string &error);
+/// `path`, under section lines (`[BACKEND ...]`): a bucket id, a signature
+/// id, a signature id and a skeleton id (`mismatch-... skeleton-...`), or a
+/// signature id and the IR its bug needs (`mismatch-... contains
+/// affine.for{affine.load(div)}`, a skeleton pattern:
+/// oracles/SkeletonPattern.h), or a root of a pass under whatever op it
+/// shows (`mismatch func.func(affine-loop-fusion) contains PATTERN`: a
+/// verdict, a pass and the IR the root needs), kept as that line for each
+/// backend of its section; false with FILE:LINE and the reason when a line
+/// is none of these, a section names no backend or one that does not
+/// exist, a line comes before any section, or the file cannot be read.
+bool readKnownList(const std::string &path, KnownList &list, std::string &error);
+
+/// The lines of the known list at `path` that hold for `backend`.
+bool readKnownSignatures(const std::string &path, const std::string &backend,
+                         std::set<std::string> &known, std::string &error);
 
 /// Whether a finding is known to `known`: its bucket is listed; or, when
 /// its signature is coarse (a wrong value named by its op family, a crash
@@ -79,10 +120,11 @@ bool readKnownSignatures(const std::string &path, std::set<std::string> &known, 
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known);
 
 /// Collects the campaigns in `dirs` (each with its totals over every resumed
-/// run); a finding is known as isKnownFinding says. Sets `error` and
-/// stops at the first directory or finding that cannot be read.
-NightlyReport collectReport(const std::vector<std::string> &dirs,
-                            const std::set<std::string> &known, std::string &error);
+/// run); a finding is known as isKnownFinding says of what `known` lists
+/// for its backend. Sets `error` and stops at the first directory or
+/// finding that cannot be read.
+NightlyReport collectReport(const std::vector<std::string> &dirs, const KnownList &known,
+                            std::string &error);
 
 /// Writes report.json, junit.xml and index.html into `outDir`.
 bool writeReport(const NightlyReport &report, const std::string &outDir, std::string &error);

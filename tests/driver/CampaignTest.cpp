@@ -750,7 +750,7 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   EXPECT_LE(buckets.size(), r.findings.size());
 
   // A known list may name buckets: then each of their signatures is known.
-  std::set<std::string> known;
+  KnownList known;
   NightlyReport before = collectReport({dir}, known, error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_EQ(before.newSignatures(), r.findings.size());
@@ -765,10 +765,11 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   const std::string list = dir + "/known.txt";
   {
     std::ofstream out(list);
+    out << "[mlir-jit]\n";
     for (const BucketSummary &b : buckets)
       out << b.id << "  # " << b.key << "\n";
   }
-  ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
+  ASSERT_TRUE(readKnownList(list, known, error)) << error;
   const NightlyReport after = collectReport({dir}, known, error);
   ASSERT_TRUE(error.empty()) << error;
   EXPECT_EQ(after.newSignatures(), 0u);
@@ -778,21 +779,23 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   // the IR the pass was given does.
   {
     std::ofstream out(list);
+    out << "[mlir-jit]\n";
     for (const ReportFinding &f : before.findings)
       out << f.id << "\n";
   }
-  known.clear();
-  ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
+  known = {};
+  ASSERT_TRUE(readKnownList(list, known, error)) << error;
   EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), r.findings.size());
   {
     std::ofstream out(list);
+    out << "[mlir-jit]\n";
     for (const ReportFinding &f : before.findings) {
       EXPECT_EQ(f.skeleton.rfind("skeleton-", 0), 0u) << f.id;
       out << f.id << " " << f.skeleton << "  # with its skeleton\n";
     }
   }
-  known.clear();
-  ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
+  known = {};
+  ASSERT_TRUE(readKnownList(list, known, error)) << error;
   EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), 0u);
   // Or with a pattern of the IR its bug needs that its reduced skeleton
   // includes (here the whole skeleton: the bucket key's last part); one its
@@ -800,12 +803,13 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   for (const char *extra : {"", " memref.dealloc{memref.alloc}"}) {
     {
       std::ofstream out(list);
+      out << "[mlir-jit]\n";
       for (const ReportFinding &f : before.findings)
         out << f.id << " contains " << f.bucketKey.substr(f.bucketKey.rfind(" | ") + 3) << extra
             << "  # the IR it needs\n";
     }
-    known.clear();
-    ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
+    known = {};
+    ASSERT_TRUE(readKnownList(list, known, error)) << error;
     EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), *extra ? r.findings.size() : 0u);
   }
   // Or as a root of its pass under any op: its verdict, its pass and a
@@ -814,6 +818,7 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   for (const char *root : {"", "other", "crash"}) {
     {
       std::ofstream out(list);
+      out << "[mlir-jit]\n";
       for (const ReportFinding &f : before.findings) {
         const std::optional<Signature> s = parseSignatureText(f.signature);
         ASSERT_TRUE(s && !s->pass.empty()) << f.signature;
@@ -822,8 +827,8 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
             << f.bucketKey.substr(f.bucketKey.rfind(" | ") + 3) << "  # a root of the pass\n";
       }
     }
-    known.clear();
-    ASSERT_TRUE(readKnownSignatures(list, known, error)) << error;
+    known = {};
+    ASSERT_TRUE(readKnownList(list, known, error)) << error;
     EXPECT_EQ(collectReport({dir}, known, error).newSignatures(), *root ? r.findings.size() : 0u)
         << root;
   }
@@ -834,21 +839,80 @@ TEST(Campaign, NewSignaturesAreReducedAfterTheCampaign) {
   EXPECT_EQ(twice.cases, before.cases);
   ASSERT_EQ(twice.campaigns.size(), 1u);
   EXPECT_EQ(twice.campaigns[0].name, fs::path(dir).filename().string());
+  // Known means known for this compiler: the same findings, as another
+  // backend's campaign would file them (one coarse id, two compilers), are
+  // two findings; a list naming them for iree leaves mlir-jit's new.
+  {
+    const std::string other = dir + "-iree";
+    fs::remove_all(other);
+    fs::copy(dir, other, fs::copy_options::recursive);
+    for (const ReportFinding &f : before.findings) {
+      const fs::path report = fs::path(other) / "findings" / f.id / "report.json";
+      std::string text = slurp(report);
+      const std::string from = "\"backend\": \"mlir-jit\"";
+      ASSERT_NE(text.find(from), std::string::npos) << report;
+      text.replace(text.find(from), from.size(), "\"backend\": \"iree\"");
+      std::ofstream(report) << text;
+    }
+    {
+      std::ofstream out(list);
+      out << "[iree]\n";
+      for (const ReportFinding &f : before.findings)
+        out << f.bucket << "  # an IREE bug of this id\n";
+    }
+    known = {};
+    ASSERT_TRUE(readKnownList(list, known, error)) << error;
+    const NightlyReport both = collectReport({dir, other}, known, error);
+    ASSERT_TRUE(error.empty()) << error;
+    EXPECT_EQ(both.findings.size(), 2 * before.findings.size());
+    EXPECT_EQ(both.newSignatures(), before.findings.size());
+    for (const ReportFinding &f : both.findings)
+      EXPECT_EQ(f.known, f.backend == "iree") << f.id << " of " << f.backend;
+    // Listed for both, both are known.
+    {
+      std::ofstream out(list);
+      out << "[mlir-jit iree]\n";
+      for (const ReportFinding &f : before.findings)
+        out << f.bucket << "\n";
+    }
+    known = {};
+    ASSERT_TRUE(readKnownList(list, known, error)) << error;
+    EXPECT_EQ(collectReport({dir, other}, known, error).newSignatures(), 0u);
+    fs::remove_all(other);
+  }
+  // A line that names no backend, or a section naming one that is not, is
+  // refused: a line must say which compilers it holds for.
+  for (const char *text :
+       {"mismatch-0123456789abcdef\n", "[iree inductr]\nmismatch-0123456789abcdef\n",
+        "[]\nmismatch-0123456789abcdef\n"}) {
+    {
+      std::ofstream out(list);
+      out << text;
+    }
+    known = {};
+    EXPECT_FALSE(readKnownList(list, known, error)) << text;
+    EXPECT_TRUE(error.find("holds for no backend") != std::string::npos ||
+                error.find("is not a backend") != std::string::npos ||
+                error.find("is not a section") != std::string::npos)
+        << error;
+  }
   // A known line whose verdict is not one matches nothing: refused.
   {
     std::ofstream out(list);
+    out << "[mlir-jit]\n";
     out << "mismatc-0123456789abcdef  # a typo\n";
   }
-  known.clear();
-  EXPECT_FALSE(readKnownSignatures(list, known, error));
+  known = {};
+  EXPECT_FALSE(readKnownList(list, known, error));
   EXPECT_NE(error.find("is not a signature id"), std::string::npos) << error;
   // So is a pattern that is not a skeleton.
   {
     std::ofstream out(list);
+    out << "[mlir-jit]\n";
     out << "mismatch-0123456789abcdef contains affine.for{affine.load(d)\n";
   }
-  known.clear();
-  EXPECT_FALSE(readKnownSignatures(list, known, error));
+  known = {};
+  EXPECT_FALSE(readKnownList(list, known, error));
   EXPECT_NE(error.find("'contains' and an IR skeleton"), std::string::npos) << error;
   fs::remove_all(dir);
 }
@@ -1008,4 +1072,31 @@ TEST(Campaign, AMutantsFindingReproducesFromItsDirectoryAlone) {
   EXPECT_NE(slurp(log).find(f.report.signature.id()), std::string::npos) << slurp(log);
   fs::remove_all(dir);
   fs::remove(log);
+}
+
+// A finding blamed on a switch whose absence asks for stricter semantics
+// (Inductor's default numerics) is that mode's documented freedom: never
+// new, whatever the known list says. One blamed on an optimisation is.
+TEST(Report, AFindingOnlyDefaultNumericsShowsIsAFreedomNotANewBug) {
+  const Signature numerics{VerdictKind::Mismatch, "inductor:default_pointwise_numerics", "neg", ""};
+  const Signature matcher{VerdictKind::Mismatch, "inductor:pattern_matcher", "neg", ""};
+  EXPECT_TRUE(blamesCompilerFreedom(numerics.text()));
+  EXPECT_TRUE(blamesCompilerFreedom(
+      Signature{VerdictKind::Mismatch, "inductor:default_reduction_numerics", "sum", ""}.text()));
+  EXPECT_FALSE(blamesCompilerFreedom(matcher.text()));
+  // The same name as another backend's switch is no freedom of it.
+  EXPECT_FALSE(blamesCompilerFreedom(
+      Signature{VerdictKind::Mismatch, "iree:default_pointwise_numerics", "neg", ""}.text()));
+  EXPECT_FALSE(blamesCompilerFreedom(
+      Signature{VerdictKind::Mismatch, "func.func(canonicalize)", "neg", ""}.text()));
+  NightlyReport r;
+  ReportFinding freedom, bug;
+  freedom.id = numerics.id();
+  freedom.signature = numerics.text();
+  freedom.freedom = blamesCompilerFreedom(freedom.signature);
+  bug.id = matcher.id();
+  bug.signature = matcher.text();
+  bug.freedom = blamesCompilerFreedom(bug.signature);
+  r.findings = {freedom, bug};
+  EXPECT_EQ(r.newSignatures(), 1u);
 }

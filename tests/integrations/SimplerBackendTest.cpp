@@ -184,8 +184,8 @@ TEST(SimplerBackend, ACampaignFindsOnlyKnownRoots) {
   o.reduce = false;
   std::set<std::string> known;
   std::string error;
-  ASSERT_TRUE(
-      readKnownSignatures(npufuzz::testing::sourceDir() + "/ci/known-signatures.txt", known, error))
+  ASSERT_TRUE(readKnownSignatures(npufuzz::testing::sourceDir() + "/ci/known-signatures.txt",
+                                  "simpler", known, error))
       << error;
   MlirJit jit;
   const CampaignResult r = runCampaign(o, jit);

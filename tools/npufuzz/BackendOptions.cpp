@@ -239,7 +239,8 @@ bool BackendOptions::setUp(RunConfig &config) const {
   if (!known.empty()) {
     if (!checkPath("--known", known, PathKind::RegularFile))
       return false;
-    if (!readKnownSignatures(known, config.knownSignatures, error)) {
+    if (!readKnownSignatures(known, std::string(backendKindName(config.backend)),
+                             config.knownSignatures, error)) {
       fail("--known: " + error);
       return false;
     }
