@@ -112,9 +112,9 @@ npu_chain_bug() {
 }
 # check_repros DIR FORM PYTHON: each case of DIR exported as FORM is the
 # committed DIR/repro/NAME.py (what export writes today), and that script,
-# which imports nothing of npufuzz, run with PYTHON exits 1: the bug shows.
-# A bug its expect line says a release fixed (fixed=, up to the pinned
-# torch) exits 0.
+# which imports nothing of npufuzz, run with PYTHON exits as the ledger
+# (corpus/upstream/ledger.json) says: 1, the bug shows; 0 for a root fixed
+# in the pinned release or one outside what the compiler promises.
 check_repros() {
   local dir=$1 form=$2 python=$3 f name want rc
   for f in "$dir"/*.npf; do
@@ -132,23 +132,23 @@ check_repros() {
     build/bin/npufuzz export "$f" --as "$form" -o "$FUZZ_DIR/$name.py"
     cmp -s "$FUZZ_DIR/$name.py" "$dir/repro/$name.py" ||
       { echo "npufuzz: $dir/repro/$name.py is not what 'npufuzz export $f --as $form' writes" >&2; exit 1; }
-    want=1
-    if grep -q '^// expect:.* fixed=' "$f"; then want=0; fi
+    want=$(python3 ci/ledger.py exit "$dir/repro/$name.py")
     rc=0
     "$python" "$dir/repro/$name.py" >"$FUZZ_DIR/$name.out" 2>&1 || rc=$?
     [ "$rc" = "$want" ] ||
       { echo "npufuzz: $dir/repro/$name.py exits $rc, not $want" >&2; tail -5 "$FUZZ_DIR/$name.out" >&2; exit 1; }
-    echo "$dir/repro/$name.py: exits $rc ($([ "$want" = 0 ] && echo fixed || echo the bug shows))"
+    echo "$dir/repro/$name.py: exits $rc ($([ "$want" = 0 ] && echo "fixed or outside the promise" || echo the bug shows), as the ledger says)"
   done
   # A script whose case npufuzz's programs no longer reach (kept as export
   # wrote it then, the bug still live) is run as it is.
   for f in "$dir"/repro/*.py; do
     name=$(basename "$f" .py)
     [ -e "$dir/$name.npf" ] && continue
+    want=$(python3 ci/ledger.py exit "$f")
     rc=0
     "$python" "$f" >"$FUZZ_DIR/$name.out" 2>&1 || rc=$?
-    [ "$rc" = 1 ] ||
-      { echo "npufuzz: $f exits $rc, not 1" >&2; tail -5 "$FUZZ_DIR/$name.out" >&2; exit 1; }
-    echo "$f: exits 1 (the bug shows; its case is no longer generated)"
+    [ "$rc" = "$want" ] ||
+      { echo "npufuzz: $f exits $rc, not $want" >&2; tail -5 "$FUZZ_DIR/$name.out" >&2; exit 1; }
+    echo "$f: exits $rc, as the ledger says (its case is no longer generated)"
   done
 }
