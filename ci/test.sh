@@ -130,7 +130,7 @@ lane_inductor() {
     --policy tests/integrations/inductor/views-into-sub.policy --seed-start 16
   section "Inductor bugs found: each reduced repro keeps its verdict, each standalone script shows it (corpus/upstream/inductor/)"
   build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
-  check_repros corpus/upstream/inductor torch "$TORCH_PYTHON"
+  check_repros corpus/upstream/inductor torch-harness "$TORCH_PYTHON"
 }
 
 # Every other backend, and the bugs found so far.
@@ -163,7 +163,7 @@ lane_backends() {
   build/bin/npufuzz replay corpus/upstream/tvm --backend tvm
   build/bin/npufuzz replay corpus/upstream/iree --backend iree
   section "the standalone reproducers of those bugs, as their trackers take them"
-  check_repros corpus/upstream/tvm tvm "$TORCH_PYTHON"
+  check_repros corpus/upstream/tvm tvm-harness "$TORCH_PYTHON"
   check_repros corpus/upstream/iree iree "$IREE_PYTHON"
   if [ "$PYTORCHSIM_FOUND" = 1 ]; then
     # The scripts name the checkout by TORCHSIM_DIR, as PyTorchSim does, and

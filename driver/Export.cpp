@@ -1,6 +1,8 @@
 //===- driver/Export.cpp - A finding as the script its compiler's tracker takes ===//
 #include "driver/Export.h"
 
+#include "driver/BriefExport.h"
+
 #include "backend/CompilerSwitches.h"
 #include "backend/emit/PyTorchEmitter.h"
 #include "backend/mlir/MlirEmitter.h"
@@ -44,6 +46,8 @@ const char *exportFileName(ExportForm form) {
   switch (form) {
   case ExportForm::Torch:
   case ExportForm::Tvm:
+  case ExportForm::TorchHarness:
+  case ExportForm::TvmHarness:
   case ExportForm::Iree:
   case ExportForm::PyTorchSim: return "repro.py";
   case ExportForm::Mlir: return "repro.mlir";
@@ -53,8 +57,8 @@ const char *exportFileName(ExportForm form) {
 
 std::optional<ExportForm> exportFormOf(BackendKind backend) {
   switch (backend) {
-  case BackendKind::Inductor: return ExportForm::Torch;
-  case BackendKind::Tvm: return ExportForm::Tvm;
+  case BackendKind::Inductor: return ExportForm::TorchHarness;
+  case BackendKind::Tvm: return ExportForm::TvmHarness;
   case BackendKind::Iree: return ExportForm::Iree;
   case BackendKind::MlirJit:
   case BackendKind::MlirTools: return ExportForm::Mlir;
@@ -70,8 +74,10 @@ std::optional<ExportForm> exportFormOf(BackendKind backend) {
 namespace {
 BackendKind backendOf(ExportForm form) {
   switch (form) {
-  case ExportForm::Torch: return BackendKind::Inductor;
-  case ExportForm::Tvm: return BackendKind::Tvm;
+  case ExportForm::Torch:
+  case ExportForm::TorchHarness: return BackendKind::Inductor;
+  case ExportForm::Tvm:
+  case ExportForm::TvmHarness: return BackendKind::Tvm;
   case ExportForm::Iree: return BackendKind::Iree;
   case ExportForm::Mlir: return BackendKind::MlirJit;
   case ExportForm::PyTorchSim: return BackendKind::PyTorchSim;
@@ -138,7 +144,7 @@ std::string switchSetting(CompilerSwitch s, bool on) {
 /// How the compiler is called, by form.
 std::string compileFunction(ExportForm form, const SwitchStates &states) {
   std::ostringstream os;
-  if (form == ExportForm::Torch) {
+  if (form == ExportForm::TorchHarness) {
     os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {";
     bool first = true, dynamic = false, strictPointwise = false, strictReduction = false;
     for (const SwitchState &s : states) {
@@ -175,21 +181,8 @@ std::string compileFunction(ExportForm form, const SwitchStates &states) {
     return os.str();
   }
   // TVM: the PassContext of the finding's switches.
-  std::string optLevel = "2", passes, config;
-  for (const SwitchState &s : states) {
-    std::istringstream words(switchSetting(s.id, s.on));
-    for (std::string w; words >> w;) {
-      if (w == "opt_level=0")
-        optLevel = "0";
-      else if (w.rfind("pass:", 0) == 0)
-        passes += (passes.empty() ? "" : ", ") + pyString(w.substr(5));
-      else if (w.rfind("config:", 0) == 0)
-        config += (config.empty() ? "" : ", ") + pyString(w.substr(7)) + ": True";
-    }
-  }
   os << "# TVM's PassContext as the finding ran it.\n"
-     << "_PASS_CONTEXT = dict(opt_level=" << optLevel << ", disabled_pass=[" << passes
-     << "], config={" << config << "})\n\n\n"
+     << "_PASS_CONTEXT = dict(" << tvmPassContextArguments(states) << ")\n\n\n"
      << "def _compile(kernel):\n"
         "    # torch.export, Relax's torch frontend, its \"zero\" pipeline (as TVM's\n"
         "    # end-to-end tutorial optimises a model), tvm.compile for llvm.\n"
@@ -708,23 +701,13 @@ bool scriptBody(const std::string &program, const std::string &imports, const st
 
 bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
                   const ExportSource &source, std::string &out, std::string &error) {
-  std::string program, unsupported;
-  if (!emitPyTorch(c, program, unsupported)) {
-    error = "the case has no PyTorch program: " + unsupported;
+  std::string program;
+  if (!exactPyTorchProgram(c, program, error))
     return false;
-  }
-  // What torch cannot do exactly, the program raises when it runs
-  // (backend/emit/PyTorchEmitter.h): the backend's `unsupported`, no
-  // script that would fail for it.
-  if (const size_t at = program.find("raise NotImplementedError(\""); at != std::string::npos) {
-    const size_t from = at + std::string("raise NotImplementedError(\"").size();
-    error =
-        "the case has no PyTorch program: " + program.substr(from, program.find('"', from) - from);
-    return false;
-  }
   std::string body;
-  if (!scriptBody(program, "\n", form == ExportForm::Tvm ? "    import tvm  # noqa: F401\n" : "",
-                  body, error))
+  if (!scriptBody(program, "\n",
+                  form == ExportForm::TvmHarness ? "    import tvm  # noqa: F401\n" : "", body,
+                  error))
     return false;
   const BackendKind backend = backendOf(form);
   ScriptExpectation expected;
@@ -734,14 +717,15 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
   const ExactnessModel &freedoms = expected.freedoms;
 
   std::ostringstream os;
-  const char *compiler = form == ExportForm::Torch ? "torch.compile (Inductor)" : "Apache TVM";
+  const char *compiler =
+      form == ExportForm::TorchHarness ? "torch.compile (Inductor)" : "Apache TVM";
   os << "#!/usr/bin/env python3\n"
      << "\"\"\"A bug of " << compiler << ", as npufuzz found and reduced it.\n\n";
   if (!source.signature.empty())
     os << "npufuzz's signature: " << source.signature << "\n";
   os << "From: " << source.path << "\n\n"
      << "Run it with python3 (it needs torch and numpy"
-     << (form == ExportForm::Tvm ? ", and apache-tvm" : "") << ").\n"
+     << (form == ExportForm::TvmHarness ? ", and apache-tvm" : "") << ").\n"
      << "kernel() below is the case's program; its inputs are embedded. The\n"
      << "script runs kernel() compiled, compares each output with the expected\n"
      << "one embedded (the program's semantics, as npufuzz's reference computes\n"
@@ -1080,11 +1064,71 @@ bool pytorchsimScript(const Case &c, const Expectation &how, const ExportSource 
 }
 } // namespace
 
+std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic) {
+  std::string changes;
+  bool strictPointwise = false, strictReduction = false;
+  dynamic = false;
+  for (const SwitchState &s : states) {
+    dynamic |= s.id == CompilerSwitch::InductorStaticShapes && !s.on;
+    strictPointwise |= s.id == CompilerSwitch::InductorDefaultPointwiseNumerics && !s.on;
+    strictReduction |= s.id == CompilerSwitch::InductorDefaultReductionNumerics && !s.on;
+    // Every Inductor switch is on by default: only one off changes a key.
+    const std::string setting = switchSetting(s.id, s.on);
+    if (!s.on && !setting.empty())
+      changes += (changes.empty() ? "" : ", ") + setting;
+  }
+  if (strictPointwise || strictReduction)
+    changes += std::string(changes.empty() ? "" : ", ") + "\"numerics\": \"" +
+               (strictPointwise && strictReduction ? "strict"
+                : strictPointwise                  ? "strict_pointwise"
+                                                   : "strict_reduction") +
+               "\"";
+  return "{" + changes + "}";
+}
+
+std::string programBlocksInUse(const std::string &program) { return usedPart(program); }
+
+bool exactPyTorchProgram(const Case &c, std::string &program, std::string &error) {
+  std::string unsupported;
+  if (!emitPyTorch(c, program, unsupported)) {
+    error = "the case has no PyTorch program: " + unsupported;
+    return false;
+  }
+  // What torch cannot do exactly, the program raises when it runs
+  // (backend/emit/PyTorchEmitter.h): the backend's `unsupported`, no
+  // script that would fail for it.
+  if (const size_t at = program.find("raise NotImplementedError(\""); at != std::string::npos) {
+    const size_t from = at + std::string("raise NotImplementedError(\"").size();
+    error =
+        "the case has no PyTorch program: " + program.substr(from, program.find('"', from) - from);
+    return false;
+  }
+  return true;
+}
+
+std::string tvmPassContextArguments(const SwitchStates &states) {
+  std::string optLevel = "2", passes, config;
+  for (const SwitchState &s : states) {
+    std::istringstream words(switchSetting(s.id, s.on));
+    for (std::string w; words >> w;) {
+      if (w == "opt_level=0")
+        optLevel = "0";
+      else if (w.rfind("pass:", 0) == 0)
+        passes += (passes.empty() ? "" : ", ") + pyString(w.substr(5));
+      else if (w.rfind("config:", 0) == 0)
+        config += (config.empty() ? "" : ", ") + pyString(w.substr(7)) + ": True";
+    }
+  }
+  return "opt_level=" + optLevel + ", disabled_pass=[" + passes + "], config={" + config + "}";
+}
+
 bool exportCase(const Case &c, const Expectation &how, ExportForm form, const ExportSource &source,
                 std::string &out, std::string &error) {
   switch (form) {
   case ExportForm::Torch:
-  case ExportForm::Tvm: return pythonScript(c, how, form, source, out, error);
+  case ExportForm::Tvm: return briefScript(c, how, form, source, out, error);
+  case ExportForm::TorchHarness:
+  case ExportForm::TvmHarness: return pythonScript(c, how, form, source, out, error);
   case ExportForm::Iree: return ireeScript(c, how, source, out, error);
   case ExportForm::Mlir: return mlirFile(c, how, source, out, error);
   case ExportForm::PyTorchSim: return pytorchsimScript(c, how, source, out, error);

@@ -20,6 +20,7 @@
 #define NPUFUZZ_DRIVER_EXPORT_H
 
 #include "backend/BackendKind.h"
+#include "backend/CompilerSwitches.h"
 #include "driver/ReduceCommand.h"
 #include "ir/Case.h"
 
@@ -29,8 +30,15 @@
 namespace npufuzz {
 
 #define NPUFUZZ_EXPORT_FORMS(X)                                                                    \
-  X(Torch, "torch", "torch.compile through Inductor, as --backend inductor runs it")               \
-  X(Tvm, "tvm", "Apache TVM through torch.export, as --backend tvm runs it")                       \
+  X(Torch, "torch",                                                                                \
+    "a brief script for Inductor's tracker: torch.compile beside torch eager, one comparison")     \
+  X(Tvm, "tvm", "a brief script for TVM's tracker: TVM through torch.export beside torch eager")   \
+  X(TorchHarness, "torch-harness",                                                                 \
+    "torch.compile through Inductor, as --backend inductor runs it, judged against npufuzz's "     \
+    "reference")                                                                                   \
+  X(TvmHarness, "tvm-harness",                                                                     \
+    "Apache TVM through torch.export, as --backend tvm runs it, judged against npufuzz's "         \
+    "reference")                                                                                   \
   X(Iree, "iree",                                                                                  \
     "iree-compile and IREE's runtime on the tensor kernel, as --backend iree runs it")             \
   X(Mlir, "mlir", "the emitted kernel and the mlir-opt line of its pipeline")                      \
@@ -46,14 +54,14 @@ enum class ExportForm : uint8_t {
 
 /// A form's name ("torch", "tvm", ...); false for anything else.
 bool parseExportForm(std::string_view name, ExportForm &out);
-/// "torch, tvm, iree, mlir, pytorchsim".
+/// "torch, tvm, torch-harness, tvm-harness, iree, mlir, pytorchsim".
 std::string exportFormNames();
 /// "repro.py" or "repro.mlir".
 const char *exportFileName(ExportForm form);
 
-/// The form a finding of `backend` goes to its compiler's tracker in:
-/// torch for Inductor, tvm, iree, pytorchsim, mlir for npufuzz's MLIR
-/// backends; none for a backend whose compiler takes no such script
+/// The form a finding of `backend` is kept in beside its reduced case (what
+/// CI checks): torch-harness for Inductor, tvm-harness, iree, pytorchsim,
+/// mlir for npufuzz's MLIR backends; none for a backend whose compiler takes no such script
 /// (ptoas, simpler, eager torch, a user's command).
 std::optional<ExportForm> exportFormOf(BackendKind backend);
 
@@ -61,6 +69,7 @@ std::optional<ExportForm> exportFormOf(BackendKind backend);
 struct ExportSource {
   std::string path;      ///< the case file
   std::string signature; ///< its finding's signature text, when known
+  std::string backend;   ///< the backend that found it, when known
 };
 
 /// The reproducer of the verified case `c` as `form`, run as `how` says
@@ -69,6 +78,26 @@ struct ExportSource {
 /// or the reference cannot run it.
 bool exportCase(const Case &c, const Expectation &how, ExportForm form, const ExportSource &source,
                 std::string &out, std::string &error);
+
+/// What the switches `states` change of Inductor's config, as the adapter
+/// sets it (tools/adapters/torch_server.py): a Python dict of the keys
+/// whose value is not the default ("{}" for none), and whether sizes are
+/// symbols (static_shapes off: torch.compile's dynamic=True).
+std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic);
+
+/// The PyTorch program of the verified case `c`; false with the reason when
+/// an op has no torch form or none torch computes exactly (the program
+/// would raise: the backend's `unsupported`).
+bool exactPyTorchProgram(const Case &c, std::string &program, std::string &error);
+
+/// A PyTorch program's top-level blocks (parted by two blank lines) without
+/// the helpers (`def _name`) nothing kept calls.
+std::string programBlocksInUse(const std::string &program);
+
+/// The arguments of TVM's PassContext for `states`, as the adapter passes
+/// them (tools/adapters/tvm_compile.py): "opt_level=2, disabled_pass=[...],
+/// config={...}".
+std::string tvmPassContextArguments(const SwitchStates &states);
 
 } // namespace npufuzz
 

@@ -731,8 +731,10 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     std::string script, whyNot;
     if (!r.confirmed)
       whyNot = "the reduced case was not re-checked";
-    else if (exportCase(r.reduced.c, how, *form, {(dir / "case.npf").string(), sig.text()}, script,
-                        whyNot)) {
+    else if (exportCase(
+                 r.reduced.c, how, *form,
+                 {(dir / "case.npf").string(), sig.text(), std::string(backendKindName(o.backend))},
+                 script, whyNot)) {
       if (!writeOut(exportFileName(*form), script))
         return writeFailed();
       written += std::string(",") + exportFileName(*form);

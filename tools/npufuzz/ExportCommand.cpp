@@ -3,6 +3,7 @@
 #include "tools/npufuzz/ToolOptions.h"
 
 #include "driver/Export.h"
+#include "driver/IssueReport.h"
 #include "ir/FileText.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -23,9 +24,18 @@ namespace {
 cl::opt<std::string> input(cl::Positional,
                            cl::desc("<finding directory (its reduced case, if any) or case.npf>"),
                            cl::Required, cl::sub(ExportCommand()), cl::cat(category()));
-cl::opt<std::string> as("as", cl::desc("torch, tvm, iree, mlir or pytorchsim"),
+cl::opt<std::string> as("as",
+                        cl::desc("torch or tvm (a brief script beside torch eager), torch-harness, "
+                                 "tvm-harness, iree, mlir, pytorchsim (judged against npufuzz's "
+                                 "reference), or report (the issue text, with the ledger's "
+                                 "related issues)"),
                         cl::value_desc("FORM"), cl::Required, cl::sub(ExportCommand()),
                         cl::cat(category()));
+cl::opt<std::string> ledger("ledger",
+                            cl::desc("The ledger --as report reads related issues from (default: "
+                                     "the checkout's corpus/upstream/ledger.json)"),
+                            cl::value_desc("FILE"), cl::init(NPUFUZZ_LEDGER),
+                            cl::sub(ExportCommand()), cl::cat(category()));
 cl::opt<std::string> outPath("o", cl::desc("Where to write it (default: standard output)"),
                              cl::value_desc("FILE"), cl::sub(ExportCommand()), cl::cat(category()));
 
@@ -56,16 +66,21 @@ bool caseOf(const std::string &path, ExportSource &source) {
     llvm::consumeError(json.takeError());
     return true;
   }
-  if (const llvm::json::Object *o = json->getAsObject())
+  if (const llvm::json::Object *o = json->getAsObject()) {
     source.signature = o->getString("signature").value_or("").str();
+    source.backend = o->getString("backend").value_or("").str();
+  }
   return true;
 }
 } // namespace
 
 int runExport() {
-  ExportForm form;
-  if (!parseExportForm(as, form))
-    return fail("--as: '" + as + "' is not a form (" + exportFormNames() + ")");
+  ExportForm form = ExportForm::Torch;
+  const bool report = as == "report";
+  if (!report && !parseExportForm(as, form))
+    return fail("--as: '" + as + "' is not a form (" + exportFormNames() + ", report)");
+  if (report && !checkPath("--ledger", ledger, PathKind::RegularFile))
+    return kExitError;
   ExportSource source;
   if (!caseOf(input, source))
     return kExitError;
@@ -81,7 +96,8 @@ int runExport() {
   if (!parseExpectation(text, how, error, &line) && line)
     return fail(damagedExpectLine(source.path, line, error));
   std::string out;
-  if (!exportCase(c, how, form, source, out, error))
+  if (report ? !issueReport(c, how, source, source.backend, ledger, out, error)
+             : !exportCase(c, how, form, source, out, error))
     return fail("cannot export " + source.path + " as " + as.getValue() + ": " + error);
   if (outPath.empty()) {
     llvm::outs() << out;

@@ -12,7 +12,8 @@ exits 1 when they differ or the compiler fails, 0 when they agree
 (2 when a module it needs is not installed).
 A value the compiler may round otherwise (a fused low-precision
 intermediate) is compared within its type's tolerance; one it may
-decide otherwise is not compared.
+decide otherwise is not compared, nor one a negation of an i32/i64
+minimum reaches (undefined in Inductor's C++).
 """
 import base64
 import io
@@ -41,7 +42,7 @@ def kernel(v0, v1):
 
 
 # Inductor's config as the finding ran it (the rest at its defaults).
-_CONFIG = {"prologue_fusion": True, "epilogue_fusion": True, "pattern_matcher": True, "loop_ordering_after_fusion": True, "max_fusion_size": 64, "cpp.simdlen": None, "split_reductions": True}
+_CONFIG = {"prologue_fusion": True, "epilogue_fusion": True, "pattern_matcher": True, "loop_ordering_after_fusion": True, "max_fusion_size": 64, "cpp.simdlen": None, "split_reductions": True, "numerics": "strict"}
 
 
 def _compile(kernel):

@@ -12,7 +12,8 @@ exits 1 when they differ or the compiler fails, 0 when they agree
 (2 when a module it needs is not installed).
 A value the compiler may round otherwise (a fused low-precision
 intermediate) is compared within its type's tolerance; one it may
-decide otherwise is not compared.
+decide otherwise is not compared, nor one a negation of an i32/i64
+minimum reaches (undefined in Inductor's C++).
 """
 import base64
 import io
