@@ -1099,4 +1099,20 @@ TEST(Report, AFindingOnlyDefaultNumericsShowsIsAFreedomNotANewBug) {
   bug.freedom = blamesCompilerFreedom(bug.signature);
   r.findings = {freedom, bug};
   EXPECT_EQ(r.newSignatures(), 1u);
+  // A wrong value only in the sign of a zero is minor: listed apart, not
+  // new; any other difference of the same op is a wrong value.
+  const Signature signedZero{VerdictKind::Mismatch, "inductor:pattern_matcher", "neg",
+                             "signed-zero"};
+  const Signature rounding{VerdictKind::Mismatch, "inductor:pattern_matcher", "neg", "rounding"};
+  EXPECT_TRUE(isSignedZeroOnly(signedZero.text()));
+  EXPECT_FALSE(isSignedZeroOnly(rounding.text()));
+  EXPECT_FALSE(isSignedZeroOnly(
+      Signature{VerdictKind::Crash, "inductor:pattern_matcher", "neg", "signed-zero"}.text()));
+  ReportFinding minor;
+  minor.id = signedZero.id();
+  minor.signature = signedZero.text();
+  minor.minor = isSignedZeroOnly(minor.signature);
+  r.findings.push_back(minor);
+  EXPECT_EQ(r.newSignatures(), 1u);
+  EXPECT_EQ(r.newMinor(), 1u);
 }
