@@ -162,6 +162,23 @@ def counts_table(roots):
     return rows, total
 
 
+def class_table(roots):
+    """Live bugs (live or already reported, not fixed or gone) by class and
+    compiler, each cell "new + already reported"."""
+    rows = ["| class | " + " | ".join(COMPILER_NAMES[c] for c in COMPILERS) + " | all |",
+            "| --- |" + " --- |" * (len(COMPILERS) + 1)]
+    for cls in CLASSES[:4]:
+        cells, new_all, old_all = [], 0, 0
+        for compiler in COMPILERS:
+            mine = [r for r in roots if r["compiler"] == compiler and r["class"] == cls]
+            new = sum(1 for r in mine if r["status"]["kind"] == "live")
+            old = sum(1 for r in mine if r["status"]["kind"] == "duplicate")
+            new_all, old_all = new_all + new, old_all + old
+            cells.append("%d + %d" % (new, old))
+        rows.append("| %s | %s | %d + %d |" % (cls, " | ".join(cells), new_all, old_all))
+    return rows
+
+
 def tracker_text(r):
     status = r["status"]
     kind = status["kind"]
@@ -205,7 +222,9 @@ def generated(roots):
            "%d bugs in all: %d live and new, %d already reported, %d fixed since they were "
            "found, %d whose code is gone from the compiler's newest source." % (
                total["new"] + total["reported"] + total["fixed"] + total["gone"], total["new"],
-               total["reported"], total["fixed"], total["gone"]), ""]
+               total["reported"], total["fixed"], total["gone"]), "",
+           "Live bugs by class, each cell new + already reported (fixed and gone ones "
+           "left out):", ""] + class_table(roots) + [""]
     for compiler in COMPILERS:
         mine = sorted((r for r in roots if r["compiler"] == compiler), key=lambda r: r["id"])
         if not mine:
@@ -251,7 +270,7 @@ def main(argv):
             raise LedgerError("%s: no root of the ledger holds it" % path)
         if argv[1] == "counts":
             rows, _ = counts_table(roots)
-            print("\n".join(rows))
+            print("\n".join(rows + [""] + class_table(roots)))
             return 0
         if problems:
             sys.stderr.write("".join("ledger: %s\n" % p for p in problems))
