@@ -164,7 +164,7 @@ lane_backends() {
   build/bin/npufuzz replay corpus/upstream/iree --backend iree
   section "the standalone reproducers of those bugs, as their trackers take them"
   check_repros corpus/upstream/tvm tvm-harness "$TORCH_PYTHON"
-  check_repros corpus/upstream/iree iree "$IREE_PYTHON"
+  check_repros corpus/upstream/iree iree-harness "$IREE_PYTHON"
   if [ "$PYTORCHSIM_FOUND" = 1 ]; then
     # The scripts name the checkout by TORCHSIM_DIR, as PyTorchSim does, and
     # verify with the mlir-opt npufuzz found.

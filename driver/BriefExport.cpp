@@ -3,14 +3,18 @@
 
 #include "backend/CompilerSwitches.h"
 #include "backend/emit/PyTorchEmitter.h"
+#include "backend/mlir/MlirEmitter.h"
 #include "ir/Npy.h"
 #include "ir/NumberText.h"
 #include "oracles/Exactness.h"
+#include "oracles/RunConfig.h"
+#include "oracles/UndecidedElements.h"
 #include "reference/Executor.h"
 
 #include "llvm/Support/Base64.h"
 
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 namespace npufuzz {
@@ -55,6 +59,41 @@ std::string tensorText(const RefTensor &t) {
                            : t.type.dtype == DType::I1 ? std::string(t.i[k] ? "True" : "False")
                                                        : std::to_string(t.i[k]));
   return "torch.tensor([" + values + "], dtype=" + dtype + ").reshape(" + shape +
+         (t.type.shape.size() == 1 ? ",)" : ")");
+}
+
+/// `t` as a numpy array literal in the kernel's ABI: bf16 as its bits
+/// (uint16), i1 as int8; or, with `asValues`, bf16 as its f32 values and i1
+/// as bool (what a result is compared as).
+std::string numpyText(const RefTensor &t, bool asValues) {
+  const DType d = t.type.dtype;
+  const char *dtype = d == DType::F32    ? "np.float32"
+                      : d == DType::F16  ? "np.float16"
+                      : d == DType::BF16 ? (asValues ? "np.float32" : "np.uint16")
+                      : d == DType::I1   ? (asValues ? "bool" : "np.int8")
+                      : d == DType::I8   ? "np.int8"
+                      : d == DType::I32  ? "np.int32"
+                                         : "np.int64";
+  std::string shape, values;
+  for (int64_t n : t.type.shape)
+    shape += (shape.empty() ? "" : ", ") + std::to_string(n);
+  const size_t n = t.isFloat() ? t.f.size() : t.i.size();
+  for (size_t k = 0; k < n; ++k) {
+    std::string v;
+    if (d == DType::BF16 && !asValues) {
+      uint32_t bits;
+      std::memcpy(&bits, &t.f[k], sizeof bits);
+      v = std::to_string(bits >> 16);
+    } else if (t.isFloat()) {
+      v = pyFloat(t.f[k]);
+    } else if (d == DType::I1 && asValues) {
+      v = t.i[k] ? "True" : "False";
+    } else {
+      v = std::to_string(t.i[k]);
+    }
+    values += (k ? ", " : "") + v;
+  }
+  return "np.array([" + values + "], dtype=" + dtype + ").reshape(" + shape +
          (t.type.shape.size() == 1 ? ",)" : ")");
 }
 
@@ -146,9 +185,9 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
       os << "with torch._inductor.config.patch(" << changes << "):\n    got = compiled(*x)\n";
   }
   os << "want = kernel(*x)\n";
-  // One comparison: bit for bit (the sign of a zero too) where the
-  // compiler promises the exact result, else torch.testing.assert_close's
-  // default tolerance of the dtype.
+  // One comparison: bit for bit where the compiler promises the exact
+  // result, else torch.testing.assert_close's default tolerance of the
+  // dtype; two zeros of other signs differ either way.
   os << "tolerance = [";
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     const DType t = c.typeOf(c.outputs[k]).dtype;
@@ -162,10 +201,125 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
   os << "]\n"
         "bad = [k for k, ((rtol, atol), g, w) in enumerate(zip(tolerance, got, want))\n"
         "       if not torch.allclose(g.double(), w.double(), rtol, atol, equal_nan=True)\n"
-        "       or (rtol == 0 and w.is_floating_point() and not torch.equal(g.signbit(), "
-        "w.signbit()))]\n"
+        "       or (w.is_floating_point() and bool(((g == 0) & (w == 0) & (g.signbit() != "
+        "w.signbit())).any()))]\n"
         "for k in bad:\n"
         "    print(\"output %d differs\\n  compiled: %s\\n  eager:    %s\" % (k, got[k], "
+        "want[k]))\n"
+        "sys.exit(1 if bad else 0)\n";
+  out = os.str();
+  return true;
+}
+
+bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &source,
+                     std::string &out, std::string &error) {
+  const ReferenceFlushScope ireeRuntime(true); // IREE's runtime flushes subnormals
+  RunConfig config;
+  config.backend = BackendKind::Iree;
+  config.style = MlirStyle::Tensor;
+  config.loweringSeed = how.loweringSeed;
+  MlirKernel kernel;
+  std::string unsupported;
+  if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
+    error = "the case has no tensor kernel: " + unsupported;
+    return false;
+  }
+  if (kernel.text.find("'''") != std::string::npos) {
+    error = "the kernel's text cannot be a Python string";
+    return false;
+  }
+  const SwitchStates states = switchStates(BackendKind::Iree, how.loweringSeed, {});
+  const ExactnessModel freedoms = freedomsOf(BackendKind::Iree, states);
+  RefRun ref = runReference(c);
+  if (!ref.ok()) {
+    error = "the reference cannot run the case: " + ref.error;
+    return false;
+  }
+  undefineWhatFreedomsDecide(c, ref, freedoms);
+  const std::vector<Exactness> exactness = classifyValues(c, freedoms);
+
+  std::ostringstream os;
+  os << "\"\"\"IREE (llvm-cpu) and the program's semantics disagree on @" << kernel.entry << ".\n"
+     << "npufuzz's reduced case " << source.path
+     << (source.signature.empty() ? "" : " (" + source.signature + ")")
+     << ". Exits 1 when they do.\"\"\"\n"
+     << "import sys\n\ntry:\n    import numpy as np\n    from iree import compiler, runtime\n"
+     << "    from iree.compiler.version import VERSION\n"
+     << "except ImportError as e:  # the machine's fault, not the bug's\n"
+        "    sys.exit(print(\"a module it needs is not installed (%s)\" % e) or 2)\n\n"
+     << "MLIR = r'''" << kernel.text << "'''\n";
+  os << "FLAGS = [";
+  const std::vector<std::string> flags = ireeCompileFlags(states);
+  for (size_t k = 0; k < flags.size(); ++k)
+    os << (k ? ", " : "") << "\"" << flags[k] << "\"";
+  os << "]\nprint(\"iree\", VERSION)\n";
+  // The entry's arguments: inputs in the kernel's ABI, valid extents.
+  os << "x = [";
+  bool first = true;
+  for (const KernelArg &a : kernel.args) {
+    os << (first ? "" : ",\n     ");
+    first = false;
+    switch (a.kind) {
+    case KernelArg::Kind::Input:
+      os << numpyText(ref.inputs.at(static_cast<size_t>(a.index)), /*asValues=*/false);
+      break;
+    case KernelArg::Kind::ValidDim: os << a.value; break;
+    case KernelArg::Kind::Output:
+      error = "the tensor kernel takes an output as an argument";
+      return false;
+    }
+  }
+  os << "]\n# The program's semantics (bf16 as f32 values): what IREE must give.\nwant = [";
+  std::string skip, tolerance, bf16, bools;
+  bool skips = false;
+  for (size_t k = 0; k < ref.outputs.size(); ++k) {
+    const RefTensor &t = ref.outputs[k];
+    os << (k ? ",\n        " : "") << numpyText(t, /*asValues=*/true);
+    // Elements outside a valid region, or that a freedom decides.
+    std::string undefined;
+    for (size_t i = 0; i < t.defined.size(); ++i)
+      if (!t.defined[i])
+        undefined += (undefined.empty() ? "" : ", ") + std::to_string(i);
+    skips |= !undefined.empty();
+    skip += std::string(k ? ", " : "") + "[" + undefined + "]";
+    const DType d = t.type.dtype;
+    if (d == DType::BF16)
+      bf16 += (bf16.empty() ? "" : ", ") + std::to_string(k);
+    if (d == DType::I1)
+      bools += (bools.empty() ? "" : ", ") + std::to_string(k);
+    // Exact: bit for bit, a subnormal and the zero of its sign one value
+    // (the runtime flushes); else assert_close's default for the dtype.
+    const bool exact = exactness[c.outputs[k]] == Exactness::Exact;
+    tolerance += std::string(k ? ", " : "") +
+                 (!isFloat(d)        ? "(0, 0)"
+                  : exact            ? (d == DType::F16 ? "(0, 2.0 ** -14)" : "(0, 2.0 ** -126)")
+                  : d == DType::BF16 ? "(1.6e-2, 1e-5)"
+                  : d == DType::F16  ? "(1e-3, 1e-5)"
+                                     : "(1.3e-6, 1e-5)");
+  }
+  os << "]\n"
+     << "vm = runtime.load_vm_flatbuffer(compiler.compile_str(MLIR, extra_args=FLAGS), "
+        "driver=\"local-sync\")\n"
+     << "got = vm." << kernel.entry << "(*x)\n"
+     << "got = [np.asarray(g.to_host()) for g in (got if isinstance(got, (list, tuple)) else "
+        "[got])]\n";
+  if (!bf16.empty())
+    os << "got = [(g.astype(np.uint32) << 16).view(np.float32) if k in (" << bf16
+       << ",) else g for k, g in enumerate(got)]  # bf16's bits\n";
+  if (!bools.empty())
+    os << "got = [g != 0 if k in (" << bools << ",) else g for k, g in enumerate(got)]  # i1\n";
+  os << "tolerance = [" << tolerance << "]\n";
+  if (skips)
+    os << "skip = [" << skip << "]  # not compared: outside a valid region, or left free\n"
+       << "got = [np.delete(g.ravel(), s) for g, s in zip(got, skip)]\n"
+       << "want = [np.delete(w.ravel(), s) for w, s in zip(want, skip)]\n";
+  os << "bad = [k for k, ((rtol, atol), g, w) in enumerate(zip(tolerance, got, want))\n"
+        "       if not np.allclose(g.astype(float), w.astype(float), rtol, atol, equal_nan=True)\n"
+        "       or (w.dtype.kind == \"f\" and ((np.abs(g) <= atol * (rtol == 0)) & (np.abs(w) "
+        "<= atol * (rtol == 0))\n"
+        "                                   & (np.signbit(g) != np.signbit(w))).any())]\n"
+        "for k in bad:\n"
+        "    print(\"output %d differs\\n  IREE:     %s\\n  expected: %s\" % (k, got[k], "
         "want[k]))\n"
         "sys.exit(1 if bad else 0)\n";
   out = os.str();

@@ -49,6 +49,7 @@ const char *exportFileName(ExportForm form) {
   case ExportForm::TorchHarness:
   case ExportForm::TvmHarness:
   case ExportForm::Iree:
+  case ExportForm::IreeHarness:
   case ExportForm::PyTorchSim: return "repro.py";
   case ExportForm::Mlir: return "repro.mlir";
   }
@@ -59,7 +60,7 @@ std::optional<ExportForm> exportFormOf(BackendKind backend) {
   switch (backend) {
   case BackendKind::Inductor: return ExportForm::TorchHarness;
   case BackendKind::Tvm: return ExportForm::TvmHarness;
-  case BackendKind::Iree: return ExportForm::Iree;
+  case BackendKind::Iree: return ExportForm::IreeHarness;
   case BackendKind::MlirJit:
   case BackendKind::MlirTools: return ExportForm::Mlir;
   case BackendKind::External:
@@ -78,7 +79,8 @@ BackendKind backendOf(ExportForm form) {
   case ExportForm::TorchHarness: return BackendKind::Inductor;
   case ExportForm::Tvm:
   case ExportForm::TvmHarness: return BackendKind::Tvm;
-  case ExportForm::Iree: return BackendKind::Iree;
+  case ExportForm::Iree:
+  case ExportForm::IreeHarness: return BackendKind::Iree;
   case ExportForm::Mlir: return BackendKind::MlirJit;
   case ExportForm::PyTorchSim: return BackendKind::PyTorchSim;
   }
@@ -1088,6 +1090,14 @@ std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic) {
 
 std::string programBlocksInUse(const std::string &program) { return usedPart(program); }
 
+std::vector<std::string> ireeCompileFlags(const SwitchStates &states) {
+  std::vector<std::string> flags = {"--iree-hal-target-device=local",
+                                    "--iree-hal-local-target-device-backends=llvm-cpu"};
+  for (const SwitchState &s : states)
+    flags.push_back(switchSetting(s.id, s.on));
+  return flags;
+}
+
 bool exactPyTorchProgram(const Case &c, std::string &program, std::string &error) {
   std::string unsupported;
   if (!emitPyTorch(c, program, unsupported)) {
@@ -1129,7 +1139,8 @@ bool exportCase(const Case &c, const Expectation &how, ExportForm form, const Ex
   case ExportForm::Tvm: return briefScript(c, how, form, source, out, error);
   case ExportForm::TorchHarness:
   case ExportForm::TvmHarness: return pythonScript(c, how, form, source, out, error);
-  case ExportForm::Iree: return ireeScript(c, how, source, out, error);
+  case ExportForm::Iree: return briefIreeScript(c, how, source, out, error);
+  case ExportForm::IreeHarness: return ireeScript(c, how, source, out, error);
   case ExportForm::Mlir: return mlirFile(c, how, source, out, error);
   case ExportForm::PyTorchSim: return pytorchsimScript(c, how, source, out, error);
   }

@@ -26,6 +26,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace npufuzz {
 
@@ -40,7 +41,11 @@ namespace npufuzz {
     "Apache TVM through torch.export, as --backend tvm runs it, judged against npufuzz's "         \
     "reference")                                                                                   \
   X(Iree, "iree",                                                                                  \
-    "iree-compile and IREE's runtime on the tensor kernel, as --backend iree runs it")             \
+    "a brief script for IREE's tracker: the tensor kernel compiled and run, one comparison "       \
+    "with its expected values")                                                                    \
+  X(IreeHarness, "iree-harness",                                                                   \
+    "iree-compile and IREE's runtime on the tensor kernel, as --backend iree runs it, judged "     \
+    "against npufuzz's reference")                                                                 \
   X(Mlir, "mlir", "the emitted kernel and the mlir-opt line of its pipeline")                      \
   X(PyTorchSim, "pytorchsim",                                                                      \
     "PyTorchSim's code generation on its npu device, each kernel it writes verified by "           \
@@ -93,6 +98,10 @@ bool exactPyTorchProgram(const Case &c, std::string &program, std::string &error
 /// A PyTorch program's top-level blocks (parted by two blank lines) without
 /// the helpers (`def _name`) nothing kept calls.
 std::string programBlocksInUse(const std::string &program);
+
+/// iree-compile's flags for `states`, as the adapter passes them
+/// (tools/adapters/iree_server.py), the target device first.
+std::vector<std::string> ireeCompileFlags(const SwitchStates &states);
 
 /// The arguments of TVM's PassContext for `states`, as the adapter passes
 /// them (tools/adapters/tvm_compile.py): "opt_level=2, disabled_pass=[...],

@@ -651,7 +651,9 @@ std::vector<Row> rows() {
       {"export as a form there is none of",
        {"export", "{tmp}/case.npf", "--as", "onnx"},
        2,
-       "--as: 'onnx' is not a form (torch, tvm, torch-harness, tvm-harness, iree, mlir, pytorchsim, report)"},
+       "--as: 'onnx' is not a form (torch, tvm, torch-harness, tvm-harness, iree, iree-harness, "
+       "mlir, "
+       "pytorchsim, report)"},
       {"export of a missing case", {"export", "{tmp}/missing", "--as", "torch"}, 2, "No such file"},
       {"export of a directory that is no finding",
        {"export", "{tmp}/dir", "--as", "torch"},

@@ -166,6 +166,29 @@ TEST(Export, ABriefScriptShowsAPlantedBugAndNotItsAbsence) {
   }
 }
 
+// The brief IREE script: the tensor kernel, the flags, inputs and the
+// expected values written out, one comparison. A live IREE bug (a gather at
+// i + i read as contiguous) exits 1, a matmul IREE computes right 0.
+TEST(Export, ABriefIreeScriptShowsALiveIreeBugAndNotACorrectKernel) {
+  const std::string dir = scratch();
+  const std::string bug = npufuzz::testing::sourceDir() +
+                          "/corpus/upstream/iree/index_sum_with_itself_read_as_contiguous.npf";
+  const std::string fine = writeCase("small_matmul.npf", "npufuzz-case 1\n"
+                                                         "data seed=1 edge_rate=0\n"
+                                                         "%0 = input : f32[4,2]\n"
+                                                         "%1 = input : f32[2,4]\n"
+                                                         "%2 = matmul %0, %1 : f32[4,4]\n"
+                                                         "return %2\n");
+  ASSERT_EQ(exportTo(bug, "iree", dir + "/iree_brief_bug.py"), 0)
+      << readFile(dir + "/iree_brief_bug.py.log");
+  EXPECT_EQ(readFile(dir + "/iree_brief_bug.py").find("npufuzz_"), std::string::npos);
+  EXPECT_EQ(run({ireePython(), dir + "/iree_brief_bug.py"}, dir + "/iree_brief_bug.out"), 1)
+      << readFile(dir + "/iree_brief_bug.out");
+  ASSERT_EQ(exportTo(fine, "iree", dir + "/iree_brief_ok.py"), 0);
+  EXPECT_EQ(run({ireePython(), dir + "/iree_brief_ok.py"}, dir + "/iree_brief_ok.out"), 0)
+      << readFile(dir + "/iree_brief_ok.out");
+}
+
 // The issue text: title, environment, the brief script, expected and
 // actual, and the ledger's related issues of the root the case belongs to.
 TEST(Export, AReportCarriesTheBriefScriptAndTheLedgersRelatedIssues) {
@@ -221,7 +244,8 @@ TEST(Export, AnIreeScriptShowsALiveIreeBugAndNothingElse) {
   // IREE 3.13's llvm-cpu erf gives +0 for -0 (the case of seed 700194).
   const std::string bug =
       npufuzz::testing::sourceDir() + "/corpus/upstream/iree/erf_negative_zero.npf";
-  ASSERT_EQ(exportTo(bug, "iree", dir + "/iree_bug.py"), 0) << readFile(dir + "/iree_bug.py.log");
+  ASSERT_EQ(exportTo(bug, "iree-harness", dir + "/iree_bug.py"), 0)
+      << readFile(dir + "/iree_bug.py.log");
   const std::string script = readFile(dir + "/iree_bug.py");
   EXPECT_EQ(script.find("npufuzz."), std::string::npos) << "it imports nothing of npufuzz";
   EXPECT_NE(script.find("--iree-opt-level="), std::string::npos) << script.substr(0, 2000);
@@ -238,7 +262,8 @@ TEST(Export, AnIreeScriptShowsALiveIreeBugAndNothingElse) {
                                                     "%3 = neg %2 : bf16[8,16]\n"
                                                     "%4 = abs %0 : f32[8,16]{valid=5x16,dyn}\n"
                                                     "return %1, %3, %4\n");
-  ASSERT_EQ(exportTo(fine, "iree", dir + "/iree_ok.py"), 0) << readFile(dir + "/iree_ok.py.log");
+  ASSERT_EQ(exportTo(fine, "iree-harness", dir + "/iree_ok.py"), 0)
+      << readFile(dir + "/iree_ok.py.log");
   EXPECT_EQ(run({ireePython(), dir + "/iree_ok.py"}, dir + "/iree_ok.out"), 0)
       << readFile(dir + "/iree_ok.out");
 }
@@ -253,11 +278,9 @@ TEST(Export, AScriptWithoutItsModulesExitsTwo) {
                                                       "%0 = input : f32[8]\n"
                                                       "%1 = abs %0 : f32[8]\n"
                                                       "return %1\n");
-  const std::pair<const char *, std::string> forms[] = {{"torch", torchPython()},
-                                                        {"tvm", tvmPython()},
-                                                        {"torch-harness", torchPython()},
-                                                        {"tvm-harness", tvmPython()},
-                                                        {"iree", ireePython()}};
+  const std::pair<const char *, std::string> forms[] = {
+      {"torch", torchPython()},     {"tvm", tvmPython()},   {"torch-harness", torchPython()},
+      {"tvm-harness", tvmPython()}, {"iree", ireePython()}, {"iree-harness", ireePython()}};
   for (const auto &[form, python] : forms) {
     const std::string script = dir + "/bare_" + form + ".py";
     ASSERT_EQ(exportTo(path, form, script), 0) << readFile(script + ".log");

@@ -25,10 +25,10 @@ cl::opt<std::string> input(cl::Positional,
                            cl::desc("<finding directory (its reduced case, if any) or case.npf>"),
                            cl::Required, cl::sub(ExportCommand()), cl::cat(category()));
 cl::opt<std::string> as("as",
-                        cl::desc("torch or tvm (a brief script beside torch eager), torch-harness, "
-                                 "tvm-harness, iree, mlir, pytorchsim (judged against npufuzz's "
-                                 "reference), or report (the issue text, with the ledger's "
-                                 "related issues)"),
+                        cl::desc("torch, tvm or iree (a brief script a maintainer reads), "
+                                 "torch-harness, tvm-harness, iree-harness, mlir, pytorchsim "
+                                 "(judged against npufuzz's reference), or report (the issue "
+                                 "text, with the ledger's related issues)"),
                         cl::value_desc("FORM"), cl::Required, cl::sub(ExportCommand()),
                         cl::cat(category()));
 cl::opt<std::string> ledger("ledger",
