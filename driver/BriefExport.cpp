@@ -214,20 +214,9 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
 bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &source,
                      std::string &out, std::string &error) {
   const ReferenceFlushScope ireeRuntime(true); // IREE's runtime flushes subnormals
-  RunConfig config;
-  config.backend = BackendKind::Iree;
-  config.style = MlirStyle::Tensor;
-  config.loweringSeed = how.loweringSeed;
   MlirKernel kernel;
-  std::string unsupported;
-  if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
-    error = "the case has no tensor kernel: " + unsupported;
+  if (!ireeTensorKernel(c, how, kernel, error))
     return false;
-  }
-  if (kernel.text.find("'''") != std::string::npos) {
-    error = "the kernel's text cannot be a Python string";
-    return false;
-  }
   const SwitchStates states = switchStates(BackendKind::Iree, how.loweringSeed, {});
   const ExactnessModel freedoms = freedomsOf(BackendKind::Iree, states);
   RefRun ref = runReference(c);

@@ -890,20 +890,9 @@ if __name__ == "__main__":
 bool ireeScript(const Case &c, const Expectation &how, const ExportSource &source, std::string &out,
                 std::string &error) {
   const ReferenceFlushScope ireeRuntime(true); // as IREE's backend does
-  RunConfig config;
-  config.backend = BackendKind::Iree;
-  config.style = MlirStyle::Tensor;
-  config.loweringSeed = how.loweringSeed;
   MlirKernel kernel;
-  std::string unsupported;
-  if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
-    error = "the case has no tensor kernel: " + unsupported;
+  if (!ireeTensorKernel(c, how, kernel, error))
     return false;
-  }
-  if (kernel.text.find("'''") != std::string::npos) {
-    error = "the kernel's text cannot be a Python string";
-    return false;
-  }
   ScriptExpectation expected;
   if (!expectationOf(c, BackendKind::Iree, switchStates(BackendKind::Iree, how.loweringSeed, {}),
                      expected, error))
@@ -1089,6 +1078,24 @@ std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic) {
 }
 
 std::string programBlocksInUse(const std::string &program) { return usedPart(program); }
+
+bool ireeTensorKernel(const Case &c, const Expectation &how, MlirKernel &kernel,
+                      std::string &error) {
+  RunConfig config;
+  config.backend = BackendKind::Iree;
+  config.style = MlirStyle::Tensor;
+  config.loweringSeed = how.loweringSeed;
+  std::string unsupported;
+  if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
+    error = "the case has no tensor kernel: " + unsupported;
+    return false;
+  }
+  if (kernel.text.find("'''") != std::string::npos) {
+    error = "the kernel's text cannot be a Python string";
+    return false;
+  }
+  return true;
+}
 
 std::vector<std::string> ireeCompileFlags(const SwitchStates &states) {
   std::vector<std::string> flags = {"--iree-hal-target-device=local",

@@ -21,6 +21,7 @@
 
 #include "backend/BackendKind.h"
 #include "backend/CompilerSwitches.h"
+#include "backend/mlir/MlirEmitter.h"
 #include "driver/ReduceCommand.h"
 #include "ir/Case.h"
 
@@ -98,6 +99,12 @@ bool exactPyTorchProgram(const Case &c, std::string &program, std::string &error
 /// A PyTorch program's top-level blocks (parted by two blank lines) without
 /// the helpers (`def _name`) nothing kept calls.
 std::string programBlocksInUse(const std::string &program);
+
+/// The tensor kernel `--backend iree` compiles for the verified case `c`,
+/// run as `how` says; false with the reason when the case has none, or
+/// its text cannot be a Python raw string.
+bool ireeTensorKernel(const Case &c, const Expectation &how, MlirKernel &kernel,
+                      std::string &error);
 
 /// iree-compile's flags for `states`, as the adapter passes them
 /// (tools/adapters/iree_server.py), the target device first.
