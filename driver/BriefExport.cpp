@@ -37,6 +37,12 @@ std::string pyFloat(float v) {
   return text;
 }
 
+/// torch.testing.assert_close's default (rtol, atol) for a float dtype: the
+/// tolerance of a value the compiler need not give exactly.
+const char *assertCloseDefault(DType t) {
+  return t == DType::BF16 ? "(1.6e-2, 1e-5)" : t == DType::F16 ? "(1e-3, 1e-5)" : "(1.3e-6, 1e-5)";
+}
+
 /// `t` as a Python expression that builds it in torch.
 std::string tensorText(const RefTensor &t) {
   const std::string dtype = "torch." + std::string(torchDtypeName(t.type.dtype));
@@ -192,11 +198,7 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
   for (size_t k = 0; k < c.outputs.size(); ++k) {
     const DType t = c.typeOf(c.outputs[k]).dtype;
     const bool exact = exactness[c.outputs[k]] == Exactness::Exact || !isFloat(t);
-    os << (k ? ", " : "")
-       << (exact              ? "(0, 0)"
-           : t == DType::BF16 ? "(1.6e-2, 1e-5)"
-           : t == DType::F16  ? "(1e-3, 1e-5)"
-                              : "(1.3e-6, 1e-5)");
+    os << (k ? ", " : "") << (exact ? "(0, 0)" : assertCloseDefault(t));
   }
   os << "]\n"
         "bad = [k for k, ((rtol, atol), g, w) in enumerate(zip(tolerance, got, want))\n"
@@ -280,11 +282,9 @@ bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &
     // (the runtime flushes); else assert_close's default for the dtype.
     const bool exact = exactness[c.outputs[k]] == Exactness::Exact;
     tolerance += std::string(k ? ", " : "") +
-                 (!isFloat(d)        ? "(0, 0)"
-                  : exact            ? (d == DType::F16 ? "(0, 2.0 ** -14)" : "(0, 2.0 ** -126)")
-                  : d == DType::BF16 ? "(1.6e-2, 1e-5)"
-                  : d == DType::F16  ? "(1e-3, 1e-5)"
-                                     : "(1.3e-6, 1e-5)");
+                 (!isFloat(d) ? "(0, 0)"
+                  : exact     ? (d == DType::F16 ? "(0, 2.0 ** -14)" : "(0, 2.0 ** -126)")
+                              : assertCloseDefault(d));
   }
   os << "]\n"
      << "vm = runtime.load_vm_flatbuffer(compiler.compile_str(MLIR, extra_args=FLAGS), "

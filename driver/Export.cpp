@@ -143,32 +143,39 @@ std::string switchSetting(CompilerSwitch s, bool on) {
   return "";
 }
 
+/// Inductor's config entries for `states`, as the adapter sets them
+/// (tools/adapters/torch_server.py), comma-separated: every switch's, or
+/// with `changesOnly` those a switch off changes (every Inductor switch is
+/// on by default); then numerics, strict in what each numerics switch off
+/// asks for, when one is. `dynamic`: the static_shapes switch is off.
+std::string inductorConfigEntries(const SwitchStates &states, bool changesOnly, bool &dynamic) {
+  std::string entries;
+  bool strictPointwise = false, strictReduction = false;
+  dynamic = false;
+  for (const SwitchState &s : states) {
+    dynamic |= s.id == CompilerSwitch::InductorStaticShapes && !s.on;
+    strictPointwise |= s.id == CompilerSwitch::InductorDefaultPointwiseNumerics && !s.on;
+    strictReduction |= s.id == CompilerSwitch::InductorDefaultReductionNumerics && !s.on;
+    const std::string setting = switchSetting(s.id, s.on);
+    if (!setting.empty() && !(changesOnly && s.on))
+      entries += (entries.empty() ? "" : ", ") + setting;
+  }
+  if (strictPointwise || strictReduction)
+    entries += std::string(entries.empty() ? "" : ", ") + "\"numerics\": \"" +
+               (strictPointwise && strictReduction ? "strict"
+                : strictPointwise                  ? "strict_pointwise"
+                                                   : "strict_reduction") +
+               "\"";
+  return entries;
+}
+
 /// How the compiler is called, by form.
 std::string compileFunction(ExportForm form, const SwitchStates &states) {
   std::ostringstream os;
   if (form == ExportForm::TorchHarness) {
-    os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {";
-    bool first = true, dynamic = false, strictPointwise = false, strictReduction = false;
-    for (const SwitchState &s : states) {
-      if (s.id == CompilerSwitch::InductorStaticShapes)
-        dynamic = !s.on;
-      if (s.id == CompilerSwitch::InductorDefaultPointwiseNumerics)
-        strictPointwise = !s.on;
-      if (s.id == CompilerSwitch::InductorDefaultReductionNumerics)
-        strictReduction = !s.on;
-      const std::string setting = switchSetting(s.id, s.on);
-      if (setting.empty())
-        continue;
-      os << (first ? "" : ", ") << setting;
-      first = false;
-    }
-    // The adapter's NUMERICS: strict in what each switch off asks for.
-    if (strictPointwise || strictReduction)
-      os << (first ? "" : ", ") << "\"numerics\": \""
-         << (strictPointwise && strictReduction ? "strict"
-             : strictPointwise                  ? "strict_pointwise"
-                                                : "strict_reduction")
-         << "\"";
+    bool dynamic = false;
+    os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {"
+       << inductorConfigEntries(states, /*changesOnly=*/false, dynamic);
     os << "}\n\n\n"
           "def _compile(kernel):\n"
           "    import torch._inductor.config as config\n"
@@ -1056,25 +1063,7 @@ bool pytorchsimScript(const Case &c, const Expectation &how, const ExportSource 
 } // namespace
 
 std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic) {
-  std::string changes;
-  bool strictPointwise = false, strictReduction = false;
-  dynamic = false;
-  for (const SwitchState &s : states) {
-    dynamic |= s.id == CompilerSwitch::InductorStaticShapes && !s.on;
-    strictPointwise |= s.id == CompilerSwitch::InductorDefaultPointwiseNumerics && !s.on;
-    strictReduction |= s.id == CompilerSwitch::InductorDefaultReductionNumerics && !s.on;
-    // Every Inductor switch is on by default: only one off changes a key.
-    const std::string setting = switchSetting(s.id, s.on);
-    if (!s.on && !setting.empty())
-      changes += (changes.empty() ? "" : ", ") + setting;
-  }
-  if (strictPointwise || strictReduction)
-    changes += std::string(changes.empty() ? "" : ", ") + "\"numerics\": \"" +
-               (strictPointwise && strictReduction ? "strict"
-                : strictPointwise                  ? "strict_pointwise"
-                                                   : "strict_reduction") +
-               "\"";
-  return "{" + changes + "}";
+  return "{" + inductorConfigEntries(states, /*changesOnly=*/true, dynamic) + "}";
 }
 
 std::string programBlocksInUse(const std::string &program) { return usedPart(program); }

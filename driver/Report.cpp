@@ -28,9 +28,8 @@ namespace fs = std::filesystem;
 namespace npufuzz {
 
 size_t NightlyReport::newSignatures() const {
-  return static_cast<size_t>(
-      std::count_if(findings.begin(), findings.end(),
-                    [](const ReportFinding &f) { return !f.known && !f.freedom && !f.minor; }));
+  return static_cast<size_t>(std::count_if(findings.begin(), findings.end(),
+                                           [](const ReportFinding &f) { return f.isNew(); }));
 }
 
 size_t NightlyReport::newMinor() const {
@@ -365,9 +364,9 @@ NightlyReport collectReport(const std::vector<std::string> &dirs, const KnownLis
   // New first, then by id and backend: a total order.
   std::sort(r.findings.begin(), r.findings.end(),
             [](const ReportFinding &a, const ReportFinding &b) {
-              const bool aNew = !a.known && !a.freedom && !a.minor,
-                         bNew = !b.known && !b.freedom && !b.minor;
-              return aNew != bNew ? aNew : a.id != b.id ? a.id < b.id : a.backend < b.backend;
+              return a.isNew() != b.isNew() ? a.isNew()
+                     : a.id != b.id         ? a.id < b.id
+                                            : a.backend < b.backend;
             });
   return r;
 }
@@ -394,7 +393,7 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
                                           {"first_seed", static_cast<int64_t>(f.firstSeed)},
                                           {"campaign", f.campaign},
                                           {"backend", f.backend},
-                                          {"new", !f.known && !f.freedom && !f.minor},
+                                          {"new", f.isNew()},
                                           {"freedom", f.freedom},
                                           {"minor", f.minor},
                                           {"bucket", f.bucket},

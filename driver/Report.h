@@ -36,6 +36,8 @@ struct ReportFinding {
   /// counted as new. Triage may still find it a bug of a documented order
   /// (maximumf's -0 < +0), and list it.
   bool minor = false;
+  /// Neither known, nor a documented freedom, nor minor: what fails a night.
+  bool isNew() const { return !known && !freedom && !minor; }
   /// Its root-cause bucket (oracles/Bucket.h); its own id when not reduced.
   std::string bucket, bucketKey;
   /// The skeleton id of the IR its blamed pass was given, when reduced.
