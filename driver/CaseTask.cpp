@@ -162,6 +162,13 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
       out,
       [&](uint32_t poison) { return rerunKernel(c, jit, config, pipeline, out, poison); },
       [&](const std::function<std::string()> &work) -> std::optional<std::string> {
+        // A compiler that runs out of process is isolated already: its
+        // crash or hang ends that run (PersistentCommand), never npufuzz.
+        // Run here, a blame's runs share the adapter the case started; a
+        // child would start one of its own for each (torch's import alone
+        // is seconds a run).
+        if (runsExternally(config.backend))
+          return work();
         const ChildOutcome o = runIsolated(work, blameLimits(config));
         if (o.end == ChildOutcome::End::TimedOut)
           t.blameTimedOut = true;
