@@ -211,6 +211,35 @@ TEST(InductorBackend, AnInductorExceptionIsACompileErrorSignedByWhereItWasRaised
   EXPECT_NE(r.result.details.find("Traceback"), std::string::npos) << r.result.details;
 }
 
+// A compile killed while it wrote its library (a case's limit, a campaign
+// interrupted) leaves an empty .so in the cache every adapter shares; the
+// next case whose kernel hashes the same could not load it. That is the
+// machine's state, not Inductor's answer: the adapter removes the broken
+// kernel and compiles again, and the case is judged as if it had not been.
+TEST(InductorBackend, AKernelLeftCutInInductorsCacheIsCompiledAgainNotAFinding) {
+  MlirJit jit;
+  const std::string cache = ::testing::TempDir() + "/npufuzz-inductor-cache";
+  std::filesystem::remove_all(cache);
+  std::filesystem::create_directories(cache);
+  workerPersistentCommand().stop();
+  ASSERT_EQ(::setenv("TORCHINDUCTOR_CACHE_DIR", cache.c_str(), 1), 0);
+  const RunConfig config = inductor();
+  const Case c = parseOrFail(kViewSub);
+  EXPECT_EQ(runCase(c, jit, config).verdict, VerdictKind::Ok);
+  workerPersistentCommand().stop(); // a new process: no kernel loaded yet
+  unsigned cut = 0;
+  for (const auto &entry : std::filesystem::recursive_directory_iterator(cache))
+    if (entry.path().extension() == ".so") {
+      std::filesystem::resize_file(entry.path(), 0);
+      ++cut;
+    }
+  const CaseOutcome again = runCase(c, jit, config);
+  workerPersistentCommand().stop();
+  ::unsetenv("TORCHINDUCTOR_CACHE_DIR");
+  EXPECT_GE(cut, 1u);
+  EXPECT_EQ(again.verdict, VerdictKind::Ok) << again.summary;
+}
+
 // With its static_shapes switch off, a case's sizes reach Inductor as
 // symbols (torch.compile(dynamic=True)); on, as constants. A patch that
 // raises when sub's operand has a symbolic size sees which.

@@ -77,6 +77,41 @@ def _without_numbers(text):
     return re.sub(r"0x[0-9a-fA-F]+|\d+", "N", text)
 
 
+# run_case's status for a case whose kernel Inductor's cache held broken
+# (removed): run it once more. Never an answer on the protocol.
+CACHE_REPAIRED = -1
+
+
+def _remove_broken_cache_entry(root):
+    """Whether `root` is a kernel of Inductor's on-disk cache that cannot be
+    loaded because it is not whole, now removed.
+
+    A compile killed while it wrote its library (a case's time or memory
+    limit, a campaign interrupted) can leave an empty or cut `.so` under
+    the cache directory every adapter on the machine shares; any later case
+    whose kernel hashes the same then fails to load it ("file too short").
+    That is the machine's state, not the compiler's answer to the case."""
+    if not isinstance(root, ImportError):
+        return False
+    match = re.match(r"(/\S+\.so): (file too short|invalid ELF header)", str(root))
+    if not match:
+        return False
+    try:
+        from torch._inductor.runtime.cache_dir_utils import cache_dir
+        path, cache = os.path.realpath(match.group(1)), os.path.realpath(cache_dir())
+    except (ImportError, OSError):
+        return False
+    if os.path.commonpath([path, cache]) != cache:
+        return False
+    try:
+        os.remove(path)
+    except FileNotFoundError:
+        pass  # another adapter removed it first
+    except OSError:
+        return False
+    return True
+
+
 def compile_failure(exc):
     """(exit status, headline) for an exception torch.compile raised while
     compiling, or None for one the compiled code raised when it ran."""
@@ -86,6 +121,8 @@ def compile_failure(exc):
     except ImportError:
         return None
     root = _root_cause(exc)
+    if _remove_broken_cache_entry(root):
+        return CACHE_REPAIRED, "a kernel in Inductor's cache was not whole: " + str(root)
     if isinstance(root, CppCompileError):
         errors = [l for l in str(root).splitlines() if "error:" in l]
         first = errors[0].split("error:", 1)[1].strip() if errors else type(root).__name__
@@ -376,6 +413,10 @@ def answer(case_dir, compiling, process_stderr):
         os.dup2(log.fileno(), 2)
         try:
             code, headline, details = run_case(case_dir, compiling)
+            if code == CACHE_REPAIRED:  # compiled afresh, once
+                code, headline, details = run_case(case_dir, compiling)
+            if code == CACHE_REPAIRED:
+                code = ENVIRONMENT
         finally:
             sys.stderr.flush()
             sys.stdout.flush()
