@@ -25,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <unistd.h>
 
 using namespace npufuzz;
 
@@ -42,6 +43,18 @@ int run(const std::vector<std::string> &argv, const std::string &log) {
   const std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
                                                       llvm::StringRef(log)};
   return llvm::sys::ExecuteAndWait(argv[0], args, std::nullopt, redirects, 900);
+}
+
+/// The exit status of `argv` run with `extra` added to the environment.
+int runWith(const std::vector<std::string> &argv, const std::vector<std::string> &extra,
+            const std::string &log) {
+  std::vector<std::string> env(extra);
+  for (char **e = environ; *e; ++e)
+    env.emplace_back(*e);
+  std::vector<llvm::StringRef> args(argv.begin(), argv.end()), envRefs(env.begin(), env.end());
+  const std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                      llvm::StringRef(log)};
+  return llvm::sys::ExecuteAndWait(argv[0], args, envRefs, redirects, 900);
 }
 
 /// `npufuzz export CASE --as FORM -o OUT`: its exit status.
@@ -187,6 +200,34 @@ TEST(Export, ABriefIreeScriptShowsALiveIreeBugAndNotACorrectKernel) {
   ASSERT_EQ(exportTo(fine, "iree", dir + "/iree_brief_ok.py"), 0);
   EXPECT_EQ(run({ireePython(), dir + "/iree_brief_ok.py"}, dir + "/iree_brief_ok.out"), 0)
       << readFile(dir + "/iree_brief_ok.out");
+  // The same matmul with a bug planted in IREE (tests/integrations/iree/:
+  // under data tiling its inputs are demoted to bf16) exits 1. IREE's
+  // Python API runs the iree-compile it finds first on IREE_TOOL_PATH:
+  // there, the wrapper that plants it, around the package's own binary.
+  const std::string tools = dir + "/planted-iree-tools", real = dir + "/real-iree-compile";
+  std::filesystem::create_directories(tools);
+  std::filesystem::remove(tools + "/iree-compile");
+  std::filesystem::create_symlink(
+      npufuzz::testing::sourceDir() +
+          "/tests/integrations/iree/data_tiling_demotes_contractions.sh",
+      tools + "/iree-compile");
+  ASSERT_EQ(
+      run({ireePython(), "-c",
+           "import iree.compiler.tools.binaries as b; print(b._get_builtin_tool('iree-compile'))"},
+          real),
+      0)
+      << readFile(real);
+  std::string realPath = readFile(real);
+  realPath.erase(realPath.find_last_not_of("\n") + 1);
+  EXPECT_NE(readFile(dir + "/iree_brief_ok.py").find("--iree-opt-data-tiling=true"),
+            std::string::npos);
+  EXPECT_EQ(runWith({ireePython(), dir + "/iree_brief_ok.py"},
+                    {"IREE_TOOL_PATH=" + tools, "NPUFUZZ_REAL_IREE_COMPILE=" + realPath},
+                    dir + "/iree_brief_planted.out"),
+            1)
+      << readFile(dir + "/iree_brief_planted.out");
+  EXPECT_NE(readFile(dir + "/iree_brief_planted.out").find("output 0 differs"), std::string::npos)
+      << readFile(dir + "/iree_brief_planted.out");
 }
 
 // The issue text: title, environment, the brief script, expected and
