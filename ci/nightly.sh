@@ -110,6 +110,30 @@ if "$NPUFUZZ" toolchains --no-canary-case --require torch --require tvm >/dev/nu
 else
   echo "nightly: no Inductor, TVM or IREE checks (torch, TVM or IREE not found; docs/toolchains.md)"
 fi
+# ClusterFuzzLite's build (.clusterfuzzlite/build.sh) as the service runs
+# it, with its variables and Debian's clang-22 and libFuzzer in place of the
+# build image's; each target it puts in $OUT then fuzzes for a while. (Its
+# own workflow, ci/github-actions-cflite.yml, builds it for every pull
+# request where it is installed.)
+CFL=$OUT/clusterfuzzlite
+FLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize=fuzzer-no-link"
+rm -rf "$CFL"
+mkdir -p "$CFL/out" "$CFL/work"
+if env SRC="$PWD/.." NPUFUZZ_SOURCE="$PWD" OUT="$CFL/out" WORK="$CFL/work" \
+  CC=clang-22 CXX=clang++-22 CFLAGS="$FLAGS" CXXFLAGS="$FLAGS" \
+  LIB_FUZZING_ENGINE=-fsanitize=fuzzer bash .clusterfuzzlite/build.sh >"$CFL/build.log" 2>&1; then
+  for t in npufuzz_parser_fuzzer npufuzz_npy_fuzzer npufuzz_case_fuzzer; do
+    mkdir -p "$CFL/corpus-$t" "$CFL/new-$t"
+    [ -f "$CFL/out/${t}_seed_corpus.zip" ] &&
+      unzip -q -o "$CFL/out/${t}_seed_corpus.zip" -d "$CFL/corpus-$t"
+    "$CFL/out/$t" -max_total_time=60 -rss_limit_mb=4096 "$CFL/new-$t" "$CFL/corpus-$t" \
+      >"$CFL/$t.log" 2>&1 || { tail -n 60 "$CFL/$t.log"; status=1; }
+  done
+else
+  tail -n 40 "$CFL/build.log"
+  echo "nightly: .clusterfuzzlite/build.sh failed" >&2
+  status=1
+fi
 if "$NPUFUZZ" --help | grep -q " replay "; then
   "$NPUFUZZ" replay corpus/regressions \
     --load-pass-plugin build/lib/libnpufuzz_test_plugin.so || status=1

@@ -40,15 +40,6 @@ section "full build (build/)"
 cmake -S . -B build "${COMMON[@]}"
 cmake --build build -j "$JOBS"
 
-section "sanitizer build (build-asan/)"
-# Debug keeps every assert; -O1, as AddressSanitizer's own docs advise,
-# keeps every check too and runs the generated cases many times faster
-# than -O0 (docs/testing.md#how-long-it-takes).
-cmake -S . -B build-asan "${COMMON[@]}" -DNPUFUZZ_CORE_ONLY=ON -DNPUFUZZ_SANITIZE=ON \
-  -DNPUFUZZ_FUZZERS=ON -DNPUFUZZ_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
-  -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
-cmake --build build-asan -j "$JOBS"
-
 section "torch, TVM and IREE from PyPI (ci/install-torch.sh, ci/install-iree.sh)"
 for job in "$INSTALL_TORCH:torch" "$INSTALL_IREE:iree"; do
   wait "${job%%:*}" || { cat "$FUZZ_DIR/install-${job#*:}.log" >&2; exit 2; }
@@ -87,32 +78,24 @@ run_fuzzer() {
   echo "$name: $(grep -E '^stat::number_of_executed_units' "$FUZZ_DIR/$name.log")"
 }
 
-# The tests of both builds, the fuzz targets and ClusterFuzzLite's build.
+# The sanitizer build and its tests, the fuzz targets, then the full
+# build's tests. The build runs beside the other lanes' first campaigns,
+# which keep one core busy each at most.
 lane_tests() {
+  section "sanitizer build (build-asan/)"
+  # Debug keeps every assert; -O1, as AddressSanitizer's own docs advise,
+  # keeps every check too and runs the generated cases many times faster
+  # than -O0 (docs/testing.md#how-long-it-takes).
+  cmake -S . -B build-asan "${COMMON[@]}" -DNPUFUZZ_CORE_ONLY=ON -DNPUFUZZ_SANITIZE=ON \
+    -DNPUFUZZ_FUZZERS=ON -DNPUFUZZ_BUILD_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug \
+    -DCMAKE_C_FLAGS_DEBUG="-O1 -g" -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g"
+  cmake --build build-asan -j "$JOBS"
   section "sanitizer build (ASan + UBSan): core tests"
   ctest --test-dir build-asan --output-on-failure -j "$JOBS"
   section "libFuzzer targets (ASan + UBSan)"
   run_fuzzer parser 20 build-asan/bin/npufuzz_parser_fuzzer corpus/seeds
   run_fuzzer npy 10 build-asan/bin/npufuzz_npy_fuzzer corpus/fuzz/npy
   run_fuzzer case 30 build-asan/bin/npufuzz_case_fuzzer
-  section "ClusterFuzzLite build (.clusterfuzzlite/build.sh), as the service runs it"
-  # The service's variables, with Debian's clang-22 and its libFuzzer in place
-  # of the build image's; then each target it put in $OUT fuzzes for a while.
-  local cfl=$FUZZ_DIR/clusterfuzzlite t
-  local flags="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize=fuzzer-no-link"
-  mkdir -p "$cfl/out" "$cfl/work"
-  env SRC="$PWD/.." NPUFUZZ_SOURCE="$PWD" OUT="$cfl/out" WORK="$cfl/work" \
-    CC=clang-22 CXX=clang++-22 CFLAGS="$flags" CXXFLAGS="$flags" \
-    LIB_FUZZING_ENGINE=-fsanitize=fuzzer bash .clusterfuzzlite/build.sh >"$cfl/build.log" 2>&1 || {
-    tail -n 40 "$cfl/build.log"
-    echo "npufuzz: .clusterfuzzlite/build.sh failed" >&2
-    exit 1
-  }
-  for t in npufuzz_parser_fuzzer npufuzz_npy_fuzzer npufuzz_case_fuzzer; do
-    mkdir -p "$cfl/corpus-$t"
-    [ -f "$cfl/out/${t}_seed_corpus.zip" ] && unzip -q -o "$cfl/out/${t}_seed_corpus.zip" -d "$cfl/corpus-$t"
-    run_fuzzer "cflite-$t" 5 "$cfl/out/$t" "$cfl/corpus-$t"
-  done
   section "full build: all tests"
   ctest --test-dir build --output-on-failure -j "$JOBS"
 }
