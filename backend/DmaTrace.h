@@ -56,8 +56,24 @@ struct DmaTrace {
     uint32_t elementBytes = 0;
     std::vector<int64_t> shape, strides;
   };
+  /// A DMA that moves, for some slot of its tile, another element than the
+  /// one the program's index asks for at that slot's iteration point (the
+  /// map oracle, oracles/DmaMap.h), with its first such slot.
+  struct WrongMap {
+    uint32_t dma = 0;          ///< index into dmas
+    std::string index;         ///< the index asked for, as its compiler prints it
+    bool indexDivides = false; ///< a floor/mod index
+    std::vector<int64_t> slot;
+    std::string point; ///< the slot's iteration point, `index0=0, index1=8`
+    int64_t moved = 0, wanted = 0;
+    uint64_t wrongSlots = 0, slots = 0;
+  };
   std::vector<Storage> storages;
   std::vector<Dma> dmas;
+  std::vector<WrongMap> wrongMaps;
+  /// DMAs whose map was not judged, each with why: `kernel0.mlir DMA #2:
+  /// no loop of index1 around it`.
+  std::vector<std::string> unjudgedMaps;
   std::vector<Access> accesses;
   std::vector<View> outputs;
   /// Kernels whose DMAs could not be decoded (a loop bound that is not a

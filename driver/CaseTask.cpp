@@ -432,6 +432,7 @@ CaseReport reportOf(const ChildOutcome &o) {
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::OutOfRegionWrite:
   case VerdictKind::UnwrittenOutput:
+  case VerdictKind::WrongDmaElement:
     // The access or buffer and the pass: never the indices or offsets.
     s.where = r.result.where;
     break;

@@ -231,6 +231,7 @@ bool isCoarse(const std::string &signatureText) {
   case VerdictKind::UnflushedStore:
   case VerdictKind::StaleRead:
   case VerdictKind::UnwrittenOutput:
+  case VerdictKind::WrongDmaElement:
   case VerdictKind::LostWrite: return false;
   }
   return false;

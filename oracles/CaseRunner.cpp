@@ -6,7 +6,7 @@
 #include "ir/Storage.h"
 #include "oracles/Backend.h"
 #include "oracles/Differential.h"
-#include "oracles/DmaFootprint.h"
+#include "oracles/DmaMap.h"
 #include "oracles/MemoryErrorOracle.h"
 #include "oracles/Signature.h"
 #include "reference/Executor.h"
@@ -95,7 +95,7 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
     v.where = base.run.faultSite;
   // A DMA trace's finding: the DMA's direction and the buffer's role.
   if (!base.run.valuesComputed)
-    if (std::optional<FootprintFinding> found = checkDmaFootprint(base.run.dmaTrace))
+    if (std::optional<FootprintFinding> found = checkDmaTrace(base.run.dmaTrace))
       v.where = found->where;
   // The two instructions and their pipes or cause, never addresses.
   if (isTraceVerdict(base.verdict))

@@ -4,7 +4,7 @@
 #include "oracles/SumBound.h"
 
 #include "oracles/CacheCoherency.h"
-#include "oracles/DmaFootprint.h"
+#include "oracles/DmaMap.h"
 #include "oracles/Exactness.h"
 #include "oracles/RaceAnalysis.h"
 #include "oracles/UndecidedElements.h"
@@ -83,7 +83,7 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
   // A program compiled but not run: what its DMAs move is all there is to
   // judge.
   if (!run.valuesComputed) {
-    if (std::optional<FootprintFinding> found = checkDmaFootprint(run.dmaTrace)) {
+    if (std::optional<FootprintFinding> found = checkDmaTrace(run.dmaTrace)) {
       j.verdict = found->verdict;
       j.summary = found->text;
     }

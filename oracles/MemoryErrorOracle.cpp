@@ -137,6 +137,7 @@ bool mayBeOutOfBounds(VerdictKind v) {
   case VerdictKind::UnflushedStore:
   case VerdictKind::StaleRead:
   case VerdictKind::UnwrittenOutput:
+  case VerdictKind::WrongDmaElement:
   case VerdictKind::LostWrite: return false;
   }
   return false;

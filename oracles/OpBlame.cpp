@@ -62,6 +62,7 @@ std::optional<bool> cutFails(const CaseOutcome &out) {
   case VerdictKind::ContractGap:
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::UnwrittenOutput:
+  case VerdictKind::WrongDmaElement:
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfRegionWrite:
   case VerdictKind::Race:

@@ -42,6 +42,7 @@ bool isProgramFailure(const CaseOutcome &base) {
   case VerdictKind::Mismatch:
   case VerdictKind::UninitializedRead:
   case VerdictKind::UnwrittenOutput:
+  case VerdictKind::WrongDmaElement:
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::OutOfRegionWrite: return true;

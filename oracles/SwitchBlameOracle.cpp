@@ -21,6 +21,7 @@ bool blamable(VerdictKind v) {
   case VerdictKind::SimulatorFault:
   case VerdictKind::OutOfBoundsWrite:
   case VerdictKind::UnwrittenOutput:
+  case VerdictKind::WrongDmaElement:
   case VerdictKind::OutOfBoundsRead:
   case VerdictKind::OutOfRegionWrite: return true;
   case VerdictKind::Ok:

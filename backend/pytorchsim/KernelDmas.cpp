@@ -14,7 +14,11 @@
 #include "mlir/Parser/Parser.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringRef.h"
 
+#include <algorithm>
+#include <climits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -95,8 +99,8 @@ int64_t evaluate(mlir::AffineExpr e, llvm::ArrayRef<int64_t> dims, llvm::ArrayRe
 /// Walks a kernel's loop nest with every index known.
 class Walker {
 public:
-  Walker(const std::string &text, KernelDmas &out, size_t maxMoves)
-      : text(text), out(out), maxMoves(maxMoves) {}
+  Walker(const std::string &text, const std::vector<DmaAsk> &asks, KernelDmas &out, size_t maxMoves)
+      : text(text), asks(asks), out(out), maxMoves(maxMoves) {}
 
   bool kernel(mlir::func::FuncOp f) {
     for (mlir::BlockArgument a : f.getArguments()) {
@@ -131,6 +135,7 @@ private:
   struct Loop {
     mlir::Value iv;
     int64_t value = 0, upper = 0;
+    std::string name; ///< its variable as PyTorchSim named it (`index0`)
   };
 
   std::optional<int64_t> value(mlir::Value v) {
@@ -196,7 +201,15 @@ private:
         const int64_t step = loop.getStepAsInt();
         if (!lb || !ub || step <= 0)
           return fail("a loop around a DMA has bounds that are not constants");
-        loops.push_back({loop.getInductionVar(), 0, *ub});
+        std::string name;
+        if (auto loc = loop->getLoc()->findInstanceOf<mlir::FileLineColLoc>()) {
+          static const std::regex variable(R"(affine\.for\s+%([A-Za-z0-9_]+))");
+          const std::string line = lineOf(original, loc.getLine());
+          std::smatch m;
+          if (std::regex_search(line, m, variable))
+            name = m[1].str();
+        }
+        loops.push_back({loop.getInductionVar(), 0, *ub, name});
         for (int64_t i = *lb; i < *ub; i += step) {
           known[loop.getInductionVar()] = i;
           loops.back().value = i;
@@ -249,17 +262,60 @@ private:
     // PyTorchSim derives dram_stride from the index's coefficients. A
     // broadcast dimension (stride 0) moves no other element, and one no
     // loop matches is not clipped.
-    std::vector<const Loop *> along(shape.size(), nullptr);
-    std::vector<bool> taken(loops.size(), false);
-    for (size_t d = 0; d < shape.size(); ++d)
-      for (size_t l = 0; stride[d] != 0 && !along[d] && l < loops.size(); ++l)
-        if (!taken[l] && slope(indices[0], loops[l]) == stride[d]) {
-          along[d] = &loops[l];
-          taken[l] = true;
-        }
     const uint32_t number = static_cast<uint32_t>(dmaNumber(dma));
-    out.dmas[number].write = write;
-    out.dmas[number].argument = argument.getArgNumber();
+    KernelDmas::Dma &record = out.dmas[number];
+    record.write = write;
+    record.argument = argument.getArgNumber();
+    // What Inductor asked of it: each tile dimension runs over the loop of
+    // its variable, and each slot must move the element the index wants at
+    // that slot's iteration point.
+    const DmaAsk *ask = nullptr;
+    for (const DmaAsk &a : asks)
+      if (llvm::StringRef(a.code).trim() == llvm::StringRef(record.text).trim())
+        ask = &a; // the last: PyTorchSim's last code generation of the kernel
+    std::vector<const Loop *> along(shape.size(), nullptr);
+    if (!ask)
+      record.unjudged = "no load or store of Inductor's asked for it (a template's own DMA)";
+    else if (ask->tileVariables.empty())
+      record.unjudged = ask->why;
+    else if (ask->tileVariables.size() != shape.size())
+      record.unjudged = "the tile has " + std::to_string(shape.size()) +
+                        " dimensions and the ask names " +
+                        std::to_string(ask->tileVariables.size()) + " variables";
+    for (size_t d = 0; record.unjudged.empty() && d < shape.size(); ++d) {
+      for (const Loop &l : loops)
+        if (l.name == ask->tileVariables[d])
+          along[d] = &l;
+      if (!along[d])
+        record.unjudged = "no loop of " + ask->tileVariables[d] + " around it";
+    }
+    for (const std::string &v : ask ? ask->index.variables() : std::vector<std::string>())
+      if (record.unjudged.empty() &&
+          std::none_of(loops.begin(), loops.end(), [&](const Loop &l) { return l.name == v; }))
+        record.unjudged = "its index reads " + v + ", which no loop around it runs over";
+    const bool judge = record.unjudged.empty();
+    if (judge) {
+      record.askedIndex = ask->index.text();
+      record.indexDivides = ask->index.divides();
+    } else {
+      // Each tile dimension's loop: the one whose step moves the DRAM
+      // index by the dimension's stride (outer loops first, each loop
+      // once), as PyTorchSim derives dram_stride from the index's
+      // coefficients. A broadcast dimension (stride 0) moves no other
+      // element, and one no loop matches is not clipped.
+      std::fill(along.begin(), along.end(), nullptr);
+      std::vector<bool> taken(loops.size(), false);
+      for (size_t d = 0; d < shape.size(); ++d)
+        for (size_t l = 0; stride[d] != 0 && !along[d] && l < loops.size(); ++l)
+          if (!taken[l] && slope(indices[0], loops[l]) == stride[d]) {
+            along[d] = &loops[l];
+            taken[l] = true;
+          }
+    }
+    std::map<std::string, int64_t> origin;
+    for (const Loop &l : loops)
+      if (!l.name.empty())
+        origin[l.name] = l.value;
     // Every element of the tile, clipped at the end of its loops.
     std::vector<int64_t> t(shape.size(), 0);
     std::vector<int64_t> extent(shape.begin(), shape.end());
@@ -276,6 +332,23 @@ private:
       if (out.moves.size() >= maxMoves)
         return fail("more than " + std::to_string(maxMoves) + " elements moved");
       out.moves.push_back({number, element});
+      if (judge) {
+        std::map<std::string, int64_t> point = origin;
+        for (size_t k = 0; k < shape.size(); ++k)
+          point[ask->tileVariables[k]] += t[k];
+        const std::optional<int64_t> wanted = ask->index.evaluate(point);
+        ++record.slots;
+        if (!wanted || *wanted != element) {
+          if (record.wrongSlots++ == 0) {
+            record.firstWrongSlot = t;
+            record.moved = element;
+            record.wanted = wanted.value_or(INT64_MIN);
+            for (size_t k = 0; k < shape.size(); ++k)
+              record.firstWrongPoint += (k ? ", " : "") + ask->tileVariables[k] + "=" +
+                                        std::to_string(point[ask->tileVariables[k]]);
+          }
+        }
+      }
       size_t d = shape.size();
       while (d > 0 && ++t[d - 1] == extent[d - 1])
         t[--d] = 0;
@@ -333,6 +406,7 @@ public:
 
 private:
   const std::string &text;
+  const std::vector<DmaAsk> &asks;
   KernelDmas &out;
   size_t maxMoves;
   mlir::Block *entry = nullptr; ///< the kernel's body: its arguments are the kernel's
@@ -343,7 +417,8 @@ private:
 
 } // namespace
 
-KernelDmas checkPyTorchSimKernel(const std::string &kernel, size_t maxMoves) {
+KernelDmas checkPyTorchSimKernel(const std::string &kernel, const std::vector<DmaAsk> &asks,
+                                 size_t maxMoves) {
   KernelDmas out;
   std::string generic, error;
   if (!genericDmaStarts(kernel, generic, error)) {
@@ -384,7 +459,7 @@ KernelDmas checkPyTorchSimKernel(const std::string &kernel, size_t maxMoves) {
     out.undecoded = "no func.func @kernel";
     return out;
   }
-  Walker walker(generic, out, maxMoves);
+  Walker walker(generic, asks, out, maxMoves);
   walker.original = kernel;
   out.decoded = walker.kernel(f);
   if (!out.decoded) {

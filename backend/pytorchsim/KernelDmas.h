@@ -23,11 +23,25 @@
 #ifndef NPUFUZZ_BACKEND_PYTORCHSIM_KERNELDMAS_H
 #define NPUFUZZ_BACKEND_PYTORCHSIM_KERNELDMAS_H
 
+#include "backend/pytorchsim/InductorIndex.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace npufuzz {
+
+/// What Inductor asked of one DMA, as the adapter recorded it when
+/// PyTorchSim's kernel code wrote the DMA for a load or store: the index
+/// Inductor gave, and the iteration variable each tile dimension runs over.
+struct DmaAsk {
+  std::string code;   ///< the dma_start line PyTorchSim wrote for it
+  std::string buffer; ///< Inductor's buffer
+  InductorIndex index;
+  /// One per tile dimension; empty when the map is not judged, and `why`.
+  std::vector<std::string> tileVariables;
+  std::string why;
+};
 
 struct KernelDmas {
   /// Upstream MLIR parsed and verified the kernel.
@@ -53,6 +67,16 @@ struct KernelDmas {
     bool write = false; ///< scratchpad to the argument (DMA type 3, MVOUT)
     uint32_t argument = 0;
     std::string text; ///< the op, one line
+    /// The index asked of it (DmaAsk), when its map was judged; else why
+    /// not.
+    std::string askedIndex, unjudged;
+    bool indexDivides = false;
+    /// Its tile's slots inside the loops, and those that moved another
+    /// element than the index asks for there, the first of them in full.
+    uint64_t slots = 0, wrongSlots = 0;
+    std::vector<int64_t> firstWrongSlot;
+    std::string firstWrongPoint; ///< `index0=0, index1=8`
+    int64_t moved = 0, wanted = 0;
   };
   std::vector<Dma> dmas;
   /// One element a DMA moved: its position in the argument, which may lie
@@ -65,8 +89,13 @@ struct KernelDmas {
 };
 
 /// Judges `kernel`, PyTorchSim's text. At most `maxMoves` elements are
-/// decoded; a kernel that moves more is left undecoded.
-KernelDmas checkPyTorchSimKernel(const std::string &kernel, size_t maxMoves = 1 << 22);
+/// decoded; a kernel that moves more is left undecoded. A DMA whose line is
+/// the `code` of one of `asks` has its map judged too: the element each
+/// slot of its tile moves against the one the ask's index wants at that
+/// slot's iteration point (the loops around the DMA, by their variables'
+/// names, each tile dimension's moved by the slot).
+KernelDmas checkPyTorchSimKernel(const std::string &kernel, const std::vector<DmaAsk> &asks = {},
+                                 size_t maxMoves = 1 << 22);
 
 } // namespace npufuzz
 

@@ -150,7 +150,32 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
     if (!readFileBytes(dir + "/" + file->str(), source, error, kMaxRecordBytes))
       return false;
     files.push_back(file->str());
-    judged.push_back(checkPyTorchSimKernel(source));
+    // What Inductor asked of each DMA (the adapter's `dmas`): an ask that
+    // does not read is not judged, and says so.
+    std::vector<DmaAsk> asks;
+    if (const llvm::json::Array *dmas = k->getArray("dmas"))
+      for (const llvm::json::Value &a : *dmas) {
+        const llvm::json::Object *o = a.getAsObject();
+        if (!o)
+          continue;
+        DmaAsk ask;
+        ask.code = o->getString("code").value_or("").str();
+        ask.buffer = o->getString("buffer").value_or("").str();
+        ask.why = o->getString("why").value_or("").str();
+        std::string unread;
+        const llvm::json::Value *index = o->get("index");
+        if (const llvm::json::Array *vars = o->getArray("tile_variables"))
+          for (const llvm::json::Value &v : *vars)
+            ask.tileVariables.push_back(v.getAsString().value_or("").str());
+        if (ask.why.empty() && (!index || !InductorIndex::parse(*index, ask.index, unread)))
+          ask.why = "its index does not read: " + (index ? unread : std::string("none"));
+        if (!ask.why.empty())
+          ask.tileVariables.clear();
+        else if (ask.tileVariables.empty())
+          ask.why = "the adapter named no variable per tile dimension";
+        asks.push_back(std::move(ask));
+      }
+    judged.push_back(checkPyTorchSimKernel(source, asks));
     const KernelDmas &kd = judged.back();
     if (!kd.unreadable.empty()) {
       run.status = BackendRun::Status::Unsupported;
@@ -175,6 +200,7 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
         trace.undecoded.push_back("the program also runs " + name->str() +
                                   ", whose writes are not traced");
   std::map<std::pair<size_t, uint32_t>, uint32_t> dmaIds;
+  std::vector<bool> called(judged.size(), false);
   for (const llvm::json::Value &v : *calls) {
     const llvm::json::Object *call = v.getAsObject();
     const llvm::json::Array *args = call ? call->getArray("args") : nullptr;
@@ -186,6 +212,7 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
     const KernelDmas &kd = judged[k];
     if (!kd.decoded)
       continue;
+    called[k] = true;
     struct Place {
       uint32_t storage = 0;
       int64_t byteOffset = 0;
@@ -225,6 +252,25 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
                                  : p.elementBytes;
       trace.accesses.push_back({it->second, p.storage, p.byteOffset + m.element * bytes, m.element,
                                 kd.arguments[d.argument].elements, bytes});
+    }
+  }
+  // Each called kernel's DMAs whose map is wrong, and why others were not
+  // judged: once a kernel, however often it is called.
+  for (size_t k = 0; k < judged.size(); ++k) {
+    if (!called[k])
+      continue;
+    for (uint32_t n = 0; n < judged[k].dmas.size(); ++n) {
+      const KernelDmas::Dma &d = judged[k].dmas[n];
+      if (!d.unjudged.empty())
+        trace.unjudgedMaps.push_back(files[k] + " DMA #" + std::to_string(n) + ": " + d.unjudged);
+      if (!d.wrongSlots)
+        continue;
+      auto [it, added] = dmaIds.try_emplace({k, n}, static_cast<uint32_t>(trace.dmas.size()));
+      if (added)
+        trace.dmas.push_back(
+            {files[k], static_cast<int>(n), d.write, judged[k].arguments[d.argument].name, d.text});
+      trace.wrongMaps.push_back({it->second, d.askedIndex, d.indexDivides, d.firstWrongSlot,
+                                 d.firstWrongPoint, d.moved, d.wanted, d.wrongSlots, d.slots});
     }
   }
   for (const llvm::json::Value &v : *outputs) {
@@ -276,7 +322,16 @@ BackendRun runPyTorchSim(const PyTorchSimToolchain &t, const Case &c,
     std::string unread;
     if (!readFileBytes(dir + "/details.txt", r.details, unread, 1 << 20))
       r.details.clear();
-    if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
+    if (end.kind != CommandEnd::Kind::Exited && fs::exists(dir + "/setting-up", ec)) {
+      // The adapter was still setting PyTorchSim up (building its npu
+      // extension, say) when the limit ended it: the machine's state, not
+      // the case's. The next adapter takes the build up again.
+      r.status = BackendRun::Status::EnvironmentError;
+      std::string how;
+      classifyEnd(end, how);
+      r.message = "the PyTorchSim adapter was still setting PyTorchSim up when it ended (" +
+                  firstLineOf(how) + "); its first case sets the npu device up";
+    } else if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);
     } else if (!readPyTorchSimRun(dir, r, error)) {
       r.status = BackendRun::Status::EnvironmentError;

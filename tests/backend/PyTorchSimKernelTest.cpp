@@ -7,15 +7,18 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pytorchsim/DmaStart.h"
+#include "backend/pytorchsim/InductorIndex.h"
 #include "backend/pytorchsim/KernelDmas.h"
 #include "backend/pytorchsim/PyTorchSimBackend.h"
 #include "ir/FileText.h"
 #include "oracles/DmaFootprint.h"
+#include "oracles/DmaMap.h"
 #include "tests/TestSupport.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <map>
 
 namespace npufuzz {
@@ -69,6 +72,39 @@ TEST(PyTorchSimDmaStart, ADmaStartOutOfItsFormIsNamed) {
   EXPECT_EQ(out, "// memref.dma_start is PyTorchSim's\n");
 }
 
+/// An index tree as the adapter writes it.
+InductorIndex indexOf(const std::string &json) {
+  InductorIndex index;
+  std::string error;
+  EXPECT_TRUE(InductorIndex::parseText(json, index, error)) << error;
+  return index;
+}
+
+// Inductor's integer functions as Python computes them: floor division and
+// a remainder with the divisor's sign.
+TEST(InductorIndex, EvaluatesInductorsFloorAndModAsPythonDoes) {
+  // x.view(4,2,5,8).transpose(1,2).reshape(4,80): the element of [i0, i1].
+  const InductorIndex view = indexOf(R"(["add", ["mul", 8, ["floordiv", "index1", 16]],
+                 ["mul", 40, ["modular_indexing", "index1", 8, 2]],
+                 ["modular_indexing", "index1", 1, 8], ["mul", 80, "index0"]])");
+  EXPECT_EQ(view.evaluate({{"index0", 0}, {"index1", 8}}), 40);
+  EXPECT_EQ(view.evaluate({{"index0", 2}, {"index1", 79}}), 160 + 32 + 40 + 7);
+  EXPECT_TRUE(view.divides());
+  EXPECT_EQ(view.variables(), (std::vector<std::string>{"index0", "index1"}));
+  EXPECT_FALSE(view.evaluate({{"index0", 0}}).has_value()); // index1 has no value
+  const InductorIndex negative = indexOf(R"(["add", ["floordiv", "x", 4], ["mod", "x", 3],
+                                                ["modular_indexing", "x", 2, 5]])");
+  // floor(-7/4) = -2, -7 mod 3 = 2, floor(-7/2) = -4 and -4 mod 5 = 1.
+  EXPECT_EQ(negative.evaluate({{"x", -7}}), -2 + 2 + 1);
+  EXPECT_FALSE(indexOf(R"(["floordiv", "x", 0])").evaluate({{"x", 1}}).has_value());
+  EXPECT_FALSE(indexOf(R"(["mul", "x", "x"])").evaluate({{"x", INT64_MAX}}).has_value());
+  EXPECT_FALSE(indexOf(R"(["add", ["mul", 64, "index0"], "index1"])").divides());
+  InductorIndex unknown;
+  std::string error;
+  EXPECT_FALSE(InductorIndex::parseText(R"(["pow", "x", 2])", unknown, error));
+  EXPECT_NE(error.find("pow"), std::string::npos) << error;
+}
+
 TEST(PyTorchSimKernel, UpstreamMlirVerifiesTheRecordedKernels) {
   for (const char *name : {"add", "view", "mm"}) {
     const KernelDmas k = checkPyTorchSimKernel(kernelText(name));
@@ -111,7 +147,7 @@ TEST(PyTorchSimKernel, ATileOverhangingItsLoopIsClippedThere) {
 }
 
 TEST(PyTorchSimKernel, AKernelThatMovesMoreThanItsBudgetIsLeftUndecoded) {
-  const KernelDmas k = checkPyTorchSimKernel(kernelText("add"), 1000);
+  const KernelDmas k = checkPyTorchSimKernel(kernelText("add"), {}, 1000);
   EXPECT_TRUE(k.verified);
   EXPECT_FALSE(k.decoded);
   EXPECT_TRUE(k.moves.empty());
@@ -210,6 +246,92 @@ TEST(PyTorchSimFootprint, ALoadOfATemporaryNobodyWroteIsAnUninitializedRead) {
   DmaTrace partial = temporaryTrace(6);
   partial.undecoded.push_back("kernel2.mlir: a DMA under scf.if");
   EXPECT_FALSE(checkDmaFootprint(partial));
+}
+
+/// A recorded run's DMA trace (its map judged where the adapter recorded
+/// what Inductor asked).
+DmaTrace traceOf(const std::string &name) {
+  BackendRun run;
+  std::string error;
+  EXPECT_TRUE(readPyTorchSimRun(recorded(name), run, error)) << name << ": " << error;
+  EXPECT_TRUE(run.ok()) << run.message;
+  return run.dmaTrace;
+}
+
+// Kernels whose DMAs move what Inductor's index asks: an overhanging flat
+// tile, and a broadcast (dram_stride [1, 0]) beside a 2-D load. Every DMA
+// of theirs is judged, slot by slot.
+TEST(PyTorchSimMap, RecordedRightMapsMoveWhatTheIndexAsksAtEverySlot) {
+  for (const char *name : {"add", "bcast"}) {
+    const DmaTrace t = traceOf(name);
+    EXPECT_TRUE(t.wrongMaps.empty()) << name << ": " << checkDmaMap(t)->text;
+    EXPECT_TRUE(t.unjudgedMaps.empty()) << name << ": " << t.unjudgedMaps.front();
+    EXPECT_FALSE(checkDmaTrace(t)) << name;
+  }
+  // Kernels recorded without the asks are not judged, and say why.
+  const DmaTrace mm = traceOf("mm");
+  ASSERT_FALSE(mm.unjudgedMaps.empty());
+  EXPECT_NE(mm.unjudgedMaps.front().find("no load or store of Inductor's asked for it"),
+            std::string::npos)
+      << mm.unjudgedMaps.front();
+}
+
+// Two strides of a 16x16 load swapped (by hand, in the kernel and in what
+// PyTorchSim returned for it): every element still inside the tensor, the
+// same set moved, so the footprint sees nothing; the map oracle names the
+// DMA, the slot, the element moved and the one the index wants.
+TEST(PyTorchSimMap, StridesSwappedInsideBoundsAreAWrongElementTheFootprintMisses) {
+  const DmaTrace t = traceOf("bcast_swapped_strides");
+  EXPECT_FALSE(checkDmaFootprint(t));
+  const std::optional<FootprintFinding> f = checkDmaTrace(t);
+  ASSERT_TRUE(f);
+  EXPECT_EQ(f->verdict, VerdictKind::WrongDmaElement);
+  EXPECT_EQ(f->where, "memref.dma_start load | affine index");
+  EXPECT_NE(f->text.find("kernel0.mlir DMA #0 (load of %in_ptr0) loads into tile slot [0, 1] "
+                         "(index0=0, index1=1) element 16 of %in_ptr0, where the index asked "
+                         "for, (index1 + 16*index0), wants element 1; 240 of 256 slots wrong"),
+            std::string::npos)
+      << f->text;
+  EXPECT_NE(f->text.find("dram_stride=[1, 16]"), std::string::npos) << f->text;
+  ASSERT_EQ(t.wrongMaps.size(), 1u); // the broadcast and the store are right
+}
+
+// The forks' own floor/mod bug (seed 003's class): an index with FloorDiv
+// and ModularIndexing flattened to one affine stride per tile dimension.
+// A transpose-and-reshape keeps its tile inside the tensor (the footprint
+// saw nothing); a permuted reshape and a transposed reshape also read past
+// their tensor's end, and are named by their map, their root.
+TEST(PyTorchSimMap, TheForksFloorModStridesAreWrongElementsInBoundsOrOut) {
+  const struct {
+    const char *name;
+    const char *first;
+  } rows[] = {
+      {"view", "loads into tile slot [0, 8] (index0=0, index1=8) element 8 of %in_ptr0, where "
+               "the index asked for, (8*FloorDiv(index1, 16) + 40*ModularIndexing(index1, 8, 2) "
+               "+ 80*index0 + ModularIndexing(index1, 1, 8)), wants element 40"},
+      // x(64,8,8).permute(0,2,1).reshape(64,64): dram_stride [64, 8].
+      {"permute_reshape", "loads into tile slot [0, 8] (index0=0, index1=8) element 64 of "
+                          "%in_ptr0, where the index asked for, (8*ModularIndexing(index1, 1, "
+                          "8) + 64*index0 + FloorDiv(index1, 8)), wants element 1; 3584 of "
+                          "4096 slots wrong"},
+      // x(3,4).t().reshape(2,6): a 2x4 tile with dram_stride [2, 4].
+      {"t_reshape", "loads into tile slot [0, 3] (index0=0, index1=3) element 12 of %in_ptr0, "
+                    "where the index asked for, (2*index0 + 4*ModularIndexing(index1, 1, 3) + "
+                    "FloorDiv(index1, 3)), wants element 1; 2 of 12 slots wrong"}};
+  for (const auto &row : rows) {
+    const DmaTrace t = traceOf(row.name);
+    const std::optional<FootprintFinding> f = checkDmaTrace(t);
+    ASSERT_TRUE(f) << row.name;
+    EXPECT_EQ(f->verdict, VerdictKind::WrongDmaElement) << row.name;
+    EXPECT_EQ(f->where, "memref.dma_start load | floor/mod index") << row.name;
+    EXPECT_NE(f->text.find(row.first), std::string::npos) << row.name << ": " << f->text;
+  }
+  EXPECT_FALSE(checkDmaFootprint(traceOf("view")));
+  for (const char *name : {"permute_reshape", "t_reshape"}) {
+    const std::optional<FootprintFinding> f = checkDmaFootprint(traceOf(name));
+    ASSERT_TRUE(f) << name;
+    EXPECT_EQ(f->verdict, VerdictKind::OutOfBoundsRead) << name;
+  }
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pytorchsim/PyTorchSimBackend.h"
+#include "backend/external/PersistentCommand.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "backend/toolchains/Canary.h"
 #include "driver/Campaign.h"
@@ -18,7 +19,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <filesystem>
+#include <fstream>
+#include <sys/file.h>
+#include <unistd.h>
 
 using namespace npufuzz;
 
@@ -77,6 +82,51 @@ TEST(PyTorchSimBackend, AnAddIsOkAndItsDmasAreTraced) {
   EXPECT_TRUE(t.undecoded.empty());
   ASSERT_EQ(t.outputs.size(), 1u);
   EXPECT_EQ(t.outputs[0].shape, (std::vector<int64_t>{8, 64}));
+}
+
+// torch builds PyTorchSim's npu extension under a lock file; a build that a
+// case's limit killed left it, and every later adapter waited on it
+// forever, each case a hang. Now the adapter's first case sets the device
+// up, and a limit that ends the setup is the environment, never a finding;
+// each checkout builds in a directory of its own under npufuzz's cache,
+// and the next adapter, finding no live build there (its flock is free),
+// removes the stale lock and builds.
+TEST(PyTorchSimBackend, ABuildKilledByACaseLimitIsTheEnvironmentAndItsLockNoHang) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  const std::string cache = ::testing::TempDir() + "/npufuzz-pytorchsim-cache";
+  std::filesystem::remove_all(cache);
+  ASSERT_EQ(::setenv("NPUFUZZ_CACHE", cache.c_str(), 1), 0);
+  MlirJit jit;
+  RunConfig config = pytorchsim();
+  auto runAfresh = [&](unsigned limit) {
+    workerPersistentCommand().stop();
+    config.pytorchsim.timeoutSeconds = limit;
+    return runCase(parseOrFail(canaryCaseText()), jit, config);
+  };
+  // Built once in the checkout's own directory.
+  const CaseOutcome built = runAfresh(600);
+  EXPECT_EQ(built.verdict, VerdictKind::Ok) << built.summary << "\n" << built.run.details;
+  std::vector<std::filesystem::path> roots;
+  for (const auto &entry : std::filesystem::directory_iterator(cache + "/pytorchsim-extensions"))
+    roots.push_back(entry.path());
+  ASSERT_EQ(roots.size(), 1u);
+  // The lock a killed build leaves: no adapter is building, so it is stale.
+  std::filesystem::create_directories(roots[0] / "npu");
+  std::ofstream(roots[0] / "npu" / "lock").close();
+  const CaseOutcome stale = runAfresh(120);
+  EXPECT_EQ(stale.verdict, VerdictKind::Ok) << stale.summary << "\n" << stale.run.details;
+  EXPECT_FALSE(std::filesystem::exists(roots[0] / "npu" / "lock"));
+  // A setup the case's limit ends (here it waits on a build this process
+  // holds the directory for) is the environment, not a hang of the case.
+  const int guard = ::open((roots[0] / "npufuzz.lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(guard, 0);
+  ASSERT_EQ(::flock(guard, LOCK_EX), 0);
+  const CaseOutcome ended = runAfresh(3);
+  ::close(guard);
+  workerPersistentCommand().stop();
+  ::unsetenv("NPUFUZZ_CACHE");
+  EXPECT_EQ(ended.verdict, VerdictKind::EnvironmentError) << ended.summary;
+  EXPECT_NE(ended.summary.find("still setting PyTorchSim up"), std::string::npos) << ended.summary;
 }
 
 // Seed 000's class: the expert ids compared with lane ids as a mask, ids

@@ -55,11 +55,113 @@ ENVIRONMENT = 80
 _STAND_IN = "#!/bin/sh\nexit 0\n"
 
 
+# A file the adapter keeps in a case directory while it sets PyTorchSim up
+# for that case (its first): a case whose limit ended the adapter then
+# (building the npu extension) is npufuzz's environment, not the case's
+# (PyTorchSimBackend.cpp reads it).
+SETTING_UP = "setting-up"
+
+
+class _extension_directory:
+    """PyTorchSim's `npu` extension built in a directory of this checkout's
+    and this Python's own, under npufuzz's cache, with a stale build lock
+    told from a live build.
+
+    torch builds an extension in TORCH_EXTENSIONS_DIR/NAME (by default one
+    directory for every checkout on the machine) under a lock file it
+    creates and removes itself; a build killed by a case's limit leaves the
+    file, and every later build waits on it forever. Here each adapter takes
+    an exclusive flock on the directory's `npufuzz.lock` for the whole
+    setup: the kernel drops it when the holder dies, so an adapter that
+    waits on it waits on a live build (slow, not stale), and one that holds
+    it knows that no build is running, and that a torch lock file left
+    there is stale, and removes it."""
+
+    def __init__(self, checkout):
+        import hashlib
+        cache = os.environ.get("NPUFUZZ_CACHE") or os.path.join(
+            os.path.expanduser("~"), ".cache", "npufuzz")
+        key = hashlib.sha256(("%s\n%s" % (checkout, os.path.realpath(sys.executable)))
+                             .encode()).hexdigest()[:16]
+        self.root = os.path.join(cache, "pytorchsim-extensions", key)
+        self.guard = None
+
+    def __enter__(self):
+        import fcntl
+        os.makedirs(self.root, exist_ok=True)
+        os.environ["TORCH_EXTENSIONS_DIR"] = self.root
+        self.guard = open(os.path.join(self.root, "npufuzz.lock"), "w")
+        fcntl.flock(self.guard, fcntl.LOCK_EX)
+        try:
+            os.remove(os.path.join(self.root, "npu", "lock"))
+            sys.stderr.write("npufuzz pytorchsim adapter: removed the lock a killed build of "
+                             "the npu extension left in %s\n" % self.root)
+        except FileNotFoundError:
+            pass
+        return self
+
+    def __exit__(self, *_):
+        self.guard.close()  # and with it the flock
+
+
+def _index_tree(e):
+    """An index of Inductor's as the tree InductorIndex.h reads; ValueError
+    for what it cannot say."""
+    import sympy
+    from torch.utils._sympy.functions import FloorDiv, ModularIndexing
+    if isinstance(e, sympy.Integer):
+        return int(e)
+    if isinstance(e, sympy.Symbol):
+        return str(e)
+    for kind, name in ((sympy.Add, "add"), (sympy.Mul, "mul"), (FloorDiv, "floordiv"),
+                       (ModularIndexing, "modular_indexing"), (sympy.Mod, "mod"),
+                       (sympy.Min, "min"), (sympy.Max, "max")):
+        if isinstance(e, kind):
+            return [name] + [_index_tree(a) for a in e.args]
+    raise ValueError("an index holds %s" % type(e).__name__)
+
+
+def _ask_record(ask):
+    """What pytorchsim.json keeps of one DMA's ask: its line, buffer, index
+    and the variable of each tile dimension, or why its map is not judged.
+
+    PyTorchSim's tile for a load or store runs over the iteration variables
+    the index reads, in their order (index0 outermost), or over all the
+    kernel's when it broadcasts a load or store to the kernel's tile; a
+    tile of another rank (a scalar's, a reduction's [1, n], one split by a
+    floor division) is not judged."""
+    record = {"code": ask["code"], "buffer": ask["buffer"]}
+    index = ask["index"]
+    try:
+        record["index"] = _index_tree(index)
+    except ValueError as e:
+        record["why"] = str(e)
+        return record
+    names = {str(s) for s in index.free_symbols}
+    if any(not re.match(r"index\d+$", n) for n in names):
+        record["why"] = "an indirect index (it reads %s)" % ", ".join(
+            sorted(n for n in names if not re.match(r"index\d+$", n)))
+        return record
+    used = sorted(names, key=lambda n: int(n[5:]))
+    everything = ask["variables"]
+    rank = ask["rank"]
+    if rank == len(used) and (not ask["broadcast"] or used == everything):
+        record["tile_variables"] = used
+    elif ask["broadcast"] and rank == len(everything):
+        record["tile_variables"] = everything
+    else:
+        record["why"] = "a tile of rank %d over %s of the kernel's %s" % (
+            rank, used or "none", everything)
+    return record
+
+
 class Session:
     def __init__(self, checkout):
         self.checkout = os.path.realpath(checkout)
         self.scratch = tempfile.mkdtemp(prefix="npufuzz-pytorchsim-")
         self.calls = []    # (kernel source, arg names, [tensor args]), in order
+        self.asks = []     # what Inductor asked of each DMA since the last kernel defined
+        self.kernel_asks = {}  # kernel source -> the asks of its DMAs
         self.device = None
         self._own_modules = None
 
@@ -100,7 +202,8 @@ class Session:
         import torch
         torch.set_num_threads(1)
         from Scheduler.scheduler import PyTorchSimRunner
-        module = PyTorchSimRunner.setup_device()
+        with _extension_directory(self.checkout):
+            module = PyTorchSimRunner.setup_device()
         self.device = module.custom_device()
         self._record()
 
@@ -124,6 +227,67 @@ class Session:
                     setattr(call, attribute, getattr(run, attribute))
             return call
         extension_codecache.CustomAsyncCompile.mlir = mlir
+        self._record_asks()
+
+    def _record_asks(self):
+        """Records, for each DMA PyTorchSim's kernel code writes for a load
+        or a store, what Inductor asked of it: the buffer, the index as the
+        scheduler node gave it (over the kernel's iteration variables
+        `index0`, ..., with Inductor's FloorDiv and ModularIndexing), and
+        the variable each dimension of the DMA's tile runs over. npufuzz
+        checks every slot of the tile against the index
+        (backend/pytorchsim/KernelDmas.h, oracles/DmaMap.h).
+
+        The DMA is the line `get_dma_code` returns inside the load or store;
+        a kernel's asks are those made since the kernel defined before it
+        (MLIRScheduling.define_kernel), whose line its source holds."""
+        from PyTorchSimFrontend.mlir import mlir_codegen_backend as backend
+        from PyTorchSimFrontend.mlir import mlir_scheduling as scheduling
+        session = self
+        asking = []  # the load or store being written, innermost last
+
+        def wrap(method, broadcast):
+            original = getattr(backend.MLIRKernel, method)
+
+            def wrapper(kernel, name, index, *args, **kwargs):
+                asking.append({"buffer": name, "index": index, "broadcast": broadcast,
+                               "variables": [str(v) for v in kernel.itervars]})
+                try:
+                    return original(kernel, name, index, *args, **kwargs)
+                finally:
+                    asking.pop()
+            setattr(backend.MLIRKernel, method, wrapper)
+        wrap("load", True)
+        wrap("store", True)
+        wrap("store_reduction", False)
+
+        original_info = backend.MLIRKernel.get_dma_info
+
+        def get_dma_info(kernel, name, *args, **kwargs):
+            result = original_info(kernel, name, *args, **kwargs)
+            if asking and asking[-1]["buffer"] == name and "rank" not in asking[-1]:
+                asking[-1]["rank"] = result[0].get_nr_dim()
+            return result
+        backend.MLIRKernel.get_dma_info = get_dma_info
+
+        original_code = backend.MLIRKernel.get_dma_code
+
+        def get_dma_code(kernel, *args, **kwargs):
+            code = original_code(kernel, *args, **kwargs)
+            if asking and "rank" in asking[-1] and "code" not in asking[-1]:
+                asking[-1]["code"] = code
+                session.asks.append(_ask_record(asking[-1]))
+            return code
+        backend.MLIRKernel.get_dma_code = get_dma_code
+
+        original_define = scheduling.MLIRScheduling.define_kernel
+
+        def define_kernel(scheduler, src_code, *args, **kwargs):
+            mine = [a for a in session.asks if a["code"] in src_code]
+            session.kernel_asks[src_code] = mine
+            del session.asks[:]
+            return original_define(scheduler, src_code, *args, **kwargs)
+        scheduling.MLIRScheduling.define_kernel = define_kernel
 
     def commit(self):
         try:
@@ -201,6 +365,19 @@ class Session:
         return args, list(outs)
 
     def answer(self, case_dir):
+        if self.device is None:  # the first case: set up for it
+            marker = os.path.join(case_dir, SETTING_UP)
+            open(marker, "w").close()
+            try:
+                self.set_up()
+            except Exception as e:
+                said = str(e).strip().splitlines()
+                with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
+                    f.write("npufuzz pytorchsim adapter: PyTorchSim at %s does not set up: %s: %s\n"
+                            % (self.checkout, type(e).__name__, said[0] if said else ""))
+                    traceback.print_exc(file=f)
+                return ENVIRONMENT
+            os.remove(marker)
         program = os.path.join(case_dir, "program.py")
         if not os.path.isfile(program):
             with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
@@ -217,6 +394,8 @@ class Session:
                   for t in manifest["inputs"]]
         os.environ["TORCHSIM_DUMP_PATH"] = os.path.join(case_dir, "pytorchsim-dump")
         del self.calls[:]
+        del self.asks[:]
+        self.kernel_asks.clear()
         code, headline, details = 0, None, ""
         args, outs = [], []
         try:
@@ -278,8 +457,9 @@ class Session:
                 s["role"], s["index"] = "output", k
             p.update({"shape": list(t.shape), "strides": list(t.stride())})
             views.append(p)
-        record = {"kernels": [{"file": "kernel%d.mlir" % k, "args": names}
-                              for k, (_, names) in enumerate(kernels)],
+        record = {"kernels": [{"file": "kernel%d.mlir" % k, "args": names,
+                               "dmas": self.kernel_asks.get(source, [])}
+                              for k, (source, names) in enumerate(kernels)],
                   "storages": storages, "calls": calls, "outputs": views,
                   "fallbacks": self.fallbacks()}
         with open(os.path.join(case_dir, "pytorchsim.json"), "w") as f:
@@ -320,18 +500,20 @@ def main():
         return ENVIRONMENT
     session = Session(args[1])
     try:
-        try:
-            session.set_up()
-            version = session.check() if check else None
-        except Exception as e:
-            said = str(e).strip().splitlines()
-            sys.stderr.write("npufuzz pytorchsim adapter: PyTorchSim at %s does not set up: %s: %s\n"
-                             % (args[1], type(e).__name__, said[0] if said else ""))
-            traceback.print_exc()
-            return ENVIRONMENT
         if check:
+            try:
+                session.set_up()
+                version = session.check()
+            except Exception as e:
+                said = str(e).strip().splitlines()
+                sys.stderr.write("npufuzz pytorchsim adapter: PyTorchSim at %s does not set up: "
+                                 "%s: %s\n" % (args[1], type(e).__name__, said[0] if said else ""))
+                traceback.print_exc()
+                return ENVIRONMENT
             answers.write(version + "\n")
             return 0
+        # Set up in the first case (Session.answer), so that a limit that
+        # ends the setup is told apart from one that ends a case.
         # The case directory's files, as the other adapters: npufuzz's
         # environment, never a finding.
         return case_loop.serve(answers, session.answer, "pytorchsim",
