@@ -108,6 +108,8 @@ struct State {
   uint64_t totalCases = 0;
   double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
+  /// CampaignResult::unsupportedReasons.
+  std::map<std::string, uint64_t> unsupportedReasons;
   IrCoverage irCoverage;
 
   std::string json(double runSeconds) const {
@@ -133,6 +135,7 @@ struct State {
                          {"total_seconds", totalSeconds + runSeconds},
                          {"verdicts", countsJson(verdicts)},
                          {"features", countsJson(features)},
+                         {"unsupported_reasons", countsJson(unsupportedReasons)},
                          {"ir_coverage", irCoverage.toJson()}};
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -221,8 +224,11 @@ struct State {
                      std::to_string(deferred.size()) + ") do not add up to the cases that ran (" +
                      std::to_string(next + ahead.size()) + ")");
     if (!readCounts(o->getObject("verdicts"), verdicts) ||
-        !readCounts(o->getObject("features"), features))
-      return damaged("'verdicts' or 'features' holds something other than counts");
+        !readCounts(o->getObject("features"), features) ||
+        (o->getObject("unsupported_reasons") &&
+         !readCounts(o->getObject("unsupported_reasons"), unsupportedReasons)))
+      return damaged("'verdicts', 'features' or 'unsupported_reasons' holds something other than "
+                     "counts");
     uint64_t judged = 0;
     for (const auto &[name, n] : verdicts) {
       if (!parseVerdictName(name))
@@ -506,6 +512,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"cases_per_second", r.seconds > 0 ? r.cases / r.seconds : 0.0},
                        {"verdicts", countsJson(r.verdicts)},
                        {"features", countsJson(r.features)},
+                       {"unsupported_reasons", countsJson(r.unsupportedReasons)},
                        {"ir_coverage", r.irCoverage.toJson()},
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},
@@ -815,6 +822,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     for (const std::string &f : caseFeatures(r.c)) {
       ++result.features[f];
       ++state.features[f];
+    }
+    // Why the backend could not take it, as its headline says, without
+    // the numbers that differ from case to case.
+    if (report.result.verdict == VerdictKind::Unsupported) {
+      const std::string &said =
+          report.result.message.empty() ? report.result.summary : report.result.message;
+      ++state.unsupportedReasons[normalizeMessage(said.substr(0, said.find('\n'))).substr(0, 200)];
     }
     state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     state.deferred.erase(r.index);
@@ -1166,6 +1180,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.totalSeconds = state.totalSeconds + result.seconds;
   result.totalCases = state.totalCases;
   result.features = state.features;
+  result.unsupportedReasons = state.unsupportedReasons;
   result.irCoverage = state.irCoverage;
   result.verdicts = state.verdicts;
   result.corpusCases = corpus.size();

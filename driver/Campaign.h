@@ -133,6 +133,9 @@ struct CampaignResult {
   std::map<std::string, uint64_t> runVerdicts; ///< this run's
   std::map<std::string, uint64_t> verdicts;    ///< the directory's, every run
   std::map<std::string, uint64_t> features;
+  /// Why the unsupported cases were (the backend's reason, numbers
+  /// dropped), with how many cases each: the whole campaign's.
+  std::map<std::string, uint64_t> unsupportedReasons;
   IrCoverage irCoverage;                ///< the directory's, every run
   std::vector<FindingSummary> findings; ///< ordered by id
   /// Signatures this run filed first (the directory had none of them).
