@@ -109,6 +109,15 @@ void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   }
   if (!blame.found)
     return;
+  // A wrong map is its DMA's, whichever op first shows it: the code that
+  // wrote the DMA (its index, its strides) is the root, and the signature
+  // keeps the DMA's direction and index class (oracles/DmaMap.h). The op
+  // still tells a reduction what to keep.
+  if (v.verdict == VerdictKind::WrongDmaElement) {
+    v.culpritOp = blame.op;
+    v.summary += "; first wrong: " + blame.detail;
+    return;
+  }
   // A backend bisected by passes has its root in the pass (pass blame,
   // next); the op only names what the pass got wrong.
   if (runsExternally(ctx.config.backend)) {
