@@ -12,6 +12,7 @@
 #include "backend/toolchains/BackendToolchains.h"
 #include "backend/toolchains/Canary.h"
 #include "driver/Campaign.h"
+#include "driver/CaseTask.h"
 #include "generators/Policy.h"
 #include "oracles/CaseRunner.h"
 #include "tests/TestSupport.h"
@@ -172,6 +173,42 @@ return %5
                                  "mlir_template.codegen_template_code"),
             std::string::npos)
       << out.run.message;
+}
+
+// The forks' floor/mod strides (seed 003's class, the live form of the
+// get_dma_info bug) on two hand-written programs: a transposed reshape
+// whose tile reads past the 12 elements, and a permuted reshape. Each is a
+// wrong-dma-element with the one signature of that map, named at its DMA
+// however op blame traces it.
+TEST(PyTorchSimBackend, TheForksFloorModStridesAreOneWrongMapSignedAtTheDma) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 600;
+  std::vector<std::string> ids;
+  for (const char *text : {R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[3,4]
+%1 = transpose %0 {perm=[1,0]} : f32[4,3]
+%2 = reshape %1 : f32[2,6]
+return %2
+)",
+                           R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[64,8,8]
+%1 = transpose %0 {perm=[0,2,1]} : f32[64,8,8]
+%2 = reshape %1 : f32[64,64]
+return %2
+)"}) {
+    const CaseReport r = runCaseIsolated(parseOrFail(text), jit, pytorchsim(), limits);
+    EXPECT_EQ(r.result.verdict, VerdictKind::WrongDmaElement) << r.result.summary;
+    EXPECT_EQ(r.signature.where, "memref.dma_start load | floor/mod index") << r.signature.text();
+    EXPECT_NE(r.result.summary.find("kernel0.mlir DMA #0 (load of %in_ptr0)"), std::string::npos)
+        << r.result.summary;
+    ids.push_back(r.signature.id());
+  }
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(ids[0], ids[1]);
 }
 
 // Cases drawn as `fuzz --backend pytorchsim` draws them run to a verdict
