@@ -87,6 +87,17 @@ bool endsPattern(const Case &c, const Op &op, PatternKind p) {
     return narrow.kind == OpKind::SetValidShape &&
            opCategory(defOf(c, narrow.operands[0]).kind) == OpCategory::RowExpand;
   }
+  case PatternKind::SlicedMatmul: {
+    // matmul(f(view(x))) with the view a chunk or slice of an input.
+    if (op.kind != OpKind::Matmul)
+      return false;
+    const Op &prologue = defOf(c, op.operands[0]);
+    if (prologue.operands.size() != 1)
+      return false;
+    const Op &view = defOf(c, prologue.operands[0]);
+    return (view.kind == OpKind::Chunk || view.kind == OpKind::Slice) &&
+           isKind(c, view.operands[0], OpKind::Input);
+  }
   case PatternKind::RadixSplit: {
     if (op.kind != OpKind::IndexMap)
       return false;

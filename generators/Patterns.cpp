@@ -209,6 +209,48 @@ bool buildRadixSplit(GenContext &g) {
   return g.emit(isFloat(dt) ? OpKind::Exp : OpKind::Neg, {view}, {}) >= 0;
 }
 
+/// Seed 001's gate on any axis: a chunk, or a slice at an offset, of a
+/// bigger input, through one elementwise op (a prologue Inductor fuses
+/// into the matmul) into a matmul. Seed 001 chunked the last axis of a
+/// matmul's result; a backend that matches a prologue's view against whole
+/// buffers (PyTorchSim's) meets other axes and other starts as well.
+bool buildSlicedMatmul(GenContext &g) {
+  static const int64_t kM[] = {1, 4, 8, 16, 32};
+  static const int64_t kK[] = {8, 16, 32, 64};
+  static const int64_t kN[] = {8, 16, 32};
+  const DType dt = drawFloat(g);
+  const int64_t m = pickOf(g, kM), k = pickOf(g, kK), n = pickOf(g, kN);
+  const int64_t axis = static_cast<int64_t>(g.rng.below(2)); // the rows or the contracted axis
+  const int64_t parts = g.rng.range(2, 4);
+  const std::vector<int64_t> part = {m, k};
+  std::vector<int64_t> whole = part;
+  whole[axis] *= parts;
+  const ValueId x = g.newInput({dt, whole, std::nullopt});
+  ValueId view = kNoValue;
+  if (g.rng.chance(0.5)) {
+    OpAttrs chunk;
+    chunk.axis = axis;
+    chunk.count = parts;
+    chunk.index = static_cast<int64_t>(g.rng.below(static_cast<uint64_t>(parts)));
+    view = g.emitValue(OpKind::Chunk, {x}, chunk);
+  } else {
+    OpAttrs slice;
+    slice.offsets = {0, 0};
+    slice.offsets[axis] = g.rng.range(1, whole[axis] - part[axis]);
+    slice.sizes = part;
+    slice.strides = {1, 1};
+    view = g.emitValue(OpKind::Slice, {x}, slice);
+  }
+  if (view == kNoValue)
+    return false;
+  const ValueId prologue = g.emitValue(g.rng.chance(0.5) ? OpKind::Silu : OpKind::Neg, {view}, {});
+  if (prologue == kNoValue)
+    return false;
+  OpAttrs mm;
+  mm.dtype = DType::F32;
+  return g.emit(OpKind::Matmul, {prologue, g.newInput({dt, {k, n}, std::nullopt})}, mm) >= 0;
+}
+
 } // namespace
 
 bool buildPattern(GenContext &g, PatternKind p) {
@@ -217,6 +259,7 @@ bool buildPattern(GenContext &g, PatternKind p) {
   case PatternKind::SwiGlu: return buildSwiGlu(g);
   case PatternKind::ValidTail: return buildValidTail(g);
   case PatternKind::RadixSplit: return buildRadixSplit(g);
+  case PatternKind::SlicedMatmul: return buildSlicedMatmul(g);
   }
   return false;
 }

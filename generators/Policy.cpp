@@ -18,6 +18,7 @@ std::string_view patternName(PatternKind p) {
   case PatternKind::SwiGlu: return "swiglu";
   case PatternKind::ValidTail: return "valid_tail";
   case PatternKind::RadixSplit: return "radix_split";
+  case PatternKind::SlicedMatmul: return "sliced_matmul";
   }
   return "?";
 }
@@ -222,7 +223,9 @@ Policy Policy::defaults() {
   p.dimWeights = {4, 3, 3, 2};
   //               rand zeros ones range iota
   p.fillWeights = {12, 1, 1, 2, 1};
-  p.patternWeights = {1, 1, 1, 1};
+  // sliced_matmul, newer than the others, at 0: the default policy's seeds
+  // draw what they drew before it (pytorchsim's policy weighs it).
+  p.patternWeights = {1, 1, 1, 1, 0};
   p.viewChainWeights = {
 #define NPF_VIEW_CHAIN(Enum, Name, Weight, Description) Weight,
 #include "generators/ViewChainForms.def"
@@ -424,7 +427,9 @@ Policy pytorchsimPolicy() {
 # it), index maps (no form in a model's torch: views make its floor/mod),
 # and mostly the dtypes its fill_ refuses when Inductor folds a constant
 # (it takes f32, i32 and i64). Chains of views nearly half the cases: its DMA
-# code generation turns them into strides and floor/mod indices.
+# code generation turns them into strides and floor/mod indices. Seed 001's
+# gate on any axis (a chunk or an offset slice into a matmul's prologue)
+# twice as often as each other pattern.
 max_rank = 5
 rank.1 = 2
 rank.2 = 6
@@ -442,6 +447,7 @@ dtype.i1 = 1
 op.topk = 0
 op.index_map = 0
 pattern_rate = 0.4
+pattern.sliced_matmul = 2
 view_chain_rate = 0.45
 )";
   return builtInPolicy(kText);

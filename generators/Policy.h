@@ -26,8 +26,11 @@ enum class PatternKind : uint8_t {
   SwiGlu,     ///< matmul -> chunk x2 -> silu(gate) * up -> matmul
   ValidTail,  ///< row_expand_mul -> set_validshape -> fillpad (-> insert)
   RadixSplit, ///< mixed-radix floordiv/mod index_map to >4-D, unit dims, tails
+  /// chunk or slice at an offset, any axis -> one elementwise op -> matmul
+  /// (seed 001's gate on any axis; weighed 0 by the default policy)
+  SlicedMatmul,
 };
-constexpr int kNumPatterns = 4;
+constexpr int kNumPatterns = 5;
 std::string_view patternName(PatternKind p);
 
 /// The chains of views a case can start with (ViewChainForms.def).

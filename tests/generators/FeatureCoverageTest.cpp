@@ -38,8 +38,11 @@ std::vector<std::string> requiredFeatures() {
     required.push_back("fill:" + std::string(fillName(static_cast<FillKind>(i))));
   for (int i = 0; i < kNumPadKinds; ++i)
     required.push_back("pad:" + std::string(padName(static_cast<PadKind>(i))));
+  // A pattern the default policy weighs at 0 (sliced_matmul, pytorchsim's)
+  // is held to being recognized when forced, below.
   for (int i = 0; i < kNumPatterns; ++i)
-    required.push_back("pattern:" + std::string(patternName(static_cast<PatternKind>(i))));
+    if (Policy::defaults().patternWeights[i] > 0)
+      required.push_back("pattern:" + std::string(patternName(static_cast<PatternKind>(i))));
   for (const char *f :
        {"index:floordiv", "index:mod", "index:negative", "valid:static", "valid:dynamic",
         "dim:tail", "dim:unit", "matmul:f32->f32", "matmul:bf16->f32", "matmul:f16->f32",
