@@ -224,11 +224,11 @@ struct State {
                      std::to_string(deferred.size()) + ") do not add up to the cases that ran (" +
                      std::to_string(next + ahead.size()) + ")");
     if (!readCounts(o->getObject("verdicts"), verdicts) ||
-        !readCounts(o->getObject("features"), features) ||
-        (o->getObject("unsupported_reasons") &&
-         !readCounts(o->getObject("unsupported_reasons"), unsupportedReasons)))
-      return damaged("'verdicts', 'features' or 'unsupported_reasons' holds something other than "
-                     "counts");
+        !readCounts(o->getObject("features"), features))
+      return damaged("'verdicts' or 'features' holds something other than counts");
+    if (o->getObject("unsupported_reasons") &&
+        !readCounts(o->getObject("unsupported_reasons"), unsupportedReasons))
+      return damaged("'unsupported_reasons' holds something other than counts");
     uint64_t judged = 0;
     for (const auto &[name, n] : verdicts) {
       if (!parseVerdictName(name))
