@@ -201,15 +201,7 @@ private:
         const int64_t step = loop.getStepAsInt();
         if (!lb || !ub || step <= 0)
           return fail("a loop around a DMA has bounds that are not constants");
-        std::string name;
-        if (auto loc = loop->getLoc()->findInstanceOf<mlir::FileLineColLoc>()) {
-          static const std::regex variable(R"(affine\.for\s+%([A-Za-z0-9_]+))");
-          const std::string line = lineOf(original, loc.getLine());
-          std::smatch m;
-          if (std::regex_search(line, m, variable))
-            name = m[1].str();
-        }
-        loops.push_back({loop.getInductionVar(), 0, *ub, name});
+        loops.push_back({loop.getInductionVar(), 0, *ub, loopName(loop)});
         for (int64_t i = *lb; i < *ub; i += step) {
           known[loop.getInductionVar()] = i;
           loops.back().value = i;
@@ -257,23 +249,21 @@ private:
         return fail("a DMA whose dram_stride is not integers");
       stride.push_back(i.getInt());
     }
-    // Each tile dimension's loop: the one whose step moves the DRAM index
-    // by the dimension's stride (outer loops first, each loop once), as
-    // PyTorchSim derives dram_stride from the index's coefficients. A
-    // broadcast dimension (stride 0) moves no other element, and one no
-    // loop matches is not clipped.
     const uint32_t number = static_cast<uint32_t>(dmaNumber(dma));
     KernelDmas::Dma &record = out.dmas[number];
     record.write = write;
     record.argument = argument.getArgNumber();
-    // What Inductor asked of it: each tile dimension runs over the loop of
-    // its variable, and each slot must move the element the index wants at
-    // that slot's iteration point.
-    const DmaAsk *ask = nullptr;
-    for (const DmaAsk &a : asks)
-      if (llvm::StringRef(a.code).trim() == llvm::StringRef(record.text).trim())
-        ask = &a; // the last: PyTorchSim's last code generation of the kernel
+    // What Inductor asked of it (found once a DMA): each tile dimension
+    // runs over the loop of its variable, and each slot must move the
+    // element the index wants at that slot's iteration point.
+    auto [found, first] = askOf.try_emplace(dma.getOperation(), nullptr);
+    if (first)
+      for (const DmaAsk &a : asks)
+        if (llvm::StringRef(a.code).trim() == llvm::StringRef(record.text).trim())
+          found->second = &a; // the last: PyTorchSim's last code generation of the kernel
+    const DmaAsk *ask = found->second;
     std::vector<const Loop *> along(shape.size(), nullptr);
+    record.unjudged.clear();
     if (!ask)
       record.unjudged = "no load or store of Inductor's asked for it (a template's own DMA)";
     else if (ask->tileVariables.empty())
@@ -298,8 +288,8 @@ private:
       record.askedIndex = ask->index.text();
       record.indexDivides = ask->index.divides();
     } else {
-      // Each tile dimension's loop: the one whose step moves the DRAM
-      // index by the dimension's stride (outer loops first, each loop
+      // Not judged: each tile dimension's loop is the one whose step
+      // moves the DRAM index by the dimension's stride (outer loops first, each loop
       // once), as PyTorchSim derives dram_stride from the index's
       // coefficients. A broadcast dimension (stride 0) moves no other
       // element, and one no loop matches is not clipped.
@@ -312,10 +302,21 @@ private:
             taken[l] = true;
           }
     }
-    std::map<std::string, int64_t> origin;
+    // The slot's iteration point: each loop's value, the slot added along
+    // its dimension's variable (set per slot below).
+    std::map<std::string, int64_t> point;
     for (const Loop &l : loops)
       if (!l.name.empty())
-        origin[l.name] = l.value;
+        point[l.name] = l.value;
+    std::vector<int64_t *> moved;
+    for (size_t k = 0; judge && k < shape.size(); ++k)
+      moved.push_back(&point[ask->tileVariables[k]]);
+    const std::vector<int64_t> origin = [&] {
+      std::vector<int64_t> o;
+      for (int64_t *v : moved)
+        o.push_back(*v);
+      return o;
+    }();
     // Every element of the tile, clipped at the end of its loops.
     std::vector<int64_t> t(shape.size(), 0);
     std::vector<int64_t> extent(shape.begin(), shape.end());
@@ -333,9 +334,8 @@ private:
         return fail("more than " + std::to_string(maxMoves) + " elements moved");
       out.moves.push_back({number, element});
       if (judge) {
-        std::map<std::string, int64_t> point = origin;
         for (size_t k = 0; k < shape.size(); ++k)
-          point[ask->tileVariables[k]] += t[k];
+          *moved[k] = origin[k] + t[k];
         const std::optional<int64_t> wanted = ask->index.evaluate(point);
         ++record.slots;
         if (!wanted || *wanted != element) {
@@ -387,6 +387,21 @@ private:
     return value(v);
   }
 
+  /// The variable PyTorchSim named a loop's induction variable by (`index0`
+  /// of `affine.for %index0 = ...`), read once a loop from its line.
+  const std::string &loopName(mlir::affine::AffineForOp loop) {
+    auto [it, first] = names.try_emplace(loop.getOperation());
+    if (first)
+      if (auto loc = loop->getLoc()->findInstanceOf<mlir::FileLineColLoc>()) {
+        static const std::regex variable(R"(affine\.for\s+%([A-Za-z0-9_]+))");
+        const std::string line = lineOf(original, loc.getLine());
+        std::smatch m;
+        if (std::regex_search(line, m, variable))
+          it->second = m[1].str();
+      }
+    return it->second;
+  }
+
   /// The DMA's number: its position among the kernel's dma_starts.
   size_t dmaNumber(mlir::memref::DmaStartOp dma) {
     auto it = numbers.find(dma.getOperation());
@@ -412,6 +427,8 @@ private:
   mlir::Block *entry = nullptr; ///< the kernel's body: its arguments are the kernel's
   llvm::DenseMap<mlir::Value, int64_t> known;
   llvm::DenseMap<mlir::Operation *, size_t> numbers;
+  llvm::DenseMap<mlir::Operation *, std::string> names;    ///< loopName's
+  llvm::DenseMap<mlir::Operation *, const DmaAsk *> askOf; ///< each DMA's ask, or none
   std::vector<Loop> loops;
 };
 
