@@ -117,6 +117,9 @@ struct BackendRun {
   /// simulators) leaves them empty: its values are not judged, its DMA
   /// trace is.
   bool valuesComputed = true;
+  /// Why a backend that computes values did not for this run (PyTorchSim's
+  /// model cannot run one of its kernels): empty otherwise.
+  std::string valuesWhyNot;
   /// What the program's DMAs moved (backend/DmaTrace.h); empty when the
   /// backend does not record it.
   DmaTrace dmaTrace;

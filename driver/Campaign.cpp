@@ -108,8 +108,8 @@ struct State {
   uint64_t totalCases = 0;
   double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
-  /// CampaignResult::unsupportedReasons.
-  std::map<std::string, uint64_t> unsupportedReasons;
+  /// CampaignResult::unsupportedReasons, valuesNotComputed.
+  std::map<std::string, uint64_t> unsupportedReasons, valuesNotComputed;
   IrCoverage irCoverage;
 
   std::string json(double runSeconds) const {
@@ -136,6 +136,7 @@ struct State {
                          {"verdicts", countsJson(verdicts)},
                          {"features", countsJson(features)},
                          {"unsupported_reasons", countsJson(unsupportedReasons)},
+                         {"values_not_computed", countsJson(valuesNotComputed)},
                          {"ir_coverage", irCoverage.toJson()}};
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -229,6 +230,9 @@ struct State {
     if (o->getObject("unsupported_reasons") &&
         !readCounts(o->getObject("unsupported_reasons"), unsupportedReasons))
       return damaged("'unsupported_reasons' holds something other than counts");
+    if (o->getObject("values_not_computed") &&
+        !readCounts(o->getObject("values_not_computed"), valuesNotComputed))
+      return damaged("'values_not_computed' holds something other than counts");
     uint64_t judged = 0;
     for (const auto &[name, n] : verdicts) {
       if (!parseVerdictName(name))
@@ -513,6 +517,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"verdicts", countsJson(r.verdicts)},
                        {"features", countsJson(r.features)},
                        {"unsupported_reasons", countsJson(r.unsupportedReasons)},
+                       {"values_not_computed", countsJson(r.valuesNotComputed)},
                        {"ir_coverage", r.irCoverage.toJson()},
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},
@@ -830,6 +835,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           report.result.message.empty() ? report.result.summary : report.result.message;
       ++state.unsupportedReasons[normalizeMessage(said.substr(0, said.find('\n'))).substr(0, 200)];
     }
+    // A backend that computes values but could not for this case (a kernel
+    // PyTorchSim's model does not run): judged for what it could be.
+    if (!report.result.valuesWhyNot.empty())
+      ++state.valuesNotComputed[normalizeMessage(report.result.valuesWhyNot).substr(0, 200)];
     state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     state.deferred.erase(r.index);
     state.deferredRequests.erase(r.index);
@@ -1181,6 +1190,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.totalCases = state.totalCases;
   result.features = state.features;
   result.unsupportedReasons = state.unsupportedReasons;
+  result.valuesNotComputed = state.valuesNotComputed;
   result.irCoverage = state.irCoverage;
   result.verdicts = state.verdicts;
   result.corpusCases = corpus.size();

@@ -136,6 +136,9 @@ struct CampaignResult {
   /// Why the unsupported cases were (the backend's reason, numbers
   /// dropped), with how many cases each: the whole campaign's.
   std::map<std::string, uint64_t> unsupportedReasons;
+  /// Cases a backend that computes values judged without them (PyTorchSim's
+  /// model cannot run one of its kernels), by why, numbers dropped.
+  std::map<std::string, uint64_t> valuesNotComputed;
   IrCoverage irCoverage;                ///< the directory's, every run
   std::vector<FindingSummary> findings; ///< ordered by id
   /// Signatures this run filed first (the directory had none of them).

@@ -37,6 +37,7 @@ std::string TaskResult::toJson() const {
                        {"symptom", symptom},
                        {"blame_timed_out", blameTimedOut},
                        {"pass_warnings", passWarnings},
+                       {"values_why_not", valuesWhyNot},
                        {"reference_s", referenceSeconds},
                        {"emit_s", emitSeconds},
                        {"passes_s", passSeconds},
@@ -80,6 +81,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.symptom = str("symptom");
   out.blameTimedOut = o->getBoolean("blame_timed_out").value_or(false);
   out.passWarnings = str("pass_warnings");
+  out.valuesWhyNot = str("values_why_not");
   out.referenceSeconds = num("reference_s");
   out.emitSeconds = num("emit_s");
   out.passSeconds = num("passes_s");
@@ -132,6 +134,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.message = out.run.message;
   t.details = out.run.details;
   t.passWarnings = out.run.passWarnings;
+  t.valuesWhyNot = out.run.valuesWhyNot;
   t.entryOps = out.run.entryOps;
   t.passesThatChanged = out.run.passesThatChanged;
   if (first.jit.recordFeedback)

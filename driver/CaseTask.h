@@ -27,6 +27,7 @@ struct TaskResult : CaseVerdict {
   std::string message;      ///< full diagnostic
   std::string details;      ///< BackendRun::details, kept as the finding's details.txt
   std::string passWarnings; ///< what passes said while succeeding (BackendRun)
+  std::string valuesWhyNot; ///< BackendRun::valuesWhyNot
   /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).
   std::vector<std::string> entryOps, passesThatChanged;
   /// Feedback keys of the run for guided campaigns (driver/Feedback.h),

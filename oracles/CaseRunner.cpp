@@ -94,9 +94,8 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   if (isOutOfBounds(base.verdict))
     v.where = base.run.faultSite;
   // A DMA trace's finding: the DMA's direction and the buffer's role.
-  if (!base.run.valuesComputed)
-    if (std::optional<FootprintFinding> found = checkDmaTrace(base.run.dmaTrace))
-      v.where = found->where;
+  if (std::optional<FootprintFinding> found = checkDmaTrace(base.run.dmaTrace))
+    v.where = found->where;
   // The two instructions and their pipes or cause, never addresses.
   if (isTraceVerdict(base.verdict))
     if (std::optional<TraceFinding> found = firstTraceFinding(base.run.kernelTrace))

@@ -80,15 +80,16 @@ Judgement judgeRun(const Case &c, const RefRun &ref, const BackendRun &run) {
                 run.message.substr(0, run.message.find('\n'));
     return j;
   }
-  // A program compiled but not run: what its DMAs move is all there is to
-  // judge.
-  if (!run.valuesComputed) {
-    if (std::optional<FootprintFinding> found = checkDmaTrace(run.dmaTrace)) {
-      j.verdict = found->verdict;
-      j.summary = found->text;
-    }
+  // What its DMAs move is judged before its values (a wrong map is named
+  // by its DMA, not by the values it spoils); a program compiled but not
+  // run has nothing else to judge.
+  if (std::optional<FootprintFinding> found = checkDmaTrace(run.dmaTrace)) {
+    j.verdict = found->verdict;
+    j.summary = found->text;
     return j;
   }
+  if (!run.valuesComputed)
+    return j;
   // A write outside an output's valid shape is a memory error whatever the
   // values inside it are.
   for (size_t k = 0; run.outputFill && k < run.outputs.size() && k < c.outputs.size(); ++k)

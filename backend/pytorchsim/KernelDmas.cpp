@@ -2,6 +2,7 @@
 #include "backend/pytorchsim/KernelDmas.h"
 
 #include "backend/pytorchsim/DmaStart.h"
+#include "backend/pytorchsim/ModelKernel.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -15,6 +16,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <climits>
@@ -111,6 +113,7 @@ public:
         arg.elements = t.getNumElements();
         const mlir::Type e = t.getElementType();
         arg.elementBytes = e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8);
+        llvm::raw_string_ostream(arg.elementType) << e;
       }
       out.arguments.push_back(arg);
     }
@@ -253,6 +256,23 @@ private:
     KernelDmas::Dma &record = out.dmas[number];
     record.write = write;
     record.argument = argument.getArgNumber();
+    if (record.tile.empty()) {
+      record.tile.assign(shape.begin(), shape.end());
+      if (auto sram = dma->getAttrOfType<mlir::ArrayAttr>("sram_stride"))
+        for (mlir::Attribute a : sram)
+          if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(a))
+            record.sramStride.push_back(i.getInt());
+      record.laneAxis = -1;
+      if (dma.isStrided()) {
+        record.laneAxis = value(dma.getStride()).value_or(-1);
+        record.laneStride = value(dma.getNumElementsPerStride()).value_or(0);
+      }
+      if (auto padding = dma->getAttrOfType<mlir::IntegerAttr>("padding"))
+        record.padding = padding.getInt();
+      const mlir::Type e = spadType.getElementType();
+      record.elementBytes = e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8);
+      record.floatElements = llvm::isa<mlir::FloatType>(e);
+    }
     // What Inductor asked of it (found once a DMA): each tile dimension
     // runs over the loop of its variable, and each slot must move the
     // element the index wants at that slot's iteration point.
@@ -323,16 +343,23 @@ private:
     for (size_t d = 0; d < shape.size(); ++d)
       if (along[d])
         extent[d] = std::min<int64_t>(extent[d], along[d]->upper - along[d]->value);
+    out.executions.push_back({number, *base, out.moves.size(), 0});
     for (int64_t e : extent)
       if (e <= 0)
         return true;
+    std::vector<int64_t> slotStride(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;)
+      slotStride[d - 1] = slotStride[d] * shape[d];
     while (true) {
-      int64_t element = *base;
-      for (size_t d = 0; d < shape.size(); ++d)
+      int64_t element = *base, slot = 0;
+      for (size_t d = 0; d < shape.size(); ++d) {
         element += t[d] * stride[d];
+        slot += t[d] * slotStride[d];
+      }
       if (out.moves.size() >= maxMoves)
         return fail("more than " + std::to_string(maxMoves) + " elements moved");
-      out.moves.push_back({number, element});
+      out.moves.push_back({number, element, slot});
+      ++out.executions.back().count;
       if (judge) {
         for (size_t k = 0; k < shape.size(); ++k)
           *moved[k] = origin[k] + t[k];
@@ -418,6 +445,8 @@ private:
 
 public:
   std::string original; ///< PyTorchSim's text, for the DMAs' lines
+  /// Each dma_start that ran, with its number.
+  const llvm::DenseMap<mlir::Operation *, size_t> &dmaNumbers() const { return numbers; }
 
 private:
   const std::string &text;
@@ -482,7 +511,11 @@ KernelDmas checkPyTorchSimKernel(const std::string &kernel, const std::vector<Dm
   if (!out.decoded) {
     out.undecoded = walker.why;
     out.moves.clear();
+    out.executions.clear();
+    out.notRunnable = "its DMAs are not decoded: " + walker.why;
+    return out;
   }
+  rewriteForModel(*module, f, walker.dmaNumbers(), out);
   return out;
 }
 

@@ -61,6 +61,7 @@ struct KernelDmas {
     std::string name;     ///< `%in_ptr0`
     int64_t elements = 0; ///< of its memref type
     uint32_t elementBytes = 0;
+    std::string elementType; ///< as MLIR prints it (`f32`)
   };
   std::vector<Argument> arguments;
   struct Dma {
@@ -77,6 +78,14 @@ struct KernelDmas {
     std::vector<int64_t> firstWrongSlot;
     std::string firstWrongPoint; ///< `index0=0, index1=8`
     int64_t moved = 0, wanted = 0;
+    /// How PyTorchSim's NPU places the tile (NpuModel.h): its shape, its
+    /// `sram_stride`, the dimension split across the vector lanes and how
+    /// many consecutive elements of it each lane takes, `padding` (0 or 1),
+    /// and the scratchpad's element.
+    std::vector<int64_t> tile, sramStride;
+    int64_t laneAxis = 0, laneStride = 1, padding = 0;
+    uint32_t elementBytes = 0;
+    bool floatElements = false;
   };
   std::vector<Dma> dmas;
   /// One element a DMA moved: its position in the argument, which may lie
@@ -84,8 +93,31 @@ struct KernelDmas {
   struct Move {
     uint32_t dma = 0;
     int64_t element = 0;
+    int64_t slot = 0; ///< the tile slot it moves, row-major
   };
   std::vector<Move> moves;
+  /// Each time a DMA runs, in order, with its moves (a run whose tile its
+  /// loops clip away entirely moves nothing and is still here).
+  struct Execution {
+    uint32_t dma = 0;
+    int64_t base = 0; ///< its DRAM index
+    size_t first = 0, count = 0;
+  };
+  std::vector<Execution> executions;
+
+  /// The kernel as npufuzz's model of PyTorchSim's NPU runs it
+  /// (NpuModel.h): upstream MLIR with each dma_start a call of the model's
+  /// DMA engine, each scratchpad a buffer of one lane, taking
+  /// `scratchpads` after the kernel's arguments and the lane last. Empty
+  /// when the model cannot run it, and `notRunnable` says why.
+  std::string runnable, notRunnable;
+  struct Scratchpad {
+    std::vector<int64_t> shape;
+    uint32_t elementBytes = 0;
+  };
+  std::vector<Scratchpad> scratchpads;
+  /// How many lanes any of its DMAs reaches: the lanes the model runs.
+  int64_t lanes = 1;
 };
 
 /// Judges `kernel`, PyTorchSim's text. At most `maxMoves` elements are

@@ -5,6 +5,7 @@
 #include "backend/external/ExternalBackend.h"
 #include "backend/external/PersistentCommand.h"
 #include "backend/pytorchsim/KernelDmas.h"
+#include "backend/pytorchsim/NpuModel.h"
 #include "ir/FileText.h"
 
 #include "llvm/Support/JSON.h"
@@ -100,7 +101,93 @@ bool checkPyTorchSimToolchain(const PyTorchSimToolchain &t, std::string &version
   return false;
 }
 
-bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &error) {
+namespace {
+
+/// The program's outputs from the model of PyTorchSim's NPU (NpuModel.h):
+/// the storages set up as the program had them (its inputs' bytes; every
+/// other storage, as torch.empty leaves it, the poison fill), the calls run,
+/// each returned view read. When the model cannot, the values are not
+/// computed and `valuesWhyNot` says why.
+void computeValues(const std::vector<KernelDmas> &kernels, const std::vector<std::string> &files,
+                   const std::vector<NpuModelCall> &calls, const llvm::json::Array *fallbacks,
+                   const std::vector<TensorData> &inputs,
+                   const std::vector<TensorType> &outputTypes, BackendRun &run) {
+  const DmaTrace &trace = run.dmaTrace;
+  run.valuesComputed = false;
+  std::string &why = run.valuesWhyNot;
+  if (fallbacks && !fallbacks->empty()) {
+    why = "the program also runs " + fallbacks->front().getAsString().value_or("?").str() +
+          ", which the model does not";
+    return;
+  }
+  if (trace.outputs.size() != outputTypes.size()) {
+    why = "the program returns " + std::to_string(trace.outputs.size()) + " views for " +
+          std::to_string(outputTypes.size()) + " outputs";
+    return;
+  }
+  std::vector<std::vector<uint8_t>> storages;
+  for (const DmaTrace::Storage &s : trace.storages) {
+    std::vector<uint8_t> bytes(static_cast<size_t>(std::max<int64_t>(s.bytes, 0)));
+    fillPattern(bytes.data(), bytes.size(), kPyTorchSimModelFill);
+    if (s.role == DmaTrace::Storage::Role::Input) {
+      if (s.index < 0 || static_cast<size_t>(s.index) >= inputs.size() ||
+          inputs[s.index].bytes.size() != bytes.size()) {
+        why = "an input's storage is not the input npufuzz gave";
+        return;
+      }
+      bytes = inputs[s.index].bytes;
+    }
+    storages.push_back(std::move(bytes));
+  }
+  if (!runOnNpuModel(kernels, files, calls, storages, why))
+    return;
+  std::vector<TensorData> outputs;
+  for (size_t k = 0; k < outputTypes.size(); ++k) {
+    const DmaTrace::View &view = trace.outputs[k];
+    TensorData t;
+    t.type = outputTypes[k];
+    const int64_t n = t.numElements();
+    int64_t viewElements = 1;
+    for (int64_t d : view.shape)
+      viewElements *= d;
+    const unsigned bytes = t.elementBytes();
+    if (viewElements != n || view.elementBytes != bytes) {
+      why = "output " + std::to_string(k) + " is a view of another size or element";
+      return;
+    }
+    t.bytes.resize(static_cast<size_t>(n) * bytes);
+    const std::vector<uint8_t> &storage = storages[view.storage];
+    std::vector<int64_t> at(view.shape.size(), 0);
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t element = 0;
+      for (size_t d = 0; d < at.size(); ++d)
+        element += at[d] * view.strides[d];
+      const int64_t byte = view.byteOffset + element * bytes;
+      if (byte < 0 || byte + bytes > static_cast<int64_t>(storage.size())) {
+        why = "output " + std::to_string(k) + " is a view past its storage";
+        return;
+      }
+      std::memcpy(t.bytes.data() + e * bytes, storage.data() + byte, bytes);
+      for (size_t d = at.size(); d-- > 0;)
+        if (++at[d] < view.shape[d])
+          break;
+        else
+          at[d] = 0;
+    }
+    outputs.push_back(std::move(t));
+  }
+  run.outputs = std::move(outputs);
+  run.valuesComputed = true;
+  // Each lane sums its share and the shares are then summed: float sums in
+  // another order than the program's.
+  run.floatSumsReassociated = true;
+}
+
+} // namespace
+
+bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &error,
+                       const std::vector<TensorData> *inputs,
+                       const std::vector<TensorType> *outputTypes) {
   std::string text;
   if (!readFileBytes(dir + "/pytorchsim.json", text, error, kMaxRecordBytes))
     return false;
@@ -201,6 +288,7 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
                                   ", whose writes are not traced");
   std::map<std::pair<size_t, uint32_t>, uint32_t> dmaIds;
   std::vector<bool> called(judged.size(), false);
+  std::vector<NpuModelCall> modelCalls;
   for (const llvm::json::Value &v : *calls) {
     const llvm::json::Object *call = v.getAsObject();
     const llvm::json::Array *args = call ? call->getArray("args") : nullptr;
@@ -210,9 +298,6 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
       break;
     }
     const KernelDmas &kd = judged[k];
-    if (!kd.decoded)
-      continue;
-    called[k] = true;
     struct Place {
       uint32_t storage = 0;
       int64_t byteOffset = 0;
@@ -238,6 +323,14 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
               " arguments, which has " + std::to_string(kd.arguments.size());
       return false;
     }
+    NpuModelCall modelCall;
+    modelCall.kernel = static_cast<size_t>(k);
+    for (const Place &p : places)
+      modelCall.arguments.push_back({p.storage, p.byteOffset});
+    modelCalls.push_back(std::move(modelCall));
+    if (!kd.decoded)
+      continue;
+    called[k] = true;
     for (const KernelDmas::Move &m : kd.moves) {
       const KernelDmas::Dma &d = kd.dmas[m.dma];
       auto [it, added] = dmaIds.try_emplace({static_cast<size_t>(k), m.dma},
@@ -294,6 +387,9 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
     error = "pytorchsim.json is not the adapter's";
     return false;
   }
+  if (inputs && outputTypes)
+    computeValues(judged, files, modelCalls, record->getArray("fallbacks"), *inputs, *outputTypes,
+                  run);
   return true;
 }
 
@@ -333,7 +429,8 @@ BackendRun runPyTorchSim(const PyTorchSimToolchain &t, const Case &c,
                   firstLineOf(how) + "); its first case sets the npu device up";
     } else if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);
-    } else if (!readPyTorchSimRun(dir, r, error)) {
+    } else if (const std::vector<TensorType> outputTypes = c.outputTypes();
+               !readPyTorchSimRun(dir, r, error, &inputs, &outputTypes)) {
       r.status = BackendRun::Status::EnvironmentError;
       r.message = "the PyTorchSim adapter's record: " + error;
     }

@@ -67,7 +67,16 @@ std::map<std::string, std::string> pytorchsimPrograms(const Case &c);
 /// each call's DMAs placed in the storages they touch. A kernel that
 /// upstream MLIR rejects ends the run as a verifier error; false with
 /// `error` when the files are not the adapter's.
-bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &error);
+/// With the case's `inputs` and `outputTypes`, the calls also run on
+/// npufuzz's model of PyTorchSim's NPU (NpuModel.h): the run's outputs and
+/// valuesComputed, or valuesWhyNot.
+bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &error,
+                       const std::vector<TensorData> *inputs = nullptr,
+                       const std::vector<TensorType> *outputTypes = nullptr);
+
+/// What the model's storages hold before a kernel writes them (every 32-bit
+/// word), as torch.empty leaves them: an output never written is told apart.
+constexpr uint32_t kPyTorchSimModelFill = 0x7FC0DEADu;
 
 } // namespace npufuzz
 

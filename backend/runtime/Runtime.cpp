@@ -4,6 +4,7 @@
 #include "backend/runtime/BoundsCheck.h"
 #include "backend/runtime/KernelHeap.h"
 #include "backend/runtime/NpuSim.h"
+#include "backend/runtime/PyTorchSimDma.h"
 
 #include "ir/DType.h"
 #include "ir/TensorData.h"
@@ -58,6 +59,8 @@ std::vector<std::pair<std::string, void *>> runtimeSymbols() {
           {"__truncsfbf2", reinterpret_cast<void *>(&__truncsfbf2)},
           {"npf_sim_begin", reinterpret_cast<void *>(&npf_sim_begin)},
           {"npf_sim_dma", reinterpret_cast<void *>(&npf_sim_dma)},
+          {"npf_pts_lane", reinterpret_cast<void *>(&npf_pts_lane)},
+          {"npf_pts_dma", reinterpret_cast<void *>(&npf_pts_dma)},
           {"npf_task_begin", reinterpret_cast<void *>(&npf_task_begin)},
           {"npf_task_end", reinterpret_cast<void *>(&npf_task_end)},
           {"npf_scalar_store", reinterpret_cast<void *>(&npf_scalar_store)},

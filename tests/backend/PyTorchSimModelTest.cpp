@@ -1,0 +1,164 @@
+//===- tests/backend/PyTorchSimModelTest.cpp - PyTorchSim's kernels on the NPU model -===//
+//
+// Kernels recorded from PyTorchSim (tests/backend/pytorchsim/README.md) run
+// on npufuzz's model of its NPU (backend/pytorchsim/NpuModel.h), with no
+// PyTorchSim: the values they compute against the program's, and a wrong
+// compute op planted in one of them, which only its values show.
+//
+//===----------------------------------------------------------------------===//
+#include "backend/pytorchsim/LanePlacement.h"
+#include "backend/pytorchsim/PyTorchSimBackend.h"
+#include "ir/FileText.h"
+#include "oracles/DmaMap.h"
+#include "tests/TestSupport.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace npufuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string recorded(const std::string &name) {
+  return testing::sourceDir() + "/tests/backend/pytorchsim/" + name;
+}
+
+/// An f32 input of `shape` whose element i is i * 0.25 - 7 (exact in f32).
+TensorData input(std::vector<int64_t> shape) {
+  TensorData t;
+  t.type = {DType::F32, shape, std::nullopt};
+  const int64_t n = t.type.numElements();
+  t.bytes.resize(n * 4);
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = static_cast<float>(i) * 0.25f - 7.0f;
+    std::memcpy(t.bytes.data() + i * 4, &v, 4);
+  }
+  return t;
+}
+
+float at(const TensorData &t, int64_t i) {
+  float v;
+  std::memcpy(&v, t.bytes.data() + i * 4, 4);
+  return v;
+}
+
+/// The recorded run of `dir` with `inputs`, its values from the model.
+BackendRun modelled(const std::string &dir, const std::vector<TensorData> &inputs,
+                    const std::vector<TensorType> &outputs) {
+  BackendRun run;
+  std::string error;
+  EXPECT_TRUE(readPyTorchSimRun(dir, run, error, &inputs, &outputs)) << dir << ": " << error;
+  EXPECT_TRUE(run.ok()) << run.message;
+  EXPECT_TRUE(run.valuesComputed) << run.valuesWhyNot;
+  EXPECT_FALSE(checkDmaTrace(run.dmaTrace).has_value());
+  return run;
+}
+
+TEST(PyTorchSimModel, ATileIsPlacedAcrossTheLanesAsSpikesDmaEnginePlacesIt) {
+  // A 16x16 tile split along its rows two at a time: eight lanes, each a
+  // 2x16 share; element (5, 3) is lane 2's, at offset 1 * 16 + 3.
+  LanePlacement p;
+  std::string why;
+  ASSERT_TRUE(placeTile({16, 16}, {16, 1}, 0, 2, kPyTorchSimLanes, p, why)) << why;
+  EXPECT_EQ(p.usedLanes, 8);
+  EXPECT_EQ(p.laneOf[5 * 16 + 3], 2);
+  EXPECT_EQ(p.spadOf[5 * 16 + 3], 19);
+  EXPECT_EQ(p.laneShare.size(), 32u);
+  // More rows than the lanes take at once: each lane's share comes back
+  // once more, after the first round (outer loop) of 128 lanes.
+  ASSERT_TRUE(placeTile({512}, {1}, 0, 2, kPyTorchSimLanes, p, why)) << why;
+  EXPECT_EQ(p.usedLanes, 128);
+  EXPECT_EQ(p.laneOf[259], 1);
+  EXPECT_EQ(p.spadOf[259], 3);
+  // Ten elements in blocks of four: the third lane's block runs past the
+  // tile, where Spike reads an address it never set.
+  EXPECT_FALSE(placeTile({10}, {1}, 0, 4, kPyTorchSimLanes, p, why));
+  EXPECT_NE(why.find("not a whole number of blocks"), std::string::npos) << why;
+}
+
+TEST(PyTorchSimModel, RecordedKernelsComputeWhatTheirProgramsDo) {
+  {
+    // x + y, f32 40x100: a flat 512-element tile whose last one overhangs.
+    const std::vector<TensorData> in = {input({40, 100}), input({40, 100})};
+    const BackendRun run = modelled(recorded("add"), in, {{DType::F32, {40, 100}, std::nullopt}});
+    ASSERT_EQ(run.outputs.size(), 1u);
+    for (int64_t i = 0; i < 4000; ++i)
+      ASSERT_EQ(at(run.outputs[0], i), at(in[0], i) + at(in[1], i)) << i;
+  }
+  {
+    // x + y, f32 16x16 + 16x1: the broadcast load's lanes.
+    const std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
+    const BackendRun run = modelled(recorded("bcast"), in, {{DType::F32, {16, 16}, std::nullopt}});
+    ASSERT_EQ(run.outputs.size(), 1u);
+    for (int64_t r = 0; r < 16; ++r)
+      for (int64_t c = 0; c < 16; ++c)
+        ASSERT_EQ(at(run.outputs[0], r * 16 + c), at(in[0], r * 16 + c) + at(in[1], r))
+            << r << "," << c;
+  }
+}
+
+TEST(PyTorchSimModel, TheForksWrongFloorModMapGivesWrongValuesWhereItsSlotsAreWrong) {
+  // x.view(4,2,5,8).transpose(1,2).reshape(4,80) * 2, f32 8x40: the map
+  // oracle names its load (README.md); the model computes what that load
+  // puts in the tile.
+  const std::vector<TensorData> in = {input({8, 40})};
+  const std::vector<TensorType> out = {{DType::F32, {4, 80}, std::nullopt}};
+  BackendRun run;
+  std::string error;
+  ASSERT_TRUE(readPyTorchSimRun(recorded("view"), run, error, &in, &out)) << error;
+  ASSERT_TRUE(run.valuesComputed) << run.valuesWhyNot;
+  ASSERT_EQ(run.dmaTrace.wrongMaps.size(), 1u);
+  int64_t wrong = 0;
+  for (int64_t a = 0; a < 4; ++a)
+    for (int64_t b = 0; b < 5; ++b)
+      for (int64_t c = 0; c < 2; ++c)
+        for (int64_t d = 0; d < 8; ++d) {
+          const int64_t o = a * 80 + b * 16 + c * 8 + d, x = a * 80 + c * 40 + b * 8 + d;
+          wrong += at(run.outputs[0], o) != at(in[0], x) * 2;
+        }
+  EXPECT_GT(wrong, 0);
+  EXPECT_EQ(static_cast<uint64_t>(wrong), run.dmaTrace.wrongMaps[0].wrongSlots);
+}
+
+TEST(PyTorchSimModel, AWrongComputeOpPlantedInARecordedKernelIsAWrongValue) {
+  // The broadcast add with its addf made a subf: every DMA still moves
+  // what Inductor asked for, so only the values can show it.
+  std::string kernel, json, error;
+  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/kernel0.mlir", kernel, error, 1 << 20));
+  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/pytorchsim.json", json, error, 1 << 20));
+  const size_t add = kernel.find("arith.addf");
+  ASSERT_NE(add, std::string::npos);
+  kernel.replace(add, 10, "arith.subf");
+  const fs::path dir = fs::path(::testing::TempDir()) / "pytorchsim-planted-subf";
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernel0.mlir") << kernel;
+  std::ofstream(dir / "pytorchsim.json") << json;
+  const std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
+  const BackendRun run = modelled(dir.string(), in, {{DType::F32, {16, 16}, std::nullopt}});
+  ASSERT_EQ(run.outputs.size(), 1u);
+  int64_t wrong = 0;
+  for (int64_t r = 0; r < 16; ++r)
+    for (int64_t c = 0; c < 16; ++c)
+      wrong += at(run.outputs[0], r * 16 + c) != at(in[0], r * 16 + c) + at(in[1], r);
+  EXPECT_EQ(wrong, 256); // y is never 0, so x - y is never x + y
+}
+
+TEST(PyTorchSimModel, ATemplatesSystolicArrayIsNotRunAndSaysWhy) {
+  // relu(x @ w): the GEMM template's kernel moves its tiles in subtiles
+  // for the systolic array, which the model does not run.
+  std::vector<TensorData> in = {input({32, 64}), input({64, 48})};
+  BackendRun run;
+  std::string error;
+  const std::vector<TensorType> out = {{DType::F32, {32, 48}, std::nullopt}};
+  ASSERT_TRUE(readPyTorchSimRun(recorded("mm"), run, error, &in, &out)) << error;
+  EXPECT_FALSE(run.valuesComputed);
+  EXPECT_NE(run.valuesWhyNot.find("kernel0.mlir: a template's"), std::string::npos)
+      << run.valuesWhyNot;
+}
+
+} // namespace
+} // namespace npufuzz
