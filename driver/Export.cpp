@@ -1011,10 +1011,13 @@ bool pytorchsimScript(const Case &c, const Expectation &how, const ExportSource 
                       std::string &out, std::string &error) {
   if (how.verdict != VerdictKind::Ok && how.verdict != VerdictKind::CompileError &&
       how.verdict != VerdictKind::VerifierError) {
-    error = "a PyTorchSim script shows what its code generation raises and what MLIR refuses of "
-            "its kernels; this case's verdict, " +
-            std::string(verdictName(how.verdict)) +
-            ", is read from its kernels' DMAs by npufuzz's footprint oracle";
+    error =
+        "a PyTorchSim script shows what its code generation raises and what MLIR refuses of "
+        "its kernels; this case's verdict, " +
+        std::string(verdictName(how.verdict)) +
+        ", is read from its kernels' DMAs by npufuzz's map and footprint oracles, or from their "
+        "values on npufuzz's model of its NPU (docs/pytorchsim.md#the-npu-model), which "
+        "PyTorchSim's checkout does not run without its simulator";
     return false;
   }
   std::string program, unsupported;

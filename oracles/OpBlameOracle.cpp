@@ -2,6 +2,7 @@
 #include "oracles/OpBlameOracle.h"
 
 #include "oracles/ChildJson.h"
+#include "oracles/DmaMap.h"
 #include "oracles/OpBlame.h"
 #include "oracles/Signature.h"
 
@@ -109,11 +110,14 @@ void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   }
   if (!blame.found)
     return;
-  // A wrong map is its DMA's, whichever op first shows it: the code that
-  // wrote the DMA (its index, its strides) is the root, and the signature
-  // keeps the DMA's direction and index class (oracles/DmaMap.h). The op
-  // still tells a reduction what to keep.
-  if (v.verdict == VerdictKind::WrongDmaElement) {
+  // What a DMA trace shows is its DMA's, whichever op first shows it: the
+  // code that wrote the DMA (its index, its strides, its loop's bound) is
+  // the root, and the signature keeps the DMA's direction and the buffer's
+  // role or the index's class (oracles/DmaMap.h). A tail the loops drop
+  // is an unwritten output of the store, not a wrong value of the op that
+  // made it. The op still tells a reduction what to keep.
+  const std::optional<FootprintFinding> traced = checkDmaTrace(ctx.base.run.dmaTrace);
+  if (traced && traced->verdict == v.verdict) {
     v.culpritOp = blame.op;
     v.summary += "; first wrong: " + blame.detail;
     return;

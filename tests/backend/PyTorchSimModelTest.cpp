@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +146,37 @@ TEST(PyTorchSimModel, AWrongComputeOpPlantedInARecordedKernelIsAWrongValue) {
     for (int64_t c = 0; c < 16; ++c)
       wrong += at(run.outputs[0], r * 16 + c) != at(in[0], r * 16 + c) + at(in[1], r);
   EXPECT_EQ(wrong, 256); // y is never 0, so x - y is never x + y
+}
+
+TEST(PyTorchSimModel, AFloatConvertedToAnIntSaturatesAsRiscVsConversionsDo) {
+  // The broadcast add's sum through i32 and back (fptosi, sitofp): RISC-V's
+  // vfcvt.rtz.x.f.v saturates and takes NaN to the maximum, where the host
+  // would give INT_MIN.
+  std::string kernel, json, error;
+  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/kernel0.mlir", kernel, error, 1 << 20));
+  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/pytorchsim.json", json, error, 1 << 20));
+  const std::string add = "%tmp2 = arith.addf %tmp0, %tmp1 : vector<16xf32>";
+  const size_t sum = kernel.find(add);
+  ASSERT_NE(sum, std::string::npos);
+  kernel.replace(sum, add.size(),
+                 "%tmp2s = arith.addf %tmp0, %tmp1 : vector<16xf32>\n"
+                 "                %tmp2i = arith.fptosi %tmp2s : vector<16xf32> to vector<16xi32>\n"
+                 "                %tmp2 = arith.sitofp %tmp2i : vector<16xi32> to vector<16xf32>");
+  const fs::path dir = fs::path(::testing::TempDir()) / "pytorchsim-saturating-cast";
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernel0.mlir") << kernel;
+  std::ofstream(dir / "pytorchsim.json") << json;
+  std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
+  const float big = 3e9f, nan = std::nanf(""), low = -3e9f;
+  std::memcpy(in[0].bytes.data() + 0 * 4, &big, 4);
+  std::memcpy(in[0].bytes.data() + 1 * 4, &nan, 4);
+  std::memcpy(in[0].bytes.data() + 2 * 4, &low, 4);
+  const BackendRun run = modelled(dir.string(), in, {{DType::F32, {16, 16}, std::nullopt}});
+  ASSERT_EQ(run.outputs.size(), 1u);
+  EXPECT_EQ(at(run.outputs[0], 0), 2147483648.0f);
+  EXPECT_EQ(at(run.outputs[0], 1), 2147483648.0f);
+  EXPECT_EQ(at(run.outputs[0], 2), -2147483648.0f);
+  EXPECT_EQ(at(run.outputs[0], 3), std::trunc(at(in[0], 3) + at(in[1], 0)));
 }
 
 TEST(PyTorchSimModel, ATemplatesSystolicArrayIsNotRunAndSaysWhy) {

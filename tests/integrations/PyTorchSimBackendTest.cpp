@@ -212,6 +212,78 @@ return %2
   EXPECT_EQ(ids[0], ids[1]);
 }
 
+// A tail PyTorchSim drops: its loops planted to round their bounds down to
+// whole tiles (a sitecustomize on the adapter's PYTHONPATH wraps
+// mlir_common.LoopLevel once PyTorchSim imports it; the checkout is left as
+// it is). The add's last 416 elements are never stored: an unwritten
+// output, signed by the store that leaves them, not by the op whose values
+// they would be (which known ids of other roots name).
+TEST(PyTorchSimBackend, APlantedTailDropIsAnUnwrittenOutputSignedAtItsStore) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  const std::string plant = ::testing::TempDir() + "/npufuzz-pytorchsim-tail-plant";
+  std::filesystem::create_directories(plant);
+  std::ofstream(plant + "/sitecustomize.py") << R"(import importlib.abc, importlib.util, sys
+
+def _plant(module):
+    level = module.LoopLevel
+    init = level.__init__
+
+    def rounded_down(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        try:
+            size, step = int(self.size), int(self.step)
+        except TypeError:
+            return
+        if step > 1 and size > step and size % step:
+            self.size = size - size % step
+
+    level.__init__ = rounded_down
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name != "PyTorchSimFrontend.mlir.mlir_common":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        sys.meta_path.insert(0, self)
+        loader = spec.loader
+        run = loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            _plant(module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+sys.meta_path.insert(0, _Finder())
+)";
+  const char *before = std::getenv("PYTHONPATH");
+  const std::string kept = before ? before : "";
+  ASSERT_EQ(::setenv("PYTHONPATH", (plant + (kept.empty() ? "" : ":" + kept)).c_str(), 1), 0);
+  workerPersistentCommand().stop();
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 600;
+  const CaseReport r = runCaseIsolated(parseOrFail(R"(npufuzz-case 1
+data seed=1 edge_rate=0
+%0 = input : f32[40,100]
+%1 = input : f32[40,100]
+%2 = add %0, %1 : f32[40,100]
+return %2
+)"),
+                                       jit, pytorchsim(), limits);
+  if (before)
+    ::setenv("PYTHONPATH", before, 1);
+  else
+    ::unsetenv("PYTHONPATH");
+  workerPersistentCommand().stop();
+  EXPECT_EQ(r.result.verdict, VerdictKind::UnwrittenOutput) << r.result.summary;
+  EXPECT_EQ(r.signature.where.rfind("memref.dma_start", 0), 0u) << r.signature.text();
+}
+
 // Cases drawn as `fuzz --backend pytorchsim` draws them run to a verdict
 // each, none of them the environment's. Seeds 63000000-, never tuned on.
 TEST(PyTorchSimBackend, ACampaignRunsEveryCaseToAVerdict) {
