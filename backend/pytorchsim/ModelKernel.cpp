@@ -24,6 +24,9 @@ namespace {
 constexpr const char *kDmaFunction = "npf_pts_dma";
 constexpr const char *kLaneFunction = "npf_pts_lane";
 constexpr const char *kLanesEntry = "npufuzz_lanes";
+/// One lane's scratchpad (`vpu_spad_size_kb_per_lane` of the adapter's
+/// config).
+constexpr int64_t kLaneScratchpadBytes = 128 * 1024;
 
 bool inScratchpad(mlir::Type t) {
   auto m = llvm::dyn_cast<mlir::MemRefType>(t);
@@ -295,11 +298,23 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
   mlir::func::CallOp::create(b, loc, kLaneFunction, mlir::TypeRange(),
                              mlir::ValueRange{mlir::arith::IndexCastOp::create(b, loc, i64, id)});
   llvm::SmallVector<mlir::Value> call(body->getArguments().begin(), body->getArguments().end());
+  // A scratchpad buffer is the tile's shape, but PyTorchSim reserves each
+  // one a lane's share times the lanes in every lane's address range (its
+  // header's `tile_size`), and a vector of the compute loop may run past
+  // the tile's elements into that reserve: each lane's buffer gets the
+  // lane's whole scratchpad behind it (`vpu_spad_size_kb_per_lane`, 128 KB),
+  // past which Spike itself stops.
   llvm::SmallVector<mlir::Value> buffers;
   for (unsigned k = arguments; k + 1 < entry.getNumArguments(); ++k) {
     auto type = llvm::cast<mlir::MemRefType>(entry.getArgument(k).getType());
-    buffers.push_back(mlir::memref::AllocOp::create(b, loc, type));
-    call.push_back(buffers.back());
+    const mlir::Type e = type.getElementType();
+    const int64_t bytes =
+        type.getNumElements() * (e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8));
+    auto raw = mlir::memref::AllocOp::create(
+        b, loc, mlir::MemRefType::get({bytes + kLaneScratchpadBytes}, b.getI8Type()));
+    buffers.push_back(raw);
+    call.push_back(mlir::memref::ViewOp::create(
+        b, loc, type, raw, mlir::arith::ConstantIndexOp::create(b, loc, 0), mlir::ValueRange()));
   }
   call.push_back(id);
   mlir::func::CallOp::create(b, loc, kernel, call);
