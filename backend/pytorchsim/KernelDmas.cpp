@@ -112,7 +112,7 @@ public:
       if (t && t.hasStaticShape()) {
         arg.elements = t.getNumElements();
         const mlir::Type e = t.getElementType();
-        arg.elementBytes = e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8);
+        arg.elementBytes = elementBytesOf(e);
         llvm::raw_string_ostream(arg.elementType) << e;
       }
       out.arguments.push_back(arg);
@@ -267,11 +267,7 @@ private:
         record.laneAxis = value(dma.getStride()).value_or(-1);
         record.laneStride = value(dma.getNumElementsPerStride()).value_or(0);
       }
-      if (auto padding = dma->getAttrOfType<mlir::IntegerAttr>("padding"))
-        record.padding = padding.getInt();
-      const mlir::Type e = spadType.getElementType();
-      record.elementBytes = e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8);
-      record.floatElements = llvm::isa<mlir::FloatType>(e);
+      record.elementBytes = elementBytesOf(spadType.getElementType());
     }
     // What Inductor asked of it (found once a DMA): each tile dimension
     // runs over the loop of its variable, and each slot must move the

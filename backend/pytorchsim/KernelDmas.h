@@ -24,6 +24,7 @@
 #define NPUFUZZ_BACKEND_PYTORCHSIM_KERNELDMAS_H
 
 #include "backend/pytorchsim/InductorIndex.h"
+#include "backend/pytorchsim/LanePlacement.h"
 
 #include <cstdint>
 #include <string>
@@ -80,12 +81,13 @@ struct KernelDmas {
     int64_t moved = 0, wanted = 0;
     /// How PyTorchSim's NPU places the tile (NpuModel.h): its shape, its
     /// `sram_stride`, the dimension split across the vector lanes and how
-    /// many consecutive elements of it each lane takes, `padding` (0 or 1),
-    /// and the scratchpad's element.
+    /// many consecutive elements of it each lane takes, and the
+    /// scratchpad's element size; the placement that makes of them, when
+    /// the kernel is runnable.
     std::vector<int64_t> tile, sramStride;
-    int64_t laneAxis = 0, laneStride = 1, padding = 0;
+    int64_t laneAxis = 0, laneStride = 1;
     uint32_t elementBytes = 0;
-    bool floatElements = false;
+    LanePlacement placement;
   };
   std::vector<Dma> dmas;
   /// One element a DMA moved: its position in the argument, which may lie
@@ -107,17 +109,10 @@ struct KernelDmas {
 
   /// The kernel as npufuzz's model of PyTorchSim's NPU runs it
   /// (NpuModel.h): upstream MLIR with each dma_start a call of the model's
-  /// DMA engine, each scratchpad a buffer of one lane, taking
-  /// `scratchpads` after the kernel's arguments and the lane last. Empty
-  /// when the model cannot run it, and `notRunnable` says why.
+  /// DMA engine, each scratchpad a buffer of one lane, taking the
+  /// scratchpads after the kernel's arguments and the lane last. Empty when
+  /// the model cannot run it, and `notRunnable` says why.
   std::string runnable, notRunnable;
-  struct Scratchpad {
-    std::vector<int64_t> shape;
-    uint32_t elementBytes = 0;
-  };
-  std::vector<Scratchpad> scratchpads;
-  /// How many lanes any of its DMAs reaches: the lanes the model runs.
-  int64_t lanes = 1;
 };
 
 /// Judges `kernel`, PyTorchSim's text. At most `maxMoves` elements are

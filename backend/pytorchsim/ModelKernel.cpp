@@ -79,17 +79,20 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
   out.notRunnable = unmodelled(kernel);
   if (!out.notRunnable.empty())
     return;
-  // The lanes: as many as any DMA reaches.
-  out.lanes = 1;
-  for (const KernelDmas::Dma &d : out.dmas) {
-    LanePlacement placement;
-    std::string why;
-    if (!placeTile(d.tile, d.sramStride, d.laneAxis, d.laneStride, kPyTorchSimLanes, placement,
-                   why)) {
-      out.notRunnable = why;
+  // Each DMA's tile across the lanes; the model runs as many lanes as any
+  // DMA reaches.
+  int64_t laneCount = 1;
+  for (KernelDmas::Dma &d : out.dmas) {
+    const KernelDmas::Argument &dram = out.arguments[d.argument];
+    if (dram.elementBytes != d.elementBytes) {
+      out.notRunnable = "a DMA between a " + dram.elementType +
+                        " argument and a scratchpad of another element size";
       return;
     }
-    out.lanes = std::max<int64_t>(out.lanes, placement.usedLanes);
+    if (!placeTile(d.tile, d.sramStride, d.laneAxis, d.laneStride, kPyTorchSimLanes, d.placement,
+                   out.notRunnable))
+      return;
+    laneCount = std::max<int64_t>(laneCount, d.placement.usedLanes);
   }
   mlir::MLIRContext *ctx = module.getContext();
   mlir::OpBuilder b(ctx);
@@ -109,20 +112,13 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
     const std::string name = g.getName().str();
     auto [it, first] = argumentOf.try_emplace(name, entry.getNumArguments());
     if (first) {
-      auto type = llvm::cast<mlir::MemRefType>(withoutSpace(g.getType()));
-      entry.addArgument(type, g.getLoc());
-      KernelDmas::Scratchpad s;
-      s.shape.assign(type.getShape().begin(), type.getShape().end());
-      const mlir::Type e = type.getElementType();
-      s.elementBytes = e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8);
-      out.scratchpads.push_back(s);
+      entry.addArgument(withoutSpace(g.getType()), g.getLoc());
       spadGlobals.insert(name);
     }
     g.getResult().replaceAllUsesWith(entry.getArgument(it->second));
     g.erase();
   }
   mlir::BlockArgument lane = entry.addArgument(b.getIndexType(), kernel.getLoc());
-  kernel.setFunctionType(b.getFunctionType(entry.getArgumentTypes(), {}));
   // Memory space 1 is the scratchpad's; one lane's buffer is plain memory.
   kernel.walk([&](mlir::Operation *op) {
     for (mlir::Value r : op->getResults())
@@ -132,8 +128,6 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
         for (mlir::BlockArgument a : block.getArguments())
           a.setType(withoutSpace(a.getType()));
   });
-  for (mlir::BlockArgument a : entry.getArguments())
-    a.setType(withoutSpace(a.getType()));
   kernel.setFunctionType(b.getFunctionType(entry.getArgumentTypes(), {}));
   for (mlir::memref::GlobalOp g :
        llvm::make_early_inc_range(module.getOps<mlir::memref::GlobalOp>()))
@@ -291,7 +285,7 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
   b.setInsertionPointToStart(body);
   const mlir::Location loc = module.getLoc();
   auto loop = mlir::scf::ForOp::create(b, loc, mlir::arith::ConstantIndexOp::create(b, loc, 0),
-                                       mlir::arith::ConstantIndexOp::create(b, loc, out.lanes),
+                                       mlir::arith::ConstantIndexOp::create(b, loc, laneCount),
                                        mlir::arith::ConstantIndexOp::create(b, loc, 1));
   b.setInsertionPointToStart(loop.getBody());
   mlir::Value id = loop.getInductionVar();
@@ -307,9 +301,7 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
   llvm::SmallVector<mlir::Value> buffers;
   for (unsigned k = arguments; k + 1 < entry.getNumArguments(); ++k) {
     auto type = llvm::cast<mlir::MemRefType>(entry.getArgument(k).getType());
-    const mlir::Type e = type.getElementType();
-    const int64_t bytes =
-        type.getNumElements() * (e.isIndex() ? 8 : std::max(1u, e.getIntOrFloatBitWidth() / 8));
+    const int64_t bytes = type.getNumElements() * elementBytesOf(type.getElementType());
     auto raw = mlir::memref::AllocOp::create(
         b, loc, mlir::MemRefType::get({bytes + kLaneScratchpadBytes}, b.getI8Type()));
     buffers.push_back(raw);

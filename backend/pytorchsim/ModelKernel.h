@@ -33,12 +33,19 @@
 
 #include "llvm/ADT/DenseMap.h"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace npufuzz {
 
+/// The bytes of one element of type `e` (an index is 8).
+inline uint32_t elementBytesOf(mlir::Type e) {
+  return e.isIndex() ? 8u : std::max(1u, e.getIntOrFloatBitWidth() / 8);
+}
+
 /// Rewrites `kernel` of `module` in place into what the model runs and
-/// sets `out.runnable`, `out.scratchpads` and `out.lanes`, or
-/// `out.notRunnable`. `numbers` gives each dma_start that ran its number
-/// among `out.dmas`.
+/// sets `out.runnable` and each DMA's placement, or `out.notRunnable`. `numbers` gives each
+/// dma_start that ran its number among `out.dmas`.
 void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
                      const llvm::DenseMap<mlir::Operation *, size_t> &numbers, KernelDmas &out);
 

@@ -3,7 +3,6 @@
 
 #include "backend/mlir/MlirJit.h"
 #include "backend/mlir/Pipelines.h"
-#include "backend/pytorchsim/LanePlacement.h"
 #include "backend/runtime/PyTorchSimDma.h"
 
 #include "ir/DType.h"
@@ -22,26 +21,17 @@ MlirJit &jit() {
   return *j;
 }
 
-/// The engine's tables for `kd`: each DMA's tile placed across the lanes,
-/// the decoder's executions and moves.
-bool engineOf(const KernelDmas &kd, PyTorchSimDmaEngine &e, std::string &why) {
+/// The engine's tables for `kd` (runnable): each DMA's placement across
+/// the lanes, the decoder's executions and moves.
+void engineOf(const KernelDmas &kd, PyTorchSimDmaEngine &e) {
   for (const KernelDmas::Dma &d : kd.dmas) {
-    LanePlacement p;
-    if (!placeTile(d.tile, d.sramStride, d.laneAxis, d.laneStride, kPyTorchSimLanes, p, why))
-      return false;
     PyTorchSimDmaEngine::Dma dma;
     dma.write = d.write;
     dma.elementBytes = d.elementBytes;
     dma.argumentElements = kd.arguments[d.argument].elements;
-    if (kd.arguments[d.argument].elementBytes != d.elementBytes) {
-      why = "a DMA between a " + kd.arguments[d.argument].elementType +
-            " argument and a scratchpad of another element size";
-      return false;
-    }
-    dma.laneOf = std::move(p.laneOf);
-    dma.spadOf = std::move(p.spadOf);
-    dma.laneShare = std::move(p.laneShare);
-    dma.usedLanes = p.usedLanes;
+    dma.laneOf = d.placement.laneOf;
+    dma.spadOf = d.placement.spadOf;
+    dma.laneShare = d.placement.laneShare;
     e.dmas.push_back(std::move(dma));
   }
   e.executionsOf.assign(kd.dmas.size(), {});
@@ -55,7 +45,6 @@ bool engineOf(const KernelDmas &kd, PyTorchSimDmaEngine &e, std::string &why) {
     e.moveSlot.push_back(m.slot);
     e.moveElement.push_back(m.element);
   }
-  return true;
 }
 
 /// Bytes [offset, offset + n) of `storage`, zero where it ends first.
@@ -128,10 +117,7 @@ bool runOnNpuModel(const std::vector<KernelDmas> &kernels, const std::vector<std
       buffers.push_back(std::move(t));
     }
     PyTorchSimDmaEngine engine;
-    if (!engineOf(kd, engine, why)) {
-      why = file + ": " + why;
-      return false;
-    }
+    engineOf(kd, engine);
     JitOptions options;
     options.locateFailingPass = false;
     bindPyTorchSimDmaEngine(&engine);

@@ -7,10 +7,6 @@ namespace npufuzz {
 
 namespace {
 thread_local PyTorchSimDmaEngine *bound = nullptr;
-
-void copyElement(unsigned char *to, const unsigned char *from, uint32_t bytes) {
-  std::memcpy(to, from, bytes);
-}
 } // namespace
 
 void bindPyTorchSimDmaEngine(PyTorchSimDmaEngine *engine) { bound = engine; }
@@ -65,8 +61,8 @@ extern "C" void npf_pts_dma(int64_t dma, int64_t dram_index, int64_t dram, int64
     }
     unsigned char *at = lane + d.spadOf[slot] * n, *far = memory + element * n;
     if (d.write)
-      copyElement(far, at, n);
+      std::memcpy(far, at, n);
     else
-      copyElement(at, far, n);
+      std::memcpy(at, far, n);
   }
 }

@@ -50,7 +50,6 @@ struct PyTorchSimDmaEngine {
     /// TestLoopPadding.cpp); a lane the tile does not reach gets zeros
     /// (torchsim_mvin).
     std::vector<int64_t> laneShare;
-    int32_t usedLanes = 1;
   };
   /// One execution of a DMA, in the order the kernel runs them.
   struct Execution {
