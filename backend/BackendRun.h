@@ -120,6 +120,10 @@ struct BackendRun {
   /// Why a backend that computes values did not for this run (PyTorchSim's
   /// model cannot run one of its kernels): empty otherwise.
   std::string valuesWhyNot;
+  /// The compiler's own coverage as its adapter wrote it
+  /// (compiler-coverage.json, read by driver/CompilerCoverage.h); empty
+  /// when the campaign did not ask for it or the backend has no adapter.
+  std::string compilerCoverage;
   /// What the program's DMAs moved (backend/DmaTrace.h); empty when the
   /// backend does not record it.
   DmaTrace dmaTrace;

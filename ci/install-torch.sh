@@ -27,9 +27,23 @@ NUMPY=2.4.6
 TVM=0.27.0.post1
 TVM_FFI=0.1.15.post2
 ML_DTYPES=0.6.0
+# SlipCover measures the compiler's own coverage in the adapters
+# (docs/compiler-coverage.md).
+SLIPCOVER=1.1.0
 CACHE=${NPUFUZZ_CACHE:-$HOME/.cache/npufuzz}
 . "$(dirname "$0")/python-env.sh"
 
 python_env "torch $TORCH and TVM $TVM" "$CACHE/torch-$TORCH" \
   '"$PYTHON" -c "import numpy, torch, tvm; assert torch.__version__.startswith(\"$TORCH\")" 2>/dev/null' \
-  "torch==$TORCH" "numpy==$NUMPY" "apache-tvm==$TVM" "apache-tvm-ffi==$TVM_FFI" "ml_dtypes==$ML_DTYPES"
+  "torch==$TORCH" "numpy==$NUMPY" "apache-tvm==$TVM" "apache-tvm-ffi==$TVM_FFI" "ml_dtypes==$ML_DTYPES" \
+  "slipcover==$SLIPCOVER" >/dev/null
+# Added to an environment made before it was pinned, without making the
+# environment again.
+if ! "$PYTHON" -c "import slipcover.version as v; assert v.__version__ == \"$SLIPCOVER\"" 2>/dev/null; then
+  echo "npufuzz: installing slipcover $SLIPCOVER from PyPI into $CACHE/torch-$TORCH" >&2
+  "$CACHE/torch-$TORCH/bin/pip" install --quiet "slipcover==$SLIPCOVER" >&2 || {
+    echo "npufuzz: cannot install slipcover $SLIPCOVER into $CACHE/torch-$TORCH" >&2
+    exit 2
+  }
+fi
+echo "$PYTHON"

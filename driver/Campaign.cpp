@@ -519,6 +519,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"unsupported_reasons", countsJson(r.unsupportedReasons)},
                        {"values_not_computed", countsJson(r.valuesNotComputed)},
                        {"ir_coverage", r.irCoverage.toJson()},
+                       {"compiler_coverage", coverageSummaryJson(r.compilerCoverage)},
                        {"findings", std::move(findings)},
                        {"buckets", std::move(buckets)},
                        {"first_filed", static_cast<int64_t>(r.firstFiled)},
@@ -572,6 +573,17 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   state.shardCount = options.shardCount;
   if (!state.load(statePath, result.error) || !checkCampaignIdentity(options, result.error))
     return result;
+  // The compiler's coverage (driver/CompilerCoverage.h): measured by the
+  // workers' adapters alone, which serve many cases each. An adapter that
+  // measures pays for it once, as it starts, and triage starts many (a
+  // confirmation, a generalisation, a reduction): theirs do not measure.
+  CoverageTotals compilerCoverage;
+  bool coverageChanged = false;
+  if (!compilerCoverage.load(options.outDir, result.error))
+    return result;
+  ::unsetenv(kCompilerCoverageVariable);
+  if (!options.compilerCoverage)
+    compilerCoverage.setOff("not asked for (--compiler-coverage off)");
   // Findings a resumed directory already has are their own roots: one
   // written before roots existed is filed under its case signature, and
   // later cases with that signature go to it.
@@ -632,6 +644,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     std::string error;
     if (!writeFileAtomically(statePath, state.json(runSeconds), error))
       stopWith("cannot save the campaign state: " + error);
+    if (coverageChanged && !compilerCoverage.save(options.outDir, error))
+      stopWith("cannot save the compiler's coverage: " + error);
+    coverageChanged = false;
   };
   auto seedOf = [&](uint64_t index) {
     return options.seedStart + options.shardIndex + index * options.shardCount;
@@ -753,8 +768,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // child does, and names the element that broke it.
   workerConfig.jit.verifyTrustedElements = false;
   // A task builds its case from the seed it is sent.
-  auto taskWith = [&jit, &options](const RunConfig &runConfig) -> Worker::Handler {
-    return [&jit, &options, runConfig](const std::string &request) {
+  auto taskWith = [&jit, &options](const RunConfig &runConfig,
+                                   bool measureCompiler) -> Worker::Handler {
+    return [&jit, &options, runConfig, measureCompiler](const std::string &request) {
+      if (measureCompiler) // in the worker, before its adapter starts
+        ::setenv(kCompilerCoverageVariable, "on", 1);
       Case c;
       RunConfig config = runConfig;
       TaskResult failed;
@@ -766,7 +784,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       return runCaseTask(c, jit, config).toJson();
     };
   };
-  const Worker::Handler handler = taskWith(workerConfig);
+  const Worker::Handler handler = taskWith(workerConfig, options.compilerCoverage);
   // Blame's own budget for a failing case that took `caseSeconds`: the
   // case's limits, with kBlameTimeFactor times its time when that is more.
   auto blameBudget = [&options](double caseSeconds) {
@@ -1025,6 +1043,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       if (!cutShort && !r.confirm) {
         CaseReport report = reportOf(r.worker->outcome());
         feedBack(r, report);
+        // The compiler's coverage is the workers' (their adapters measure
+        // it), whatever the case's verdict.
+        if (!report.result.compilerCoverage.empty()) {
+          compilerCoverage.add(report.result.compilerCoverage,
+                               state.totalSeconds + secondsSince(start));
+          coverageChanged = true;
+        }
         if (stoppedBy(report)) {
           running.erase(running.begin() + i);
           continue;
@@ -1050,9 +1075,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           confirmConfig.culpritOps = culpritOps;
           const IsolationLimits confirmLimits =
               limitsWithBlame(blameBudget(report.seconds), confirmConfig);
-          r.confirm = std::make_unique<Child>(
-              [task = taskWith(confirmConfig), request = r.request] { return task(request); },
-              confirmLimits);
+          r.confirm = std::make_unique<Child>([task = taskWith(confirmConfig, false),
+                                               request = r.request] { return task(request); },
+                                              confirmLimits);
           ++i;
           continue;
         }
@@ -1192,6 +1217,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.unsupportedReasons = state.unsupportedReasons;
   result.valuesNotComputed = state.valuesNotComputed;
   result.irCoverage = state.irCoverage;
+  result.compilerCoverage = compilerCoverage.summary();
   result.verdicts = state.verdicts;
   result.corpusCases = corpus.size();
   result.corpusKeys = corpus.keysSeen();
@@ -1231,6 +1257,7 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
   if (r.knownNotReduced)
     os << ", " << r.knownNotReduced << " known by id left unreduced";
   os << ")\n";
+  os << formatCoverageLine(r.compilerCoverage) << "\n";
   if (r.corpusCases)
     os << "guidance: " << r.mutants << " mutants; corpus of " << r.corpusCases << " cases, "
        << r.corpusKeys << " feedback keys\n";

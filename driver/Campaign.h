@@ -15,6 +15,7 @@
 #ifndef NPUFUZZ_DRIVER_CAMPAIGN_H
 #define NPUFUZZ_DRIVER_CAMPAIGN_H
 
+#include "driver/CompilerCoverage.h"
 #include "driver/IrCoverage.h"
 #include "driver/Isolation.h"
 #include "generators/Mutate.h"
@@ -80,6 +81,9 @@ struct CampaignOptions {
   /// has a case old enough to be a parent.
   double mutationShare = 0.5;
   MutationPolicy mutation;
+  /// Ask the adapters that can (inductor, tvm, pytorchsim) to measure the
+  /// compiler's own coverage (driver/CompilerCoverage.h).
+  bool compilerCoverage = true;
   /// Reduce every signature that is new in this run, after the campaign,
   /// into findings/<id>/reduced/ (case.npf, kernel.mlir, report.json).
   bool reduce = true;
@@ -139,7 +143,9 @@ struct CampaignResult {
   /// Cases a backend that computes values judged without them (PyTorchSim's
   /// model cannot run one of its kernels), by why, numbers dropped.
   std::map<std::string, uint64_t> valuesNotComputed;
-  IrCoverage irCoverage;                ///< the directory's, every run
+  IrCoverage irCoverage; ///< the directory's, every run
+  /// The compiler's own coverage, the directory's (driver/CompilerCoverage.h).
+  CoverageSummary compilerCoverage;
   std::vector<FindingSummary> findings; ///< ordered by id
   /// Signatures this run filed first (the directory had none of them).
   uint64_t firstFiled = 0;

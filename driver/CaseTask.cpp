@@ -46,6 +46,8 @@ std::string TaskResult::toJson() const {
                        {"entry_ops", llvm::json::Array(entryOps)},
                        {"passes_that_changed", llvm::json::Array(passesThatChanged)},
                        {"feedback", llvm::json::Array(feedback)}};
+  if (!compilerCoverage.empty())
+    o["compiler_coverage"] = compilerCoverage.toJson();
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::json::Value(std::move(o));
@@ -99,6 +101,11 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
     for (const llvm::json::Value &v : *a)
       if (const std::optional<int64_t> k = v.getAsInteger(); k && *k >= 0 && *k <= UINT32_MAX)
         out.feedback.push_back(static_cast<uint32_t>(*k));
+  if (const llvm::json::Object *c = o->getObject("compiler_coverage")) {
+    std::string error;
+    if (!CaseCoverage::fromJson(*c, out.compilerCoverage, error))
+      return false;
+  }
   return true;
 }
 
@@ -137,8 +144,12 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.valuesWhyNot = out.run.valuesWhyNot;
   t.entryOps = out.run.entryOps;
   t.passesThatChanged = out.run.passesThatChanged;
+  // An adapter's file npufuzz cannot read is npufuzz's problem, never the
+  // case's: its coverage is off, with why.
+  if (std::string why; !CaseCoverage::parse(out.run.compilerCoverage, t.compilerCoverage, why))
+    t.compilerCoverage.off = why;
   if (first.jit.recordFeedback)
-    t.feedback = caseFeedback(c, out.run);
+    t.feedback = caseFeedback(c, out.run, t.compilerCoverage);
   t.referenceSeconds = out.referenceSeconds;
   t.emitSeconds = out.run.emitSeconds;
   t.passSeconds = out.run.passSeconds;

@@ -9,6 +9,7 @@
 #ifndef NPUFUZZ_DRIVER_CASETASK_H
 #define NPUFUZZ_DRIVER_CASETASK_H
 
+#include "driver/CompilerCoverage.h"
 #include "driver/Isolation.h"
 #include "oracles/CaseRunner.h"
 #include "oracles/CaseVerdict.h"
@@ -30,6 +31,8 @@ struct TaskResult : CaseVerdict {
   std::string valuesWhyNot; ///< BackendRun::valuesWhyNot
   /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).
   std::vector<std::string> entryOps, passesThatChanged;
+  /// The compiler's own coverage in the first run (driver/CompilerCoverage.h).
+  CaseCoverage compilerCoverage;
   /// Feedback keys of the run for guided campaigns (driver/Feedback.h),
   /// sorted and distinct; empty unless RunConfig::jit.recordFeedback.
   std::vector<uint32_t> feedback;

@@ -24,8 +24,16 @@ std::string withoutNumbers(const std::string &line) {
 
 } // namespace
 
-std::vector<uint32_t> caseFeedback(const Case &c, const BackendRun &run) {
+std::vector<uint32_t> caseFeedback(const Case &c, const BackendRun &run,
+                                   const CaseCoverage &coverage) {
   std::vector<uint32_t> keys = run.irFeedback;
+  for (const auto &[file, lines] : coverage.lines)
+    for (const int64_t line : lines)
+      keys.push_back(feedbackKey("line|" + file + ":" + std::to_string(line)));
+  for (const auto &[file, branches] : coverage.branches)
+    for (const auto &[from, to] : branches)
+      keys.push_back(
+          feedbackKey("branch|" + file + ":" + std::to_string(from) + ">" + std::to_string(to)));
   for (const std::string &pass : run.passesThatChanged)
     keys.push_back(feedbackKey("changed|" + pass));
   for (const std::string &op : run.entryOps)

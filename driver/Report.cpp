@@ -305,6 +305,12 @@ NightlyReport collectReport(const std::vector<std::string> &dirs, const KnownLis
     c.cases = counts.cases;
     c.seconds = counts.seconds;
     c.verdicts = counts.verdicts;
+    // A campaign from before the compiler's coverage, or with no summary
+    // yet (still running), has none.
+    if (const std::optional<llvm::json::Value> summary =
+            readJsonFile((fs::path(dir) / "summary.json").string()))
+      if (const llvm::json::Object *o = summary->getAsObject())
+        c.compilerCoverage = coverageSummaryFromJson(o->getObject("compiler_coverage"));
     for (const auto &[k, n] : counts.features)
       r.features[k] += n;
     r.irCoverage.add(counts.irCoverage);
@@ -534,6 +540,16 @@ bool writeReport(const NightlyReport &r, const std::string &outDir, std::string 
   };
   shares("ir-ops", "op at the entry", r.irCoverage.ops);
   shares("ir-changed-by", "user pass that changed the IR", r.irCoverage.changedBy);
+  // The compiler's own lines and branches, each campaign's growth over
+  // its cases and its seconds (docs/compiler-coverage.md).
+  h << "<h2>Compiler coverage</h2>\n";
+  for (const ReportCampaign &c : r.campaigns) {
+    h << "<h3>" << escapeHtml(c.name) << "</h3>\n<p>"
+      << escapeHtml(formatCoverageLine(c.compilerCoverage)) << "</p>\n";
+    if (c.compilerCoverage.state == "on" && !c.compilerCoverage.growth.empty())
+      h << "<div class=\"compiler-coverage\">" << coveragePlotSvg(c.compilerCoverage, false)
+        << coveragePlotSvg(c.compilerCoverage, true) << "</div>\n";
+  }
   h << "</body></html>\n";
   ok &= writeFileAtomic((fs::path(outDir) / "index.html").string(), h.str());
   if (!ok)

@@ -10,6 +10,7 @@
 #ifndef NPUFUZZ_DRIVER_REPORT_H
 #define NPUFUZZ_DRIVER_REPORT_H
 
+#include "driver/CompilerCoverage.h"
 #include "driver/IrCoverage.h"
 
 #include <cstdint>
@@ -53,6 +54,8 @@ struct ReportCampaign {
   uint64_t cases = 0;
   double seconds = 0;
   std::map<std::string, uint64_t> verdicts;
+  /// The compiler's own coverage, from its summary.json.
+  CoverageSummary compilerCoverage;
 };
 
 struct NightlyReport {

@@ -145,6 +145,9 @@ std::string diagnosticLine(const std::string &text) {
 /// A command's details.txt is kept with a finding: a traceback and a
 /// kernel's generated code, not a dump of everything.
 constexpr size_t kMaxDetailsBytes = 4 << 20;
+/// What an adapter asked for its compiler's coverage writes
+/// (tools/adapters/compiler_coverage.py).
+constexpr const char *kCompilerCoverageFile = "compiler-coverage.json";
 
 CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::string> &argv,
                       const std::string &stdoutPath, const std::string &stderrPath) {
@@ -450,6 +453,12 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
     std::string unread;
     if (!readFileBytes(dir + "/details.txt", r.details, unread, kMaxDetailsBytes))
       r.details.clear();
+    // The compiler's coverage, when the campaign asked for it and the
+    // adapter measures it (docs/compiler-coverage.md); read by the driver.
+    if (fs::exists(dir + "/" + kCompilerCoverageFile, ec) &&
+        !readFileBytes(dir + "/" + kCompilerCoverageFile, r.compilerCoverage, unread))
+      r.compilerCoverage =
+          "{\"off\": \"cannot read the adapter's " + std::string(kCompilerCoverageFile) + "\"}";
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);

@@ -112,6 +112,9 @@ protected:
     fs::copy(tmp + "/killed", tmp + "/killedcopy", fs::copy_options::recursive);
     fs::copy(tmp + "/killed", tmp + "/foreignfinding", fs::copy_options::recursive);
     fs::create_directories(tmp + "/foreignfinding/findings/notes");
+    // A campaign whose kept compiler coverage is not one.
+    fs::create_directories(tmp + "/badcoverage");
+    put("badcoverage/compiler-coverage.json", "[1, 2]\n");
     fs::create_directories(tmp + "/nonext");
     std::string noNext = state;
     noNext.erase(noNext.find("\"next\": 7, "), 11);
@@ -476,6 +479,14 @@ std::vector<Row> rows() {
        {"fuzz", "-o", "{tmp}/foreignfinding", "--max-cases", "8"},
        2,
        "findings/notes: not a finding npufuzz filed"},
+      {"fuzz with a compiler coverage that is neither on nor off",
+       {"fuzz", "-o", "{tmp}/cc", "--compiler-coverage", "sometimes", "--max-cases", "1"},
+       2,
+       "--compiler-coverage sometimes: give on or off"},
+      {"fuzz into a campaign whose compiler-coverage.json is not one",
+       {"fuzz", "-o", "{tmp}/badcoverage", "--max-cases", "8"},
+       2,
+       "{tmp}/badcoverage/compiler-coverage.json is not a JSON object"},
       {"fuzz from a seed past 2^63 - 1",
        {"fuzz", "-o", "{tmp}/k9", "--seed-start", "9223372036854775808", "--max-cases", "1"},
        2,

@@ -42,6 +42,7 @@ import tempfile
 import traceback
 
 import case_loop
+import compiler_coverage
 # Inductor's wrappers around the exception a compiler raised, as torch's
 # adapter unwraps them; numbers dropped from what signs a failure.
 from torch_server import _root_cause, _without_numbers
@@ -164,6 +165,10 @@ class Session:
         self.kernel_asks = {}  # kernel source -> the asks of its DMAs
         self.device = None
         self._own_modules = None
+        # PyTorchSim's code generation, when a campaign asks for its
+        # coverage: set up before the first case imports it.
+        self.measuring = compiler_coverage.CompilerCoverage(
+            [("PyTorchSimFrontend", os.path.join(self.checkout, "PyTorchSimFrontend"))])
 
     def set_up(self):
         llvm = os.path.join(self.scratch, "llvm")
@@ -419,6 +424,7 @@ class Session:
                 type(e).__name__, e)
         with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
             f.write(headline + "\n" if headline else "")
+        self.measuring.write(case_dir)
         return code
 
     def write_record(self, case_dir, args, outs):

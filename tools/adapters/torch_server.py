@@ -32,6 +32,7 @@ import sys
 import traceback
 
 import case_loop
+import compiler_coverage
 import tvm_compile
 
 UNSUPPORTED = 77  # the protocol's exit status for "cannot express the case"
@@ -401,8 +402,10 @@ def run_case(case_dir, compiling):
     return code, headline, details
 
 
-def answer(case_dir, compiling, process_stderr):
+def answer(case_dir, compiling, process_stderr, measuring=None):
     """Runs one case with its output on DIR/log.txt; returns its status.
+    `measuring`: the compiler's coverage (compiler_coverage.py), written to
+    DIR/compiler-coverage.json, or None.
 
     DIR/stderr.txt, which npufuzz classifies, is the log, or for a compiler
     failure only its headline: torch's warnings while compiling would
@@ -421,6 +424,8 @@ def answer(case_dir, compiling, process_stderr):
             sys.stderr.flush()
             sys.stdout.flush()
             os.dup2(process_stderr, 2)
+    if measuring is not None:
+        measuring.write(case_dir)
     with open(log_path) as f:
         log_text = f.read()
     os.remove(log_path)
@@ -463,6 +468,14 @@ def main():
         # (oracles/Exactness.h); its knob to round them
         # (TORCHINDUCTOR_EMULATE_PRECISION_CASTS) crashes its C++ code
         # generation in torch 2.8 (docs/ml-compilers.md).
+    # The compiler's own packages, when a campaign asks for their coverage:
+    # set up before the compiler is imported, so that its modules are
+    # instrumented as they load.
+    measuring = None
+    if compiling and compiler_coverage.asked():
+        measuring = compiler_coverage.CompilerCoverage(
+            [("torch/_inductor", compiler_coverage.package_directory("torch", "_inductor"))]
+            if compiling == "inductor" else [("tvm", compiler_coverage.package_directory("tvm"))])
     try:
         import numpy  # noqa: F401
         import torch
@@ -486,8 +499,8 @@ def main():
         # otherwise.
         runpy.run_path(patch)
     process_stderr = os.dup(2)
-    return case_loop.serve(answers,
-                           lambda case_dir: answer(case_dir, compiling, process_stderr), "torch")
+    return case_loop.serve(
+        answers, lambda case_dir: answer(case_dir, compiling, process_stderr, measuring), "torch")
 
 
 if __name__ == "__main__":

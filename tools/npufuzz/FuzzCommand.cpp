@@ -90,6 +90,12 @@ cl::opt<std::string> guidance(
              "feedback: IR forms each pass was given, passes that changed it, diagnostics, case "
              "features) or none (every case generated from its seed; the default)"),
     cl::value_desc("feedback|none"), cl::init("none"), cl::sub(sub()), cl::cat(category()));
+cl::opt<std::string> compilerCoverage(
+    "compiler-coverage",
+    cl::desc("Measure the lines and branches of the compiler under test each case reaches "
+             "(inductor, tvm and pytorchsim, with coverage.py in the adapter; "
+             "docs/compiler-coverage.md): on (the default) or off"),
+    cl::value_desc("on|off"), cl::init("on"), cl::sub(sub()), cl::cat(category()));
 BackendOptions backend(sub());
 PassStageOption stage(sub());
 } // namespace
@@ -144,6 +150,9 @@ int runFuzz() {
   options.passPlugins = plugins;
   if (!parseGuidance(guidance, options.guidance))
     return fail("--guidance " + guidance + ": give feedback or none");
+  if (compilerCoverage != "on" && compilerCoverage != "off")
+    return fail("--compiler-coverage " + compilerCoverage + ": give on or off");
+  options.compilerCoverage = compilerCoverage == "on";
   options.backendFlags = backend.reproFlags();
   MlirJit jit;
   if (!loadPlugins(jit, plugins) || !checkPipeline(jit, options.config))

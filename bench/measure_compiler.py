@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""Runs a Python module (a peer fuzzer: `-m nnsmith.cli.fuzz ...`) under the
+same coverage measurement as npufuzz's adapters (tools/adapters/
+compiler_coverage.py: coverage.py, branches, the compiler's packages only),
+for the whole run, and writes what it reached to OUT in the adapters'
+format (docs/compiler-coverage.md).
+
+Usage: measure_compiler.py OUT PACKAGE -m MODULE [ARGS...]
+  PACKAGE: inductor (torch/_inductor) or tvm.
+"""
+import os
+import runpy
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools",
+                                "adapters"))
+import compiler_coverage  # noqa: E402
+
+
+def main():
+    if len(sys.argv) < 5 or sys.argv[3] != "-m" or sys.argv[2] not in ("inductor", "tvm"):
+        sys.stderr.write(__doc__)
+        return 2
+    out = os.path.abspath(sys.argv[1])
+    if sys.argv[2] == "inductor":
+        import torch._inductor
+        package = ("torch/_inductor", os.path.dirname(torch._inductor.__file__))
+    else:
+        import tvm
+        package = ("tvm", os.path.dirname(tvm.__file__))
+    os.environ[compiler_coverage.ENVIRONMENT_VARIABLE] = "on"
+    measuring = compiler_coverage.CompilerCoverage([package])
+    if measuring.off:
+        sys.stderr.write("measure_compiler.py: %s\n" % measuring.off)
+        return 2
+    sys.argv = [sys.argv[4]] + sys.argv[5:]
+    code = 0
+    try:
+        with measuring:
+            runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
+    import json
+    with open(out, "w") as f:
+        json.dump(measuring.take(), f, separators=(",", ":"))
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
