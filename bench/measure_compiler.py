@@ -22,12 +22,11 @@ def main():
         sys.stderr.write(__doc__)
         return 2
     out = os.path.abspath(sys.argv[1])
+    # Found without importing it: an imported module is not instrumented.
     if sys.argv[2] == "inductor":
-        import torch._inductor
-        package = ("torch/_inductor", os.path.dirname(torch._inductor.__file__))
+        package = ("torch/_inductor", compiler_coverage.package_directory("torch", "_inductor"))
     else:
-        import tvm
-        package = ("tvm", os.path.dirname(tvm.__file__))
+        package = ("tvm", compiler_coverage.package_directory("tvm"))
     os.environ[compiler_coverage.ENVIRONMENT_VARIABLE] = "on"
     measuring = compiler_coverage.CompilerCoverage([package])
     if measuring.off:
@@ -35,9 +34,8 @@ def main():
         return 2
     sys.argv = [sys.argv[4]] + sys.argv[5:]
     code = 0
-    try:
-        with measuring:
-            runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
+    try:  # measured from here: the compiler is imported, instrumented, inside
+        runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
     import json

@@ -415,6 +415,17 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
   return ok;
 }
 
+void readCompilerCoverage(const std::string &dir, BackendRun &r) {
+  // Parsed by the driver (driver/CompilerCoverage.h); a file that cannot be
+  // read turns the coverage off for the case, never the case into a finding.
+  const std::string path = dir + "/" + kCompilerCoverageFile;
+  std::error_code ec;
+  std::string unread;
+  if (fs::exists(path, ec) && !readFileBytes(path, r.compilerCoverage, unread))
+    r.compilerCoverage =
+        "{\"off\": \"cannot read the adapter's " + std::string(kCompilerCoverageFile) + "\"}";
+}
+
 BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKernel &kernel,
                        const std::vector<std::string> &pipeline,
                        const std::vector<TensorData> &inputs) {
@@ -453,12 +464,7 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
     std::string unread;
     if (!readFileBytes(dir + "/details.txt", r.details, unread, kMaxDetailsBytes))
       r.details.clear();
-    // The compiler's coverage, when the campaign asked for it and the
-    // adapter measures it (docs/compiler-coverage.md); read by the driver.
-    if (fs::exists(dir + "/" + kCompilerCoverageFile, ec) &&
-        !readFileBytes(dir + "/" + kCompilerCoverageFile, r.compilerCoverage, unread))
-      r.compilerCoverage =
-          "{\"off\": \"cannot read the adapter's " + std::string(kCompilerCoverageFile) + "\"}";
+    readCompilerCoverage(dir, r);
     r.executeSeconds = end.seconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);

@@ -107,6 +107,11 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
                         const std::vector<std::pair<std::string, bool>> &switches = {},
                         PyTorchForm form = PyTorchForm::Exact);
 
+/// Reads what an adapter asked for the compiler's coverage wrote to the
+/// case directory `dir` (compiler-coverage.json) into
+/// `r.compilerCoverage`; nothing when it wrote none.
+void readCompilerCoverage(const std::string &dir, BackendRun &r);
+
 /// Writes a case directory, runs the command on it and reads the outputs.
 BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKernel &kernel,
                        const std::vector<std::string> &pipeline,

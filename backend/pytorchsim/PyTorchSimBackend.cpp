@@ -418,6 +418,7 @@ BackendRun runPyTorchSim(const PyTorchSimToolchain &t, const Case &c,
     std::string unread;
     if (!readFileBytes(dir + "/details.txt", r.details, unread, 1 << 20))
       r.details.clear();
+    readCompilerCoverage(dir, r);
     if (end.kind != CommandEnd::Kind::Exited && fs::exists(dir + "/setting-up", ec)) {
       // The adapter was still setting PyTorchSim up (building its npu
       // extension, say) when the limit ended it: the machine's state, not
