@@ -303,5 +303,12 @@ TEST(PyTorchSimBackend, ACampaignRunsEveryCaseToAVerdict) {
   const CampaignResult r = runCampaign(o, jit);
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(r.cases, 12u);
+  // The adapter measured PyTorchSim's code generation, or said why it
+  // could not (a Python without slipcover: docs/compiler-coverage.md).
+  EXPECT_NE(r.compilerCoverage.state, "not-measured");
+  if (r.compilerCoverage.state == "on") {
+    EXPECT_EQ(r.compilerCoverage.packages, std::vector<std::string>{"PyTorchSimFrontend"});
+    EXPECT_GT(r.compilerCoverage.lines, 0u);
+  }
   std::filesystem::remove_all(o.outDir);
 }
