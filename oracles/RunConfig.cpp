@@ -100,6 +100,9 @@ void useTorchAdapter(RunConfig &config, const std::string &py, BackendKind backe
   // a cold disk); still below a campaign worker's 30 s. Inductor compiles
   // each kernel to C++ and builds it with g++, TVM with LLVM: seconds more.
   config.external.timeoutSeconds = compile ? 120 : 25;
+  // An adapter that measures the compiler's coverage instruments it as it
+  // imports it: 30 to 45 s more on an idle machine, paid by its first case.
+  config.external.startSeconds = compile ? 180 : 0;
 }
 
 bool configureIreeBackend(RunConfig &config, const std::string &compiler, const std::string &python,

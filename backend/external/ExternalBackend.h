@@ -63,6 +63,10 @@ struct ExternalToolchain {
   /// (PersistentCommand.h); argv then has no {dir}.
   bool persistent = false;
   unsigned casesPerProcess = 500; ///< a persistent command is replaced after these
+  /// More time for the case that starts a persistent command, which pays
+  /// for its start: importing a compiler, and instrumenting it as it is
+  /// imported when its coverage is measured (driver/CompilerCoverage.h).
+  unsigned startSeconds = 0;
   /// The compiler's optimisations and whether each is on for this run
   /// (backend/CompilerSwitches.h), for manifest.json's "switches".
   std::vector<std::pair<std::string, bool>> switches;

@@ -167,6 +167,7 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
   // process started for this case has printed nothing of theirs (its log
   // is new), so all of it is this case's, whenever it was written.
   size_t logOffset = 0;
+  const bool startedForThisCase = pid_ < 0;
   if (pid_ < 0) {
     std::string error;
     if (!start(cmd, error)) {
@@ -190,7 +191,8 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
     done += static_cast<size_t>(n);
   }
   // Wait for one answer line, the end of the process, or the deadline.
-  const auto deadline = began + std::chrono::seconds(cmd.timeoutSeconds);
+  const auto deadline = began + std::chrono::seconds(cmd.timeoutSeconds +
+                                                     (startedForThisCase ? cmd.startSeconds : 0));
   std::string answer;
   bool closed = !sent;
   while (!closed) {

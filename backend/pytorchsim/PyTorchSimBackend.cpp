@@ -30,6 +30,9 @@ ExternalToolchain adapterCommand(const PyTorchSimToolchain &t) {
   cmd.argv = {t.python, t.adapter, "--pytorchsim", t.checkout};
   cmd.persistent = true;
   cmd.timeoutSeconds = t.timeoutSeconds;
+  // Its first case sets PyTorchSim up, instrumenting its code generation
+  // when its coverage is measured (driver/CompilerCoverage.h).
+  cmd.startSeconds = t.timeoutSeconds;
   // torch with its CUDA libraries maps far more than it touches.
   cmd.addressSpaceBytes = 0;
   return cmd;

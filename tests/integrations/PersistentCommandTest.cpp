@@ -144,6 +144,23 @@ TEST_F(PersistentCommandTest, AHangIsTimedOutAndTheProcessReplaced) {
   EXPECT_NE(servedBy(), before);
 }
 
+// A command that takes its time to start (an adapter importing and
+// instrumenting its compiler) is given startSeconds more for the case that
+// starts it, and only for that one.
+TEST_F(PersistentCommandTest, TheCaseThatStartsTheCommandAlsoGetsItsStartTime) {
+  std::ofstream(root_ / "slow.sh") << "sleep 2\n" << kAdapter;
+  cmd_.argv = {"/bin/sh", (root_ / "slow.sh").string()};
+  // The start alone outlasts the case's limit: without start time, the
+  // first case is timed out whatever the machine's load.
+  cmd_.timeoutSeconds = 1;
+  EXPECT_EQ(command_.run(cmd_, caseDir("ok")).kind, CommandEnd::Kind::TimedOut);
+  cmd_.startSeconds = 60;
+  const CommandEnd first = command_.run(cmd_, caseDir("ok"));
+  EXPECT_EQ(first.kind, CommandEnd::Kind::Exited) << first.stderrText;
+  // The running command's cases get the case's limit alone.
+  EXPECT_EQ(command_.run(cmd_, caseDir("hang")).kind, CommandEnd::Kind::TimedOut);
+}
+
 TEST_F(PersistentCommandTest, AnAnswerOutOfProtocolOrAnExitIsAFailure) {
   CommandEnd end = command_.run(cmd_, caseDir("garbage"));
   EXPECT_EQ(end.kind, CommandEnd::Kind::ProtocolError);

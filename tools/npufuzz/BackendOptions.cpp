@@ -341,12 +341,13 @@ double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
   // The command's own limit, and room for the worker to see it end.
   if (config.backend == BackendKind::Inductor || config.backend == BackendKind::Iree ||
       config.backend == BackendKind::Tvm)
-    return std::max<double>(timeout, config.external.timeoutSeconds + 30.0);
+    return std::max<double>(timeout,
+                            config.external.timeoutSeconds + config.external.startSeconds + 30.0);
   // simpler builds a kernel per task and the orchestration for each case.
   if (config.backend == BackendKind::Simpler)
     return std::max<double>(timeout, config.pto.simplerTimeoutSeconds + 30.0);
   if (config.backend == BackendKind::PyTorchSim)
-    return std::max<double>(timeout, config.pytorchsim.timeoutSeconds + 30.0);
+    return std::max<double>(timeout, 2.0 * config.pytorchsim.timeoutSeconds + 30.0);
   return timeout;
 }
 
