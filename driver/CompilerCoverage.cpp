@@ -79,6 +79,19 @@ bool readFiles(const llvm::json::Object *files, Lines &&addLine, Branches &&addB
   return true;
 }
 
+/// The `growth` points `[cases, seconds, lines, branches]` of `o`.
+std::vector<CoveragePoint> readGrowth(const llvm::json::Object &o) {
+  std::vector<CoveragePoint> growth;
+  if (const llvm::json::Array *g = o.getArray("growth"))
+    for (const llvm::json::Value &v : *g)
+      if (const llvm::json::Array *p = v.getAsArray(); p && p->size() == 4)
+        growth.push_back({static_cast<uint64_t>((*p)[0].getAsInteger().value_or(0)),
+                          (*p)[1].getAsNumber().value_or(0),
+                          static_cast<uint64_t>((*p)[2].getAsInteger().value_or(0)),
+                          static_cast<uint64_t>((*p)[3].getAsInteger().value_or(0))});
+  return growth;
+}
+
 llvm::json::Object
 filesJson(const std::map<std::string, std::vector<int64_t>> &lines,
           const std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> &branches) {
@@ -170,22 +183,16 @@ uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
     tool_ = c.tool;
     packages_ = c.packages;
   }
-  uint64_t fresh = 0;
+  const uint64_t before = lineCount_ + branchCount_;
   for (const auto &[file, ls] : c.lines)
     for (const int64_t l : ls)
-      fresh += lines_[file].insert(l).second;
-  lineCount_ = 0;
-  for (const auto &kv : lines_)
-    lineCount_ += kv.second.size();
+      lineCount_ += lines_[file].insert(l).second;
   for (const auto &[file, bs] : c.branches)
     for (const auto &b : bs)
-      fresh += branches_[file].insert(b).second;
-  branchCount_ = 0;
-  for (const auto &kv : branches_)
-    branchCount_ += kv.second.size();
+      branchCount_ += branches_[file].insert(b).second;
   ++measured_;
   noteGrowth(seconds);
-  return fresh;
+  return lineCount_ + branchCount_ - before;
 }
 
 void CoverageTotals::noteGrowth(double seconds) {
@@ -232,13 +239,7 @@ bool CoverageTotals::load(const std::string &campaignDir, std::string &error) {
     lineCount_ += kv.second.size();
   for (const auto &kv : branches_)
     branchCount_ += kv.second.size();
-  if (const llvm::json::Array *g = o->getArray("growth"))
-    for (const llvm::json::Value &v : *g)
-      if (const llvm::json::Array *p = v.getAsArray(); p && p->size() == 4)
-        growth_.push_back({static_cast<uint64_t>((*p)[0].getAsInteger().value_or(0)),
-                           (*p)[1].getAsNumber().value_or(0),
-                           static_cast<uint64_t>((*p)[2].getAsInteger().value_or(0)),
-                           static_cast<uint64_t>((*p)[3].getAsInteger().value_or(0))});
+  growth_ = readGrowth(*o);
   return true;
 }
 
@@ -307,13 +308,7 @@ CoverageSummary coverageSummaryFromJson(const llvm::json::Object *o) {
   s.cases = static_cast<uint64_t>(o->getInteger("cases").value_or(0));
   s.lines = static_cast<uint64_t>(o->getInteger("lines").value_or(0));
   s.branches = static_cast<uint64_t>(o->getInteger("branches").value_or(0));
-  if (const llvm::json::Array *g = o->getArray("growth"))
-    for (const llvm::json::Value &v : *g)
-      if (const llvm::json::Array *p = v.getAsArray(); p && p->size() == 4)
-        s.growth.push_back({static_cast<uint64_t>((*p)[0].getAsInteger().value_or(0)),
-                            (*p)[1].getAsNumber().value_or(0),
-                            static_cast<uint64_t>((*p)[2].getAsInteger().value_or(0)),
-                            static_cast<uint64_t>((*p)[3].getAsInteger().value_or(0))});
+  s.growth = readGrowth(*o);
   return s;
 }
 

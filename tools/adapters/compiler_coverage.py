@@ -93,24 +93,25 @@ class CompilerCoverage:
         if self.sci is None:
             return {"off": self.off}
         sci = self.sci
+        fresh_by_path = {}
         with sci.lock:  # SlipCover's own: its probes fill newly_seen
-            seen = {f: set(s) for f, s in sci.all_seen.items()}
-            for f, s in sci.newly_seen.items():
-                seen.setdefault(f, set()).update(s)
-            code_lines = {f: set(s) for f, s in sci.code_lines.items()}
+            for seen in (sci.all_seen, sci.newly_seen):
+                for path, reached in seen.items():
+                    fresh = reached - self._reported.get(path, set())
+                    if fresh:
+                        fresh_by_path.setdefault(path, set()).update(fresh)
+            # Only the files with something new: the others' lines are not read.
+            code_lines = {p: set(sci.code_lines.get(p, ())) for p in fresh_by_path}
         files = {}
-        for path, reached in seen.items():
+        for path, fresh in fresh_by_path.items():
+            self._reported.setdefault(path, set()).update(fresh)
             name = self._name(path)
             if name is None:
                 continue
-            fresh = reached - self._reported.get(path, set())
-            if not fresh:
-                continue
-            self._reported.setdefault(path, set()).update(fresh)
             # As SlipCover's own report: a line counts where it holds code
             # (not an annotation alone); a branch is a (from, to) pair.
             lines = sorted(x for x in fresh
-                           if not isinstance(x, tuple) and x in code_lines.get(path, ()))
+                           if not isinstance(x, tuple) and x in code_lines[path])
             branches = sorted(x for x in fresh if isinstance(x, tuple))
             files[name] = {"lines": lines, "branches": [list(b) for b in branches]}
         return {"tool": self.tool, "packages": [name for name, _ in self.packages],
