@@ -304,6 +304,7 @@ llvm::json::Object campaignIdentity(const CampaignOptions &o, std::string &error
       {"lowering", o.seededLowering ? "seeded" : "canonical"},
       {"pass_stage", std::string(passStageName(o.config.stage))},
       {"guidance", std::string(guidanceName(o.guidance))},
+      {"guidance_epoch", static_cast<int64_t>(o.guidanceEpoch)},
   };
 }
 
@@ -316,6 +317,8 @@ std::optional<llvm::json::Value> identityDefault(llvm::StringRef key) {
     return llvm::json::Value("entry");
   if (key == "guidance")
     return llvm::json::Value("none"); // before guided campaigns
+  if (key == "guidance_epoch")
+    return llvm::json::Value(static_cast<int64_t>(kDefaultGuidanceEpoch));
   return std::nullopt;
 }
 } // namespace
@@ -704,7 +707,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // Guided: the corpus of cases that reached new feedback, kept in the
   // campaign's directory. A backend that builds cases in batches ahead of
   // them (pto) would need each batch's cases before their parents ran.
-  GuidedCorpus corpus;
+  GuidedCorpus corpus(options.guidanceEpoch);
   if (guided && batch > 1) {
     std::signal(SIGINT, previousHandler);
     result.error = std::string("--guidance feedback is not available with --backend ") +

@@ -16,6 +16,7 @@
 #define NPUFUZZ_DRIVER_CAMPAIGN_H
 
 #include "driver/CompilerCoverage.h"
+#include "driver/GuidedCorpus.h"
 #include "driver/IrCoverage.h"
 #include "driver/Isolation.h"
 #include "generators/Mutate.h"
@@ -80,6 +81,9 @@ struct CampaignOptions {
   /// With guidance, the share of cases that are mutants once the corpus
   /// has a case old enough to be a parent.
   double mutationShare = 0.5;
+  /// With guidance, case indices per epoch (driver/GuidedCorpus.h): the
+  /// first mutants come at twice this index.
+  uint64_t guidanceEpoch = kDefaultGuidanceEpoch;
   MutationPolicy mutation;
   /// Ask the adapters that can (inductor, tvm, pytorchsim) to measure the
   /// compiler's own coverage (driver/CompilerCoverage.h).

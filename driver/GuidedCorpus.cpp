@@ -93,7 +93,7 @@ bool parseCorpusEntry(const llvm::json::Value &parsed, CorpusEntry &out, std::st
 } // namespace
 
 void GuidedCorpus::offer(CorpusEntry e) {
-  if (e.index >= epochsTaken_ * kGuidanceEpoch)
+  if (e.index >= epochsTaken_ * epoch_)
     pending_.emplace(e.index, std::move(e));
 }
 
@@ -101,8 +101,8 @@ bool GuidedCorpus::advance(uint64_t decidedBelow, std::string &error) {
   bool took = false;
   // Epoch t is taken in once all of it ran and epoch t + 1 is decided:
   // the cases of epoch t + 1 were drawn from the corpus before it.
-  while ((epochsTaken_ + 2) * kGuidanceEpoch <= decidedBelow) {
-    const uint64_t first = epochsTaken_ * kGuidanceEpoch, end = first + kGuidanceEpoch;
+  while ((epochsTaken_ + 2) * epoch_ <= decidedBelow) {
+    const uint64_t first = epochsTaken_ * epoch_, end = first + epoch_;
     for (uint64_t i = first; i < end; ++i)
       if (!pending_.count(i) && !doneBefore(i))
         return true; // still running
@@ -147,7 +147,7 @@ void GuidedCorpus::takeIn(CorpusEntry &e) {
 }
 
 bool GuidedCorpus::ready(uint64_t index) const {
-  const uint64_t epoch = index / kGuidanceEpoch;
+  const uint64_t epoch = index / epoch_;
   return epochsTaken_ + 1 >= epoch;
 }
 
@@ -201,7 +201,7 @@ bool GuidedCorpus::open(const std::string &campaignDir, uint64_t next,
   reweigh();
   resumedAt_ = next;
   aheadAtStart_ = ahead;
-  epochsTaken_ = next / kGuidanceEpoch;
+  epochsTaken_ = next / epoch_;
   dir_ = dir.string();
   return true;
 }

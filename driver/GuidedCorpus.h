@@ -7,7 +7,9 @@
 // parent is weighted by the sum, over the keys it was first to reach, of one
 // over how many cases have reached each since.
 //
-// The campaign runs in epochs of kGuidanceEpoch case indices. What the
+// The campaign runs in epochs of case indices (128 unless the campaign
+// says otherwise: a backend whose cases take seconds wants its first
+// mutants sooner than after 256 cases). What the
 // cases of an epoch reached is taken in, in the order of their indices,
 // once all of them have run and the epoch after it has been decided; the
 // cases of epoch t are drawn from the corpus as it stood after epoch t - 2.
@@ -33,8 +35,8 @@
 
 namespace npufuzz {
 
-/// Case indices per epoch.
-constexpr uint64_t kGuidanceEpoch = 128;
+/// Case indices per epoch, unless a campaign gives its own.
+constexpr uint64_t kDefaultGuidanceEpoch = 128;
 
 struct CorpusEntry {
   uint64_t index = 0, seed = 0; ///< of the campaign case that reached it
@@ -49,6 +51,8 @@ struct CorpusEntry {
 
 class GuidedCorpus {
 public:
+  explicit GuidedCorpus(uint64_t epoch = kDefaultGuidanceEpoch) : epoch_(epoch) {}
+
   /// Reads DIR/corpus/*.json (a missing directory is an empty corpus) and
   /// keeps new entries there from now on; a campaign resumed with every
   /// index below `next`, and those in `ahead`, done before. False with
@@ -79,6 +83,7 @@ private:
   void takeIn(CorpusEntry &e);
   void reweigh();
 
+  uint64_t epoch_; ///< case indices per epoch
   std::string dir_;
   uint64_t resumedAt_ = 0;
   std::set<uint64_t> aheadAtStart_;

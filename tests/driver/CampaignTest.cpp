@@ -1022,6 +1022,37 @@ TEST(Campaign, AGuidedCampaignMakesTheSameCasesWithAnyJobsAndKeepsItsCorpus) {
     fs::remove_all(d);
 }
 
+TEST(Campaign, ASmallerGuidanceEpochMakesItsFirstMutantsSooner) {
+  MlirJit jit;
+  const std::string dir = freshDir("guided-epoch"), other = freshDir("guided-epoch-default");
+  CampaignOptions o = quietCampaign(other, 48, "canonicalize");
+  o.guidance = Guidance::Feedback;
+  o.seedStart = 4400000;
+  o.jobs = 2;
+  // The default epoch: the first mutants come at index 256.
+  const CampaignResult blindStart = runCampaign(o, jit);
+  ASSERT_TRUE(blindStart.error.empty()) << blindStart.error;
+  EXPECT_EQ(blindStart.mutants, 0u);
+  // Epochs of 8: none before index 16, about half of the cases after it.
+  o.outDir = dir;
+  o.guidanceEpoch = 8;
+  o.maxCases = 16;
+  const CampaignResult first = runCampaign(o, jit);
+  ASSERT_TRUE(first.error.empty()) << first.error;
+  EXPECT_EQ(first.mutants, 0u);
+  o.maxCases = 48;
+  const CampaignResult resumed = runCampaign(o, jit);
+  ASSERT_TRUE(resumed.error.empty()) << resumed.error;
+  EXPECT_GT(resumed.mutants, 4u);
+  EXPECT_LT(resumed.mutants, 32u);
+  // Another epoch would draw other parents: it is another campaign.
+  o.guidanceEpoch = 16;
+  o.maxCases = 64;
+  EXPECT_NE(runCampaign(o, jit).error.find("guidance_epoch"), std::string::npos);
+  for (const std::string &d : {dir, other})
+    fs::remove_all(d);
+}
+
 TEST(Campaign, AMutantsFindingReproducesFromItsDirectoryAlone) {
   MlirJit jit;
   std::string error;

@@ -90,10 +90,16 @@ cl::opt<std::string> guidance(
              "feedback: IR forms each pass was given, passes that changed it, diagnostics, case "
              "features) or none (every case generated from its seed; the default)"),
     cl::value_desc("feedback|none"), cl::init("none"), cl::sub(sub()), cl::cat(category()));
+cl::opt<unsigned, false, CountParser<unsigned, 1, 4096>> guidanceEpoch(
+    "guidance-epoch",
+    cl::desc("With --guidance feedback, case indices per epoch (1 to 4096; 128 by default): "
+             "the first mutants come at twice it, so a backend whose cases take seconds wants "
+             "a small one (docs/guidance.md)"),
+    cl::init(unsigned(kDefaultGuidanceEpoch)), cl::sub(sub()), cl::cat(category()));
 cl::opt<std::string> compilerCoverage(
     "compiler-coverage",
     cl::desc("Measure the lines and branches of the compiler under test each case reaches "
-             "(inductor, tvm and pytorchsim, with coverage.py in the adapter; "
+             "(inductor, tvm and pytorchsim, with SlipCover in the adapter; "
              "docs/compiler-coverage.md): on (the default) or off"),
     cl::value_desc("on|off"), cl::init("on"), cl::sub(sub()), cl::cat(category()));
 BackendOptions backend(sub());
@@ -150,6 +156,9 @@ int runFuzz() {
   options.passPlugins = plugins;
   if (!parseGuidance(guidance, options.guidance))
     return fail("--guidance " + guidance + ": give feedback or none");
+  if (guidanceEpoch.getNumOccurrences() && options.guidance != Guidance::Feedback)
+    return fail("--guidance-epoch is for guided campaigns: give --guidance feedback with it");
+  options.guidanceEpoch = guidanceEpoch;
   if (compilerCoverage != "on" && compilerCoverage != "off")
     return fail("--compiler-coverage " + compilerCoverage + ": give on or off");
   options.compilerCoverage = compilerCoverage == "on";
