@@ -12,7 +12,10 @@
 # one needed to reach what blind reached in CASES (the target: at
 # most half).
 #
-#   bash bench/coverage_blind_guided.sh [BACKEND (inductor)] [CASES (768)] [SEED (4700000)] [JOBS (1)]
+#   bash bench/coverage_blind_guided.sh [BACKEND (inductor)] [CASES (768)] [SEED (4700000)] [JOBS (1)] [EPOCH (128)]
+#
+# EPOCH: the guided campaign's --guidance-epoch; its first mutants come at
+# case 2 * EPOCH, before which both campaigns run the same cases.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
@@ -21,12 +24,15 @@ BACKEND=${1:-inductor}
 CASES=${2:-768}
 SEED=${3:-4700000}
 JOBS=${4:-1}
+EPOCH=${5:-128}
 NPUFUZZ=${NPUFUZZ:-build/bin/npufuzz}
 OUT=${NPUFUZZ_BENCH_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 for g in none feedback; do
+  extra=()
+  [ "$g" = feedback ] && extra=(--guidance-epoch "$EPOCH")
   (TORCHINDUCTOR_CACHE_DIR=$OUT/cache-$g "$NPUFUZZ" fuzz -o "$OUT/$g" --backend "$BACKEND" \
-    --guidance "$g" --max-cases "$CASES" --seed-start "$SEED" --jobs "$JOBS" --no-reduce \
+    --guidance "$g" "${extra[@]}" --max-cases "$CASES" --seed-start "$SEED" --jobs "$JOBS" --no-reduce \
     --quiet >"$OUT/$g.log" 2>&1 || [ $? -eq 1 ]) &
 done
 wait
