@@ -195,6 +195,26 @@ uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
   return lineCount_ + branchCount_ - before;
 }
 
+void CoverageTotals::absorb(const CoverageTotals &other) {
+  if (!other.measured_) {
+    if (!measured_ && off_.empty())
+      off_ = other.off_;
+    return;
+  }
+  off_.clear();
+  if (tool_.empty()) {
+    tool_ = other.tool_;
+    packages_ = other.packages_;
+  }
+  for (const auto &[file, ls] : other.lines_)
+    for (const int64_t l : ls)
+      lineCount_ += lines_[file].insert(l).second;
+  for (const auto &[file, bs] : other.branches_)
+    for (const auto &b : bs)
+      branchCount_ += branches_[file].insert(b).second;
+  measured_ += other.measured_;
+}
+
 void CoverageTotals::noteGrowth(double seconds) {
   // A point per case while the curve is short; then it is thinned.
   growth_.push_back({measured_, seconds, lineCount_, branchCount_});

@@ -2,7 +2,7 @@
 //
 // The compiler under test's own coverage (docs/compiler-coverage.md): the
 // adapters of inductor, tvm and pytorchsim measure the compiler's packages
-// with coverage.py while each case runs and write what it reached to the
+// with SlipCover while each case runs and write what it reached to the
 // case directory (tools/adapters/compiler_coverage.py). A case's coverage
 // travels in its TaskResult; a campaign keeps the union of every case's,
 // and how it grew over cases and seconds, in DIR/compiler-coverage.json,
@@ -32,9 +32,9 @@ constexpr const char *kCompilerCoverageVariable = "NPUFUZZ_COMPILER_COVERAGE";
 
 /// What one case reached: files named under their package
 /// (`torch/_inductor/scheduler.py`), each with its lines and its branches
-/// (coverage.py's arcs from a line with more than one exit).
+/// (SlipCover's taken (from, to) pairs out of a line with more than one exit).
 struct CaseCoverage {
-  std::string tool; ///< `coverage 7.17.3`; empty when nothing was measured
+  std::string tool; ///< `slipcover 1.1.0`; empty when nothing was measured
   std::string off;  ///< why the adapter could not measure, when it was asked
   std::vector<std::string> packages;
   std::map<std::string, std::vector<int64_t>> lines;
@@ -88,6 +88,10 @@ public:
   const std::vector<std::string> &packages() const { return packages_; }
   const std::vector<CoveragePoint> &growth() const { return growth_; }
 
+  /// Adds another campaign's union (a shard's): the sets are joined and
+  /// the cases summed; the growth stays this one's, since two campaigns'
+  /// cases and seconds do not line up.
+  void absorb(const CoverageTotals &other);
   /// Reads DIR/compiler-coverage.json (missing: nothing measured yet).
   bool load(const std::string &campaignDir, std::string &error);
   /// Writes it whole (atomically).

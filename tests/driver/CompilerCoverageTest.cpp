@@ -162,6 +162,30 @@ RC_GTEST_PROP(CompilerCoverage, TheUnionIsTheSameInAnyOrder, ()) {
   RC_ASSERT(fresh == distinct.size());
 }
 
+RC_GTEST_PROP(CompilerCoverage, ShardsJoinedGiveTheUnionOfAllTheirCases, ()) {
+  // Each case goes to one of two shards; the shards joined reach what one
+  // campaign of all the cases reaches, and count every case once.
+  const auto cases = *rc::gen::container<std::vector<std::pair<bool, std::vector<int>>>>(
+      rc::gen::pair(rc::gen::arbitrary<bool>(),
+                    rc::gen::container<std::vector<int>>(rc::gen::inRange(1, 40))));
+  CoverageTotals whole, shards[2];
+  for (const auto &[second, lines] : cases) {
+    std::vector<int64_t> sorted(lines.begin(), lines.end());
+    std::sort(sorted.begin(), sorted.end());
+    sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+    const CaseCoverage c = reached("a.py", sorted, {{sorted.empty() ? 0 : sorted[0], 1}});
+    whole.add(c, 0);
+    shards[second].add(c, 0);
+  }
+  CoverageTotals joined;
+  joined.absorb(shards[0]);
+  joined.absorb(shards[1]);
+  RC_ASSERT(joined.lineCount() == whole.lineCount());
+  RC_ASSERT(joined.branchCount() == whole.branchCount());
+  RC_ASSERT(joined.casesMeasured() == cases.size());
+  RC_ASSERT(joined.summary().state == (cases.empty() ? "not-measured" : "on"));
+}
+
 TEST(CompilerCoverage, EveryLineAndBranchACaseReachedIsAFeedbackKey) {
   const Case c = npufuzz::testing::parseOrFail("npufuzz-case 1\n%0 = input : f32[4]\n"
                                                "%1 = exp %0 : f32[4]\nreturn %1\n");
