@@ -23,6 +23,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -377,10 +378,17 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   }
   if (!readableFormat(*have, path.string(), error))
     return false;
+  // In the order of their names, not the hash table's: the message is
+  // the same on every machine.
+  std::vector<std::string> keys;
+  for (const auto &entry : want)
+    keys.push_back(entry.first.str());
+  std::sort(keys.begin(), keys.end());
   std::string differences;
-  for (const auto &[key, value] : want) {
+  for (const std::string &key : keys) {
     if (key == "format")
       continue;
+    const llvm::json::Value &value = *want.get(key);
     const std::optional<llvm::json::Value> absent = identityDefault(key);
     const llvm::json::Value *old = have->get(key);
     if (!old && absent)
@@ -392,14 +400,18 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
     if (old)
       wo << *old;
     no << value;
-    differences += "\n  " + key.str() + ": " + (old ? wo.str() : "(none)") + " in " + o.outDir +
-                   ", " + no.str() + " asked";
+    differences += "\n  " + key + ": " + (old ? wo.str() : "(none)") + " in " + o.outDir + ", " +
+                   no.str() + " asked";
   }
   // What this build does not know decides cases in a way it cannot
   // repeat: a directory of another version or shape is not resumed.
-  for (const auto &[key, value] : *have)
-    if (key != "format" && !want.get(key))
-      differences += "\n  " + key.str() + ": in " + o.outDir + ", unknown to this npufuzz";
+  std::vector<std::string> unknown;
+  for (const auto &entry : *have)
+    if (entry.first != "format" && !want.get(entry.first))
+      unknown.push_back(entry.first.str());
+  std::sort(unknown.begin(), unknown.end());
+  for (const std::string &key : unknown)
+    differences += "\n  " + key + ": in " + o.outDir + ", unknown to this npufuzz";
   if (differences.empty())
     return true;
   error = o.outDir +
