@@ -172,6 +172,18 @@ llvm::json::Object CaseCoverage::toJson() const {
   return o;
 }
 
+namespace {
+/// Inserts each file's lines (or branches) of `from` into `into`; how many
+/// were not there.
+template <typename Into, typename From> uint64_t insertAll(Into &into, const From &from) {
+  uint64_t fresh = 0;
+  for (const auto &[file, reached] : from)
+    for (const auto &r : reached)
+      fresh += into[file].insert(r).second;
+  return fresh;
+}
+} // namespace
+
 uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
   if (!c.measured()) {
     if (!c.off.empty() && measured_ == 0)
@@ -184,12 +196,8 @@ uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
     packages_ = c.packages;
   }
   const uint64_t before = lineCount_ + branchCount_;
-  for (const auto &[file, ls] : c.lines)
-    for (const int64_t l : ls)
-      lineCount_ += lines_[file].insert(l).second;
-  for (const auto &[file, bs] : c.branches)
-    for (const auto &b : bs)
-      branchCount_ += branches_[file].insert(b).second;
+  lineCount_ += insertAll(lines_, c.lines);
+  branchCount_ += insertAll(branches_, c.branches);
   ++measured_;
   noteGrowth(seconds);
   return lineCount_ + branchCount_ - before;
@@ -206,12 +214,8 @@ void CoverageTotals::absorb(const CoverageTotals &other) {
     tool_ = other.tool_;
     packages_ = other.packages_;
   }
-  for (const auto &[file, ls] : other.lines_)
-    for (const int64_t l : ls)
-      lineCount_ += lines_[file].insert(l).second;
-  for (const auto &[file, bs] : other.branches_)
-    for (const auto &b : bs)
-      branchCount_ += branches_[file].insert(b).second;
+  lineCount_ += insertAll(lines_, other.lines_);
+  branchCount_ += insertAll(branches_, other.branches_);
   measured_ += other.measured_;
 }
 
