@@ -47,8 +47,8 @@ OUT=${NPUFUZZ_BENCH_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 
 # first_plant_case DIR SEED KNOWN: the index (from 1) of the campaign's
-# first case of the plant's finding, or nothing; a finding that is a real
-# bug's has its signature added to KNOWN.
+# first case of any of the plant's findings, or nothing; a finding that is
+# a real bug's has its signature added to KNOWN.
 first_plant_case() {
   local dir=$1 seed=$2 known=$3 f id first rc
   for f in "$dir"/findings/*/; do
@@ -65,12 +65,16 @@ first_plant_case() {
     env -u "$PATCH_VAR" "$NPUFUZZ" run "$f/case.npf" --backend "$BACKEND" >"$f/without-plant.txt" 2>&1 || rc=$?
     [ "$rc" -le 1 ] || { echo "compiler_time_to_bug: cannot rerun $f without the plant" >&2; exit 2; }
     if [ "$rc" -eq 0 ]; then
-      first=$(cat "$f/seeds.txt" "$f/classified.txt" 2>/dev/null | grep -oE '^[0-9]+' | sort -n | head -1)
-      echo $((first - seed + 1))
-      return
+      cat "$f/seeds.txt" "$f/classified.txt" 2>/dev/null | grep -oE '^[0-9]+' >>"$dir.plant-seeds"
+      continue
     fi
     printf '[%s]\n%s  # a real bug, found while measuring\n' "$BACKEND" "$id" >>"$known"
   done
+  # The earliest over every finding of the plant (a resumed campaign may
+  # hold several signatures of it).
+  [ -s "$dir.plant-seeds" ] || return 0
+  first=$(sort -n "$dir.plant-seeds" | head -1)
+  echo $((first - seed + 1))
 }
 
 # campaign GUIDANCE SEED: prints "GUIDANCE SEED CASES FOUND" (CASES: to the
