@@ -380,14 +380,16 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
     return false;
   // In the order of their names, not the hash table's: the message is
   // the same on every machine.
-  std::vector<std::string> keys;
-  for (const auto &entry : want)
-    keys.push_back(entry.first.str());
-  std::sort(keys.begin(), keys.end());
+  auto sortedKeys = [](const llvm::json::Object &object) {
+    std::vector<std::string> keys;
+    for (const auto &entry : object)
+      if (entry.first != "format")
+        keys.push_back(entry.first.str());
+    std::sort(keys.begin(), keys.end());
+    return keys;
+  };
   std::string differences;
-  for (const std::string &key : keys) {
-    if (key == "format")
-      continue;
+  for (const std::string &key : sortedKeys(want)) {
     const llvm::json::Value &value = *want.get(key);
     const std::optional<llvm::json::Value> absent = identityDefault(key);
     const llvm::json::Value *old = have->get(key);
@@ -405,13 +407,9 @@ bool checkCampaignIdentity(const CampaignOptions &o, std::string &error) {
   }
   // What this build does not know decides cases in a way it cannot
   // repeat: a directory of another version or shape is not resumed.
-  std::vector<std::string> unknown;
-  for (const auto &entry : *have)
-    if (entry.first != "format" && !want.get(entry.first))
-      unknown.push_back(entry.first.str());
-  std::sort(unknown.begin(), unknown.end());
-  for (const std::string &key : unknown)
-    differences += "\n  " + key + ": in " + o.outDir + ", unknown to this npufuzz";
+  for (const std::string &key : sortedKeys(*have))
+    if (!want.get(key))
+      differences += "\n  " + key + ": in " + o.outDir + ", unknown to this npufuzz";
   if (differences.empty())
     return true;
   error = o.outDir +

@@ -973,15 +973,21 @@ std::map<std::string, std::string> corpusFiles(const std::string &dir) {
     files[e.path().filename().string()] = slurp(e.path());
   return files;
 }
+
+/// A guided campaign of `cases` cases on the seeds the guided tests share.
+CampaignOptions guidedCampaign(const std::string &dir, uint64_t cases, unsigned jobs) {
+  CampaignOptions o = quietCampaign(dir, cases, "canonicalize");
+  o.guidance = Guidance::Feedback;
+  o.seedStart = 4400000;
+  o.jobs = jobs;
+  return o;
+}
 } // namespace
 
 TEST(Campaign, AGuidedCampaignMakesTheSameCasesWithAnyJobsAndKeepsItsCorpus) {
   MlirJit jit;
   const std::string one = freshDir("guided-1"), two = freshDir("guided-2");
-  CampaignOptions o = quietCampaign(one, 400, "canonicalize");
-  o.guidance = Guidance::Feedback;
-  o.seedStart = 4400000;
-  o.jobs = 1;
+  CampaignOptions o = guidedCampaign(one, 400, 1);
   const CampaignResult r1 = runCampaign(o, jit);
   ASSERT_TRUE(r1.error.empty()) << r1.error;
   o.outDir = two;
@@ -1025,10 +1031,7 @@ TEST(Campaign, AGuidedCampaignMakesTheSameCasesWithAnyJobsAndKeepsItsCorpus) {
 TEST(Campaign, ASmallerGuidanceEpochMakesItsFirstMutantsSooner) {
   MlirJit jit;
   const std::string dir = freshDir("guided-epoch"), other = freshDir("guided-epoch-default");
-  CampaignOptions o = quietCampaign(other, 48, "canonicalize");
-  o.guidance = Guidance::Feedback;
-  o.seedStart = 4400000;
-  o.jobs = 2;
+  CampaignOptions o = guidedCampaign(other, 48, 2);
   // The default epoch: the first mutants come at index 256.
   const CampaignResult blindStart = runCampaign(o, jit);
   ASSERT_TRUE(blindStart.error.empty()) << blindStart.error;
