@@ -2,7 +2,7 @@
 #===- bench/compiler_time_to_bug.sh - Cases to a bug planted in a real compiler ===#
 #
 # Time-to-bug, blind against guided by the compiler's own coverage, on a bug
-# planted in Inductor or TVM (bench/plants/: written for this benchmark
+# planted in Inductor, TVM or PyTorchSim (bench/plants/: written for this benchmark
 # after guidance was built, never run on its seeds before it was
 # measured). Run k of RUNS starts at SEED + k * 100000; in each, a blind
 # campaign (--guidance none) and a guided one (--guidance feedback, epochs
@@ -21,15 +21,16 @@
 #
 #   bash bench/compiler_time_to_bug.sh BACKEND PLANT [RUNS (5)] [BUDGET (128)] [SEED] [EPOCH (16)]
 #
-# BACKEND: inductor or tvm. PLANT: a file of bench/plants/. SEED: a
-# held-out range (default 50000000). Prints a line per campaign and a
+# BACKEND: inductor, tvm or pytorchsim (found as npufuzz finds it:
+# NPUFUZZ_PYTORCHSIM and NPUFUZZ_PYTORCHSIM_PYTHON, or its toolchains.json).
+# PLANT: a file of bench/plants/. SEED: a held-out range (default 50000000). Prints a line per campaign and a
 # table: runs that found the bug, the median, least and most cases to it.
 #
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() {
-  echo "usage: bash bench/compiler_time_to_bug.sh inductor|tvm PLANT.py [RUNS] [BUDGET] [SEED] [EPOCH]" >&2
+  echo "usage: bash bench/compiler_time_to_bug.sh inductor|tvm|pytorchsim PLANT.py [RUNS] [BUDGET] [SEED] [EPOCH]" >&2
   exit 2
 }
 [ $# -ge 2 ] || usage
@@ -37,6 +38,7 @@ BACKEND=$1 PLANT=$2 RUNS=${3:-5} BUDGET=${4:-128} SEED=${5:-50000000} EPOCH=${6:
 case $BACKEND in
 inductor) PATCH_VAR=NPUFUZZ_INDUCTOR_PATCH ;;
 tvm) PATCH_VAR=NPUFUZZ_TVM_PATCH ;;
+pytorchsim) PATCH_VAR=NPUFUZZ_PYTORCHSIM_PATCH ;;
 *) usage ;;
 esac
 [ -f "$PLANT" ] || { echo "compiler_time_to_bug: no plant $PLANT" >&2; exit 2; }

@@ -284,6 +284,47 @@ return %2
   EXPECT_EQ(r.signature.where.rfind("memref.dma_start", 0), 0u) << r.signature.text();
 }
 
+// A benchmark's plant (bench/plants/, loaded when NPUFUZZ_PYTORCHSIM_PATCH
+// names it) reaches the kernels the model runs: the rsqrt of a kernel of
+// 4-wide vector steps ([9,33]) becomes a sqrt, a mismatch named at the
+// rsqrt, while one of 2-wide steps ([16,12]) stays right. Without the
+// variable the same case is ok.
+TEST(PyTorchSimBackend, APlantNamedByItsVariableIsAMismatchAtItsOp) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  const auto rsqrtOfSquares = [](const std::string &shape) {
+    return parseOrFail("npufuzz-case 1\ndata seed=1 edge_rate=0\n%0 = input : f32[" + shape +
+                       "]\n%1 = mul %0, %0 : f32[" + shape + "]\n%2 = rsqrt %1 : f32[" + shape +
+                       "]\nreturn %2\n");
+  };
+  MlirJit jit;
+  IsolationLimits limits;
+  limits.wallSeconds = 600;
+  const auto verdicts = [&] {
+    workerPersistentCommand().stop();
+    const CaseReport wide = runCaseIsolated(rsqrtOfSquares("9,33"), jit, pytorchsim(), limits);
+    const CaseReport narrow = runCaseIsolated(rsqrtOfSquares("16,12"), jit, pytorchsim(), limits);
+    workerPersistentCommand().stop();
+    return std::make_pair(wide, narrow);
+  };
+  ASSERT_EQ(::setenv("NPUFUZZ_PYTORCHSIM_PATCH",
+                     (npufuzz::testing::sourceDir() +
+                      "/bench/plants/pytorchsim_wide_rsqrt_drops_reciprocal.py")
+                         .c_str(),
+                     1),
+            0);
+  const auto [planted, plantedNarrow] = verdicts();
+  ::unsetenv("NPUFUZZ_PYTORCHSIM_PATCH");
+  const auto [clean, cleanNarrow] = verdicts();
+  EXPECT_EQ(planted.result.verdict, VerdictKind::Mismatch) << planted.result.summary;
+  EXPECT_NE(planted.signature.text().find("rsqrt"), std::string::npos) << planted.signature.text();
+  EXPECT_EQ(plantedNarrow.result.verdict, VerdictKind::Ok) << plantedNarrow.result.summary;
+  EXPECT_EQ(clean.result.verdict, VerdictKind::Ok) << clean.result.summary;
+  EXPECT_EQ(cleanNarrow.result.verdict, VerdictKind::Ok) << cleanNarrow.result.summary;
+  // Ok because the model's values matched, not because none were computed.
+  EXPECT_EQ(plantedNarrow.result.valuesWhyNot, "");
+  EXPECT_EQ(clean.result.valuesWhyNot, "");
+}
+
 // Cases drawn as `fuzz --backend pytorchsim` draws them run to a verdict
 // each, none of them the environment's. Seeds 63000000-, never tuned on.
 TEST(PyTorchSimBackend, ACampaignRunsEveryCaseToAVerdict) {

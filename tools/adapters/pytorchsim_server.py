@@ -211,6 +211,13 @@ class Session:
             module = PyTorchSimRunner.setup_device()
         self.device = module.custom_device()
         self._record()
+        plant = os.environ.get("NPUFUZZ_PYTORCHSIM_PATCH")
+        if plant:
+            # A bug planted in PyTorchSim's code generation by a benchmark
+            # (bench/compiler_time_to_bug.sh); never set otherwise. Loaded
+            # after the recording above, so that it patches what PyTorchSim
+            # runs and the recording still sees each DMA.
+            runpy.run_path(plant)
 
     def _record(self):
         from PyTorchSimFrontend import extension_codecache

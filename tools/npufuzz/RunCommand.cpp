@@ -67,6 +67,9 @@ int runRun() {
   if (!r.summary.empty())
     llvm::outs() << ": " << r.summary;
   llvm::outs() << "\n";
+  // An ok that compared no values is weaker than one that did: say so.
+  if (!r.valuesWhyNot.empty())
+    llvm::outs() << "values not computed: " << r.valuesWhyNot << "\n";
   if (config.loweringSeed)
     llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
   if (r.verdict == VerdictKind::Ok)

@@ -80,6 +80,8 @@ int runSeed() {
   if (!report.result.summary.empty())
     llvm::outs() << ": " << report.result.summary;
   llvm::outs() << "\nsignature: " << report.signature.text() << "\n";
+  if (!report.result.valuesWhyNot.empty())
+    llvm::outs() << "values not computed: " << report.result.valuesWhyNot << "\n";
   llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style);
   // What `run CASE.npf --lowering-seed K` takes to lower the case the same way.
   if (config.loweringSeed)
