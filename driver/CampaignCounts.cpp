@@ -1,5 +1,6 @@
 //===- driver/CampaignCounts.cpp - How many cases a directory ran ---------===//
 #include "driver/CampaignCounts.h"
+#include "driver/CompilerCoverage.h"
 
 #include "driver/JsonFile.h"
 
@@ -200,7 +201,8 @@ std::map<std::string, CampaignCounts> readMergedInputs(const std::string &dir) {
   return out;
 }
 
-std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &inputs) {
+std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &inputs,
+                              const CoverageSummary &compilerCoverage) {
   CampaignCounts total;
   llvm::json::Object each;
   for (const auto &[path, counts] : inputs) {
@@ -209,6 +211,7 @@ std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &input
   }
   llvm::json::Object o = countsObject(total);
   o["merged"] = true;
+  o["compiler_coverage"] = coverageSummaryJson(compilerCoverage);
   o["inputs"] = std::move(each);
   if (!total.campaign.empty()) {
     if (llvm::Expected<llvm::json::Value> v = llvm::json::parse(total.campaign))

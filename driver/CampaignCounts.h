@@ -19,6 +19,8 @@
 
 namespace npufuzz {
 
+struct CoverageSummary; // driver/CompilerCoverage.h
+
 /// The seeds a campaign directory ran, in order: first, first + step, ...,
 /// `count` of them (a shard's seed-start and index, its shard count, and
 /// how far it got).
@@ -66,9 +68,10 @@ std::map<std::string, CampaignCounts> readMergedInputs(const std::string &dir);
 
 /// summary.json for a directory that `merge` wrote: each input's counts
 /// (a directory merged again replaces its earlier counts, never adds to
-/// them), their sum in the keys a campaign's summary uses, and the
-/// campaign they ran.
-std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &inputs);
+/// them), their sum in the keys a campaign's summary uses, the campaign
+/// they ran, and the compiler's coverage they joined.
+std::string mergedSummaryJson(const std::map<std::string, CampaignCounts> &inputs,
+                              const CoverageSummary &compilerCoverage);
 
 } // namespace npufuzz
 

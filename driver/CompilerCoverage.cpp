@@ -219,6 +219,16 @@ void CoverageTotals::absorb(const CoverageTotals &other) {
   measured_ += other.measured_;
 }
 
+void CoverageTotals::mergeInput(const std::string &key, const CoverageTotals &input) {
+  absorb(input);
+  // absorb summed the cases; a merge counts each input once, as it is now.
+  inputCases_[key] = input.measured_;
+  measured_ = 0;
+  for (const auto &kv : inputCases_)
+    measured_ += kv.second;
+  growth_.clear();
+}
+
 void CoverageTotals::noteGrowth(double seconds) {
   // A point per case while the curve is short; then it is thinned.
   growth_.push_back({measured_, seconds, lineCount_, branchCount_});
@@ -264,6 +274,9 @@ bool CoverageTotals::load(const std::string &campaignDir, std::string &error) {
   for (const auto &kv : branches_)
     branchCount_ += kv.second.size();
   growth_ = readGrowth(*o);
+  if (const llvm::json::Object *inputs = o->getObject("merged_inputs"))
+    for (const auto &[key, cases] : *inputs)
+      inputCases_[key.str()] = static_cast<uint64_t>(cases.getAsInteger().value_or(0));
   return true;
 }
 
@@ -289,6 +302,12 @@ bool CoverageTotals::save(const std::string &campaignDir, std::string &error) co
                        {"cases", measured_},
                        {"growth", growthJson(growth_)},
                        {"files", filesJson(lines, branches)}};
+  if (!inputCases_.empty()) {
+    llvm::json::Object inputs;
+    for (const auto &[key, cases] : inputCases_)
+      inputs[key] = cases;
+    o["merged_inputs"] = std::move(inputs);
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(o)) << "\n";

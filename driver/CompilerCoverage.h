@@ -92,6 +92,13 @@ public:
   /// the cases summed; the growth stays this one's, since two campaigns'
   /// cases and seconds do not line up.
   void absorb(const CoverageTotals &other);
+  /// Joins one input of `npufuzz merge` (a campaign directory, named by
+  /// `key`, its absolute path) into a merge's totals: its sets are joined,
+  /// and its cases replace what an earlier merge of the same input counted,
+  /// so a shard merged again as it grows is never counted twice. The
+  /// merge's cases are the sum over its inputs; it has no growth curve
+  /// (its inputs' cases and seconds do not line up).
+  void mergeInput(const std::string &key, const CoverageTotals &input);
   /// Reads DIR/compiler-coverage.json (missing: nothing measured yet).
   bool load(const std::string &campaignDir, std::string &error);
   /// Writes it whole (atomically).
@@ -108,6 +115,9 @@ private:
   std::map<std::string, std::set<std::pair<int64_t, int64_t>>> branches_;
   uint64_t lineCount_ = 0, branchCount_ = 0, measured_ = 0;
   std::vector<CoveragePoint> growth_;
+  /// A merge's inputs and the cases each had measured when merged; empty
+  /// for a campaign's own totals.
+  std::map<std::string, uint64_t> inputCases_;
 };
 
 /// summary.json's `compiler_coverage`, and back (report, stats).

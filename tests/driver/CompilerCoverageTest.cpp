@@ -45,6 +45,15 @@ CaseCoverage reached(const std::string &file, std::vector<int64_t> lines,
   return c;
 }
 
+/// A new empty directory of this process's, under the system's temporary one.
+std::string emptyDirectory(const std::string &prefix) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / (prefix + std::to_string(::getpid()))).string();
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
 } // namespace
 
 TEST(CompilerCoverage, TheAdaptersFileIsReadAsItMeans) {
@@ -116,11 +125,7 @@ TEST(CompilerCoverage, TheUnionCountsEachLineAndBranchOnceAndGrowsOverCases) {
 }
 
 TEST(CompilerCoverage, AResumedCampaignKeepsItsUnion) {
-  const std::string dir = (std::filesystem::temp_directory_path() /
-                           ("npufuzz-compiler-coverage-" + std::to_string(::getpid())))
-                              .string();
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const std::string dir = emptyDirectory("npufuzz-compiler-coverage-");
   CoverageTotals totals;
   totals.add(reached("torch/_inductor/ir.py", {7, 9}, {{7, 9}}), 1.5);
   std::string error;
@@ -184,6 +189,34 @@ RC_GTEST_PROP(CompilerCoverage, ShardsJoinedGiveTheUnionOfAllTheirCases, ()) {
   RC_ASSERT(joined.branchCount() == whole.branchCount());
   RC_ASSERT(joined.casesMeasured() == cases.size());
   RC_ASSERT(joined.summary().state == (cases.empty() ? "not-measured" : "on"));
+}
+
+// `npufuzz merge` joins its inputs' coverage and counts each input once:
+// a shard merged again after it grew replaces what it counted before, and
+// the merged directory's file keeps the inputs for the next merge.
+TEST(CompilerCoverage, AMergeCountsEachInputOnceThoughMergedAgain) {
+  const std::string dir = emptyDirectory("npufuzz-merged-coverage-");
+  CoverageTotals shardA, shardB;
+  shardA.add(reached("a.py", {1, 2}), 1);
+  shardA.add(reached("a.py", {2, 3}), 2);
+  shardB.add(reached("a.py", {9}), 1);
+  CoverageTotals merged;
+  merged.mergeInput("/runs/a", shardA);
+  merged.mergeInput("/runs/b", shardB);
+  EXPECT_EQ(merged.casesMeasured(), 3u);
+  EXPECT_EQ(merged.lineCount(), 4u);
+  EXPECT_TRUE(merged.growth().empty());
+  std::string error;
+  ASSERT_TRUE(merged.save(dir, error)) << error;
+  // Shard a ran one more case; it is merged into the same directory again.
+  shardA.add(reached("a.py", {4}), 3);
+  CoverageTotals again;
+  ASSERT_TRUE(again.load(dir, error)) << error;
+  again.mergeInput("/runs/a", shardA);
+  EXPECT_EQ(again.casesMeasured(), 4u);
+  EXPECT_EQ(again.lineCount(), 5u);
+  EXPECT_EQ(again.summary().state, "on");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(CompilerCoverage, EveryLineAndBranchACaseReachedIsAFeedbackKey) {

@@ -59,6 +59,11 @@ int runMerge() {
   // The seeds each input of this merge ran: one case counted by two of
   // them (a copy of a shard, named beside it) would be counted twice.
   std::vector<std::pair<std::string, SeedRange>> ran;
+  // The compiler's own coverage: what an earlier merge here joined, and
+  // each input's (driver/CompilerCoverage.h).
+  CoverageTotals compiler;
+  if (!compiler.load(outDir, error))
+    return fail(error);
   for (const std::string &dir : inputs) {
     CampaignCounts one;
     if (!readCampaignCounts(dir, one, error))
@@ -82,6 +87,10 @@ int runMerge() {
     llvm::sys::fs::make_absolute(absolute);
     llvm::sys::path::remove_dots(absolute, true);
     merged[std::string(absolute)] = one;
+    CoverageTotals reached;
+    if (!reached.load(dir, error))
+      return fail(error);
+    compiler.mergeInput(std::string(absolute), reached);
   }
   const size_t n = mergeFindings(outDir, inputs, error);
   // Guided shards' corpora, kept together (driver/GuidedCorpus.h).
@@ -89,7 +98,9 @@ int runMerge() {
   if (!mergeCorpora(outDir, inputs, corpusError))
     return fail("cannot merge the corpora: " + corpusError);
   std::string writeError;
-  if (!writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(merged), writeError))
+  if (!compiler.save(outDir, writeError) ||
+      !writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(merged, compiler.summary()),
+                           writeError))
     return fail("cannot write " + writeError);
   if (!error.empty())
     fail(error);
