@@ -203,7 +203,7 @@ uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
   return lineCount_ + branchCount_ - before;
 }
 
-void CoverageTotals::absorb(const CoverageTotals &other) {
+void CoverageTotals::joinSets(const CoverageTotals &other) {
   if (!other.measured_) {
     if (!measured_ && off_.empty())
       off_ = other.off_;
@@ -216,12 +216,19 @@ void CoverageTotals::absorb(const CoverageTotals &other) {
   }
   lineCount_ += insertAll(lines_, other.lines_);
   branchCount_ += insertAll(branches_, other.branches_);
+}
+
+void CoverageTotals::absorb(const CoverageTotals &other) {
+  joinSets(other);
   measured_ += other.measured_;
 }
 
 void CoverageTotals::mergeInput(const std::string &key, const CoverageTotals &input) {
-  absorb(input);
-  // absorb summed the cases; a merge counts each input once, as it is now.
+  // Cases these totals held before any input was recorded (not a merge's
+  // file) stay counted, under a key no directory has.
+  if (inputCases_.empty() && measured_)
+    inputCases_[""] = measured_;
+  joinSets(input);
   inputCases_[key] = input.measured_;
   measured_ = 0;
   for (const auto &kv : inputCases_)
@@ -274,9 +281,21 @@ bool CoverageTotals::load(const std::string &campaignDir, std::string &error) {
   for (const auto &kv : branches_)
     branchCount_ += kv.second.size();
   growth_ = readGrowth(*o);
-  if (const llvm::json::Object *inputs = o->getObject("merged_inputs"))
-    for (const auto &[key, cases] : *inputs)
-      inputCases_[key.str()] = static_cast<uint64_t>(cases.getAsInteger().value_or(0));
+  if (const llvm::json::Value *inputs = o->get("merged_inputs")) {
+    const llvm::json::Object *each = inputs->getAsObject();
+    if (!each) {
+      error = path + ": merged_inputs is not an object";
+      return false;
+    }
+    for (const auto &[key, cases] : *each) {
+      const std::optional<int64_t> n = cases.getAsInteger();
+      if (!n || *n < 0) {
+        error = path + ": merged_inputs holds a count that is not a case count";
+        return false;
+      }
+      inputCases_[key.str()] = static_cast<uint64_t>(*n);
+    }
+  }
   return true;
 }
 

@@ -99,6 +99,8 @@ public:
   /// merge's cases are the sum over its inputs; it has no growth curve
   /// (its inputs' cases and seconds do not line up).
   void mergeInput(const std::string &key, const CoverageTotals &input);
+  /// Whether a merge's totals hold input `key`.
+  bool hasInput(const std::string &key) const { return inputCases_.count(key) != 0; }
   /// Reads DIR/compiler-coverage.json (missing: nothing measured yet).
   bool load(const std::string &campaignDir, std::string &error);
   /// Writes it whole (atomically).
@@ -108,6 +110,8 @@ public:
 
 private:
   void noteGrowth(double seconds);
+  /// Joins `other`'s lines and branches into these; cases are the caller's.
+  void joinSets(const CoverageTotals &other);
 
   std::string tool_, off_;
   std::vector<std::string> packages_;

@@ -6,9 +6,9 @@ never run on its seeds before it was measured.
 
 When the kernel computes four or more elements a vector step (PyTorchSim
 picks the compute vector's width from the kernel's tile: wider for larger
-tiles), `rsqrt` of floats is lowered as `math.sqrt`: the reciprocal is
-lost in every element of the kernel. Steps of one or two elements stay
-right.
+tiles), `rsqrt` (of floats, or of integers PyTorchSim casts to f32 first) is
+lowered as `math.sqrt`: the reciprocal is lost in every element of the
+kernel. Narrower steps stay right.
 The model of PyTorchSim's NPU computes the values, so the plant shows as a
 mismatch.
 """

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <set>
 #include <string>
@@ -216,6 +217,19 @@ TEST(CompilerCoverage, AMergeCountsEachInputOnceThoughMergedAgain) {
   EXPECT_EQ(again.casesMeasured(), 4u);
   EXPECT_EQ(again.lineCount(), 5u);
   EXPECT_EQ(again.summary().state, "on");
+  // An input that measured nothing (no compiler-coverage.json) adds no case.
+  again.mergeInput("/runs/c", CoverageTotals());
+  EXPECT_EQ(again.casesMeasured(), 4u);
+  // Totals that were not a merge's keep their own cases when one joins them.
+  CoverageTotals campaign = shardB;
+  campaign.mergeInput("/runs/a", shardA);
+  EXPECT_EQ(campaign.casesMeasured(), 4u);
+  // A merge's file whose inputs are not case counts is refused.
+  std::ofstream(dir + "/compiler-coverage.json")
+      << R"({"tool":"slipcover 1.1.0","cases":1,"files":{},"merged_inputs":{"/runs/a":-1}})";
+  CoverageTotals corrupt;
+  EXPECT_FALSE(corrupt.load(dir, error));
+  EXPECT_NE(error.find("merged_inputs"), std::string::npos) << error;
   std::filesystem::remove_all(dir);
 }
 

@@ -209,15 +209,17 @@ class Session:
         from Scheduler.scheduler import PyTorchSimRunner
         with _extension_directory(self.checkout):
             module = PyTorchSimRunner.setup_device()
-        self.device = module.custom_device()
-        self._record()
         plant = os.environ.get("NPUFUZZ_PYTORCHSIM_PATCH")
         if plant:
             # A bug planted in PyTorchSim's code generation by a benchmark
             # (bench/compiler_time_to_bug.sh); never set otherwise. Loaded
-            # after the recording above, so that it patches what PyTorchSim
-            # runs and the recording still sees each DMA.
+            # before the recording, which then records what the planted
+            # code generation writes.
             runpy.run_path(plant)
+        self._record()
+        # Set last: a setup that failed is tried again by the next case,
+        # never skipped (a plant that did not load is no plant).
+        self.device = module.custom_device()
 
     def _record(self):
         from PyTorchSimFrontend import extension_codecache

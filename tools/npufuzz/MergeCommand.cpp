@@ -4,6 +4,7 @@
 
 #include "driver/Campaign.h"
 #include "driver/CampaignCounts.h"
+#include "driver/CompilerCoverage.h"
 #include "driver/DirectoryLock.h"
 #include "driver/Findings.h"
 #include "driver/GuidedCorpus.h"
@@ -43,6 +44,10 @@ int runMerge() {
   if (llvm::sys::fs::exists(outDir + "/campaign.json") ||
       llvm::sys::fs::exists(outDir + "/state.json"))
     return fail("-o " + outDir + " holds a campaign; merge into a new directory");
+  // Its own counts and coverage would be added to themselves.
+  for (const std::string &dir : inputs)
+    if (llvm::sys::fs::equivalent(dir, outDir.getValue()))
+      return fail("cannot merge " + dir + " into itself (-o " + outDir + ")");
   DirectoryLock lock;
   std::string error;
   if (!lock.acquire(outDir, "merge", error))
@@ -61,8 +66,8 @@ int runMerge() {
   std::vector<std::pair<std::string, SeedRange>> ran;
   // The compiler's own coverage: what an earlier merge here joined, and
   // each input's (driver/CompilerCoverage.h).
-  CoverageTotals compiler;
-  if (!compiler.load(outDir, error))
+  CoverageTotals mergedCoverage;
+  if (!mergedCoverage.load(outDir, error))
     return fail(error);
   for (const std::string &dir : inputs) {
     CampaignCounts one;
@@ -87,20 +92,29 @@ int runMerge() {
     llvm::sys::fs::make_absolute(absolute);
     llvm::sys::path::remove_dots(absolute, true);
     merged[std::string(absolute)] = one;
-    CoverageTotals reached;
-    if (!reached.load(dir, error))
+    CoverageTotals inputCoverage;
+    if (!inputCoverage.load(dir, error))
       return fail(error);
-    compiler.mergeInput(std::string(absolute), reached);
+    mergedCoverage.mergeInput(std::string(absolute), inputCoverage);
   }
+  // Inputs an earlier merge here counted but whose coverage it did not
+  // keep (merged before merge joined coverage): read where they still are.
+  for (const auto &[path, counts] : merged)
+    if (!mergedCoverage.hasInput(path) && llvm::sys::fs::is_directory(path)) {
+      CoverageTotals inputCoverage;
+      if (!inputCoverage.load(path, error))
+        return fail(error);
+      mergedCoverage.mergeInput(path, inputCoverage);
+    }
   const size_t n = mergeFindings(outDir, inputs, error);
   // Guided shards' corpora, kept together (driver/GuidedCorpus.h).
   std::string corpusError;
   if (!mergeCorpora(outDir, inputs, corpusError))
     return fail("cannot merge the corpora: " + corpusError);
   std::string writeError;
-  if (!compiler.save(outDir, writeError) ||
-      !writeFileAtomically(outDir + "/summary.json", mergedSummaryJson(merged, compiler.summary()),
-                           writeError))
+  if (!mergedCoverage.save(outDir, writeError) ||
+      !writeFileAtomically(outDir + "/summary.json",
+                           mergedSummaryJson(merged, mergedCoverage.summary()), writeError))
     return fail("cannot write " + writeError);
   if (!error.empty())
     fail(error);

@@ -67,7 +67,8 @@ int runRun() {
   if (!r.summary.empty())
     llvm::outs() << ": " << r.summary;
   llvm::outs() << "\n";
-  // An ok that compared no values is weaker than one that did: say so.
+  // A verdict reached without the backend's values (PyTorchSim's model
+  // could not run a kernel) says less than one that compared them.
   if (!r.valuesWhyNot.empty())
     llvm::outs() << "values not computed: " << r.valuesWhyNot << "\n";
   if (config.loweringSeed)
