@@ -48,6 +48,16 @@ NPUFUZZ=${NPUFUZZ:-build/bin/npufuzz}
 OUT=${NPUFUZZ_BENCH_OUT:-$(mktemp -d)}
 mkdir -p "$OUT"
 
+# listed_alone KNOWN ID: whether KNOWN lists ID by itself (no skeleton)
+# under a section that names BACKEND, as `fuzz --known` reads it: an id
+# listed for another backend only is another compiler's bug.
+listed_alone() {
+  awk -v backend="$BACKEND" -v id="$2" '
+    /^\[/ { names = " " substr($0, 2, length($0) - 2) " "; here = index(names, " " backend " ") > 0; next }
+    here && $1 == id && ($2 == "" || $2 ~ /^#/) { found = 1 }
+    END { exit !found }' "$1"
+}
+
 # first_plant_case DIR SEED KNOWN: the index (from 1) of the campaign's
 # first case of any of the plant's findings, or nothing; a finding that is
 # a real bug's has its signature added to KNOWN.
@@ -56,7 +66,7 @@ first_plant_case() {
   for f in "$dir"/findings/*/; do
     [ -d "$f" ] || continue
     id=$(basename "$f")
-    grep -qE "^$id[[:space:]]*(#|$)" "$known" && continue
+    listed_alone "$known" "$id" && continue
     # The plants give wrong values; a timeout of a loaded machine, or any
     # other verdict, is not theirs even if its case then runs clean.
     if [[ $id != mismatch-* ]]; then
@@ -66,7 +76,9 @@ first_plant_case() {
     rc=0
     env -u "$PATCH_VAR" "$NPUFUZZ" run "$f/case.npf" --backend "$BACKEND" >"$f/without-plant.txt" 2>&1 || rc=$?
     [ "$rc" -le 1 ] || { echo "compiler_time_to_bug: cannot rerun $f without the plant" >&2; exit 2; }
-    if [ "$rc" -eq 0 ]; then
+    # Clean means values computed and right: an ok of PyTorchSim's that
+    # computed no values clears nothing.
+    if [ "$rc" -eq 0 ] && ! grep -q '^values not computed' "$f/without-plant.txt"; then
       cat "$f/seeds.txt" "$f/classified.txt" 2>/dev/null | grep -oE '^[0-9]+' >>"$dir.plant-seeds"
       continue
     fi
