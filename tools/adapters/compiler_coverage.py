@@ -73,7 +73,12 @@ class CompilerCoverage:
                         "ci/install-torch.sh installs it)" % (sys.prefix, PINNED))
             return
         self.tool = "slipcover " + version.__version__
-        self.sci = slipcover.Slipcover(branch=True)
+        # immediate: a probe disables itself in the bytecode the first
+        # time it fires. The default counts probes and removes them in
+        # sweeps over every function of the instrumented modules and every
+        # frame, which cost Inductor 25 % more a case against 9 % here
+        # (docs/benchmarks.md#the-compilers-coverage-what-it-costs).
+        self.sci = slipcover.Slipcover(branch=True, immediate=True)
         # Instruments the packages' modules as they are imported, from
         # their source (branch coverage needs the source's AST).
         self._imports = slipcover.ImportManager(
