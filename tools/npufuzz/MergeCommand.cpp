@@ -69,6 +69,13 @@ int runMerge() {
   CoverageTotals mergedCoverage;
   if (!mergedCoverage.load(outDir, error))
     return fail(error);
+  auto joinCoverageOf = [&](const std::string &path) {
+    CoverageTotals inputCoverage;
+    if (!inputCoverage.load(path, error))
+      return false;
+    mergedCoverage.mergeInput(path, inputCoverage);
+    return true;
+  };
   for (const std::string &dir : inputs) {
     CampaignCounts one;
     if (!readCampaignCounts(dir, one, error))
@@ -92,20 +99,15 @@ int runMerge() {
     llvm::sys::fs::make_absolute(absolute);
     llvm::sys::path::remove_dots(absolute, true);
     merged[std::string(absolute)] = one;
-    CoverageTotals inputCoverage;
-    if (!inputCoverage.load(dir, error))
+    if (!joinCoverageOf(std::string(absolute)))
       return fail(error);
-    mergedCoverage.mergeInput(std::string(absolute), inputCoverage);
   }
   // Inputs an earlier merge here counted but whose coverage it did not
   // keep (merged before merge joined coverage): read where they still are.
   for (const auto &[path, counts] : merged)
-    if (!mergedCoverage.hasInput(path) && llvm::sys::fs::is_directory(path)) {
-      CoverageTotals inputCoverage;
-      if (!inputCoverage.load(path, error))
-        return fail(error);
-      mergedCoverage.mergeInput(path, inputCoverage);
-    }
+    if (!mergedCoverage.hasInput(path) && llvm::sys::fs::is_directory(path) &&
+        !joinCoverageOf(path))
+      return fail(error);
   const size_t n = mergeFindings(outDir, inputs, error);
   // Guided shards' corpora, kept together (driver/GuidedCorpus.h).
   std::string corpusError;
