@@ -2,6 +2,8 @@
 #include "driver/Campaign.h"
 #include "driver/JsonFile.h"
 
+#include "backend/external/ExternalBackend.h"
+#include "backend/pto/PtoasCoverage.h"
 #include "driver/CaseTask.h"
 #include "driver/DirectoryLock.h"
 #include "driver/Findings.h"
@@ -63,6 +65,10 @@ bool parseGuidance(const std::string &name, Guidance &out) {
 }
 
 namespace {
+/// How many cases' ptoas profiles a campaign reads at once: a read costs
+/// llvm-cov about two seconds, a case half a second.
+constexpr uint64_t kPtoasProfilesEvery = 64;
+
 volatile std::sig_atomic_t stopRequested = 0;
 void onSigint(int) { stopRequested = 1; }
 
@@ -587,7 +593,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   if (!state.load(statePath, result.error) || !checkCampaignIdentity(options, result.error))
     return result;
   // The compiler's coverage (driver/CompilerCoverage.h): measured by the
-  // workers' adapters alone, which serve many cases each. An adapter that
+  // workers' adapters, which serve many cases each, and by the pto
+  // backend's ptoas runs in workers and batch builds. An adapter that
   // measures pays for it once, as it starts, and triage starts many (a
   // confirmation, a generalisation, a reduction): theirs do not measure.
   CoverageTotals compilerCoverage;
@@ -714,6 +721,40 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   }
   const std::unique_ptr<Backend> backend = makeBackend(config);
   const uint64_t batch = std::max(1u, backend->batchSize());
+  // ptoas's profiles wait in the batch directory and are read here, every
+  // kPtoasProfilesEvery cases and at the end (backend/pto/PtoasCoverage.h):
+  // llvm-cov costs about two seconds a read however many there are.
+  const bool readsPtoasProfiles = options.compilerCoverage && config.backend == BackendKind::Pto &&
+                                  !config.pto.batchDir.empty();
+  // A read runs in a child while cases go on, so that no worker waits.
+  uint64_t casesSinceRead = 0;
+  std::unique_ptr<Child> readingPtoas;
+  auto readPtoas = [&config] {
+    return readPtoasProfiles(config.pto.ptoas, ptoasProfilesDir(config.pto.batchDir),
+                             config.pto.timeoutSeconds);
+  };
+  auto addPtoasRead = [&](const std::string &json) {
+    CaseCoverage read;
+    std::string why;
+    if (json.empty())
+      return;
+    if (!CaseCoverage::parse(json, read, why))
+      read.off = why;
+    if (!read.measured() && compilerCoverage.casesMeasured())
+      llvm::errs() << "npufuzz: ptoas's coverage of some cases is lost: " << read.off << "\n";
+    compilerCoverage.addRead(read, state.totalSeconds + secondsSince(start));
+    coverageChanged = true;
+  };
+  auto readingPtoasEnded = [&] {
+    if (!readingPtoas || !readingPtoas->poll())
+      return false;
+    const ChildOutcome &end = readingPtoas->outcome();
+    addPtoasRead(end.end == ChildOutcome::End::Returned
+                     ? end.payload
+                     : "{\"off\":\"the child reading ptoas's profiles died\"}");
+    readingPtoas.reset();
+    return true;
+  };
   // Guided: the corpus of cases that reached new feedback, kept in the
   // campaign's directory. A backend that builds cases in batches ahead of
   // them (pto) would need each batch's cases before their parents ran.
@@ -828,6 +869,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           seeds.push_back(seedOf(i));
       building[b] = std::make_unique<Child>(
           [&, seeds] {
+            // Its ptoas runs are the cases' (backend/pto/PtoasCoverage.h).
+            if (options.compilerCoverage)
+              ::setenv(kCompilerCoverageVariable, "on", 1);
             std::vector<Case> cases;
             for (const uint64_t seed : seeds)
               cases.push_back(generateCase(seed, options.policy));
@@ -1035,7 +1079,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       for (int fd : {child->payloadFd(), child->stderrFd()})
         if (fd >= 0)
           fds.push_back({fd, POLLIN, 0});
+    if (readingPtoas)
+      for (int fd : {readingPtoas->payloadFd(), readingPtoas->stderrFd()})
+        if (fd >= 0)
+          fds.push_back({fd, POLLIN, 0});
     ::poll(fds.data(), fds.size(), 50);
+    readingPtoasEnded();
     for (auto it = building.begin(); it != building.end();)
       if (it->second->poll()) {
         built.insert(it->first);
@@ -1062,6 +1111,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           compilerCoverage.add(report.result.compilerCoverage,
                                state.totalSeconds + secondsSince(start));
           coverageChanged = true;
+        }
+        if (readsPtoasProfiles && ++casesSinceRead >= kPtoasProfilesEvery && !readingPtoas) {
+          casesSinceRead = 0;
+          IsolationLimits readLimits;
+          readLimits.wallSeconds = 10.0 * config.pto.timeoutSeconds;
+          readingPtoas = std::make_unique<Child>(readPtoas, readLimits);
         }
         if (stoppedBy(report)) {
           running.erase(running.begin() + i);
@@ -1167,6 +1222,12 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     ++result.retried;
     record(r, std::move(report), true);
   }
+  // The read under way ends (a stop does not kill it: the profiles it took
+  // are nowhere else), then what is left is read here.
+  while (readingPtoas && !readingPtoasEnded())
+    ::poll(nullptr, 0, 50);
+  if (readsPtoasProfiles)
+    addPtoasRead(readPtoas());
   fs::remove_all(batchDir, ec);
   // Save how far this run got before reducing, which may take long.
   saveState(secondsSince(start));

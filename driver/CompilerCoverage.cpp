@@ -184,13 +184,7 @@ template <typename Into, typename From> uint64_t insertAll(Into &into, const Fro
 }
 } // namespace
 
-uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
-  if (!c.measured()) {
-    if (!c.off.empty() && measured_ == 0)
-      off_ = c.off;
-    return 0;
-  }
-  off_.clear();
+uint64_t CoverageTotals::joinCase(const CaseCoverage &c) {
   if (tool_.empty()) {
     tool_ = c.tool;
     packages_ = c.packages;
@@ -198,9 +192,32 @@ uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
   const uint64_t before = lineCount_ + branchCount_;
   lineCount_ += insertAll(lines_, c.lines);
   branchCount_ += insertAll(branches_, c.branches);
+  return lineCount_ + branchCount_ - before;
+}
+
+uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
+  if (!c.measured()) {
+    if (!c.off.empty() && measured_ == 0)
+      off_ = c.off;
+    return 0;
+  }
+  off_.clear();
+  const uint64_t fresh = joinCase(c);
   ++measured_;
   noteGrowth(seconds);
-  return lineCount_ + branchCount_ - before;
+  return fresh;
+}
+
+uint64_t CoverageTotals::addRead(const CaseCoverage &c, double seconds) {
+  if (!c.measured()) {
+    if (!c.off.empty() && measured_ == 0)
+      off_ = c.off;
+    return 0;
+  }
+  const uint64_t fresh = joinCase(c);
+  if (fresh)
+    noteGrowth(seconds);
+  return fresh;
 }
 
 void CoverageTotals::joinSets(const CoverageTotals &other) {

@@ -27,9 +27,6 @@ class Object;
 
 namespace npufuzz {
 
-/// The environment variable that asks an adapter to measure, and its value.
-constexpr const char *kCompilerCoverageVariable = "NPUFUZZ_COMPILER_COVERAGE";
-
 /// What one case reached: files named under their package
 /// (`torch/_inductor/scheduler.py`), each with its lines and its branches
 /// (SlipCover's taken (from, to) pairs out of a line with more than one exit).
@@ -76,6 +73,11 @@ public:
   /// Adds a finished case's coverage at `seconds` into the campaign;
   /// returns how many lines and branches no earlier case had reached.
   uint64_t add(const CaseCoverage &c, double seconds);
+  /// Adds what the campaign read itself, for cases already added (ptoas's
+  /// profiles, read many cases at a time: backend/pto/PtoasCoverage.h):
+  /// its lines and branches at `seconds`, counting no case. Its `off` is
+  /// the campaign's while nothing was measured; returns what was new.
+  uint64_t addRead(const CaseCoverage &c, double seconds);
 
   uint64_t lineCount() const { return lineCount_; }
   uint64_t branchCount() const { return branchCount_; }
@@ -110,6 +112,9 @@ public:
 
 private:
   void noteGrowth(double seconds);
+  /// Joins a case's lines and branches (and its tool, the first time);
+  /// returns how many were new.
+  uint64_t joinCase(const CaseCoverage &c);
   /// Joins `other`'s lines and branches into these; cases are the caller's.
   void joinSets(const CoverageTotals &other);
 

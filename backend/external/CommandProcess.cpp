@@ -2,6 +2,7 @@
 #include "backend/external/CommandProcess.h"
 #include "backend/external/CommandGroups.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -27,6 +28,23 @@ std::string resolveProgram(const std::string &name) {
       return candidate;
   }
   return name;
+}
+
+void commandEnvironment(const ExternalToolchain &cmd, std::vector<std::string> &variables,
+                        std::vector<char *> &pointers) {
+  variables.clear();
+  for (char **e = environ; *e; ++e) {
+    const std::string v = *e;
+    if (std::none_of(cmd.environment.begin(), cmd.environment.end(),
+                     [&](const auto &kv) { return v.rfind(kv.first + "=", 0) == 0; }))
+      variables.push_back(v);
+  }
+  for (const auto &[name, value] : cmd.environment)
+    variables.push_back(name + "=" + value);
+  pointers.clear();
+  for (std::string &v : variables)
+    pointers.push_back(v.data());
+  pointers.push_back(nullptr);
 }
 
 void enterCommandChild(const ExternalToolchain &cmd) {

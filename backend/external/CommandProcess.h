@@ -11,11 +11,18 @@
 #include "backend/external/ExternalBackend.h"
 
 #include <string>
+#include <vector>
 
 namespace npufuzz {
 
 /// argv[0] resolved against PATH (in the parent, before fork).
 std::string resolveProgram(const std::string &name);
+
+/// The environment a command runs in: npufuzz's, with the command's own
+/// variables (ExternalToolchain::environment) over it. Built before fork;
+/// `pointers` (null-terminated, into `variables`) is what execve takes.
+void commandEnvironment(const ExternalToolchain &cmd, std::vector<std::string> &variables,
+                        std::vector<char *> &pointers);
 
 /// In a freshly forked child, before exec: its own process group (a kill
 /// takes its children too), death with the parent, RLIMIT_AS, no core

@@ -12,6 +12,7 @@
 #include "ir/Storage.h"
 #include "ir/Text.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -163,6 +164,9 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
   for (const std::string &a : argv)
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> variables;
+  std::vector<char *> envp;
+  commandEnvironment(cmd, variables, envp);
   const auto start = std::chrono::steady_clock::now();
   // The child reports a failed exec through a close-on-exec pipe: the
   // parent reads nothing when the exec succeeded and the child's errno when
@@ -198,7 +202,7 @@ CommandEnd runCommand(const ExternalToolchain &cmd, const std::vector<std::strin
       (void)!::write(execReport[1], &e, sizeof e);
       ::_exit(127);
     }
-    ::execv(program.c_str(), args.data());
+    ::execve(program.c_str(), args.data(), envp.data());
     const int e = errno;
     (void)!::write(execReport[1], &e, sizeof e);
     const char msg[] = "npufuzz: cannot execute the external command\n";
@@ -413,6 +417,11 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
   if (!ok)
     error = "cannot write the case directory " + dir;
   return ok;
+}
+
+bool compilerCoverageAsked() {
+  const char *v = std::getenv(kCompilerCoverageVariable);
+  return v && std::string(v) == "on";
 }
 
 void readCompilerCoverage(const std::string &dir, BackendRun &r) {

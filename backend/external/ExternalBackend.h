@@ -73,6 +73,9 @@ struct ExternalToolchain {
   /// What the compiler's canary said of its version ("torch 2.15.0+cu132
   /// numpy 2.4.6"; empty: not asked), for a regression fixed in a release.
   std::string version;
+  /// Variables set in the command's environment on top of npufuzz's own
+  /// (runCommand): ptoas's profile file when its coverage is measured.
+  std::vector<std::pair<std::string, std::string>> environment;
 };
 
 /// How a command ended.
@@ -110,6 +113,13 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
                         const std::vector<TensorData> &inputs, std::string &error,
                         const std::vector<std::pair<std::string, bool>> &switches = {},
                         PyTorchForm form = PyTorchForm::Exact);
+
+/// The environment variable that asks for the compiler's own coverage
+/// (driver/CompilerCoverage.h), set to "on" by `npufuzz fuzz` in the
+/// processes that run its cases: adapters read it, and so does the pto
+/// backend for ptoas (backend/pto/PtoasCoverage.h).
+constexpr const char *kCompilerCoverageVariable = "NPUFUZZ_COMPILER_COVERAGE";
+bool compilerCoverageAsked();
 
 /// Reads what an adapter asked for the compiler's coverage wrote to the
 /// case directory `dir` (compiler-coverage.json) into

@@ -112,6 +112,9 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
   for (const std::string &a : cmd.argv)
     args.push_back(const_cast<char *>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> variables;
+  std::vector<char *> envp;
+  commandEnvironment(cmd, variables, envp);
   const pid_t pid = ::fork();
   if (pid < 0) {
     error = std::string("fork failed: ") + std::strerror(errno);
@@ -125,7 +128,7 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     ::dup2(in[0], 0);
     ::dup2(out[1], 1);
     ::dup2(errFd, 2);
-    ::execv(program.c_str(), args.data());
+    ::execve(program.c_str(), args.data(), envp.data());
     const int e = errno;
     (void)!::write(execReport[1], &e, sizeof e);
     ::_exit(127);

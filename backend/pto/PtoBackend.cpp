@@ -9,6 +9,7 @@
 #include "backend/pto/KernelHarness.h"
 #include "backend/pto/Memcheck.h"
 #include "backend/pto/PrecompiledSimulator.h"
+#include "backend/pto/PtoasCoverage.h"
 #include "backend/pto/TraceShim.h"
 #include "ir/Elapsed.h"
 #include "ir/FileText.h"
@@ -120,6 +121,10 @@ std::string buildKey(const PtoToolchain &t, const std::string &text, const Kerne
   key += ' ' + std::string(harnessBugName(b.bug));
   return key;
 }
+
+/// Beside a prebuilt kernel's entry: what its ptoas run says of the
+/// compiler's coverage (backend/pto/PtoasCoverage.h), which its case reports.
+constexpr const char *kEntryCoverage = "ptoas-coverage.json";
 
 /// Where a prebuilt batch files the kernel of `key`.
 fs::path batchEntry(const PtoToolchain &t, const std::string &key) {
@@ -275,8 +280,17 @@ bool assemble(const PtoToolchain &t, const std::string &dirPath, const std::stri
     argv.push_back("--enable-insert-sync");
   argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
   argv.insert(argv.end(), {file("kernel.pto"), "-o", file("kernel.cpp")});
-  const CommandEnd end = runCommand(stageLimits(t), argv, file("ptoas.out"), file("ptoas.err"));
+  // A ptoas built with coverage writes its profile here, never where
+  // npufuzz runs; read when the compiler's coverage is asked for.
+  ExternalToolchain limits = stageLimits(t);
+  limits.environment.push_back(ptoasProfileVariable(dirPath));
+  const CommandEnd end = runCommand(limits, argv, file("ptoas.out"), file("ptoas.err"));
   r.passSeconds = secondsSince(t0);
+  // A ptoas that crashed or was killed wrote no profile: nothing measured.
+  // A campaign's profiles wait in its batch directory to be read together.
+  if (compilerCoverageAsked() && end.kind == CommandEnd::Kind::Exited)
+    r.compilerCoverage = takePtoasProfile(
+        t.ptoas, dirPath, t.batchDir.empty() ? "" : ptoasProfilesDir(t.batchDir), t.timeoutSeconds);
   if (end.kind == CommandEnd::Kind::Exited && end.exitCode == 0)
     return true;
   r.status = classifyEnd(end, r.message);
@@ -352,6 +366,9 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
   } else if (!t.batchDir.empty() && fs::exists(batchEntry(t, key) / "entry", ec)) {
     if (!readLines(batchEntry(t, key) / "entry", binary, index) || !fs::exists(binary, ec))
       binary.clear(), index.clear(); // not a usable entry: build alone
+    else if (std::string coverage, error;
+             readFileBytes((batchEntry(t, key) / kEntryCoverage).string(), coverage, error))
+      r.compilerCoverage = std::move(coverage); // its ptoas ran when the batch was built
   }
   if (binary.empty()) {
     if (!assemble(t, dir->path(), text, r) || !compileSingle(t, *dir, buffers, memcheck, r))
@@ -381,17 +398,18 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
   struct Kernel {
     KernelBuffers buffers;
     std::string key, cpp;
+    std::string compilerCoverage; ///< what its ptoas run says, which its case reports
   };
   std::vector<Kernel> kernels;
+  std::error_code ec;
   for (const Case &c : cases) {
     std::string text, reason;
     // Kernels memcheck watches are built alone, with line tables.
     if (!ptoText(c, text, reason) || memcheckChosen(t, text))
       continue;
-    Kernel k{kernelBuffers(c), "", ""};
+    Kernel k{kernelBuffers(c), "", "", ""};
     k.buffers.bug = t.harnessBug;
     k.key = buildKey(t, text, k.buffers, false);
-    std::error_code ec;
     if (std::any_of(kernels.begin(), kernels.end(),
                     [&](const Kernel &o) { return o.key == k.key; }) ||
         fs::exists(batchEntry(t, k.key), ec))
@@ -405,11 +423,11 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
         !readFileBytes(one.file("kernel.cpp"), k.cpp, error) ||
         (t.raceTrace && !untracedOps(k.cpp).empty()))
       continue; // the case's own run reports it, or builds it without the trace
+    k.compilerCoverage = r.compilerCoverage;
     kernels.push_back(std::move(k));
   }
   PrecompiledSimulator sim;
   std::string error;
-  std::error_code ec;
   if (kernels.empty() || !precompiledSimulator(t, workParent(t).string(), sim, error))
     return 0;
   // A kernel pto-isa rejects (a contract gap) fails the whole compile; its
@@ -444,7 +462,10 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
         const fs::path tmp = entry.string() + ".tmp" + std::to_string(::getpid());
         fs::create_directories(tmp, ec);
         const std::string lines = binary.string() + "\n" + std::to_string(k) + "\n";
+        const std::string &coverage = kernels[k].compilerCoverage;
         if (!writeBytes((tmp / "entry").string(), lines.data(), lines.size()) ||
+            (!coverage.empty() &&
+             !writeBytes((tmp / kEntryCoverage).string(), coverage.data(), coverage.size())) ||
             (fs::rename(tmp, entry, ec), ec))
           fs::remove_all(tmp, ec);
       }

@@ -57,6 +57,10 @@ struct Probe {
 Probe probe(const Scratch &scratch, const std::vector<std::string> &argv, unsigned seconds = 60) {
   ExternalToolchain limits;
   limits.timeoutSeconds = seconds;
+  // A tool built with clang's coverage (a ptoas measured by
+  // backend/pto/PtoasCoverage.h) writes its profile into the scratch
+  // directory, not default.profraw where npufuzz runs.
+  limits.environment.push_back({"LLVM_PROFILE_FILE", scratch.file("probe.profraw")});
   Probe p;
   p.end = runCommand(limits, argv, scratch.file("probe.out"), scratch.file("probe.err"));
   std::string error;

@@ -125,6 +125,34 @@ TEST(CompilerCoverage, TheUnionCountsEachLineAndBranchOnceAndGrowsOverCases) {
   EXPECT_NE(coveragePlotSvg(s, false).find("<polyline"), std::string::npos);
 }
 
+TEST(CompilerCoverage, WhatTheCampaignReadItselfCountsNoCase) {
+  // ptoas's profiles, read every so many cases: the cases said "measured,
+  // nothing of my own", and the read brings the lines.
+  CoverageTotals totals;
+  const std::string f = "ptoas/lib/PTO/Transforms/InsertSync.cpp";
+  CaseCoverage off;
+  off.off = "llvm-cov is not installed";
+  EXPECT_EQ(totals.addRead(off, 0.5), 0u);
+  EXPECT_EQ(totals.summary().state, "off");
+  EXPECT_EQ(totals.add(reached(f, {}), 1.0), 0u);
+  EXPECT_EQ(totals.add(reached(f, {}), 2.0), 0u);
+  EXPECT_EQ(totals.addRead(reached(f, {7, 8}, {{7, 1}}), 2.5), 3u);
+  EXPECT_EQ(totals.addRead(reached(f, {8}), 3.0), 0u);
+  const CoverageSummary s = totals.summary();
+  EXPECT_EQ(s.state, "on");
+  EXPECT_EQ(s.cases, 2u);
+  EXPECT_EQ(s.lines, 2u);
+  EXPECT_EQ(s.branches, 1u);
+  // The read is a point of its own, at the cases it came after.
+  ASSERT_FALSE(s.growth.empty());
+  EXPECT_EQ(s.growth.back().cases, 2u);
+  EXPECT_EQ(s.growth.back().lines, 2u);
+  EXPECT_DOUBLE_EQ(s.growth.back().seconds, 2.5);
+  // A read that fails once cases were measured leaves the campaign on.
+  EXPECT_EQ(totals.addRead(off, 4.0), 0u);
+  EXPECT_EQ(totals.summary().state, "on");
+}
+
 TEST(CompilerCoverage, AResumedCampaignKeepsItsUnion) {
   const std::string dir = emptyDirectory("npufuzz-compiler-coverage-");
   CoverageTotals totals;
