@@ -103,6 +103,7 @@ void useTorchAdapter(RunConfig &config, const std::string &py, BackendKind backe
   // An adapter that measures the compiler's coverage instruments it as it
   // imports it: 30 to 45 s more on an idle machine, paid by its first case.
   config.external.startSeconds = compile ? 180 : 0;
+  config.external.environment.push_back(kFixedPythonHashSeed);
 }
 
 bool configureIreeBackend(RunConfig &config, const std::string &compiler, const std::string &python,

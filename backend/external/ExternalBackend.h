@@ -78,6 +78,14 @@ struct ExternalToolchain {
   std::vector<std::pair<std::string, std::string>> environment;
 };
 
+/// Python seeds its string hashing per process, and the order in which a
+/// set of sympy expressions is walked follows it: Inductor's and
+/// PyTorchSim's code generation then compile one program differently from
+/// run to run (another tile, another exception). Their adapters run with
+/// this seed, so that a case compiles the same way in its campaign and
+/// under `npufuzz --seed N`.
+inline const std::pair<std::string, std::string> kFixedPythonHashSeed{"PYTHONHASHSEED", "0"};
+
 /// How a command ended.
 struct CommandEnd {
   /// ProtocolError: a persistent command answered something other than

@@ -35,6 +35,7 @@ ExternalToolchain adapterCommand(const PyTorchSimToolchain &t) {
   cmd.startSeconds = t.timeoutSeconds;
   // torch with its CUDA libraries maps far more than it touches.
   cmd.addressSpaceBytes = 0;
+  cmd.environment.push_back(kFixedPythonHashSeed);
   return cmd;
 }
 
