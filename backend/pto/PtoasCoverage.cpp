@@ -22,6 +22,8 @@ namespace npufuzz {
 namespace {
 
 constexpr const char *kProfileFile = "ptoas.profraw";
+/// A read's own directory, beside the campaign's profiles.
+constexpr const char *kReadingPrefix = "ptoas-reading-";
 constexpr const char *kNotInstrumented =
     "ptoas wrote no profile: it is not built with clang's source-based coverage "
     "(-fprofile-instr-generate -fcoverage-mapping; docs/toolchains.md#ptoas-with-coverage)";
@@ -97,6 +99,18 @@ std::string sourceRootOf(const std::string &ptoas, std::string &why) {
   return {};
 }
 
+/// sourceRootOf, found once for each ptoas this process runs: the root,
+/// or empty with why.
+const std::pair<std::string, std::string> &cachedSourceRoot(const std::string &ptoas) {
+  static std::map<std::string, std::pair<std::string, std::string>> roots;
+  if (!roots.count(ptoas)) {
+    std::string why;
+    std::string root = sourceRootOf(ptoas, why);
+    roots[ptoas] = {std::move(root), std::move(why)};
+  }
+  return roots[ptoas];
+}
+
 /// What this process measures with, found once.
 struct Tools {
   std::string profdata, cov, version, off;
@@ -112,14 +126,15 @@ const Tools &tools() {
               "ci/install-deps.sh installs, has both)";
       return t;
     }
-    char dir[] = "/tmp/npufuzz-llvm-cov-XXXXXX";
-    if (!::mkdtemp(dir)) {
+    std::error_code tmpError;
+    std::string dir = (fs::temp_directory_path(tmpError) / "npufuzz-llvm-cov-XXXXXX").string();
+    if (tmpError || !::mkdtemp(dir.data())) {
       t.off = "cannot make a temporary directory to ask llvm-cov its version";
       return t;
     }
     ExternalToolchain limits;
     limits.timeoutSeconds = 30;
-    const std::string out = std::string(dir) + "/out", err = std::string(dir) + "/err";
+    const std::string out = dir + "/out", err = dir + "/err";
     const CommandEnd end = runCommand(limits, {t.cov, "--version"}, out, err);
     const std::string text = readWhole(out);
     std::error_code ec;
@@ -158,16 +173,16 @@ int64_t number(const std::string &s, size_t from, size_t to) {
 /// per function, then the counters, then the names), and differ in their
 /// counters alone, besides addresses the loader chose. Summing the
 /// counters of many runs into the first's file gives what llvm-profdata
-/// would merge from all of them, at the cost of reading them: llvm-profdata
-/// takes about 0.4 s a file, and a batch has 16. False (nothing written)
-/// for any other layout or a mix of binaries: then llvm-profdata reads
-/// them all.
+/// would merge from all of them (without MC/DC bitmaps, which are refused), at the cost of reading
+/// them: llvm-profdata takes about 0.4 s a file, and a batch has 16. False (nothing written) for
+/// any other layout or a mix of binaries: then llvm-profdata reads them all.
 bool sumRawProfiles(const std::vector<std::string> &files, const std::string &out) {
   constexpr uint64_t kMagic = 0xff6c70726f667281ull, kVersion = 10,
                      kByteCoverage = 1ull << 60; // a byte a counter, 0 when it ran
   constexpr size_t kHeaderWords = 16;
   // Header words: 2 the binary ids' size, 3 records, 4 padding before the
-  // counters, 5 counters, 11 and 12 the loader's addresses, 15 the last
+  // counters, 5 counters, 7 the MC/DC bitmaps' bytes, 12 an address the
+  // loader chose (11, like 10, is relative, yet left out too), 15 the last
   // value kind (a record's size follows from it).
   std::string base = readWhole(files.front());
   const auto header = [](const std::string &bytes, size_t word) {
@@ -177,6 +192,14 @@ bool sumRawProfiles(const std::vector<std::string> &files, const std::string &ou
   };
   if (base.size() < 8 * kHeaderWords || header(base, 0) != kMagic ||
       (header(base, 1) & 0xffffffffull) != kVersion || header(base, 15) > 16)
+    return false;
+  // Every size must fit the file, so that no sum below can wrap; MC/DC
+  // bitmaps are not summed, so profiles that have them are merged by
+  // llvm-profdata.
+  for (const size_t w : {2, 3, 4, 5, 6, 8, 9})
+    if (header(base, w) > base.size())
+      return false;
+  if (header(base, 7) != 0)
     return false;
   const bool bytes = (header(base, 1) & kByteCoverage) != 0;
   const uint64_t recordSize = (6 * 8 + 4 + 2 * (header(base, 15) + 1) + 4 + 7) / 8 * 8;
@@ -254,45 +277,78 @@ std::string takePtoasProfile(const std::string &ptoas, const std::string &dir,
     return offJson(kNotInstrumented);
   if (profilesDir.empty())
     return ptoasCoverage(ptoas, {ptoasProfileFile(dir)}, dir, timeoutSeconds);
+  // What would make the campaign's read fail is said by the case now, so
+  // that the campaign says coverage is off and why.
   const Tools &t = tools();
   if (!t.off.empty())
     return offJson(t.off);
-  // Named by process and run, so that workers and batch builds never
-  // collide; moved whole, so that a reader never sees half a profile.
-  static uint64_t runs = 0;
+  if (const auto &[root, why] = cachedSourceRoot(ptoas); root.empty())
+    return offJson(why);
+  // A name no other process or run has (a placeholder made by mkstemps),
+  // then the profile moved over it whole: a reader never sees half of one.
   fs::create_directories(profilesDir, ec);
-  fs::rename(ptoasProfileFile(dir),
-             fs::path(profilesDir) /
-                 (std::to_string(::getpid()) + "-" + std::to_string(runs++) + ".profraw"),
-             ec);
-  if (ec)
-    return offJson("cannot keep ptoas's profile in " + profilesDir + ": " + ec.message());
+  std::string kept = profilesDir + "/XXXXXX.profraw";
+  const int fd = ::mkstemps(kept.data(), 8);
+  if (fd < 0)
+    return offJson("cannot keep ptoas's profile in " + profilesDir);
+  ::close(fd);
+  fs::rename(ptoasProfileFile(dir), kept, ec);
+  if (ec) {
+    fs::remove(kept, ec);
+    return offJson("cannot keep ptoas's profile in " + profilesDir);
+  }
   return "{\"tool\":" + jsonString(t.version) + ",\"packages\":[\"ptoas\"],\"files\":{}}";
 }
 
 std::string readPtoasProfiles(const std::string &ptoas, const std::string &profilesDir,
                               unsigned timeoutSeconds) {
   std::error_code ec;
-  std::vector<std::string> names;
-  for (fs::directory_iterator it(profilesDir, ec), end; !ec && it != end; it.increment(ec))
-    if (it->path().extension() == ".profraw")
-      names.push_back(it->path().filename().string());
-  if (names.empty())
+  const fs::path parent = fs::path(profilesDir).parent_path();
+  // What waits, and what a read that was killed left beside it (one read
+  // runs at a time, so no other read holds those).
+  std::vector<fs::path> waiting;
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (it->path() != fs::path(profilesDir) && name.rfind(kReadingPrefix, 0) != 0)
+      continue;
+    std::error_code inner;
+    for (fs::directory_iterator p(it->path(), inner), pend; !inner && p != pend; p.increment(inner))
+      if (p->path().extension() == ".profraw")
+        waiting.push_back(p->path());
+  }
+  if (waiting.empty())
     return {};
-  std::sort(names.begin(), names.end());
+  std::sort(waiting.begin(), waiting.end());
   // Moved out first: a profile a worker moves in meanwhile waits for the
   // next read.
-  std::string reading = (fs::path(profilesDir).parent_path() / "ptoas-reading-XXXXXX").string();
+  std::string reading = (parent / (std::string(kReadingPrefix) + "XXXXXX")).string();
   if (!::mkdtemp(reading.data()))
     return offJson("cannot make a directory beside " + profilesDir);
   std::vector<std::string> profiles;
-  for (const std::string &name : names) {
-    const fs::path to = fs::path(reading) / name;
-    fs::rename(fs::path(profilesDir) / name, to, ec);
+  for (const fs::path &from : waiting) {
+    const fs::path to = fs::path(reading) / (std::to_string(profiles.size()) + ".profraw");
+    fs::rename(from, to, ec);
     if (!ec)
       profiles.push_back(to.string());
   }
   std::string json = ptoasCoverage(ptoas, profiles, reading, timeoutSeconds);
+  if (json.rfind("{\"off\":", 0) == 0) {
+    // Not read (a tool that failed or timed out): they wait for the next
+    // read rather than being lost.
+    for (const std::string &p : profiles) {
+      std::string back = profilesDir + "/XXXXXX.profraw";
+      if (const int fd = ::mkstemps(back.data(), 8); fd >= 0) {
+        ::close(fd);
+        fs::rename(p, back, ec);
+      }
+    }
+  }
+  for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
+    if (it->path().filename().string().rfind(kReadingPrefix, 0) == 0 &&
+        it->path() != fs::path(reading)) {
+      std::error_code inner;
+      fs::remove_all(it->path(), inner); // a killed read's, emptied above
+    }
   fs::remove_all(reading, ec);
   return json;
 }
@@ -309,21 +365,17 @@ std::string ptoasCoverage(const std::string &ptoas, const std::vector<std::strin
   const Tools &t = tools();
   if (!t.off.empty())
     return offJson(t.off);
-  // Found once for each ptoas this process runs.
-  static std::map<std::string, std::pair<std::string, std::string>> roots;
-  if (!roots.count(ptoas)) {
-    std::string why;
-    std::string root = sourceRootOf(ptoas, why);
-    roots[ptoas] = {std::move(root), std::move(why)};
-  }
-  const auto &[root, rootWhy] = roots[ptoas];
+  const auto &[root, rootWhy] = cachedSourceRoot(ptoas);
   if (root.empty())
     return offJson(rootWhy);
 
   ExternalToolchain limits;
   limits.timeoutSeconds = timeoutSeconds;
   const std::string indexed = dir + "/ptoas.profdata", lcov = dir + "/ptoas.lcov";
-  std::vector<std::string> merge = {t.profdata, "merge", "-sparse", "-o", indexed};
+  // One unreadable profile (a ptoas killed while writing it) does not
+  // cost the others.
+  std::vector<std::string> merge = {t.profdata,           "merge", "-sparse",
+                                    "--failure-mode=all", "-o",    indexed};
   const std::string summed = dir + "/summed.profraw";
   if (written.size() > 1 && sumRawProfiles(written, summed))
     merge.push_back(summed);

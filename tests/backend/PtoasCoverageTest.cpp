@@ -6,12 +6,15 @@
 // backend runs ptoas, and read with the machine's llvm-profdata and
 // llvm-cov. The report must be the adapters' format, hold the stand-in's
 // own files alone, say each line once, and say why when ptoas is not
-// instrumented; a campaign's profiles wait and are read together, and
-// summing raw profiles must give what llvm-profdata merges.
+// instrumented; the backend's own ptoas step must keep each profile in its
+// run's directory or with the campaign's, which wait, are read together,
+// and wait again when a read fails; summing raw profiles must give what
+// llvm-profdata merges.
 //
 //===----------------------------------------------------------------------===//
 #include "backend/pto/PtoasCoverage.h"
 #include "backend/external/ExternalBackend.h"
+#include "backend/pto/PtoBackend.h"
 #include "driver/CompilerCoverage.h"
 #include "tests/TestSupport.h"
 
@@ -213,12 +216,60 @@ TEST_F(PtoasCoverage, APtoasWithoutCoverageSaysSo) {
   EXPECT_NE(c.off.find("not built with clang's source-based coverage"), std::string::npos) << c.off;
 }
 
-TEST_F(PtoasCoverage, ARunLeavesItsProfileInItsDirectoryAlone) {
+TEST_F(PtoasCoverage, TheBackendsPtoasRunsKeepTheirProfilesWhereTheCampaignReadsThem) {
+  // The pto backend's own ptoas step, with the stand-in as ptoas (it
+  // exits 0 whatever it is given).
+  PtoToolchain t;
+  t.ptoas = instrumented;
+  t.batchDir = (root / "campaign").string();
+  fs::create_directories(t.batchDir);
+  const Case c = npufuzz::testing::parseOrFail("npufuzz-case 1\n"
+                                               "%0 = input {fill=rand} : f32[16,16]\n"
+                                               "%1 = input {fill=rand} : f32[16,16]\n"
+                                               "%2 = add %0, %1 : f32[16,16]\n"
+                                               "return %2\n");
   const fs::path cwd = fs::current_path();
-  const std::string dir = runOnly(instrumented, "a");
-  // The profile went where the backend said, not to default.profraw.
-  EXPECT_TRUE(fs::exists(ptoasProfileFile(dir)));
+  const std::string notAsked = (root / "not-asked").string(), asked = (root / "asked").string();
+  fs::create_directories(notAsked);
+  fs::create_directories(asked);
+  BackendRun r;
+  ::unsetenv(kCompilerCoverageVariable);
+  ASSERT_TRUE(assemblePto(t, c, notAsked, r)) << r.message;
+  // Not asked: the profile stays in the run's directory, removed with it.
+  EXPECT_TRUE(fs::exists(ptoasProfileFile(notAsked)));
+  EXPECT_EQ(r.compilerCoverage, "");
   EXPECT_FALSE(fs::exists(cwd / "default.profraw"));
+  // Asked, in a campaign: the profile waits with the campaign's, and the
+  // case says it was measured, with nothing of its own.
+  ::setenv(kCompilerCoverageVariable, "on", 1);
+  BackendRun measured;
+  ASSERT_TRUE(assemblePto(t, c, asked, measured)) << measured.message;
+  ::unsetenv(kCompilerCoverageVariable);
+  EXPECT_FALSE(fs::exists(ptoasProfileFile(asked)));
+  const fs::path waiting = ptoasProfilesDir(t.batchDir);
+  EXPECT_EQ(std::distance(fs::directory_iterator(waiting), fs::directory_iterator()), 1);
+  CaseCoverage reported;
+  std::string error;
+  ASSERT_TRUE(CaseCoverage::parse(measured.compilerCoverage, reported, error)) << error;
+  EXPECT_TRUE(reported.measured()) << reported.off;
+  EXPECT_EQ(reported.lineCount(), 0u);
+  EXPECT_FALSE(fs::exists(cwd / "default.profraw"));
+}
+
+TEST_F(PtoasCoverage, AFailedReadLeavesItsProfilesForTheNext) {
+  // A ptoas whose sources cannot be told: the read fails, and its profile
+  // is back where it waited, as is one a killed read left beside it.
+  const std::string waiting = (root / "campaign/ptoas-profiles").string();
+  const std::string killed = (root / "campaign/ptoas-reading-abc123").string();
+  fs::create_directories(waiting);
+  fs::create_directories(killed);
+  fs::rename(ptoasProfileFile(runOnly(instrumented, "b")), killed + "/x.profraw");
+  fs::rename(ptoasProfileFile(runOnly(instrumented, "a")), waiting + "/y.profraw");
+  const std::string json = readPtoasProfiles(plain, waiting, 300);
+  EXPECT_EQ(json.rfind("{\"off\":", 0), 0u) << json;
+  EXPECT_EQ(std::distance(fs::directory_iterator(waiting), fs::directory_iterator()), 2);
+  EXPECT_FALSE(fs::exists(killed));
+  EXPECT_EQ(std::distance(fs::directory_iterator(root / "campaign"), fs::directory_iterator()), 1);
 }
 
 } // namespace
