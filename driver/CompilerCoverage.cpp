@@ -195,12 +195,15 @@ uint64_t CoverageTotals::joinCase(const CaseCoverage &c) {
   return lineCount_ + branchCount_ - before;
 }
 
+bool CoverageTotals::measuredElseNoteOff(const CaseCoverage &c) {
+  if (!c.measured() && !c.off.empty() && measured_ == 0)
+    off_ = c.off;
+  return c.measured();
+}
+
 uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
-  if (!c.measured()) {
-    if (!c.off.empty() && measured_ == 0)
-      off_ = c.off;
+  if (!measuredElseNoteOff(c))
     return 0;
-  }
   off_.clear();
   const uint64_t fresh = joinCase(c);
   ++measured_;
@@ -209,11 +212,8 @@ uint64_t CoverageTotals::add(const CaseCoverage &c, double seconds) {
 }
 
 uint64_t CoverageTotals::addRead(const CaseCoverage &c, double seconds) {
-  if (!c.measured()) {
-    if (!c.off.empty() && measured_ == 0)
-      off_ = c.off;
+  if (!measuredElseNoteOff(c))
     return 0;
-  }
   const uint64_t fresh = joinCase(c);
   if (fresh)
     noteGrowth(seconds);

@@ -115,6 +115,9 @@ private:
   /// Joins a case's lines and branches (and its tool, the first time);
   /// returns how many were new.
   uint64_t joinCase(const CaseCoverage &c);
+  /// Whether `c` was measured; if not, its reason is the campaign's while
+  /// no case was measured.
+  bool measuredElseNoteOff(const CaseCoverage &c);
   /// Joins `other`'s lines and branches into these; cases are the caller's.
   void joinSets(const CoverageTotals &other);
 

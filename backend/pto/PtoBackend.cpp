@@ -367,6 +367,7 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     if (!readLines(batchEntry(t, key) / "entry", binary, index) || !fs::exists(binary, ec))
       binary.clear(), index.clear(); // not a usable entry: build alone
     else if (std::string coverage, error;
+             compilerCoverageAsked() &&
              readFileBytes((batchEntry(t, key) / kEntryCoverage).string(), coverage, error))
       r.compilerCoverage = std::move(coverage); // its ptoas ran when the batch was built
   }

@@ -3,6 +3,7 @@
 
 #include "backend/external/CommandProcess.h"
 #include "backend/external/ExternalBackend.h"
+#include "ir/FileText.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -12,7 +13,6 @@
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <unistd.h>
 #include <vector>
 
@@ -38,14 +38,6 @@ std::string findLlvmTool(const std::string &name) {
       return path;
   }
   return {};
-}
-
-std::string readWhole(const std::string &path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  std::string bytes(in ? static_cast<size_t>(in.tellg()) : 0, '\0');
-  in.seekg(0);
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  return in ? bytes : std::string();
 }
 
 /// The first line of a command's error output, for an `off` reason.
@@ -136,7 +128,8 @@ const Tools &tools() {
     limits.timeoutSeconds = 30;
     const std::string out = dir + "/out", err = dir + "/err";
     const CommandEnd end = runCommand(limits, {t.cov, "--version"}, out, err);
-    const std::string text = readWhole(out);
+    std::string text, readError;
+    readFileBytes(out, text, readError);
     std::error_code ec;
     fs::remove_all(dir, ec);
     const size_t at = text.find("LLVM version ");
@@ -166,6 +159,22 @@ int64_t number(const std::string &s, size_t from, size_t to) {
   return std::strtoll(s.substr(from, to - from).c_str(), nullptr, 10);
 }
 
+/// Moves the profile `from` into `dir` under a name no other process or
+/// run has (a placeholder made by mkstemps, then the profile moved over it
+/// whole, so that a reader never sees half of one); false when it cannot.
+bool moveProfileInto(const std::string &dir, const std::string &from) {
+  std::error_code ec;
+  std::string to = dir + "/XXXXXX.profraw";
+  const int fd = ::mkstemps(to.data(), 8);
+  if (fd < 0)
+    return false;
+  ::close(fd);
+  fs::rename(from, to, ec);
+  if (ec)
+    fs::remove(to, ec);
+  return !ec;
+}
+
 } // namespace
 
 /// The raw profiles of one instrumented binary have one layout (LLVM's
@@ -184,7 +193,9 @@ bool sumRawProfiles(const std::vector<std::string> &files, const std::string &ou
   // counters, 5 counters, 7 the MC/DC bitmaps' bytes, 12 an address the
   // loader chose (11, like 10, is relative, yet left out too), 15 the last
   // value kind (a record's size follows from it).
-  std::string base = readWhole(files.front());
+  std::string base, error;
+  if (!readFileBytes(files.front(), base, error))
+    return false;
   const auto header = [](const std::string &bytes, size_t word) {
     uint64_t v = 0;
     std::memcpy(&v, bytes.data() + 8 * word, 8);
@@ -284,19 +295,9 @@ std::string takePtoasProfile(const std::string &ptoas, const std::string &dir,
     return offJson(t.off);
   if (const auto &[root, why] = cachedSourceRoot(ptoas); root.empty())
     return offJson(why);
-  // A name no other process or run has (a placeholder made by mkstemps),
-  // then the profile moved over it whole: a reader never sees half of one.
   fs::create_directories(profilesDir, ec);
-  std::string kept = profilesDir + "/XXXXXX.profraw";
-  const int fd = ::mkstemps(kept.data(), 8);
-  if (fd < 0)
+  if (!moveProfileInto(profilesDir, ptoasProfileFile(dir)))
     return offJson("cannot keep ptoas's profile in " + profilesDir);
-  ::close(fd);
-  fs::rename(ptoasProfileFile(dir), kept, ec);
-  if (ec) {
-    fs::remove(kept, ec);
-    return offJson("cannot keep ptoas's profile in " + profilesDir);
-  }
   return "{\"tool\":" + jsonString(t.version) + ",\"packages\":[\"ptoas\"],\"files\":{}}";
 }
 
@@ -335,13 +336,8 @@ std::string readPtoasProfiles(const std::string &ptoas, const std::string &profi
   if (json.rfind("{\"off\":", 0) == 0) {
     // Not read (a tool that failed or timed out): they wait for the next
     // read rather than being lost.
-    for (const std::string &p : profiles) {
-      std::string back = profilesDir + "/XXXXXX.profraw";
-      if (const int fd = ::mkstemps(back.data(), 8); fd >= 0) {
-        ::close(fd);
-        fs::rename(p, back, ec);
-      }
-    }
+    for (const std::string &p : profiles)
+      moveProfileInto(profilesDir, p);
   }
   for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
     if (it->path().filename().string().rfind(kReadingPrefix, 0) == 0 &&
