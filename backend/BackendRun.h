@@ -129,6 +129,10 @@ struct BackendRun {
   DmaTrace dmaTrace;
   /// Seconds spent in each stage.
   double emitSeconds = 0, passSeconds = 0, codegenSeconds = 0, executeSeconds = 0;
+  /// How long the persistent adapter this run started took to be ready
+  /// (included in executeSeconds); negative when the run started none, or
+  /// its adapter does not say when it is ready.
+  double startSeconds = -1;
 
   bool ok() const { return status == Status::Ok; }
 };

@@ -36,6 +36,7 @@
 #include <memory>
 #include <poll.h>
 #include <set>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -109,6 +110,13 @@ struct State {
   /// The worker requests of deferred cases that no seed rebuilds (a guided
   /// campaign's mutants), so that a later run's end can retry them.
   std::map<uint64_t, std::string> deferredRequests;
+  /// Deferred hangs and out-of-memory ends, by index, with what the
+  /// campaign saw ("hang: ..."): confirmed alone with more of every limit
+  /// before they are filed (confirmsAlone).
+  std::map<uint64_t, std::string> deferredAlone;
+  /// What the machine did rather than the compiler (a hang that ran clean
+  /// alone with more time), by reason: never findings.
+  std::map<std::string, uint64_t> environmentEvents;
   /// The root cause each case signature seen so far generalised to
   /// (shrink/Generalize.h), by case signature id: a case signature is
   /// generalised once, and later cases with it go to the same finding.
@@ -130,6 +138,9 @@ struct State {
     llvm::json::Object requests;
     for (const auto &[i, request] : deferredRequests)
       requests[std::to_string(i)] = request;
+    llvm::json::Object alone;
+    for (const auto &[i, why] : deferredAlone)
+      alone[std::to_string(i)] = why;
     llvm::json::Object o{{"format", kCampaignFormat},
                          {"seed_start", static_cast<int64_t>(seedStart)},
                          {"shard_index", static_cast<int64_t>(shardIndex)},
@@ -138,6 +149,8 @@ struct State {
                          {"ahead", std::move(a)},
                          {"deferred", std::move(d)},
                          {"deferred_requests", std::move(requests)},
+                         {"deferred_alone", std::move(alone)},
+                         {"environment_events", countsJson(environmentEvents)},
                          {"roots", textsJson(roots)},
                          {"total_cases", static_cast<int64_t>(totalCases)},
                          {"total_seconds", totalSeconds + runSeconds},
@@ -213,14 +226,25 @@ struct State {
             !deferred.insert(static_cast<uint64_t>(*i)).second)
           return damaged("'deferred' holds something other than cases that ran, once each");
       }
-    if (const llvm::json::Object *r = o->getObject("deferred_requests"))
-      for (const auto &[key, request] : *r) {
-        uint64_t i = 0;
-        const std::optional<llvm::StringRef> text = request.getAsString();
-        if (llvm::StringRef(key).getAsInteger(10, i) || !deferred.count(i) || !text)
-          return damaged("'deferred_requests' holds something other than deferred cases");
-        deferredRequests[i] = text->str();
-      }
+    // Texts kept per deferred case (its request, why it waits alone).
+    auto deferredTexts = [&](const char *key, std::map<uint64_t, std::string> &to) {
+      if (const llvm::json::Object *r = o->getObject(key))
+        for (const auto &[index, value] : *r) {
+          uint64_t i = 0;
+          const std::optional<llvm::StringRef> text = value.getAsString();
+          if (llvm::StringRef(index).getAsInteger(10, i) || !deferred.count(i) || !text)
+            return false;
+          to[i] = text->str();
+        }
+      return true;
+    };
+    if (!deferredTexts("deferred_requests", deferredRequests))
+      return damaged("'deferred_requests' holds something other than deferred cases");
+    if (!deferredTexts("deferred_alone", deferredAlone))
+      return damaged("'deferred_alone' holds something other than deferred cases");
+    if (o->getObject("environment_events") &&
+        !readCounts(o->getObject("environment_events"), environmentEvents))
+      return damaged("'environment_events' holds something other than counts");
     if (const llvm::json::Object *r = o->getObject("roots"))
       for (const auto &[id, root] : *r)
         if (const std::optional<llvm::StringRef> text = root.getAsString();
@@ -510,6 +534,12 @@ std::vector<BucketSummary> bucketsOf(const std::vector<FindingSummary> &findings
 
 namespace {
 
+llvm::json::Object adapterStartsJson(const AdapterStarts &s) {
+  return llvm::json::Object{{"count", static_cast<int64_t>(s.count)},
+                            {"max_s", s.maxSeconds},
+                            {"mean_s", s.count ? s.totalSeconds / s.count : 0.0}};
+}
+
 bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::string &error) {
   llvm::json::Array findings;
   for (const FindingSummary &x : r.findings)
@@ -538,6 +568,8 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"features", countsJson(r.features)},
                        {"unsupported_reasons", countsJson(r.unsupportedReasons)},
                        {"values_not_computed", countsJson(r.valuesNotComputed)},
+                       {"environment_events", countsJson(r.environmentEvents)},
+                       {"adapter_starts", adapterStartsJson(r.adapterStarts)},
                        {"ir_coverage", r.irCoverage.toJson()},
                        {"compiler_coverage", coverageSummaryJson(r.compilerCoverage)},
                        {"findings", std::move(findings)},
@@ -562,6 +594,38 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
 } // namespace
 
 void requestCampaignStop() { stopRequested = 1; }
+
+void AdapterStarts::add(double seconds) {
+  if (seconds < 0)
+    return; // no start measured
+  ++count;
+  maxSeconds = std::max(maxSeconds, seconds);
+  totalSeconds += seconds;
+}
+
+namespace {
+/// A hang or an out-of-memory end may be the machine's (a busy machine, an
+/// adapter slow to import its compiler, memory other processes took): such
+/// a case is filed only once it fails so again alone, with
+/// kConfirmAloneFactor times every limit.
+bool confirmsAlone(VerdictKind v) { return v == VerdictKind::Hang || v == VerdictKind::Oom; }
+
+/// `limit` bytes with `factor` times more room, but never past three
+/// quarters of this machine's memory, whose end would take other processes
+/// with it; 0 stays "no limit".
+uint64_t withMoreRoom(uint64_t limit, double factor) {
+  if (!limit)
+    return 0;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGESIZE);
+  const double machine = pages > 0 && pageSize > 0
+                             ? 0.75 * static_cast<double>(pages) * static_cast<double>(pageSize)
+                             : 0;
+  double room = factor * static_cast<double>(limit);
+  if (machine > 0)
+    room = std::min(room, machine);
+  return std::max<uint64_t>(limit, static_cast<uint64_t>(room));
+}
+} // namespace
 
 uint64_t seedIndexLimit(const CampaignOptions &o) {
   if (o.seedStart > kMaxCampaignSeed || o.shardIndex > kMaxCampaignSeed - o.seedStart)
@@ -932,7 +996,24 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     state.deferred.erase(r.index);
     state.deferredRequests.erase(r.index);
+    state.deferredAlone.erase(r.index);
     markDone(r.index);
+  };
+  // Puts a case off to the end of this run (or of a later one, if this
+  // run stops first): it is counted then, with what its retry gives.
+  auto defer = [&](const Running &r, VerdictKind said, bool used) {
+    deferredHere[r.index] = {said, used};
+    state.deferred.insert(r.index);
+    if (r.mutant)
+      state.deferredRequests[r.index] = r.request;
+    markDone(r.index);
+  };
+  // A hang or an out-of-memory end, put off to be confirmed alone.
+  auto deferAlone = [&](const Running &r, const CaseReport &report, VerdictKind said, bool used) {
+    defer(r, said, used);
+    const std::string &summary = report.result.summary;
+    state.deferredAlone[r.index] = std::string(verdictName(report.result.verdict)) + " (" +
+                                   summary.substr(0, summary.find('\n')).substr(0, 200) + ")";
   };
   // Counts a finished case, writes its finding, and advances the resume
   // watermark past every completed index.
@@ -979,11 +1060,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         generalizeCost.tests += cost.tests;
         generalizeCost.seconds += cost.seconds;
         if (cost.undecided && !lastTry) {
-          deferredHere[r.index] = {report.result.verdict, false};
-          state.deferred.insert(r.index);
-          if (r.mutant)
-            state.deferredRequests[r.index] = r.request;
-          markDone(r.index);
+          defer(r, report.result.verdict, false);
           return;
         }
         if (!cost.undecided) {
@@ -1119,6 +1196,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       const bool cutShort = stopRequested || stopping;
       if (!cutShort && !r.confirm) {
         CaseReport report = reportOf(r.worker->outcome());
+        result.adapterStarts.add(report.result.startSeconds);
         feedBack(r, report);
         // The compiler's coverage is the workers' (their adapters measure
         // it), whatever the case's verdict.
@@ -1134,6 +1212,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           readingPtoas = std::make_unique<Child>(readPtoasInChild, readLimits);
         }
         if (stoppedBy(report)) {
+          running.erase(running.begin() + i);
+          continue;
+        }
+        // Never filed on one run, nor classified by it: confirmed alone
+        // at the end.
+        if (confirmsAlone(report.result.verdict)) {
+          deferAlone(r, report, report.result.verdict, r.worker->servedBefore() > 0);
           running.erase(running.begin() + i);
           continue;
         }
@@ -1176,17 +1261,17 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
           running.erase(running.begin() + i);
           continue;
         }
-        // A blame or a confirmation that ran out of time under load would
-        // record another signature than the case has: it runs again at
-        // the end, alone and with more time (or on resume, if this run
-        // stops first: it is not counted done).
-        if (report.result.blameTimedOut ||
-            (report.result.verdict == VerdictKind::Hang && r.workerVerdict != VerdictKind::Hang)) {
-          deferredHere[r.index] = {r.workerVerdict, r.workerWasUsed};
-          state.deferred.insert(r.index);
-          if (r.mutant)
-            state.deferredRequests[r.index] = r.request;
-          markDone(r.index);
+        // A blame or a confirmation that ran out of time (or memory)
+        // under load would record another signature than the case has: it
+        // runs again at the end, alone and with more time (or on resume,
+        // if this run stops first: it is not counted done).
+        if (confirmsAlone(report.result.verdict)) {
+          deferAlone(r, report, r.workerVerdict, r.workerWasUsed);
+          running.erase(running.begin() + i);
+          continue;
+        }
+        if (report.result.blameTimedOut) {
+          defer(r, r.workerVerdict, r.workerWasUsed);
           running.erase(running.begin() + i);
           continue;
         }
@@ -1210,6 +1295,14 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // such ("blame timed out"), never as another finding.
   IsolationLimits retryLimits = options.limits;
   retryLimits.wallSeconds *= kRetryTimeFactor;
+  // Hangs and out-of-memory ends, alone with kConfirmAloneFactor times
+  // every limit: the case's time, its adapter's start, its memory.
+  IsolationLimits aloneLimits = options.limits;
+  aloneLimits.wallSeconds *= kConfirmAloneFactor;
+  aloneLimits.addressSpaceBytes = withMoreRoom(aloneLimits.addressSpaceBytes, kConfirmAloneFactor);
+  RunConfig aloneConfig = withMoreTime(config, kConfirmAloneFactor);
+  aloneConfig.external.addressSpaceBytes =
+      withMoreRoom(aloneConfig.external.addressSpaceBytes, kConfirmAloneFactor);
   for (const uint64_t index : std::set<uint64_t>(state.deferred)) {
     if (stopRequested || stopping)
       break; // left in the state for the next run's end
@@ -1228,11 +1321,37 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     }
     RunConfig caseConfig = config;
     caseConfig.loweringSeed = r.loweringSeed;
-    CaseReport report = runCaseIsolated(r.c, jit, caseConfig, retryLimits);
+    CaseReport report;
+    bool machine = false; // an environment event, not a failure the retry did not repeat
+    if (const auto alone = state.deferredAlone.find(index); alone != state.deferredAlone.end()) {
+      // Without blame first: a case that still hangs would only keep its
+      // blame waiting, and a hang or an oom is filed as it is.
+      RunConfig roomier = aloneConfig;
+      roomier.loweringSeed = r.loweringSeed;
+      RunConfig unblamed = roomier;
+      unblamed.blame = false;
+      report = reportOf(
+          runIsolated([&] { return runCaseTask(r.c, jit, unblamed).toJson(); }, aloneLimits));
+      if (stoppedBy(report))
+        break;
+      if (!confirmsAlone(report.result.verdict)) {
+        // It ran through alone: what the campaign saw was the machine.
+        machine = true;
+        ++state.environmentEvents[normalizeMessage(alone->second) + " in the campaign; " +
+                                  std::string(verdictName(report.result.verdict)) + " alone with " +
+                                  std::to_string(static_cast<int>(kConfirmAloneFactor)) +
+                                  "x every limit"];
+        // A failure the hang hid is confirmed and blamed as any other.
+        if (isFinding(report.result.verdict))
+          report = runCaseIsolated(r.c, jit, roomier, aloneLimits);
+      }
+    } else {
+      report = runCaseIsolated(r.c, jit, caseConfig, retryLimits);
+    }
     if (stoppedBy(report))
       break;
     if (const auto said = deferredHere.find(index);
-        said != deferredHere.end() && report.result.verdict != said->second.verdict)
+        !machine && said != deferredHere.end() && report.result.verdict != said->second.verdict)
       ++(said->second.used ? result.historyDependent : result.unconfirmed);
     ++result.retried;
     record(r, std::move(report), true);
@@ -1305,6 +1424,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.features = state.features;
   result.unsupportedReasons = state.unsupportedReasons;
   result.valuesNotComputed = state.valuesNotComputed;
+  result.environmentEvents = state.environmentEvents;
   result.irCoverage = state.irCoverage;
   result.compilerCoverage = compilerCoverage.summary();
   result.verdicts = state.verdicts;
@@ -1366,6 +1486,18 @@ void printCampaignSummary(const CampaignResult &r, std::ostream &os) {
     os << "history-dependent: " << r.historyDependent
        << " failures of a used worker came out differently in a fresh one (the fresh verdict "
           "was recorded)\n";
+  if (r.adapterStarts.count)
+    os << "adapter starts: " << r.adapterStarts.count << ", " << std::setprecision(1)
+       << r.adapterStarts.totalSeconds / r.adapterStarts.count << " s on average, "
+       << r.adapterStarts.maxSeconds << " s the slowest (each on top of its case's limit)\n";
+  if (!r.environmentEvents.empty()) {
+    uint64_t events = 0;
+    for (const auto &[why, n] : r.environmentEvents)
+      events += n;
+    os << "environment events: " << events << " (the machine, not the compiler: never findings)\n";
+    for (const auto &[why, n] : r.environmentEvents)
+      os << "  " << std::left << std::setw(8) << n << why << "\n";
+  }
   if (!r.findings.empty()) {
     os << "  " << std::left << std::setw(34) << "signature" << std::setw(8) << "count"
        << std::setw(12) << "first seed" << "summary\n";

@@ -40,6 +40,11 @@ constexpr int kCampaignFormat = 2;
 /// How much more time a failing case whose confirmation or blame ran out
 /// of time gets when a campaign runs it again at its end.
 constexpr double kRetryTimeFactor = 8;
+/// How much more of every limit (time, the adapter's start, memory) a case
+/// that hung or ran out of memory in a campaign gets when it is confirmed
+/// alone, at the campaign's end, before it is filed: one that then runs
+/// through was the machine (a busy machine, a slow start), never a finding.
+constexpr double kConfirmAloneFactor = 4;
 /// Blame's own budget: each blame child of a failing case may take this
 /// many times what the case took in its worker (and at least the case's
 /// time limit), so that a case slowed by load is blamed as on an idle
@@ -109,6 +114,15 @@ struct CampaignOptions {
   std::vector<std::string> backendFlags;
 };
 
+/// The starts of the persistent adapters a run's workers started (a torch
+/// import, PyTorchSim's set-up), as the adapters said `ready`
+/// (backend/external/PersistentCommand.h).
+struct AdapterStarts {
+  uint64_t count = 0;
+  double maxSeconds = 0, totalSeconds = 0;
+  void add(double seconds);
+};
+
 /// One signature's line in the summary.
 struct FindingSummary {
   std::string id, text, summary;
@@ -147,6 +161,12 @@ struct CampaignResult {
   /// Cases a backend that computes values judged without them (PyTorchSim's
   /// model cannot run one of its kernels), by why, numbers dropped.
   std::map<std::string, uint64_t> valuesNotComputed;
+  /// Hangs and out-of-memory ends that ran through when confirmed alone
+  /// with kConfirmAloneFactor times every limit: the machine, not the
+  /// compiler, by reason; the directory's. Never findings.
+  std::map<std::string, uint64_t> environmentEvents;
+  /// This run's workers' adapter starts.
+  AdapterStarts adapterStarts;
   IrCoverage irCoverage; ///< the directory's, every run
   /// The compiler's own coverage, the directory's (driver/CompilerCoverage.h).
   CoverageSummary compilerCoverage;

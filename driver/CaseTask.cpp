@@ -43,6 +43,7 @@ std::string TaskResult::toJson() const {
                        {"passes_s", passSeconds},
                        {"codegen_s", codegenSeconds},
                        {"execute_s", executeSeconds},
+                       {"start_s", startSeconds},
                        {"entry_ops", llvm::json::Array(entryOps)},
                        {"passes_that_changed", llvm::json::Array(passesThatChanged)},
                        {"feedback", llvm::json::Array(feedback)}};
@@ -89,6 +90,7 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.passSeconds = num("passes_s");
   out.codegenSeconds = num("codegen_s");
   out.executeSeconds = num("execute_s");
+  out.startSeconds = o->getNumber("start_s").value_or(-1);
   auto strings = [&](const char *key, std::vector<std::string> &to) {
     if (const llvm::json::Array *a = o->getArray(key))
       for (const llvm::json::Value &v : *a)
@@ -155,6 +157,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.passSeconds = out.run.passSeconds;
   t.codegenSeconds = out.run.codegenSeconds;
   t.executeSeconds = out.run.executeSeconds;
+  t.startSeconds = out.run.startSeconds;
   // The other oracles judge a run that agrees or is wrong, or that wrote
   // outside a buffer or region (to name and blame it); any other verdict
   // is final, but for the op a black-box program first got wrong.

@@ -38,6 +38,9 @@ struct TaskResult : CaseVerdict {
   std::vector<uint32_t> feedback;
   double referenceSeconds = 0, emitSeconds = 0, passSeconds = 0, codegenSeconds = 0,
          executeSeconds = 0;
+  /// BackendRun::startSeconds of the first run: the start of the adapter
+  /// the worker started for this case; negative: none.
+  double startSeconds = -1;
   /// Where the task's own time went, for a profile (bench_phases): the
   /// first run whole (reference, emission, passes, code generation,
   /// execution and the comparison), then each oracle's check by name. Kept

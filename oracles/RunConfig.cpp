@@ -57,6 +57,7 @@ RunConfig withMoreTime(const RunConfig &config, double factor) {
   };
   scale(slower.tools.timeoutSeconds);
   scale(slower.external.timeoutSeconds);
+  scale(slower.external.startSeconds);
   scale(slower.pto.timeoutSeconds);
   scale(slower.pto.simplerTimeoutSeconds);
   scale(slower.pytorchsim.timeoutSeconds);
@@ -96,13 +97,16 @@ void useTorchAdapter(RunConfig &config, const std::string &py, BackendKind backe
     config.external.argv.insert(config.external.argv.end(),
                                 {"--compile", std::string(backendKindName(backend))});
   config.external.persistent = true;
-  // The first answer of each adapter includes importing torch (seconds on
-  // a cold disk); still below a campaign worker's 30 s. Inductor compiles
-  // each kernel to C++ and builds it with g++, TVM with LLVM: seconds more.
+  // A case's own limit, counted from the adapter's `ready`. Inductor
+  // compiles each kernel to C++ and builds it with g++, TVM with LLVM:
+  // seconds more than eager.
   config.external.timeoutSeconds = compile ? 120 : 25;
-  // An adapter that measures the compiler's coverage instruments it as it
-  // imports it: 30 to 45 s more on an idle machine, paid by its first case.
-  config.external.startSeconds = compile ? 180 : 0;
+  // The start of every adapter: importing torch takes seconds on an idle
+  // machine and over 25 s on a busy one with a cold disk; one that
+  // measures the compiler's coverage instruments it as it imports it, 30
+  // to 45 s more on an idle machine. Paid once per adapter, on top of the
+  // limit of the case that starts it.
+  config.external.startSeconds = compile ? 180 : 120;
   config.external.environment.push_back(kFixedPythonHashSeed);
 }
 
@@ -127,6 +131,8 @@ void useIreeAdapter(RunConfig &config, const std::string &compiler, const std::s
   config.external.persistent = true;
   // iree-compile takes about half a second a kernel; a large one, seconds.
   config.external.timeoutSeconds = 60;
+  // Importing IREE's runtime and numpy, on top of the first case's limit.
+  config.external.startSeconds = 120;
 }
 
 std::string defaultRuntimeLibrary() {

@@ -475,6 +475,7 @@ BackendRun runExternal(const ExternalToolchain &cmd, const Case &c, const MlirKe
       r.details.clear();
     readCompilerCoverage(dir, r);
     r.executeSeconds = end.seconds;
+    r.startSeconds = end.startSeconds;
     if (end.kind != CommandEnd::Kind::Exited || end.exitCode != 0) {
       r.status = classifyEnd(end, r.message);
       // The command said it had started the compiled program: a crash

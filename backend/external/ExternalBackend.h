@@ -86,6 +86,10 @@ struct ExternalToolchain {
 /// under `npufuzz --seed N`.
 inline const std::pair<std::string, std::string> kFixedPythonHashSeed{"PYTHONHASHSEED", "0"};
 
+/// The line a persistent command may print once its start-up is done,
+/// before its first answer (PersistentCommand.h).
+inline constexpr const char *kPersistentReadyLine = "ready";
+
 /// How a command ended.
 struct CommandEnd {
   /// ProtocolError: a persistent command answered something other than
@@ -96,6 +100,9 @@ struct CommandEnd {
   int signal = 0;
   std::string stderrText;
   double seconds = 0;
+  /// How long a persistent command started for this case took to say
+  /// `ready` (PersistentCommand.h); negative: no start was measured.
+  double startSeconds = -1;
 };
 
 /// Runs `argv` with the limits of `cmd`: its own process group (killed as a

@@ -148,6 +148,7 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
   }
   pid_ = pid;
   owner_ = ::getpid();
+  saidReady_ = false;
   toChild_ = in[1];
   fromChild_ = out[0];
   argv_ = cmd.argv;
@@ -193,9 +194,13 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
     }
     done += static_cast<size_t>(n);
   }
-  // Wait for one answer line, the end of the process, or the deadline.
-  const auto deadline = began + std::chrono::seconds(cmd.timeoutSeconds +
-                                                     (startedForThisCase ? cmd.startSeconds : 0));
+  // Wait for one answer line, the end of the process, or the deadline. A
+  // process started for this case has its start allowance on top of the
+  // case's limit; once it says `ready`, the case has its limit from then on,
+  // so that however slow the start was on a busy machine, it never eats
+  // into the case's own time.
+  auto deadline = began + std::chrono::seconds(cmd.timeoutSeconds +
+                                               (startedForThisCase ? cmd.startSeconds : 0));
   std::string answer;
   bool closed = !sent;
   while (!closed) {
@@ -203,6 +208,18 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
     if (eol != std::string::npos) {
       answer = pending_.substr(0, eol);
       pending_.erase(0, eol + 1);
+      if (!saidReady_ && answer == kPersistentReadyLine) {
+        saidReady_ = true;
+        if (startedForThisCase) {
+          const auto now = Clock::now();
+          end.startSeconds = std::chrono::duration<double>(now - began).count();
+          deadline = now + std::chrono::seconds(cmd.timeoutSeconds);
+        }
+        continue;
+      }
+      // An adapter that answers without saying `ready` first is of the
+      // older protocol: its answer counts, and `ready` is no longer taken.
+      saidReady_ = true;
       break;
     }
     int waitMs = 100;

@@ -10,6 +10,14 @@
 // writing the outputs and the case's diagnostics (DIR/stderr.txt) as a
 // one-shot run would. The end of a case maps to the same verdicts.
 //
+// A command may first say `ready` on a line of its own, once its start-up
+// is done (the case loop of tools/adapters/ does, after importing its
+// compiler): how long the start took is then measured (CommandEnd::
+// startSeconds), the start is limited by the start allowance on top of the
+// case's limit, and the case's own limit counts from `ready`. A command that
+// never says it is timed as one whose start and first case share the
+// allowance and the limit.
+//
 // A command that dies mid-case, or does not answer within the time limit, ends
 // that case (crash or hang) and is started afresh for the next one; after
 // `casesPerProcess` cases it is replaced, so state it accumulates is bounded.
@@ -64,6 +72,7 @@ private:
   int toChild_ = -1, fromChild_ = -1;
   std::string stderrPath_; ///< the process's own stderr, a file
   std::string pending_;    ///< bytes read past the last answer line
+  bool saidReady_ = false; ///< the process said `ready`, or answered a case
   unsigned served_ = 0, started_ = 0;
 };
 

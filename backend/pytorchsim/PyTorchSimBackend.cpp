@@ -419,6 +419,7 @@ BackendRun runPyTorchSim(const PyTorchSimToolchain &t, const Case &c,
   } else {
     const CommandEnd end = workerPersistentCommand().run(adapterCommand(t), dir);
     r.executeSeconds = end.seconds;
+    r.startSeconds = end.startSeconds;
     std::string unread;
     if (!readFileBytes(dir + "/details.txt", r.details, unread, 1 << 20))
       r.details.clear();

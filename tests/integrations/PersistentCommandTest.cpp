@@ -161,6 +161,41 @@ TEST_F(PersistentCommandTest, TheCaseThatStartsTheCommandAlsoGetsItsStartTime) {
   EXPECT_EQ(command_.run(cmd_, caseDir("hang")).kind, CommandEnd::Kind::TimedOut);
 }
 
+// An adapter that says `ready` once started (tools/adapters/case_loop.py)
+// has its start measured, and the case that started it gets the case's whole
+// limit from then on, however long the start took.
+TEST_F(PersistentCommandTest, AReadyAdaptersStartIsMeasuredAndTheLimitCountsFromReady) {
+  std::ofstream(root_ / "ready.sh") << "sleep 3\necho ready\n" << kAdapter;
+  cmd_.argv = {"/bin/sh", (root_ / "ready.sh").string()};
+  // The start alone outlasts the case's limit.
+  cmd_.timeoutSeconds = 2;
+  cmd_.startSeconds = 60;
+  const CommandEnd first = command_.run(cmd_, caseDir("ok"));
+  EXPECT_EQ(first.kind, CommandEnd::Kind::Exited) << first.stderrText;
+  EXPECT_EQ(first.exitCode, 0);
+  EXPECT_GE(first.startSeconds, 2.9);
+  EXPECT_GE(first.seconds, first.startSeconds);
+  // A running adapter's cases start nothing; `ready` is not an answer.
+  const CommandEnd second = command_.run(cmd_, caseDir("ok"));
+  EXPECT_EQ(second.kind, CommandEnd::Kind::Exited) << second.stderrText;
+  EXPECT_LT(second.startSeconds, 0);
+  EXPECT_EQ(command_.started(), 1u);
+  EXPECT_EQ(command_.run(cmd_, caseDir("hang")).kind, CommandEnd::Kind::TimedOut);
+}
+
+// A start that never ends is ended at its allowance on top of the limit,
+// with no start measured.
+TEST_F(PersistentCommandTest, AStartThatNeverSaysReadyIsTimedOut) {
+  std::ofstream(root_ / "stuck.sh") << "sleep 100\necho ready\n" << kAdapter;
+  cmd_.argv = {"/bin/sh", (root_ / "stuck.sh").string()};
+  cmd_.timeoutSeconds = 1;
+  cmd_.startSeconds = 1;
+  const CommandEnd end = command_.run(cmd_, caseDir("ok"));
+  EXPECT_EQ(end.kind, CommandEnd::Kind::TimedOut);
+  EXPECT_LT(end.startSeconds, 0);
+  EXPECT_GE(end.seconds, 2.0);
+}
+
 TEST_F(PersistentCommandTest, AnAnswerOutOfProtocolOrAnExitIsAFailure) {
   CommandEnd end = command_.run(cmd_, caseDir("garbage"));
   EXPECT_EQ(end.kind, CommandEnd::Kind::ProtocolError);

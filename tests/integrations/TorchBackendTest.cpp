@@ -103,6 +103,27 @@ TEST(TorchBackend, OneAdapterProcessServesManyCases) {
   EXPECT_EQ(workerPersistentCommand().started(), before + 1);
 }
 
+// Eager torch's import outlasted a case's limit on a busy machine and was
+// filed as a hang. Here the import is made slower than the limit by a sleep
+// planted in the adapter's interpreter (a sitecustomize on its path): the
+// start is on top of the limit, measured, and the case is ok.
+TEST(TorchBackend, AnImportSlowerThanTheLimitIsMeasuredAndNoHang) {
+  MlirJit jit;
+  RunConfig config = torch();
+  const std::filesystem::path site = std::filesystem::temp_directory_path() /
+                                     ("npufuzz-slow-import-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(site);
+  std::ofstream(site / "sitecustomize.py") << "import time\ntime.sleep(12)\n";
+  config.external.timeoutSeconds = 10;
+  config.external.environment.push_back({"PYTHONPATH", site.string()});
+  workerPersistentCommand().stop();
+  const TaskResult r = runCaseTask(parseOrFail(kTies), jit, config);
+  workerPersistentCommand().stop();
+  std::filesystem::remove_all(site);
+  EXPECT_EQ(r.verdict, VerdictKind::Ok) << r.summary << "\n" << r.message;
+  EXPECT_GE(r.startSeconds, 12.0);
+}
+
 // --backend inductor: the same programs with their kernel under
 // torch.compile(fullgraph=True, dynamic=False), compiled by Inductor to C++.
 RunConfig inductor() {

@@ -15,10 +15,21 @@ def answers_channel():
     return answers
 
 
-def serve(answers, run_one, name, expected_errors=(OSError,)):
+def say_ready(answers):
+    """Tells npufuzz the adapter's start-up is done: it measures the start
+    up to here, and the case's own time limit counts from here, so that a
+    slow start on a busy machine is never taken for a hanging case."""
+    answers.write("ready\n")
+
+
+def serve(answers, run_one, name, expected_errors=(OSError,), ready=True):
     """Runs `run_one(case_dir)` for each directory read; an error of
     `expected_errors` (the case directory, not the program) answers
-    ENVIRONMENT, which is npufuzz's environment, never a finding."""
+    ENVIRONMENT, which is npufuzz's environment, never a finding. With
+    `ready`, says so first (the adapter has imported its compiler); an
+    adapter that sets up in its first case says it itself."""
+    if ready:
+        say_ready(answers)
     process_stderr = os.dup(2)
     for line in sys.stdin:
         case_dir = line.rstrip("\n")

@@ -164,6 +164,7 @@ class Session:
         self.asks = []     # what Inductor asked of each DMA since the last kernel defined
         self.kernel_asks = {}  # kernel source -> the asks of its DMAs
         self.device = None
+        self.answers = None  # where it says ready, once set up (main)
         self._own_modules = None
         # PyTorchSim's code generation, when a campaign asks for its
         # coverage: set up before the first case imports it.
@@ -384,6 +385,9 @@ class Session:
             open(marker, "w").close()
             try:
                 self.set_up()
+                # The start ends here: the case's own limit counts from now.
+                if self.answers:
+                    case_loop.say_ready(self.answers)
             except Exception as e:
                 said = str(e).strip().splitlines()
                 with open(os.path.join(case_dir, "stderr.txt"), "w") as f:
@@ -531,8 +535,9 @@ def main():
         # ends the setup is told apart from one that ends a case.
         # The case directory's files, as the other adapters: npufuzz's
         # environment, never a finding.
+        session.answers = answers
         return case_loop.serve(answers, session.answer, "pytorchsim",
-                               (OSError, KeyError, ValueError, SyntaxError))
+                               (OSError, KeyError, ValueError, SyntaxError), ready=False)
     finally:
         shutil.rmtree(session.scratch, ignore_errors=True)
 

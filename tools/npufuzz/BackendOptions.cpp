@@ -152,6 +152,9 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
     config.external.persistent = true;
+    // Its start (an interpreter importing a compiler) is paid once, on top
+    // of the limit of the case that starts it.
+    config.external.startSeconds = 120;
   }
   if (config.backend != BackendKind::MlirTools && (!opt.empty() || !runner.empty())) {
     fail("--opt and --runner are for --backend mlir-tools");
@@ -338,9 +341,11 @@ std::vector<std::string> BackendOptions::reproFlags() const {
 double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
   if (timeout.getNumOccurrences())
     return timeout;
-  // The command's own limit, and room for the worker to see it end.
-  if (config.backend == BackendKind::Inductor || config.backend == BackendKind::Iree ||
-      config.backend == BackendKind::Tvm)
+  // The command's own limit with its start, and room for the worker to
+  // see it end.
+  if (config.backend == BackendKind::Torch || config.backend == BackendKind::Inductor ||
+      config.backend == BackendKind::Iree || config.backend == BackendKind::Tvm ||
+      (config.backend == BackendKind::External && config.external.persistent))
     return std::max<double>(timeout,
                             config.external.timeoutSeconds + config.external.startSeconds + 30.0);
   // simpler builds a kernel per task and the orchestration for each case.
