@@ -62,6 +62,12 @@ protected:
     ss << in.rdbuf();
     return ss.str();
   }
+  /// Runs the adapter behind `startUp`, shell lines run before it serves
+  /// (a slow start, a `ready`), as the command.
+  void startWith(const std::string &name, const std::string &startUp) {
+    std::ofstream(root_ / name) << startUp << kAdapter;
+    cmd_.argv = {"/bin/sh", (root_ / name).string()};
+  }
   /// Runs an `ok` case and returns the pid of the process that served it.
   std::string servedBy() {
     const std::string d = caseDir("ok");
@@ -148,8 +154,7 @@ TEST_F(PersistentCommandTest, AHangIsTimedOutAndTheProcessReplaced) {
 // instrumenting its compiler) is given startSeconds more for the case that
 // starts it, and only for that one.
 TEST_F(PersistentCommandTest, TheCaseThatStartsTheCommandAlsoGetsItsStartTime) {
-  std::ofstream(root_ / "slow.sh") << "sleep 2\n" << kAdapter;
-  cmd_.argv = {"/bin/sh", (root_ / "slow.sh").string()};
+  startWith("slow.sh", "sleep 2\n");
   // The start alone outlasts the case's limit: without start time, the
   // first case is timed out whatever the machine's load.
   cmd_.timeoutSeconds = 1;
@@ -165,8 +170,7 @@ TEST_F(PersistentCommandTest, TheCaseThatStartsTheCommandAlsoGetsItsStartTime) {
 // has its start measured, and the case that started it gets the case's whole
 // limit from then on, however long the start took.
 TEST_F(PersistentCommandTest, AReadyAdaptersStartIsMeasuredAndTheLimitCountsFromReady) {
-  std::ofstream(root_ / "ready.sh") << "sleep 3\necho ready\n" << kAdapter;
-  cmd_.argv = {"/bin/sh", (root_ / "ready.sh").string()};
+  startWith("ready.sh", "sleep 3\necho ready\n");
   // The start alone outlasts the case's limit.
   cmd_.timeoutSeconds = 2;
   cmd_.startSeconds = 60;
@@ -186,8 +190,7 @@ TEST_F(PersistentCommandTest, AReadyAdaptersStartIsMeasuredAndTheLimitCountsFrom
 // A start that never ends is ended at its allowance on top of the limit,
 // with no start measured.
 TEST_F(PersistentCommandTest, AStartThatNeverSaysReadyIsTimedOut) {
-  std::ofstream(root_ / "stuck.sh") << "sleep 100\necho ready\n" << kAdapter;
-  cmd_.argv = {"/bin/sh", (root_ / "stuck.sh").string()};
+  startWith("stuck.sh", "sleep 100\necho ready\n");
   cmd_.timeoutSeconds = 1;
   cmd_.startSeconds = 1;
   const CommandEnd end = command_.run(cmd_, caseDir("ok"));
