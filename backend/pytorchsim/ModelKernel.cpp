@@ -2,6 +2,7 @@
 #include "backend/pytorchsim/ModelKernel.h"
 
 #include "backend/pytorchsim/LanePlacement.h"
+#include "backend/pytorchsim/RiscvArithmetic.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -13,7 +14,6 @@
 
 #include "llvm/Support/raw_ostream.h"
 
-#include <cmath>
 #include <map>
 #include <set>
 
@@ -160,63 +160,9 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
     add.erase();
   }
 
-  // RISC-V's float-to-int conversions (fcvt.w[u].s, vfcvt.rtz.x[u].f.v)
-  // saturate, NaN to the maximum; LLVM leaves an out-of-range fptosi or
-  // fptoui poison, which the host would turn into its own answer.
-  std::vector<mlir::Operation *> converts;
-  kernel.walk([&](mlir::Operation *op) {
-    if (llvm::isa<mlir::arith::FPToSIOp, mlir::arith::FPToUIOp>(op))
-      converts.push_back(op);
-  });
-  for (mlir::Operation *op : converts) {
-    const bool isSigned = llvm::isa<mlir::arith::FPToSIOp>(op);
-    const mlir::Value x = op->getOperand(0);
-    const mlir::Type type = op->getResult(0).getType();
-    const unsigned width = mlir::getElementTypeOrSelf(type).getIntOrFloatBitWidth();
-    auto source = llvm::cast<mlir::FloatType>(mlir::getElementTypeOrSelf(x.getType()));
-    if (width != 32 && width != 64) {
-      out.notRunnable = "a conversion of a float to i" + std::to_string(width) +
-                        ": how the fork's RISC-V code narrows an out-of-range value is not "
-                        "established";
-      return;
-    }
-    b.setInsertionPoint(op);
-    const mlir::Location loc = op->getLoc();
-    auto splat = [&](mlir::Value scalar, mlir::Type like) -> mlir::Value {
-      auto shaped = llvm::dyn_cast<mlir::VectorType>(like);
-      return shaped
-                 ? mlir::vector::BroadcastOp::create(b, loc, shaped.clone(scalar.getType()), scalar)
-                       .getResult()
-                 : scalar;
-    };
-    auto real = [&](double v) {
-      llvm::APFloat f(v);
-      bool lost = false;
-      f.convert(source.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
-      return splat(mlir::arith::ConstantOp::create(b, loc, b.getFloatAttr(source, f)), type);
-    };
-    auto integer = [&](const llvm::APInt &v) {
-      const mlir::Type e = mlir::getElementTypeOrSelf(type);
-      return splat(mlir::arith::ConstantOp::create(b, loc, b.getIntegerAttr(e, v)), type);
-    };
-    const double top = isSigned ? std::ldexp(1.0, width - 1) : std::ldexp(1.0, width);
-    const double bottom = isSigned ? -std::ldexp(1.0, width - 1) : 0.0;
-    using P = mlir::arith::CmpFPredicate;
-    mlir::Value nan = mlir::arith::CmpFOp::create(b, loc, P::UNO, x, x);
-    mlir::Value high = mlir::arith::CmpFOp::create(b, loc, P::OGE, x, real(top));
-    mlir::Value low = mlir::arith::CmpFOp::create(b, loc, P::OLT, x, real(bottom));
-    mlir::Value converted = isSigned ? mlir::arith::FPToSIOp::create(b, loc, type, x).getResult()
-                                     : mlir::arith::FPToUIOp::create(b, loc, type, x).getResult();
-    const llvm::APInt max =
-        isSigned ? llvm::APInt::getSignedMaxValue(width) : llvm::APInt::getMaxValue(width);
-    const llvm::APInt min =
-        isSigned ? llvm::APInt::getSignedMinValue(width) : llvm::APInt::getZero(width);
-    mlir::Value r = mlir::arith::SelectOp::create(b, loc, low, integer(min), converted);
-    r = mlir::arith::SelectOp::create(b, loc, mlir::arith::OrIOp::create(b, loc, high, nan),
-                                      integer(max), r);
-    op->getResult(0).replaceAllUsesWith(r);
-    op->erase();
-  }
+  // Where LLVM leaves a result open, RISC-V's (RiscvArithmetic.h).
+  if (!computeAsRiscv(kernel, out.notRunnable))
+    return;
 
   // Each dma_start a call of the engine.
   b.setInsertionPointToStart(module.getBody());

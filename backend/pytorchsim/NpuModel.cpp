@@ -8,8 +8,16 @@
 #include "ir/DType.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <memory>
+#include <new>
+
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace npufuzz {
 
@@ -61,6 +69,95 @@ void copyIn(std::vector<uint8_t> &storage, int64_t offset, const uint8_t *from, 
   const int64_t last = std::min<int64_t>(offset + n, static_cast<int64_t>(storage.size()));
   if (first < last)
     std::memcpy(storage.data() + first, from + (first - offset), static_cast<size_t>(last - first));
+}
+
+/// What a child that ran the model leaves its parent: how it ended, and
+/// the written arguments' bytes after it.
+struct SharedResult {
+  int ended = 0; // 1 once the child wrote everything below
+  int ok = 0;
+  char why[1024] = {};
+};
+
+/// The model's CPU time for one call: a kernel of the small tiles npufuzz
+/// generates runs in milliseconds; one that has not ended in this much
+/// CPU time (not wall time, which a busy machine stretches) loops.
+constexpr rlim_t kModelCpuSeconds = 120;
+
+/// Runs `kd` on `buffers` in a child process and copies back the written
+/// ones. A kernel the model runs is npufuzz's to run: a fault of its run
+/// (a signal, a loop) must not take the worker down or be read as the
+/// compiler's crash; it leaves the values uncomputed with its reason.
+bool runInChild(const KernelDmas &kd, std::vector<TensorData> &buffers,
+                const std::vector<bool> &written, std::string &why) {
+  size_t bytes = sizeof(SharedResult);
+  for (size_t a = 0; a < buffers.size(); ++a)
+    if (written[a])
+      bytes += buffers[a].bytes.size();
+  void *shared = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (shared == MAP_FAILED) {
+    why = std::string("the model has no shared memory for its run: ") + std::strerror(errno);
+    return false;
+  }
+  auto *result = new (shared) SharedResult();
+  (void)jit(); // made once, here: each child starts from it
+  uint8_t *area = static_cast<uint8_t *>(shared) + sizeof(SharedResult);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    struct rlimit cpu = {kModelCpuSeconds, kModelCpuSeconds};
+    ::setrlimit(RLIMIT_CPU, &cpu);
+    PyTorchSimDmaEngine engine;
+    engineOf(kd, engine);
+    JitOptions options;
+    options.locateFailingPass = false;
+    bindPyTorchSimDmaEngine(&engine);
+    BackendRun r = jit().execute(kd.runnable, loweringTail(), "npufuzz_lanes", buffers, options);
+    bindPyTorchSimDmaEngine(nullptr);
+    std::string said;
+    if (!r.ok())
+      said = "the model's run " + std::string(statusName(r.status)) + ": " +
+             r.message.substr(0, r.message.find('\n'));
+    else if (!engine.fault.empty())
+      said = "the model's DMA engine: " + engine.fault;
+    else
+      for (size_t a = 0, at = 0; a < buffers.size(); ++a)
+        if (written[a]) {
+          std::memcpy(area + at, r.outputs[a].data(), buffers[a].bytes.size());
+          at += buffers[a].bytes.size();
+        }
+    std::strncpy(result->why, said.c_str(), sizeof(result->why) - 1);
+    result->ok = said.empty();
+    result->ended = 1;
+    ::_exit(0);
+  }
+  bool ok = false;
+  if (child < 0) {
+    why = std::string("the model cannot start a process for its run: ") + std::strerror(errno);
+  } else {
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+      why = "the model's run took more than " + std::to_string(kModelCpuSeconds) +
+            " s of CPU time (npufuzz's model, not the compiler)";
+    else if (WIFSIGNALED(status))
+      why = "the model's run died of signal " + std::to_string(WTERMSIG(status)) + " (" +
+            ::strsignal(WTERMSIG(status)) + "): npufuzz's model, not the compiler";
+    else if (!result->ended)
+      why = "the model's run ended without its result";
+    else if (!result->ok)
+      why = result->why;
+    else {
+      ok = true;
+      for (size_t a = 0, at = 0; a < buffers.size(); ++a)
+        if (written[a]) {
+          std::memcpy(buffers[a].data(), area + at, buffers[a].bytes.size());
+          at += buffers[a].bytes.size();
+        }
+    }
+  }
+  ::munmap(shared, bytes);
+  return ok;
 }
 
 } // namespace
@@ -116,26 +213,14 @@ bool runOnNpuModel(const std::vector<KernelDmas> &kernels, const std::vector<std
               bytes);
       buffers.push_back(std::move(t));
     }
-    PyTorchSimDmaEngine engine;
-    engineOf(kd, engine);
-    JitOptions options;
-    options.locateFailingPass = false;
-    bindPyTorchSimDmaEngine(&engine);
-    BackendRun r = jit().execute(kd.runnable, loweringTail(), "npufuzz_lanes", buffers, options);
-    bindPyTorchSimDmaEngine(nullptr);
-    if (!r.ok()) {
-      why = file + ": the model's run " + std::string(statusName(r.status)) + ": " +
-            r.message.substr(0, r.message.find('\n'));
-      return false;
-    }
-    if (!engine.fault.empty()) {
-      why = file + ": the model's DMA engine: " + engine.fault;
+    if (!runInChild(kd, buffers, written, why)) {
+      why = file + ": " + why;
       return false;
     }
     for (size_t a = 0; a < kd.arguments.size(); ++a)
       if (written[a])
-        copyIn(storages[call.arguments[a].storage], call.arguments[a].byteOffset,
-               r.outputs[a].data(), static_cast<int64_t>(r.outputs[a].bytes.size()));
+        copyIn(storages[call.arguments[a].storage], call.arguments[a].byteOffset, buffers[a].data(),
+               static_cast<int64_t>(buffers[a].bytes.size()));
   }
   return true;
 }

@@ -47,6 +47,27 @@ float at(const TensorData &t, int64_t i) {
   return v;
 }
 
+/// A copy of the recorded broadcast add (`bcast`) in a directory `name`
+/// with its `%tmp2 = arith.addf ...` line replaced by `replacement` and
+/// `declarations` put before the kernel; empty when the add is not there.
+std::string plantedInBroadcastAdd(const std::string &name, const std::string &replacement,
+                                  const std::string &declarations = "") {
+  std::string kernel, json, error;
+  EXPECT_TRUE(readFileBytes(recorded("bcast") + "/kernel0.mlir", kernel, error, 1 << 20));
+  EXPECT_TRUE(readFileBytes(recorded("bcast") + "/pytorchsim.json", json, error, 1 << 20));
+  const std::string add = "%tmp2 = arith.addf %tmp0, %tmp1 : vector<16xf32>";
+  const size_t sum = kernel.find(add);
+  EXPECT_NE(sum, std::string::npos);
+  if (sum == std::string::npos)
+    return "";
+  kernel.replace(sum, add.size(), replacement);
+  const fs::path dir = fs::path(::testing::TempDir()) / name;
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernel0.mlir") << declarations << kernel;
+  std::ofstream(dir / "pytorchsim.json") << json;
+  return dir.string();
+}
+
 /// The recorded run of `dir` with `inputs`, its values from the model.
 BackendRun modelled(const std::string &dir, const std::vector<TensorData> &inputs,
                     const std::vector<TensorType> &outputs) {
@@ -128,18 +149,11 @@ TEST(PyTorchSimModel, TheForksWrongFloorModMapGivesWrongValuesWhereItsSlotsAreWr
 TEST(PyTorchSimModel, AWrongComputeOpPlantedInARecordedKernelIsAWrongValue) {
   // The broadcast add with its addf made a subf: every DMA still moves
   // what Inductor asked for, so only the values can show it.
-  std::string kernel, json, error;
-  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/kernel0.mlir", kernel, error, 1 << 20));
-  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/pytorchsim.json", json, error, 1 << 20));
-  const size_t add = kernel.find("arith.addf");
-  ASSERT_NE(add, std::string::npos);
-  kernel.replace(add, 10, "arith.subf");
-  const fs::path dir = fs::path(::testing::TempDir()) / "pytorchsim-planted-subf";
-  fs::create_directories(dir);
-  std::ofstream(dir / "kernel0.mlir") << kernel;
-  std::ofstream(dir / "pytorchsim.json") << json;
+  const std::string dir = plantedInBroadcastAdd("pytorchsim-planted-subf",
+                                                "%tmp2 = arith.subf %tmp0, %tmp1 : vector<16xf32>");
+  ASSERT_FALSE(dir.empty());
   const std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
-  const BackendRun run = modelled(dir.string(), in, {{DType::F32, {16, 16}, std::nullopt}});
+  const BackendRun run = modelled(dir, in, {{DType::F32, {16, 16}, std::nullopt}});
   ASSERT_EQ(run.outputs.size(), 1u);
   int64_t wrong = 0;
   for (int64_t r = 0; r < 16; ++r)
@@ -152,31 +166,78 @@ TEST(PyTorchSimModel, AFloatConvertedToAnIntSaturatesAsRiscVsConversionsDo) {
   // The broadcast add's sum through i32 and back (fptosi, sitofp): RISC-V's
   // vfcvt.rtz.x.f.v saturates and takes NaN to the maximum, where the host
   // would give INT_MIN.
-  std::string kernel, json, error;
-  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/kernel0.mlir", kernel, error, 1 << 20));
-  ASSERT_TRUE(readFileBytes(recorded("bcast") + "/pytorchsim.json", json, error, 1 << 20));
-  const std::string add = "%tmp2 = arith.addf %tmp0, %tmp1 : vector<16xf32>";
-  const size_t sum = kernel.find(add);
-  ASSERT_NE(sum, std::string::npos);
-  kernel.replace(sum, add.size(),
-                 "%tmp2s = arith.addf %tmp0, %tmp1 : vector<16xf32>\n"
-                 "                %tmp2i = arith.fptosi %tmp2s : vector<16xf32> to vector<16xi32>\n"
-                 "                %tmp2 = arith.sitofp %tmp2i : vector<16xi32> to vector<16xf32>");
-  const fs::path dir = fs::path(::testing::TempDir()) / "pytorchsim-saturating-cast";
-  fs::create_directories(dir);
-  std::ofstream(dir / "kernel0.mlir") << kernel;
-  std::ofstream(dir / "pytorchsim.json") << json;
+  const std::string replacement =
+      ("%tmp2s = arith.addf %tmp0, %tmp1 : vector<16xf32>\n"
+       "                %tmp2i = arith.fptosi %tmp2s : vector<16xf32> to vector<16xi32>\n"
+       "                %tmp2 = arith.sitofp %tmp2i : vector<16xi32> to vector<16xf32>");
+  const std::string dir = plantedInBroadcastAdd("pytorchsim-saturating-cast", replacement);
+  ASSERT_FALSE(dir.empty());
   std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
   const float big = 3e9f, nan = std::nanf(""), low = -3e9f;
   std::memcpy(in[0].bytes.data() + 0 * 4, &big, 4);
   std::memcpy(in[0].bytes.data() + 1 * 4, &nan, 4);
   std::memcpy(in[0].bytes.data() + 2 * 4, &low, 4);
-  const BackendRun run = modelled(dir.string(), in, {{DType::F32, {16, 16}, std::nullopt}});
+  const BackendRun run = modelled(dir, in, {{DType::F32, {16, 16}, std::nullopt}});
   ASSERT_EQ(run.outputs.size(), 1u);
   EXPECT_EQ(at(run.outputs[0], 0), 2147483648.0f);
   EXPECT_EQ(at(run.outputs[0], 1), 2147483648.0f);
   EXPECT_EQ(at(run.outputs[0], 2), -2147483648.0f);
   EXPECT_EQ(at(run.outputs[0], 3), std::trunc(at(in[0], 3) + at(in[1], 0)));
+}
+
+TEST(PyTorchSimModel, AnIntegerDivisionNeverTrapsAndGivesRiscVsResults) {
+  // floor(x / y) + rem(x, y) / 2 over ints: the host's idiv traps on a zero
+  // divisor and on INT_MIN / -1, where RISC-V's div gives -1 and INT_MIN
+  // and its rem the dividend and 0.
+  const std::string v = " : vector<16xi32>";
+  const std::string replacement = ("%a = arith.fptosi %tmp0 : vector<16xf32> to vector<16xi32>\n"
+                                   "%b = arith.fptosi %tmp1 : vector<16xf32> to vector<16xi32>\n"
+                                   "%q = arith.floordivsi %a, %b" +
+                                   v +
+                                   "\n"
+                                   "%r = arith.remsi %a, %b" +
+                                   v +
+                                   "\n"
+                                   "%qf = arith.sitofp %q : vector<16xi32> to vector<16xf32>\n"
+                                   "%rf = arith.sitofp %r : vector<16xi32> to vector<16xf32>\n"
+                                   "%half = arith.constant dense<0.5> : vector<16xf32>\n"
+                                   "%rh = arith.mulf %rf, %half : vector<16xf32>\n"
+                                   "%tmp2 = arith.addf %qf, %rh : vector<16xf32>");
+  const std::string dir = plantedInBroadcastAdd("pytorchsim-riscv-division", replacement);
+  ASSERT_FALSE(dir.empty());
+  std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
+  auto set = [](TensorData &t, int64_t i, float v) { std::memcpy(t.bytes.data() + i * 4, &v, 4); };
+  set(in[0], 0, -3e9f); // saturates to INT_MIN
+  set(in[1], 0, -1.0f);
+  set(in[0], 16, 5.0f);
+  set(in[1], 1, 0.0f);
+  set(in[0], 32, 7.0f);
+  set(in[0], 33, -7.0f);
+  set(in[1], 2, 2.0f);
+  const BackendRun run = modelled(dir, in, {{DType::F32, {16, 16}, std::nullopt}});
+  ASSERT_EQ(run.outputs.size(), 1u);
+  EXPECT_EQ(at(run.outputs[0], 0), -2147483648.0f); // INT_MIN / -1: INT_MIN, rem 0
+  EXPECT_EQ(at(run.outputs[0], 16), 1.5f);          // 5 / 0: -1, rem 5
+  EXPECT_EQ(at(run.outputs[0], 32), 3.5f);          // 7 / 2: 3, rem 1
+  EXPECT_EQ(at(run.outputs[0], 33), -4.5f);         // -7 / 2: floor -4, rem -1
+}
+
+TEST(PyTorchSimModel, AModelRunThatDiesLeavesTheValuesUncomputedAndTheProcessAlive) {
+  // The broadcast add with a call of abort() planted in its compute loop:
+  // the model's run dies of SIGABRT in its own process; this one goes on.
+  const std::string replacement =
+      ("func.call @abort() : () -> ()\n%tmp2 = arith.addf %tmp0, %tmp1 : vector<16xf32>");
+  const std::string dir =
+      plantedInBroadcastAdd("pytorchsim-model-dies", replacement, "func.func private @abort()\n");
+  ASSERT_FALSE(dir.empty());
+  const std::vector<TensorData> in = {input({16, 16}), input({16, 1})};
+  const std::vector<TensorType> out = {{DType::F32, {16, 16}, std::nullopt}};
+  BackendRun run;
+  std::string error;
+  ASSERT_TRUE(readPyTorchSimRun(dir, run, error, &in, &out)) << error;
+  EXPECT_TRUE(run.ok()) << run.message;
+  EXPECT_FALSE(run.valuesComputed);
+  EXPECT_NE(run.valuesWhyNot.find("died of signal 6"), std::string::npos) << run.valuesWhyNot;
 }
 
 TEST(PyTorchSimModel, ATemplatesSystolicArrayIsNotRunAndSaysWhy) {
