@@ -36,6 +36,9 @@ ExternalToolchain adapterCommand(const PyTorchSimToolchain &t) {
   // torch with its CUDA libraries maps far more than it touches.
   cmd.addressSpaceBytes = 0;
   cmd.environment.push_back(kFixedPythonHashSeed);
+  // Master v1.1.0's torch_openreg, which `import torch` loads, reads the
+  // checkout from it (and fails without it).
+  cmd.environment.push_back({"TORCHSIM_DIR", t.checkout});
   return cmd;
 }
 

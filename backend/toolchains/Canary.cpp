@@ -157,6 +157,20 @@ void torchCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
                "torch and numpy", "torch", 120, r);
 }
 
+/// The Python PyTorchSim runs in: its torch, as any torch's (the
+/// checkout's canary case runs the rest). Without device autoloading: on
+/// master v1.1.0's line, `import torch` loads PyTorchSim's torch_openreg,
+/// which fails unless TORCHSIM_DIR names a checkout, and this canary has
+/// none (the adapter sets it).
+void pytorchsimPythonCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  pythonCanary(s, python,
+               "import os\n"
+               "os.environ['TORCH_DEVICE_BACKEND_AUTOLOAD'] = '0'\n"
+               "import numpy, torch\n"
+               "print('torch', torch.__version__, 'numpy', numpy.__version__)",
+               "torch and numpy", "torch", 120, r);
+}
+
 /// TVM as --backend tvm drives it: its Relax frontend for torch's exported
 /// programs imports, beside torch.
 void tvmCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
@@ -231,17 +245,30 @@ void simplerCanary(const Scratch &s, const std::string &python, CanaryResult &r)
                "simpler with its a2a3sim runtime", "simpler", 120, r);
 }
 
-/// A PyTorchSim checkout: its frontend's code generation is there; its
-/// version is its commit and where it was cloned from (a fork's name).
+/// A PyTorchSim checkout: its frontend's code generation is there, with
+/// the `npu` device of one of the two lines the adapter drives
+/// (tools/adapters/pytorchsim_releases.py); its version is that line, its
+/// commit and where it was cloned from (a fork's name).
 void pytorchsimCanary(const Scratch &s, const std::string &dir, CanaryResult &r) {
   std::error_code ec;
   for (const char *file : {"PyTorchSimFrontend/extension_codecache.py",
-                           "PyTorchSimFrontend/mlir/mlir_codegen_backend.py",
-                           "Scheduler/scheduler.py", "PyTorchSimFrontend/extension_device.cpp"})
+                           "PyTorchSimFrontend/mlir/mlir_codegen_backend.py"})
     if (!fs::is_regular_file(fs::path(dir) / file, ec)) {
       r.error = std::string("no ") + file + " under " + dir;
       return;
     }
+  const char *line = nullptr;
+  if (fs::is_regular_file(fs::path(dir) / "PyTorchSimDevice/torch_openreg/__init__.py", ec))
+    line = "the openreg device (master v1.1.0's line, torch 2.8)";
+  else if (fs::is_regular_file(fs::path(dir) / "PyTorchSimFrontend/extension_device.cpp", ec) &&
+           fs::is_regular_file(fs::path(dir) / "Scheduler/scheduler.py", ec))
+    line = "the C++ extension device (the torch 2.2 line)";
+  if (!line) {
+    r.error = "neither PyTorchSimDevice/torch_openreg (master v1.1.0) nor "
+              "PyTorchSimFrontend/extension_device.cpp (the torch 2.2 line) under " +
+              dir;
+    return;
+  }
   const Probe commit = probe(s, {"git", "-C", dir, "rev-parse", "--short=12", "HEAD"});
   const Probe origin = probe(s, {"git", "-C", dir, "config", "--get", "remote.origin.url"});
   // An archive's tree has no commit: say so, and how to get one, since the
@@ -251,6 +278,7 @@ void pytorchsimCanary(const Scratch &s, const std::string &dir, CanaryResult &r)
                                                          "name: clone it with git to have one)"));
   if (origin.ok() && !firstLine(origin.out).empty())
     r.version += " from " + firstLine(origin.out);
+  r.version += std::string(", ") + line;
   r.passed = true;
 }
 
@@ -330,8 +358,7 @@ CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
     case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
     case ToolchainKind::Simpler: simplerCanary(scratch, path, r); break;
     case ToolchainKind::PyTorchSim: pytorchsimCanary(scratch, path, r); break;
-    // Its torch, as any torch's: the checkout's canary case runs the rest.
-    case ToolchainKind::PyTorchSimPython: torchCanary(scratch, path, r); break;
+    case ToolchainKind::PyTorchSimPython: pytorchsimPythonCanary(scratch, path, r); break;
     }
   }
   if (!r.passed)

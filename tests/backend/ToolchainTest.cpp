@@ -207,6 +207,7 @@ TEST_F(Toolchains, APyTorchSimCheckoutIsToldByItsFrontend) {
             std::string::npos)
       << error;
   EXPECT_NE(error.find("docs/toolchains.md#pytorchsim"), std::string::npos) << error;
+  // The torch 2.2 line: its C++ extension device and scheduler.
   for (const char *file : {"PyTorchSimFrontend/extension_codecache.py",
                            "PyTorchSimFrontend/mlir/mlir_codegen_backend.py",
                            "Scheduler/scheduler.py", "PyTorchSimFrontend/extension_device.cpp"}) {
@@ -218,7 +219,19 @@ TEST_F(Toolchains, APyTorchSimCheckoutIsToldByItsFrontend) {
   const CanaryResult r = runCanary(ToolchainKind::PyTorchSim, found.path);
   EXPECT_TRUE(r.passed) << r.error;
   EXPECT_EQ(r.version, "PyTorchSim (not a git checkout, so no commit to name: clone it with git to "
-                       "have one)");
+                       "have one), the C++ extension device (the torch 2.2 line)");
+  // Master v1.1.0's line: its torch_openreg device, told from the same
+  // frontend without the torch 2.2 line's files.
+  std::filesystem::remove(dir + "/PyTorchSimFrontend/extension_device.cpp");
+  std::filesystem::remove_all(dir + "/Scheduler");
+  EXPECT_FALSE(runCanary(ToolchainKind::PyTorchSim, dir).passed);
+  std::filesystem::create_directories(dir + "/PyTorchSimDevice/torch_openreg");
+  std::ofstream(dir + "/PyTorchSimDevice/torch_openreg/__init__.py") << "# recorded\n";
+  const CanaryResult v110 = runCanary(ToolchainKind::PyTorchSim, dir);
+  EXPECT_TRUE(v110.passed) << v110.error;
+  EXPECT_NE(v110.version.find("the openreg device (master v1.1.0's line, torch 2.8)"),
+            std::string::npos)
+      << v110.version;
   // Debian's Python has no torch: not PyTorchSim's Python.
   const CanaryResult python = runCanary(ToolchainKind::PyTorchSimPython, "/usr/bin/python3");
   EXPECT_FALSE(python.passed);

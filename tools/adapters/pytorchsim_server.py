@@ -43,6 +43,7 @@ import traceback
 
 import case_loop
 import compiler_coverage
+from pytorchsim_releases import release_of
 # Inductor's wrappers around the exception a compiler raised, as torch's
 # adapter unwraps them; numbers dropped from what signs a failure.
 from torch_server import _root_cause, _without_numbers
@@ -61,48 +62,6 @@ _STAND_IN = "#!/bin/sh\nexit 0\n"
 # (building the npu extension) is npufuzz's environment, not the case's
 # (PyTorchSimBackend.cpp reads it).
 SETTING_UP = "setting-up"
-
-
-class _extension_directory:
-    """PyTorchSim's `npu` extension built in a directory of this checkout's
-    and this Python's own, under npufuzz's cache, with a stale build lock
-    told from a live build.
-
-    torch builds an extension in TORCH_EXTENSIONS_DIR/NAME (by default one
-    directory for every checkout on the machine) under a lock file it
-    creates and removes itself; a build killed by a case's limit leaves the
-    file, and every later build waits on it forever. Here each adapter takes
-    an exclusive flock on the directory's `npufuzz.lock` for the whole
-    setup: the kernel drops it when the holder dies, so an adapter that
-    waits on it waits on a live build (slow, not stale), and one that holds
-    it knows that no build is running, and that a torch lock file left
-    there is stale, and removes it."""
-
-    def __init__(self, checkout):
-        import hashlib
-        cache = os.environ.get("NPUFUZZ_CACHE") or os.path.join(
-            os.path.expanduser("~"), ".cache", "npufuzz")
-        key = hashlib.sha256(("%s\n%s" % (checkout, os.path.realpath(sys.executable)))
-                             .encode()).hexdigest()[:16]
-        self.root = os.path.join(cache, "pytorchsim-extensions", key)
-        self.guard = None
-
-    def __enter__(self):
-        import fcntl
-        os.makedirs(self.root, exist_ok=True)
-        os.environ["TORCH_EXTENSIONS_DIR"] = self.root
-        self.guard = open(os.path.join(self.root, "npufuzz.lock"), "w")
-        fcntl.flock(self.guard, fcntl.LOCK_EX)
-        try:
-            os.remove(os.path.join(self.root, "npu", "lock"))
-            sys.stderr.write("npufuzz pytorchsim adapter: removed the lock a killed build of "
-                             "the npu extension left in %s\n" % self.root)
-        except FileNotFoundError:
-            pass
-        return self
-
-    def __exit__(self, *_):
-        self.guard.close()  # and with it the flock
 
 
 def _index_tree(e):
@@ -164,6 +123,8 @@ class Session:
         self.asks = []     # what Inductor asked of each DMA since the last kernel defined
         self.kernel_asks = {}  # kernel source -> the asks of its DMAs
         self.device = None
+        self.wrapper = None  # the source of the last wrapper module loaded
+        self.release = release_of(self.checkout)
         self.answers = None  # where it says ready, once set up (main)
         self._own_modules = None
         # PyTorchSim's code generation, when a campaign asks for its
@@ -181,20 +142,14 @@ class Session:
             os.chmod(path, 0o755)
         # PyTorchSim's default config, with functional (Spike) and timing
         # (TOGSim) simulation off: code generation alone.
-        with open(os.path.join(self.checkout, "configs",
-                               "systolic_ws_128x128_c1_simple_noc_tpuv3.json")) as f:
-            config = json.load(f)
-        config["pytorchsim_functional_mode"] = 0
-        config["pytorchsim_timing_mode"] = 0
-        config_path = os.path.join(self.scratch, "togsim.json")
-        with open(config_path, "w") as f:
-            json.dump(config, f)
+        config_path = self.release.write_config(self.checkout, self.scratch)
         os.environ.update({
             "TORCHSIM_DIR": self.checkout,
             "TOGSIM_CONFIG": config_path,
             "TORCHSIM_LLVM_PATH": llvm,
             "TORCHSIM_DUMP_PATH": os.path.join(self.scratch, "dump"),
             "TORCHSIM_DUMP_LOG_PATH": os.path.join(self.scratch, "log"),
+            "TORCHSIM_LOG_PATH": os.path.join(self.scratch, "log"),
             # Inductor's caches would hand back what an earlier case of
             # another adapter made; its files stay in this process's scratch.
             "TORCHINDUCTOR_CACHE_DIR": os.path.join(self.scratch, "inductor"),
@@ -205,11 +160,20 @@ class Session:
         if os.environ.get("TORCHINDUCTOR_COMPILE_THREADS") == "1":
             del os.environ["TORCHINDUCTOR_COMPILE_THREADS"]
         sys.path.insert(0, self.checkout)
+        # PyTorchSim runs its LLVM tools (here, the stand-ins) from
+        # Inductor's compile threads; CPython's vfork path has failed
+        # there with EFAULT ("Bad address") now and then: plain fork.
+        if hasattr(subprocess, "_USE_VFORK"):
+            subprocess._USE_VFORK = False
         import torch
         torch.set_num_threads(1)
-        from Scheduler.scheduler import PyTorchSimRunner
-        with _extension_directory(self.checkout):
-            module = PyTorchSimRunner.setup_device()
+        # torch 2.8 compiles with caches off under `fresh_cache`, which on
+        # any failure logs "on error, temporary cache dir kept at DIR": a
+        # line of torch's about its cache, not PyTorchSim's failure, which
+        # would otherwise sign every compile error alike.
+        import logging
+        logging.getLogger("torch._inductor.utils").setLevel(logging.ERROR)
+        device = self.release.set_up_device(self.checkout)
         plant = os.environ.get("NPUFUZZ_PYTORCHSIM_PATCH")
         if plant:
             # A bug planted in PyTorchSim's code generation by a benchmark
@@ -220,7 +184,7 @@ class Session:
         self._record()
         # Set last: a setup that failed is tried again by the next case,
         # never skipped (a plant that did not load is no plant).
-        self.device = module.custom_device()
+        self.device = device
 
     def _record(self):
         from PyTorchSimFrontend import extension_codecache
@@ -242,7 +206,30 @@ class Session:
                     setattr(call, attribute, getattr(run, attribute))
             return call
         extension_codecache.CustomAsyncCompile.mlir = mlir
+        self._record_wrapper()
         self._record_asks()
+
+    def _record_wrapper(self):
+        """Keeps the source of the last wrapper module Inductor loads (the
+        one whose call() runs PyTorchSim's kernels): read as it is loaded,
+        since the wrapper file lives under the case's dump path, which the
+        case's end removes, and since torch 2.8 compiles with caches off
+        under `fresh_cache`, which restores os.environ and with it drops
+        the TORCHSIM_LAST_COMPILED_MODULE the wrapper sets."""
+        from torch._inductor.codecache import PyCodeCache
+        session = self
+        original = PyCodeCache.load_by_key_path.__func__
+
+        def load_by_key_path(cls, key, path, *args, **kwargs):
+            module = original(cls, key, path, *args, **kwargs)
+            if hasattr(module, "custom_async_compile"):
+                try:
+                    with open(path) as f:
+                        session.wrapper = f.read()
+                except OSError:
+                    session.wrapper = None
+            return module
+        PyCodeCache.load_by_key_path = classmethod(load_by_key_path)
 
     def _record_asks(self):
         """Records, for each DMA PyTorchSim's kernel code writes for a load
@@ -339,6 +326,12 @@ class Session:
         said = str(root).strip().splitlines()
         first = said[0] if said else ""
         import torch._dynamo.exc as dynamo_exc
+        if isinstance(root, OSError) and str(getattr(root, "filename", "") or "").startswith(
+                self.scratch + os.sep):
+            # A stand-in tool of the adapter's own that did not start: the
+            # machine (fork, memory), never PyTorchSim's.
+            return ENVIRONMENT, "npufuzz pytorchsim adapter: a stand-in tool did not start: %s" % (
+                _without_numbers(first)[:160])
         if isinstance(exc, (dynamo_exc.Unsupported, dynamo_exc.UserError)):
             return UNSUPPORTED, "dynamo cannot trace the program: " + first
         if isinstance(root, RuntimeError) and first.startswith("Unsupported scalar type"):
@@ -367,9 +360,12 @@ class Session:
         from torch._inductor.codecache import PyCodeCache
         torch._dynamo.reset()
         # A wrapper module of an earlier case is not handed back: each case
-        # is compiled, and its wrapper is the one TORCHSIM_LAST_COMPILED_MODULE
-        # names.
-        PyCodeCache.cache.clear()
+        # is compiled, and its wrapper is the one loaded last.
+        if hasattr(PyCodeCache, "cache"):  # torch 2.2
+            PyCodeCache.cache.clear()
+        else:
+            PyCodeCache.cache_clear()
+        self.wrapper = None
         kernel = namespace["kernel"]
         # runpy hands back a copy of the program's globals: its functions
         # read their own.
@@ -488,11 +484,8 @@ class Session:
         """What the last compiled wrapper's call() runs besides PyTorchSim's
         kernels (an aten op, an extern kernel): writes the trace does not
         see."""
-        path = os.environ.get("TORCHSIM_LAST_COMPILED_MODULE")
-        try:
-            with open(path) as f:
-                source = f.read()
-        except (OSError, TypeError):
+        source = self.wrapper
+        if source is None:
             return ["a wrapper npufuzz could not read"]
         body = source[source.find("def call(args):"):]
         body = body[:body.find("\ndef ", 1)]
@@ -506,7 +499,7 @@ class Session:
         self.run_program(namespace, [torch.ones(8, 64), torch.ones(8, 64)])
         if not self.calls or "memref.dma_start" not in self.calls[0][0]:
             raise RuntimeError("torch.compile on the npu device wrote no kernel with a DMA")
-        return "pytorchsim %s torch %s" % (self.commit(), torch.__version__)
+        return "pytorchsim %s %s torch %s" % (self.commit(), self.release.name, torch.__version__)
 
 
 def main():
@@ -517,7 +510,11 @@ def main():
     if len(args) != 2 or args[0] != "--pytorchsim":
         sys.stderr.write("usage: pytorchsim_server.py --pytorchsim DIR [--check]\n")
         return ENVIRONMENT
-    session = Session(args[1])
+    try:
+        session = Session(args[1])
+    except ValueError as e:
+        sys.stderr.write("npufuzz pytorchsim adapter: %s\n" % e)
+        return ENVIRONMENT
     try:
         if check:
             try:
