@@ -40,6 +40,9 @@ void PersistentCommand::forgetInherited() {
     ::close(toChild_);
   if (fromChild_ >= 0)
     ::close(fromChild_);
+  if (logFd_ >= 0)
+    ::close(logFd_);
+  logFd_ = -1;
   pid_ = owner_ = -1;
   toChild_ = fromChild_ = -1;
   stderrPath_.clear();
@@ -66,8 +69,9 @@ void PersistentCommand::stop() {
     ::close(toChild_);
   if (fromChild_ >= 0)
     ::close(fromChild_);
-  if (!stderrPath_.empty())
-    std::remove(stderrPath_.c_str());
+  if (logFd_ >= 0)
+    ::close(logFd_);
+  logFd_ = -1;
   pid_ = -1;
   toChild_ = fromChild_ = -1;
   stderrPath_.clear();
@@ -93,7 +97,13 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
             std::strerror(errno) + " (set TMPDIR to a writable directory)";
     return false;
   }
-  stderrPath_ = pattern;
+  // Unlinked at once, read through its descriptor: a worker that ends
+  // without stop() (killed, or _exit at its last case) leaves no file
+  // behind in the temporary directory.
+  ::unlink(pattern.c_str());
+  ::fcntl(errFd, F_SETFD, FD_CLOEXEC);
+  logFd_ = errFd;
+  stderrPath_ = "/proc/self/fd/" + std::to_string(errFd);
   // stdin is a socket so that writing to a command that died is an error
   // (MSG_NOSIGNAL), not a SIGPIPE that would take this worker down.
   // execReport: the child's errno when its exec fails; closed by a
@@ -105,6 +115,8 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     for (int fd : {in[0], in[1], out[0], out[1], execReport[0], execReport[1], errFd})
       if (fd >= 0)
         ::close(fd);
+    logFd_ = -1;
+    stderrPath_.clear();
     return false;
   }
   const std::string program = resolveProgram(cmd.argv[0]);
@@ -120,6 +132,8 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
     error = std::string("fork failed: ") + std::strerror(errno);
     for (int fd : {in[0], in[1], out[0], out[1], execReport[0], execReport[1], errFd})
       ::close(fd);
+    logFd_ = -1;
+    stderrPath_.clear();
     return false;
   }
   if (pid == 0) {
@@ -137,11 +151,13 @@ bool PersistentCommand::start(const ExternalToolchain &cmd, std::string &error) 
   CommandGroups::noteRunning(pid);
   ::close(in[0]);
   ::close(out[1]);
-  ::close(errFd);
   ::close(execReport[1]);
   if (const int execErrno = execError(execReport[0], pid)) {
     ::close(in[1]);
     ::close(out[0]);
+    ::close(logFd_);
+    logFd_ = -1;
+    stderrPath_.clear();
     error = "cannot execute " + program + ": " + std::strerror(execErrno);
     CommandGroups::noteEnded(pid);
     return false;
@@ -277,7 +293,7 @@ CommandEnd PersistentCommand::run(const ExternalToolchain &cmd, const std::strin
   ++served_;
   int code = 0;
   if (std::sscanf(answer.c_str(), "done %d", &code) != 1) {
-    // Its log first: stop() removes it.
+    // Its log first: stop() closes it.
     end.stderrText = "npufuzz: the persistent command answered '" + answer.substr(0, 200) +
                      "', not 'done N'\n" + stderrSince(logOffset);
     stop(); // out of step: it cannot be trusted with the next case

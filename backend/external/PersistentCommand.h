@@ -70,7 +70,8 @@ private:
   pid_t pid_ = -1;
   pid_t owner_ = -1; ///< the process that started pid_
   int toChild_ = -1, fromChild_ = -1;
-  std::string stderrPath_; ///< the process's own stderr, a file
+  int logFd_ = -1;         ///< the process's own stderr, an unlinked file
+  std::string stderrPath_; ///< that file, read through /proc/self/fd
   std::string pending_;    ///< bytes read past the last answer line
   bool saidReady_ = false; ///< the process said `ready`, or answered a case
   unsigned served_ = 0, started_ = 0;
