@@ -182,6 +182,10 @@ std::string expectationLine(const Expectation &e) {
     line += " stage=" + std::string(passStageName(e.stage));
   if (!e.fixedIn.empty())
     line += " fixed=" + e.fixedIn;
+  if (!e.from.empty())
+    line += " from=" + e.from;
+  if (!e.until.empty())
+    line += " until=" + e.until;
   return line + " pipeline=" + e.pipeline;
 }
 
@@ -225,6 +229,10 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
         continue;
       else if (w.rfind("fixed=", 0) == 0 && releaseOf(w.substr(6)))
         out.fixedIn = w.substr(6);
+      else if (w.rfind("from=", 0) == 0 && releaseOf(w.substr(5)))
+        out.from = w.substr(5);
+      else if (w.rfind("until=", 0) == 0 && releaseOf(w.substr(6)))
+        out.until = w.substr(6);
       else {
         error = "unknown field '" + w + "'";
         return false;
@@ -795,7 +803,7 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
   IsolationLimits limits;
   limits.wallSeconds = o.candidateTimeout;
   limits.addressSpaceBytes = o.memoryBytes;
-  unsigned changed = 0, notRun = 0, unreadable = 0;
+  unsigned changed = 0, notRun = 0, unreadable = 0, otherReleases = 0;
   for (const fs::path &path : files) {
     const std::string name = path.filename().string();
     Candidate cand;
@@ -823,6 +831,29 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     cand.pipeline = config.pipeline = expect.pipeline;
     config.loweringSeed = expect.loweringSeed;
     config.stage = expect.stage;
+    // An expectation of some releases only: another release's is not run.
+    std::string otherRelease, noRelease;
+    for (const auto &[bound, fromOn] :
+         {std::pair<const std::string &, bool>{expect.from, true}, {expect.until, false}}) {
+      if (bound.empty())
+        continue;
+      const std::optional<bool> reached = includesFix(config.external.version, *releaseOf(bound));
+      const std::string range = std::string(fromOn ? "from " : "until ") + bound;
+      if (!reached)
+        noRelease = "expected " + range + ", and the backend names no release of it";
+      else if (*reached != fromOn)
+        otherRelease = "expected " + range + " only: another release runs here";
+    }
+    if (!noRelease.empty()) {
+      out << "NOT RUN  " << name << ": " << noRelease << "\n";
+      ++notRun;
+      continue;
+    }
+    if (!otherRelease.empty()) {
+      out << "OTHER    " << name << ": " << otherRelease << "\n";
+      ++otherReleases;
+      continue;
+    }
     // A bug fixed in a release: against that release or a later one the
     // case expects ok, against an older one the bug.
     std::string fixNote;
@@ -885,6 +916,8 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     out << "\n";
   }
   out << files.size() << " regressions, " << changed << " changed";
+  if (otherReleases)
+    out << ", " << otherReleases << " for another release";
   if (notRun + unreadable) {
     out << ", " << notRun + unreadable << " not run\n";
     if (unreadable)

@@ -73,9 +73,16 @@ struct Expectation {
   /// The release that fixed the bug ("torch-2.10.0"; empty: not fixed):
   /// replayed against that release or a later one, the case expects ok.
   std::string fixedIn;
+  /// The releases the expectation holds for: from `from` on (empty: any
+  /// before `until`), and before `until` (empty: any from `from` on). A
+  /// case whose verdict changed in a release without its bug being fixed
+  /// (another bug now shows first) is kept twice: the old expectation
+  /// `until=` that release, a copy `from=` it. Replayed elsewhere, it is
+  /// not run, and says so.
+  std::string from, until;
 };
 /// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed>] [stage=<stage>]
-/// [fixed=<name>-<version>] pipeline=<P>`.
+/// [fixed=<name>-<version>] [from=<name>-<version>] [until=<name>-<version>] pipeline=<P>`.
 std::string expectationLine(const Expectation &e);
 /// Finds and parses the expect line of a case text: the first line holding
 /// `// expect:`. With `line`, sets it to that line's number (from 1), or 0

@@ -42,3 +42,27 @@ TEST(Releases, TheExpectLineKeepsTheFix) {
   EXPECT_FALSE(parseExpectation("// expect: ok fixed=torch pipeline=O0\n", back, error));
   EXPECT_NE(error.find("unknown field 'fixed=torch'"), std::string::npos) << error;
 }
+
+TEST(Releases, AnExpectationOfSomeReleasesKeepsItsRange) {
+  // A PyTorchSim case whose verdict changed on the torch 2.8 line: the
+  // fork's expectation until it, the release's from it.
+  Expectation e;
+  e.verdict = VerdictKind::VerifierError;
+  e.from = "torch-2.8.0";
+  e.until = "torch-2.10.0";
+  const std::string line = expectationLine(e);
+  EXPECT_NE(line.find(" from=torch-2.8.0 until=torch-2.10.0 pipeline="), std::string::npos) << line;
+  Expectation back;
+  std::string error;
+  ASSERT_TRUE(parseExpectation(line + "\n", back, error)) << error;
+  EXPECT_EQ(back.from, "torch-2.8.0");
+  EXPECT_EQ(back.until, "torch-2.10.0");
+  EXPECT_FALSE(parseExpectation("// expect: ok from=2.8 pipeline=O0\n", back, error));
+  EXPECT_NE(error.find("unknown field 'from=2.8'"), std::string::npos) << error;
+  // The adapter's canary names the torch its PyTorchSim line runs on.
+  const Release line28 = *releaseOf("torch-2.8.0");
+  EXPECT_EQ(includesFix("pytorchsim 509f42554202 openreg torch 2.8.0+cu128", line28),
+            std::optional<bool>(true));
+  EXPECT_EQ(includesFix("pytorchsim fe04c9ae3cee extension torch 2.2.0+cu121", line28),
+            std::optional<bool>(false));
+}
