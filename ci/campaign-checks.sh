@@ -127,13 +127,14 @@ npu_chain_bug() {
     --load-pass-plugin build/lib/libnpufuzz_test_plugin.so \
     --pipeline "func.func(npufuzz-test-$1),canonicalize,cse"
 }
-# check_repros DIR FORM PYTHON: each case of DIR exported as FORM is the
-# committed DIR/repro/NAME.py (what export writes today), and that script,
-# which imports nothing of npufuzz, run with PYTHON exits as the ledger
-# (corpus/upstream/ledger.json) says: 1, the bug shows; 0 for a root fixed
-# in the pinned release or one outside what the compiler promises.
+# check_repros DIR FORM PYTHON [RELEASES]: each case of DIR exported as FORM
+# is the committed DIR/repro/NAME.py (what export writes today), and that
+# script, which imports nothing of npufuzz, run with PYTHON exits as the
+# ledger (corpus/upstream/ledger.json) says for the release RELEASES names
+# ("torch 2.8.0+cu128": PyTorchSim's line): 1, the bug shows; 0 for a root
+# fixed in that release or one outside what the compiler promises.
 check_repros() {
-  local dir=$1 form=$2 python=$3 f name want rc
+  local dir=$1 form=$2 python=$3 releases=${4:-} f name want rc
   for f in "$dir"/*.npf; do
     name=$(basename "$f" .npf)
     # A case without a committed script is one its form cannot hold (a
@@ -149,7 +150,7 @@ check_repros() {
     build/bin/npufuzz export "$f" --as "$form" -o "$FUZZ_DIR/$name.py"
     cmp -s "$FUZZ_DIR/$name.py" "$dir/repro/$name.py" ||
       { echo "npufuzz: $dir/repro/$name.py is not what 'npufuzz export $f --as $form' writes" >&2; exit 1; }
-    want=$(python3 ci/ledger.py exit "$dir/repro/$name.py")
+    want=$(python3 ci/ledger.py exit "$dir/repro/$name.py" "$releases")
     rc=0
     "$python" "$dir/repro/$name.py" >"$FUZZ_DIR/$name.out" 2>&1 || rc=$?
     [ "$rc" = "$want" ] ||
@@ -161,7 +162,7 @@ check_repros() {
   for f in "$dir"/repro/*.py; do
     name=$(basename "$f" .py)
     [ -e "$dir/$name.npf" ] && continue
-    want=$(python3 ci/ledger.py exit "$f")
+    want=$(python3 ci/ledger.py exit "$f" "$releases")
     rc=0
     "$python" "$f" >"$FUZZ_DIR/$name.out" 2>&1 || rc=$?
     [ "$rc" = "$want" ] ||

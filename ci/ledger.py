@@ -10,8 +10,12 @@ and every count of docs/upstream-findings.md are generated from it.
                                     case and script of corpus/upstream, and
                                     the docs are what it generates
   python3 ci/ledger.py docs         rewrite the docs' generated parts
-  python3 ci/ledger.py exit SCRIPT  what SCRIPT exits with where its
-                                    compiler is installed (1: the bug shows)
+  python3 ci/ledger.py exit SCRIPT [RELEASES]
+                                    what SCRIPT exits with where its
+                                    compiler is installed (1: the bug shows);
+                                    RELEASES ("torch 2.8.0+cu128") names the
+                                    release there, for a script whose exit
+                                    differs from one on ("exits_from")
   python3 ci/ledger.py counts       distinct roots by compiler and class
 
 Exit 0 when all is well, 1 when `check` finds a difference, 2 on bad input.
@@ -91,6 +95,7 @@ def validate(roots):
             problems.append("%s: a duplicate names the issue it duplicates ('of')" % where)
         if kind == "fixed" and not (status.get("in") or status.get("by")):
             problems.append("%s: a fixed root names the release or change ('in', 'by')" % where)
+        problems += version_problems(r, where)
         kinds = {s.get("kind") for s in r["searches"]}
         if len(r["searches"]) < 3 or not SEARCH_KINDS <= kinds:
             problems.append("%s: needs at least three searches: the message, the op and pass, "
@@ -107,6 +112,10 @@ def validate(roots):
         for s in r["scripts"]:
             if s.get("exits") not in (0, 1):
                 problems.append("%s: %s exits 0 or 1 ('exits')" % (where, s.get("path")))
+            for release, code in s.get("exits_from", {}).items():
+                if release_of(release) is None or code not in (0, 1, 2):
+                    problems.append("%s: %s: 'exits_from' maps a release (torch-2.8.0) to 0, 1 or "
+                                    "2 (the case cannot show it there)" % (where, s.get("path")))
     # Every case and script of corpus/upstream belongs to a root; a script
     # to one (its exit says whether that root shows), a case to one or more
     # (one module may show two roots of a pass).
@@ -125,6 +134,76 @@ def validate(roots):
                 if path not in held:
                     problems.append("%s is in no root of the ledger" % path)
     return problems
+
+
+# A root on one release: the statuses above but "gone" (on a release the
+# code is there or not), and "absent" (that release does not have the code:
+# a regression of a later one) or "unknown" (not read there, and its case
+# fails first with another root).
+VERSION_STATUSES = [s for s in STATUSES if s != "gone"] + ["absent", "unknown"]
+
+# Compilers whose users run another release than the one a root was found
+# on: each root says its status on each release ("versions"), and its
+# status is the one on the release users run (the entry marked "current").
+VERSIONED = {"pytorchsim"}
+
+
+def version_problems(r, where):
+    """What is wrong with `r`'s per-release statuses, if it has or needs them."""
+    versions = r.get("versions")
+    if versions is None:
+        return ["%s: a %s root says its status on each release ('versions')" % (
+            where, r["compiler"])] if r["compiler"] in VERSIONED else []
+    problems = []
+    current = [v for v in versions if v.get("current")]
+    if len(versions) < 2 or len(current) != 1:
+        problems.append("%s: 'versions' holds each release, one of them 'current'" % where)
+    for v in versions:
+        if not v.get("release") or not v.get("code") or not v.get("run") or \
+                v.get("status", {}).get("kind") not in VERSION_STATUSES:
+            problems.append("%s: a version without its release, a status of %s, its code line "
+                            "or its run" % (where, VERSION_STATUSES))
+        if v.get("status", {}).get("kind") == "fixed" and not v["status"].get("in"):
+            problems.append("%s: a root fixed in a release names the commit of its history "
+                            "that fixed it ('in')" % where)
+    if len(current) == 1 and current[0]["status"].get("kind") not in STATUSES:
+        problems.append("%s: its status on the current release is none of %s" % (where, STATUSES))
+    if len(current) == 1 and current[0].get("status") != r["status"]:
+        problems.append("%s: its status is not its status on the current release (%s)" % (
+            where, current[0].get("release")))
+    return problems
+
+
+def release_of(text):
+    """("torch", (2, 8, 0)) of "torch-2.8.0"; None for anything else."""
+    name, _, number = text.partition("-")
+    parts = number.split(".")
+    if not name or not all(p.isdigit() for p in parts):
+        return None
+    return name, tuple(int(p) for p in parts)
+
+
+def reached(releases, release):
+    """Whether the line naming what runs ("torch 2.8.0+cu128 ...") has
+    `release` or a later one; None when it names none of it."""
+    name, number = release_of(release)
+    words = releases.split()
+    for k, w in enumerate(words[:-1]):
+        if w == name:
+            digits = words[k + 1].split("+")[0].split(".")
+            if all(d.isdigit() for d in digits):
+                return tuple(int(d) for d in digits) >= number
+    return None
+
+
+def script_exit(script, releases):
+    """What `script` exits with where `releases` runs (None: not said)."""
+    code = script["exits"]
+    for release, then in sorted(script.get("exits_from", {}).items(),
+                                key=lambda kv: release_of(kv[0])[1]):
+        if releases and reached(releases, release):
+            code = then
+    return code
 
 
 def is_new(r):
@@ -234,11 +313,36 @@ def generated(roots):
                 "| --- | --- | --- | --- | --- |"]
         for r in mine:
             files = ["`%s`" % p for p in r["cases"]] + \
-                ["`%s` (exits %d)" % (s["path"], s["exits"]) for s in r["scripts"]]
+                ["`%s` (exits %d%s)" % (s["path"], s["exits"], "".join(
+                    "; %d from %s" % (code, release)
+                    for release, code in sorted(s.get("exits_from", {}).items())))
+                 for s in r["scripts"]]
             out.append("| %s | %s | %s | %s | %s |" % (
                 cell(r["summary"]), r["class"], cell(r["checked_in"]),
                 "<br>".join(files) or "none", cell(tracker_text(r))))
         out.append("")
+        if compiler in VERSIONED:
+            releases = []
+            for r in mine:
+                for v in r.get("versions", []):
+                    if v["release"] not in releases:
+                        releases.append(v["release"])
+            out += ["Each root on each release (the code line there, and what its case "
+                    "does when run there):", "",
+                    "| root | " + " | ".join(cell(x) for x in releases) + " |",
+                    "| --- |" + " --- |" * len(releases)]
+            for r in mine:
+                by = {v["release"]: v for v in r.get("versions", [])}
+                cells = []
+                for x in releases:
+                    v = by.get(x)
+                    cells.append("not run" if v is None else cell(
+                        "**%s**%s: %s; run: %s" % (v["status"]["kind"],
+                                                   " in %s" % v["status"]["in"]
+                                                   if v["status"].get("in") else "",
+                                                   v["code"], v["run"])))
+                out.append("| %s | %s |" % (r["id"], " | ".join(cells)))
+            out.append("")
     out.append(END)
     return "\n".join(out)
 
@@ -254,7 +358,8 @@ def docs_text(roots):
 
 def main(argv):
     if len(argv) < 2 or argv[1] not in ("check", "docs", "exit", "counts") or \
-            (argv[1] == "exit") != (len(argv) == 3) or (argv[1] != "exit" and len(argv) != 2):
+            (argv[1] == "exit") != (len(argv) in (3, 4)) or \
+            (argv[1] != "exit" and len(argv) != 2):
         sys.stderr.write(__doc__)
         return 2
     try:
@@ -265,7 +370,7 @@ def main(argv):
             for r in roots:
                 for s in r.get("scripts", []):
                     if s["path"] == path:
-                        print(s["exits"])
+                        print(script_exit(s, argv[3] if len(argv) == 4 else ""))
                         return 0
             raise LedgerError("%s: no root of the ledger holds it" % path)
         if argv[1] == "counts":

@@ -157,7 +157,11 @@ lane_backends() {
     MLIR_OPT=$(build/bin/npufuzz toolchains --no-canary-case --where mlir-opt)
     PYTORCHSIM_PYTHON=$(build/bin/npufuzz toolchains --no-canary-case --where pytorchsim-python)
     export TORCHSIM_DIR MLIR_OPT
-    check_repros corpus/upstream/pytorchsim pytorchsim "$PYTORCHSIM_PYTHON"
+    # Which line of PyTorchSim runs here, by the torch it runs on (master
+    # v1.1.0's is 2.8): a script's exit may differ between the two.
+    PYTORCHSIM_TORCH=$(TORCH_DEVICE_BACKEND_AUTOLOAD=0 "$PYTORCHSIM_PYTHON" -c \
+      'import torch; print("torch", torch.__version__)')
+    check_repros corpus/upstream/pytorchsim pytorchsim "$PYTORCHSIM_PYTHON" "$PYTORCHSIM_TORCH"
   fi
   section "upstream MLIR bugs found as cases: each reduced repro keeps its verdict (corpus/upstream/mlir/)"
   build/bin/npufuzz replay corpus/upstream/mlir

@@ -28,6 +28,20 @@ import subprocess
 import tempfile
 import traceback
 
+# PyTorchSim v1.1.0's npu device (torch_openreg), which `import torch`
+# loads, reads its environment then (and fails without TORCHSIM_DIR):
+# the checkout and the scratch paths are set before it.
+_CHECKOUT = os.path.realpath(sys.argv[1] if len(sys.argv) > 1 else
+                             os.environ.get("TORCHSIM_DIR", ""))
+_SCRATCH = tempfile.mkdtemp(prefix="pytorchsim-repro-")
+os.environ.update({
+    "TORCHSIM_DIR": _CHECKOUT,
+    "TORCHSIM_LLVM_PATH": os.path.join(_SCRATCH, "llvm"),
+    "TORCHSIM_DUMP_PATH": os.path.join(_SCRATCH, "dump"),
+    "TORCHSIM_DUMP_LOG_PATH": os.path.join(_SCRATCH, "log"),
+    "TORCHSIM_LOG_PATH": os.path.join(_SCRATCH, "log"),
+    "TORCHINDUCTOR_CACHE_DIR": os.path.join(_SCRATCH, "inductor"),
+    "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"})
 try:
     import numpy as np
     import torch
@@ -73,29 +87,38 @@ def _array(text):
 def _set_up(checkout, scratch):
     """PyTorchSim's npu device, code generation alone, and the list each
     kernel it writes is appended to."""
-    llvm = os.path.join(scratch, "llvm")
+    llvm = os.environ["TORCHSIM_LLVM_PATH"]
     os.makedirs(llvm)
     for tool in ("mlir-opt", "mlir-translate", "llc"):  # its fork's, not needed to write MLIR
         path = os.path.join(llvm, tool)
         with open(path, "w") as f:
             f.write("#!/bin/sh\nexit 0\n")
         os.chmod(path, 0o755)
-    with open(os.path.join(checkout, "configs", "systolic_ws_128x128_c1_simple_noc_tpuv3.json")) as f:
-        config = json.load(f)
+    # Master v1.1.0 (torch 2.8): the torch_openreg device, YAML configs; the
+    # torch 2.2 line: a C++ extension device, JSON configs.
+    openreg = os.path.isfile(os.path.join(checkout, "PyTorchSimDevice", "torch_openreg",
+                                          "__init__.py"))
+    if openreg:
+        import yaml
+        load, dump, suffix = yaml.safe_load, yaml.safe_dump, ".yml"
+    else:
+        load, dump, suffix = json.load, json.dump, ".json"
+    config_path = os.path.join(scratch, "togsim" + suffix)
+    with open(os.path.join(checkout, "configs",
+                           "systolic_ws_128x128_c1_simple_noc_tpuv3" + suffix)) as f:
+        config = load(f)
     config["pytorchsim_functional_mode"] = 0
     config["pytorchsim_timing_mode"] = 0
-    with open(os.path.join(scratch, "togsim.json"), "w") as f:
-        json.dump(config, f)
-    os.environ.update({
-        "TORCHSIM_DIR": checkout, "TOGSIM_CONFIG": os.path.join(scratch, "togsim.json"),
-        "TORCHSIM_LLVM_PATH": llvm, "TORCHSIM_DUMP_PATH": os.path.join(scratch, "dump"),
-        "TORCHSIM_DUMP_LOG_PATH": os.path.join(scratch, "log"),
-        "TORCHINDUCTOR_CACHE_DIR": os.path.join(scratch, "inductor"),
-        "TORCHINDUCTOR_FORCE_DISABLE_CACHES": "1"})
+    with open(config_path, "w") as f:
+        dump(config, f)
+    os.environ["TOGSIM_CONFIG"] = config_path  # read when a kernel is compiled
     sys.path.insert(0, checkout)
-    from Scheduler.scheduler import PyTorchSimRunner
     from PyTorchSimFrontend import extension_codecache
-    device = PyTorchSimRunner.setup_device().custom_device()
+    if openreg:
+        device = torch.npu.custom_device()
+    else:
+        from Scheduler.scheduler import PyTorchSimRunner
+        device = PyTorchSimRunner.setup_device().custom_device()
     kernels = []
     original = extension_codecache.CustomAsyncCompile.mlir
 
@@ -269,7 +292,7 @@ def _not_supported(exc):
 
 
 def main():
-    checkout = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("TORCHSIM_DIR", "")
+    checkout = _CHECKOUT
     if not os.path.isfile(os.path.join(checkout, "PyTorchSimFrontend", "extension_codecache.py")):
         print("name a PyTorchSim checkout: python3 %s DIR, or TORCHSIM_DIR" % sys.argv[0])
         return 2
@@ -281,10 +304,10 @@ def main():
     # Inductor's pool of compile threads, which one thread is not.
     if os.environ.get("TORCHINDUCTOR_COMPILE_THREADS") == "1":
         del os.environ["TORCHINDUCTOR_COMPILE_THREADS"]
-    scratch = tempfile.mkdtemp(prefix="pytorchsim-repro-")
+    scratch = _SCRATCH
     try:
         try:
-            device, kernels = _set_up(os.path.realpath(checkout), scratch)
+            device, kernels = _set_up(checkout, scratch)
         except Exception:
             traceback.print_exc()
             print("PyTorchSim at %s does not set up" % checkout)
@@ -299,6 +322,9 @@ def main():
             raise
         except BaseException as e:  # PyTorchSim's RecompileSignal is one
             traceback.print_exc()
+            if isinstance(_root_cause(e), OSError):
+                print("a program PyTorchSim runs did not start: not the bug")
+                return 2
             if _not_supported(e):
                 print("PyTorchSim does not take this program: the bug cannot show")
                 return 2
