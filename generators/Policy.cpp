@@ -430,6 +430,11 @@ Policy pytorchsimPolicy() {
 # code generation turns them into strides and floor/mod indices. Seed 001's
 # gate on any axis (a chunk or an offset slice into a matmul's prologue)
 # twice as often as each other pattern.
+# Master v1.1.0 (its release) has no `abs` (ExtensionOverrides.abs raises
+# NotImplementedError), nor argmax and argmin, nor most bf16 conversions
+# and comparisons: on development seeds 9200100-9200299 they were 31 of its
+# 33 unsupported cases (16.5 %). So abs is not drawn, and argmax and bf16
+# half as often as before (bf16 at 1 of 33 dtype weights).
 max_rank = 5
 rank.1 = 2
 rank.2 = 6
@@ -439,11 +444,16 @@ rank.5 = 2
 max_dim = 64
 max_tensor_elements = 4096
 max_case_elements = 16384
-dtype.f16 = 1
+dtype.f32 = 16
+dtype.f16 = 2
 dtype.bf16 = 1
-dtype.i8 = 1
+dtype.i8 = 2
+dtype.i32 = 6
+dtype.i64 = 4
 dtype.index = 0
-dtype.i1 = 1
+dtype.i1 = 2
+op.abs = 0
+op.argmax = 1
 op.topk = 0
 op.index_map = 0
 pattern_rate = 0.4
