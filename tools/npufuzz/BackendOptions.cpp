@@ -202,7 +202,9 @@ bool BackendOptions::setUp(RunConfig &config) const {
     config.pytorchsim.python = pytorchsimPython;
     // Its values are not computed: the variants have nothing to compare.
     config.metamorphicShare = 0;
-    if (!setUpPyTorchSimToolchain(config.pytorchsim, error)) {
+    // Its version line names the torch its line runs on, which the
+    // releases of replay's expect lines are read against (driver/Releases.h).
+    if (!setUpPyTorchSimToolchain(config.pytorchsim, error, &config.external.version)) {
       fail(error);
       return false;
     }
