@@ -48,6 +48,15 @@ RunConfig pytorchsim() {
   return config;
 }
 
+/// Whether the PyTorchSim found is master v1.1.0's line (its torch_openreg
+/// device), not the torch 2.2 forks' (tools/adapters/pytorchsim_releases.py).
+bool onV110Line() {
+  RunConfig config;
+  std::string error, version;
+  return setUpPyTorchSimToolchain(config.pytorchsim, error, &version) &&
+         version.find(" openreg ") != std::string::npos;
+}
+
 CaseOutcome run(const std::string &text) {
   MlirJit jit;
   return runCase(parseOrFail(text), jit, pytorchsim());
@@ -95,6 +104,9 @@ TEST(PyTorchSimBackend, AnAddIsOkAndItsDmasAreTraced) {
 // removes the stale lock and builds.
 TEST(PyTorchSimBackend, ABuildKilledByACaseLimitIsTheEnvironmentAndItsLockNoHang) {
   NPUFUZZ_NEEDS_PYTORCHSIM();
+  if (onV110Line())
+    GTEST_SKIP() << "master v1.1.0's npu device is installed with pip: the adapter builds no "
+                    "extension";
   const std::string cache = ::testing::TempDir() + "/npufuzz-pytorchsim-cache";
   std::filesystem::remove_all(cache);
   ASSERT_EQ(::setenv("NPUFUZZ_CACHE", cache.c_str(), 1), 0);
@@ -180,12 +192,14 @@ return %5
 // get_dma_info bug) on two hand-written programs: a transposed reshape
 // whose tile reads past the 12 elements, and a permuted reshape. Each is a
 // wrong-dma-element with the one signature of that map, named at its DMA
-// however op blame traces it.
+// however op blame traces it. Master v1.1.0 moves both right (07be94b,
+// 9a27549): there each is ok.
 TEST(PyTorchSimBackend, TheForksFloorModStridesAreOneWrongMapSignedAtTheDma) {
   NPUFUZZ_NEEDS_PYTORCHSIM();
   MlirJit jit;
   IsolationLimits limits;
   limits.wallSeconds = 600;
+  const bool v110 = onV110Line();
   std::vector<std::string> ids;
   for (const char *text : {R"(npufuzz-case 1
 data seed=1 edge_rate=0
@@ -202,12 +216,18 @@ data seed=1 edge_rate=0
 return %2
 )"}) {
     const CaseReport r = runCaseIsolated(parseOrFail(text), jit, pytorchsim(), limits);
+    if (v110) { // fixed there by 07be94b and 9a27549 (ledger pytorchsim-dma-floor-mod-strides)
+      EXPECT_EQ(r.result.verdict, VerdictKind::Ok) << r.result.summary;
+      continue;
+    }
     EXPECT_EQ(r.result.verdict, VerdictKind::WrongDmaElement) << r.result.summary;
     EXPECT_EQ(r.signature.where, "memref.dma_start load | floor/mod index") << r.signature.text();
     EXPECT_NE(r.result.summary.find("kernel0.mlir DMA #0 (load of %in_ptr0)"), std::string::npos)
         << r.result.summary;
     ids.push_back(r.signature.id());
   }
+  if (v110)
+    return;
   ASSERT_EQ(ids.size(), 2u);
   EXPECT_EQ(ids[0], ids[1]);
 }
