@@ -9,10 +9,13 @@
 //
 //===----------------------------------------------------------------------===//
 #include "driver/Export.h"
+#include "backend/emit/PyTorchEmitter.h"
 #include "backend/pytorchsim/DmaStart.h"
 #include "backend/pytorchsim/PyTorchSimBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
+#include "ir/Npy.h"
 #include "ir/Text.h"
+#include "reference/Executor.h"
 #include "tests/TestSupport.h"
 #include "tests/integrations/ToolchainsFound.h"
 
@@ -464,4 +467,38 @@ TEST(Export, AnMlirFileCarriesItsPipeline) {
                 dir + "/opt.log"),
             0)
       << readFile(dir + "/opt.log");
+}
+
+// The model form (PyTorchSim's programs, and its exported scripts) guards
+// an integer divisor, as a model would, and must still compute the case:
+// x div 0 is 0 in a case, and the form gave x, which PyTorchSim then
+// computed faithfully, a false mismatch (development seed 9200227). Run
+// with real torch on divisors -3..4, and against the reference.
+TEST(Export, TheModelFormsIntegerDivisionIsTheCasesAtAZeroDivisor) {
+  Case c;
+  TextError parseError;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "data seed=1 edge_rate=0\n"
+                        "%0 = input {fill=range(5,12)} : i32[8]\n"
+                        "%1 = input {fill=range(-3,4)} : i32[8]\n"
+                        "%2 = div %0, %1 : i32[8]\n"
+                        "return %2\n",
+                        c, parseError))
+      << parseError.message;
+  const RefRun ref = runReference(c);
+  ASSERT_TRUE(ref.ok()) << ref.error;
+  ASSERT_TRUE(std::count(ref.inputs[1].i.begin(), ref.inputs[1].i.end(), 0) > 0)
+      << "the divisors hold no zero";
+  std::string program, reason, error;
+  ASSERT_TRUE(emitPyTorch(c, program, reason, PyTorchForm::Model)) << reason;
+  const std::string dir = scratch() + "/model-form-idiv";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/program.py") << program;
+  for (size_t k = 0; k < ref.inputs.size(); ++k)
+    ASSERT_TRUE(writeNpy(dir + "/in" + std::to_string(k) + ".npy", ref.inputs[k], error)) << error;
+  ASSERT_EQ(run({torchPython(), dir + "/program.py", dir}, dir + "/run.log"), 0)
+      << readFile(dir + "/run.log");
+  RefTensor got;
+  ASSERT_TRUE(readNpy(dir + "/out0.npy", DType::I32, got, error)) << error;
+  EXPECT_EQ(got.i, ref.outputs[0].i);
 }

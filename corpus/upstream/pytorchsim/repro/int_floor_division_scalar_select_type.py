@@ -59,8 +59,10 @@ _round_half_away = torch.round
 
 def _idiv(x, y):
     # Integer division by zero raises in torch (and a compiler that folds
-    # it may raise while compiling): a model guards its divisor.
-    return torch.div(x, torch.where(y == 0, torch.ones_like(y), y), rounding_mode="floor")
+    # it may raise while compiling): a model guards its divisor, and gives
+    # the case's x div 0 == 0.
+    q = torch.div(x, torch.where(y == 0, torch.ones_like(y), y), rounding_mode="floor")
+    return torch.where(y == 0, torch.zeros_like(q), q)
 
 
 def kernel(v0, v1):
