@@ -52,8 +52,9 @@ UNSUPPORTED = 77
 COMPILE_ERROR = 78
 ENVIRONMENT = 80
 
-# The stand-ins for PyTorchSim's LLVM tools: they accept everything, so that
-# PyTorchSim goes on to the next kernel, and npufuzz checks each kernel.
+# The stand-ins for PyTorchSim's LLVM tools and RISC-V GCC: they accept
+# everything, so that PyTorchSim goes on to the next kernel, and npufuzz
+# checks each kernel.
 _STAND_IN = "#!/bin/sh\nexit 0\n"
 
 
@@ -135,11 +136,15 @@ class Session:
     def set_up(self):
         llvm = os.path.join(self.scratch, "llvm")
         os.makedirs(llvm)
-        for tool in ("mlir-opt", "mlir-translate", "llc"):
+        # v1.1.0 also builds a kernel's caller with the RISC-V GCC on PATH
+        # (mlir_caller_codegen.compile_wih_kernel), for the simulators this
+        # config turns off.
+        for tool in ("mlir-opt", "mlir-translate", "llc", "riscv64-unknown-elf-gcc"):
             path = os.path.join(llvm, tool)
             with open(path, "w") as f:
                 f.write(_STAND_IN)
             os.chmod(path, 0o755)
+        os.environ["PATH"] = llvm + os.pathsep + os.environ.get("PATH", "")
         # PyTorchSim's default config, with functional (Spike) and timing
         # (TOGSim) simulation off: code generation alone.
         config_path = self.release.write_config(self.checkout, self.scratch)

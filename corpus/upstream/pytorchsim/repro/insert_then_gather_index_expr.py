@@ -82,11 +82,13 @@ def _set_up(checkout, scratch):
     kernel it writes is appended to."""
     llvm = os.environ["TORCHSIM_LLVM_PATH"]
     os.makedirs(llvm)
-    for tool in ("mlir-opt", "mlir-translate", "llc"):  # its fork's, not needed to write MLIR
+    # Its LLVM fork's tools and (v1.1.0) its RISC-V GCC: not needed to write MLIR.
+    for tool in ("mlir-opt", "mlir-translate", "llc", "riscv64-unknown-elf-gcc"):
         path = os.path.join(llvm, tool)
         with open(path, "w") as f:
             f.write("#!/bin/sh\nexit 0\n")
         os.chmod(path, 0o755)
+    os.environ["PATH"] = llvm + os.pathsep + os.environ.get("PATH", "")
     # Master v1.1.0 (torch 2.8): the torch_openreg device, YAML configs; the
     # torch 2.2 line: a C++ extension device, JSON configs.
     openreg = os.path.isfile(os.path.join(checkout, "PyTorchSimDevice", "torch_openreg",
