@@ -49,12 +49,14 @@ RunConfig pytorchsim() {
 }
 
 /// Whether the PyTorchSim found is master v1.1.0's line (its torch_openreg
-/// device), not the torch 2.2 forks' (tools/adapters/pytorchsim_releases.py).
+/// device), not the torch 2.2 forks' (tools/adapters/pytorchsim_releases.py):
+/// the checkout's own canary says, from its files, without setting the
+/// device up.
 bool onV110Line() {
-  RunConfig config;
+  LocatedToolchain found;
   std::string error, version;
-  return setUpPyTorchSimToolchain(config.pytorchsim, error, &version) &&
-         version.find(" openreg ") != std::string::npos;
+  return findWorkingToolchain(ToolchainKind::PyTorchSim, "", found, error, &version) &&
+         version.find("the openreg device") != std::string::npos;
 }
 
 CaseOutcome run(const std::string &text) {
