@@ -17,10 +17,19 @@
 // - `@npufuzz_lanes` takes the kernel's arguments and runs the kernel once
 //   per lane, each run with fresh scratchpads.
 //
+// A template's kernel (one with a linalg.matmul, which the systolic array
+// computes from every lane's scratchpad at once) runs its lanes in
+// lockstep instead: one call of the kernel, each scratchpad one buffer of
+// every lane's, each DMA a call that moves every lane's share, each
+// matmul a call of the array (backend/runtime/PyTorchSimDma.h), and each
+// op between them that reads or writes a scratchpad in a loop over the
+// lanes, on that lane's view.
+//
 // What the model does not run is named in KernelDmas::notRunnable: a
-// template's systolic-array ops (linalg), an indirect access, a scalar
-// access to a scratchpad (which reads one lane), a tile the lanes cannot
-// place (LanePlacement.h).
+// template's linalg op other than an f32 matmul of three scratchpads, a DMA
+// in subtiles smaller than its tile, an indirect access, a scalar access
+// to a scratchpad (which reads one lane), a tile the lanes cannot place
+// (LanePlacement.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_BACKEND_PYTORCHSIM_MODELKERNEL_H

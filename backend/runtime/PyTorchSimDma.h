@@ -86,6 +86,25 @@ void npf_pts_lane(int64_t lane);
 /// pointer, `spad` the scratchpad memref's and `spad_offset` the element of
 /// it the DMA's scratchpad indices name.
 void npf_pts_dma(int64_t dma, int64_t dram_index, int64_t dram, int64_t spad, int64_t spad_offset);
+/// The same for a kernel whose lanes run in lockstep (a template's, whose
+/// systolic array reads every lane): the execution runs on lanes
+/// [0, lanes), lane l's scratchpad starting `l * lane_pitch` bytes past
+/// `spad`.
+void npf_pts_dma_lanes(int64_t dma, int64_t dram_index, int64_t dram, int64_t spad,
+                       int64_t spad_offset, int64_t lanes, int64_t lane_pitch);
+/// A template's linalg.matmul on the systolic array, f32: Y += X W with X
+/// m x k, W k x n, each buffer's lane l at `pitch * l` bytes past its
+/// base. The array is weight-stationary: lane j holds W's column j, and
+/// the input pushed across the lanes is a row of X; as the template's
+/// lowering reads and writes them (PSAL-POSTECH/llvm-project,
+/// mlir/test/lib/Conversion/PyTorchSimToVCIX; Spike's systolic array), X's
+/// (i, l) lies in lane l % P at offset (l / P) m + i, W's (l, j) in lane
+/// j % P at (j / P) k + l and Y's (i, j) in lane j % P at (j / P) m + i,
+/// P the array's size (PyTorchSim's lane count, which its
+/// `systolic-array-size` must equal). Each chunk of P along k is summed from zero in
+/// f32, in k's order, and added to Y.
+void npf_pts_matmul_f32(int64_t x, int64_t w, int64_t y, int64_t m, int64_t k, int64_t n,
+                        int64_t x_pitch, int64_t w_pitch, int64_t y_pitch, int64_t array);
 }
 
 #endif // NPUFUZZ_BACKEND_RUNTIME_PYTORCHSIMDMA_H

@@ -61,6 +61,8 @@ std::vector<std::pair<std::string, void *>> runtimeSymbols() {
           {"npf_sim_dma", reinterpret_cast<void *>(&npf_sim_dma)},
           {"npf_pts_lane", reinterpret_cast<void *>(&npf_pts_lane)},
           {"npf_pts_dma", reinterpret_cast<void *>(&npf_pts_dma)},
+          {"npf_pts_dma_lanes", reinterpret_cast<void *>(&npf_pts_dma_lanes)},
+          {"npf_pts_matmul_f32", reinterpret_cast<void *>(&npf_pts_matmul_f32)},
           {"npf_task_begin", reinterpret_cast<void *>(&npf_task_begin)},
           {"npf_task_end", reinterpret_cast<void *>(&npf_task_end)},
           {"npf_scalar_store", reinterpret_cast<void *>(&npf_scalar_store)},

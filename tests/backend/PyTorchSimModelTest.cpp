@@ -240,17 +240,88 @@ TEST(PyTorchSimModel, AModelRunThatDiesLeavesTheValuesUncomputedAndTheProcessAli
   EXPECT_NE(run.valuesWhyNot.find("died of signal 6"), std::string::npos) << run.valuesWhyNot;
 }
 
-TEST(PyTorchSimModel, ATemplatesSystolicArrayIsNotRunAndSaysWhy) {
-  // relu(x @ w): the GEMM template's kernel moves its tiles in subtiles
-  // for the systolic array, which the model does not run.
-  std::vector<TensorData> in = {input({32, 64}), input({64, 48})};
-  BackendRun run;
-  std::string error;
+/// Element (i, j) of a @ b (m x k, k x n, row-major), in double.
+double product(const TensorData &a, const TensorData &b, int64_t k, int64_t n, int64_t i,
+               int64_t j) {
+  double sum = 0;
+  for (int64_t l = 0; l < k; ++l)
+    sum += static_cast<double>(at(a, i * k + l)) * at(b, l * n + j);
+  return sum;
+}
+
+/// A copy of recorded kernel `name` in a directory `copy` with `from`
+/// replaced by `to`; empty when `from` is not there.
+std::string edited(const std::string &name, const std::string &copy, const std::string &from,
+                   const std::string &to) {
+  std::string kernel, json, error;
+  EXPECT_TRUE(readFileBytes(recorded(name) + "/kernel0.mlir", kernel, error, 1 << 20));
+  EXPECT_TRUE(readFileBytes(recorded(name) + "/pytorchsim.json", json, error, 1 << 20));
+  const size_t at = kernel.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at == std::string::npos)
+    return "";
+  kernel.replace(at, from.size(), to);
+  const fs::path dir = fs::path(::testing::TempDir()) / copy;
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernel0.mlir") << kernel;
+  std::ofstream(dir / "pytorchsim.json") << json;
+  return dir.string();
+}
+
+TEST(PyTorchSimModel, ATemplatesMatmulRunsOnTheSystolicArrayAcrossEveryLane) {
+  // relu(x @ w), 32x64 @ 64x48: the GEMM template's tiles are split by
+  // column over the lanes, so each of Y's columns needs every lane's X; its
+  // epilogue reads Y on each lane.
+  const std::vector<TensorData> in = {input({32, 64}), input({64, 48})};
   const std::vector<TensorType> out = {{DType::F32, {32, 48}, std::nullopt}};
-  ASSERT_TRUE(readPyTorchSimRun(recorded("mm"), run, error, &in, &out)) << error;
-  EXPECT_FALSE(run.valuesComputed);
-  EXPECT_NE(run.valuesWhyNot.find("kernel0.mlir: a template's"), std::string::npos)
-      << run.valuesWhyNot;
+  const BackendRun run = modelled(recorded("mm"), in, out);
+  ASSERT_EQ(run.outputs.size(), 1u);
+  for (int64_t i = 0; i < 32; ++i)
+    for (int64_t j = 0; j < 48; ++j) {
+      const double want = std::max(0.0, product(in[0], in[1], 64, 48, i, j));
+      ASSERT_NEAR(at(run.outputs[0], i * 48 + j), want, 1e-5 * std::max(1.0, std::abs(want)))
+          << i << ", " << j;
+    }
+  // (x + s) @ w, 3x4 (+ 3x1) @ 4x47: the prologue adds on each lane between
+  // the DMAs, and the 8x8 tiles overhang the 3x4 operands.
+  const std::vector<TensorData> pin = {input({3, 4}), input({3, 1}), input({4, 47})};
+  // It returns its inputs, x + s and the product.
+  const BackendRun fused = modelled(recorded("mm_prologue_broadcast"), pin,
+                                    {{DType::F32, {3, 4}, std::nullopt},
+                                     {DType::F32, {3, 1}, std::nullopt},
+                                     {DType::F32, {3, 4}, std::nullopt},
+                                     {DType::F32, {4, 47}, std::nullopt},
+                                     {DType::F32, {3, 47}, std::nullopt}});
+  ASSERT_EQ(fused.outputs.size(), 5u);
+  TensorData sum = input({3, 4});
+  for (int64_t i = 0; i < 12; ++i) {
+    const float v = at(pin[0], i) + at(pin[1], i / 4);
+    std::memcpy(sum.bytes.data() + i * 4, &v, 4);
+  }
+  for (int64_t i = 0; i < 3; ++i)
+    for (int64_t j = 0; j < 47; ++j)
+      ASSERT_NEAR(at(fused.outputs[4], i * 47 + j), product(sum, pin[2], 4, 47, i, j), 1e-3)
+          << i << ", " << j;
+}
+
+TEST(PyTorchSimModel, ATemplatesMatmulReadsItsOperandsWhereTheirDmasPlacedThem) {
+  // The weight's DMA split over the lanes by row, not by column: the array
+  // reads lane j as W's column j, so the values are wrong though every DMA
+  // moves the right elements.
+  const std::string dir = edited("mm", "pytorchsim-mm-weight-split-by-row",
+                                 "%t_alloc1[%t_const0], %t_const1, %t_const1 : memref<3072xf32>",
+                                 "%t_alloc1[%t_const0], %t_const0, %t_const1 : memref<3072xf32>");
+  ASSERT_FALSE(dir.empty());
+  const std::vector<TensorData> in = {input({32, 64}), input({64, 48})};
+  const BackendRun run = modelled(dir, in, {{DType::F32, {32, 48}, std::nullopt}});
+  ASSERT_EQ(run.outputs.size(), 1u);
+  int wrong = 0;
+  for (int64_t i = 0; i < 32; ++i)
+    for (int64_t j = 0; j < 48; ++j) {
+      const double want = std::max(0.0, product(in[0], in[1], 64, 48, i, j));
+      wrong += std::abs(at(run.outputs[0], i * 48 + j) - want) > 1e-3 * std::max(1.0, want);
+    }
+  EXPECT_GT(wrong, 32 * 48 / 2);
 }
 
 } // namespace
