@@ -200,7 +200,12 @@ def _save(d, name, t):
 
 _fmax = torch.maximum
 _fmin = torch.minimum
-_round_half_away = torch.round
+
+
+def _round_half_away(x):
+    # Ties away from zero, exactly in x's type: x - trunc(x) is exact.
+    t = torch.trunc(x)
+    return t + torch.where(torch.abs(x - t) >= 0.5, torch.sign(x), torch.zeros_like(x))
 
 
 def _idiv(x, y):
@@ -470,7 +475,19 @@ void Emitter::cast(const Op &op) {
   const RoundingMode m = op.attrs.rounding;
   const std::string x = operand(op, 0), tt = torchType(to);
   const std::string mode(roundingName(m));
-  if (model_) {
+  if (model_ && isFloat(from) && !isFloat(to) && to != DType::I1) {
+    // A model's conversion truncates; the case's rounds as its mode says
+    // (its values are compared on PyTorchSim's NPU model).
+    const char *fn = "";
+    switch (m) {
+    case RoundingMode::NearestEven: fn = "torch.round"; break;
+    case RoundingMode::NearestAway: fn = "_round_half_away"; break;
+    case RoundingMode::TowardZero: break;
+    case RoundingMode::Down: fn = "torch.floor"; break;
+    case RoundingMode::Up: fn = "torch.ceil"; break;
+    }
+    assign(op, std::string(fn) + (*fn ? "(" + x + ")" : x) + ".to(" + tt + ")");
+  } else if (model_ && !isFloat(to)) {
     assign(op, to == DType::I1 ? x + " != 0" : x + ".to(" + tt + ")");
   } else if (to == DType::I1) {
     assign(op, x + " != 0");
@@ -485,8 +502,8 @@ void Emitter::cast(const Op &op) {
       line("raise NotImplementedError(\"cast " + std::string(dtypeName(from)) + " -> " +
            std::string(dtypeName(to)) + " rounding " + mode + ": torch rounds to nearest even\")");
     // f16 <-> bf16 goes through f32, which is exact, so it rounds once.
-    assign(op,
-           x + (from == DType::F16 || from == DType::BF16 ? ".float()" : "") + ".to(" + tt + ")");
+    const bool viaF32 = !model_ && (from == DType::F16 || from == DType::BF16);
+    assign(op, x + (viaF32 ? ".float()" : "") + ".to(" + tt + ")");
   } else {
     assign(op, x + ".to(" + tt + ")"); // int -> int wraps; i1 -> 0/1
   }

@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -474,31 +475,73 @@ TEST(Export, AnMlirFileCarriesItsPipeline) {
 // x div 0 is 0 in a case, and the form gave x, which PyTorchSim then
 // computed faithfully, a false mismatch (development seed 9200227). Run
 // with real torch on divisors -3..4, and against the reference.
-TEST(Export, TheModelFormsIntegerDivisionIsTheCasesAtAZeroDivisor) {
+/// Runs `text`'s model form with real torch; its outputs as the reference's
+/// types, or false.
+bool runModelForm(const std::string &text, const std::string &name, RefRun &ref,
+                  std::vector<RefTensor> &got) {
   Case c;
   TextError parseError;
-  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
-                        "data seed=1 edge_rate=0\n"
-                        "%0 = input {fill=range(5,12)} : i32[8]\n"
-                        "%1 = input {fill=range(-3,4)} : i32[8]\n"
-                        "%2 = div %0, %1 : i32[8]\n"
-                        "return %2\n",
-                        c, parseError))
-      << parseError.message;
-  const RefRun ref = runReference(c);
-  ASSERT_TRUE(ref.ok()) << ref.error;
-  ASSERT_TRUE(std::count(ref.inputs[1].i.begin(), ref.inputs[1].i.end(), 0) > 0)
-      << "the divisors hold no zero";
+  EXPECT_TRUE(parseCase(text, c, parseError)) << parseError.message;
+  ref = runReference(c);
+  EXPECT_TRUE(ref.ok()) << ref.error;
   std::string program, reason, error;
-  ASSERT_TRUE(emitPyTorch(c, program, reason, PyTorchForm::Model)) << reason;
-  const std::string dir = scratch() + "/model-form-idiv";
+  EXPECT_TRUE(emitPyTorch(c, program, reason, PyTorchForm::Model)) << reason;
+  if (c.ops.empty() || !ref.ok() || program.empty())
+    return false;
+  const std::string dir = scratch() + "/" + name;
   std::filesystem::create_directories(dir);
   std::ofstream(dir + "/program.py") << program;
   for (size_t k = 0; k < ref.inputs.size(); ++k)
-    ASSERT_TRUE(writeNpy(dir + "/in" + std::to_string(k) + ".npy", ref.inputs[k], error)) << error;
-  ASSERT_EQ(run({torchPython(), dir + "/program.py", dir}, dir + "/run.log"), 0)
+    EXPECT_TRUE(writeNpy(dir + "/in" + std::to_string(k) + ".npy", ref.inputs[k], error)) << error;
+  EXPECT_EQ(run({torchPython(), dir + "/program.py", dir}, dir + "/run.log"), 0)
       << readFile(dir + "/run.log");
-  RefTensor got;
-  ASSERT_TRUE(readNpy(dir + "/out0.npy", DType::I32, got, error)) << error;
-  EXPECT_EQ(got.i, ref.outputs[0].i);
+  got.resize(ref.outputs.size());
+  for (size_t k = 0; k < ref.outputs.size(); ++k)
+    if (!readNpy(dir + "/out" + std::to_string(k) + ".npy", ref.outputs[k].type.dtype, got[k],
+                 error))
+      return false;
+  return true;
+}
+
+TEST(Export, TheModelFormsConversionsRoundAsTheCasesModesSay) {
+  // A model's x.to(int) truncates; each mode must round as the reference
+  // does, ties and negatives included (values are compared on PyTorchSim's
+  // NPU model).
+  RefRun ref;
+  std::vector<RefTensor> got;
+  ASSERT_TRUE(runModelForm("npufuzz-case 1\n"
+                           "data seed=1 edge_rate=0\n"
+                           "%0 = input {fill=range(-10,10)} : f32[40]\n"
+                           "%1 = const {value=0.25} : f32[40]\n"
+                           "%2 = mul %0, %1 : f32[40]\n"
+                           "%3 = cast %2 {round=rne} : i32[40]\n"
+                           "%4 = cast %2 {round=rna} : i32[40]\n"
+                           "%5 = cast %2 {round=rtz} : i64[40]\n"
+                           "%6 = cast %2 {round=rdn} : i64[40]\n"
+                           "%7 = cast %2 {round=rup} : i8[40]\n"
+                           "%8 = round %2 {mode=rna} : f32[40]\n"
+                           "return %3, %4, %5, %6, %7, %8\n",
+                           "model-form-casts", ref, got));
+  // The inputs hold negative ties (x * 0.25 == -k.5), where the modes part.
+  ASSERT_GT(std::count_if(ref.inputs[0].f.begin(), ref.inputs[0].f.end(),
+                          [](float v) { return v < 0 && std::fmod(v, 4.0f) == -2.0f; }),
+            0);
+  for (size_t k = 0; k + 1 < ref.outputs.size(); ++k)
+    EXPECT_EQ(got[k].i, ref.outputs[k].i) << "output " << k;
+  EXPECT_EQ(got.back().f, ref.outputs.back().f);
+}
+
+TEST(Export, TheModelFormsIntegerDivisionIsTheCasesAtAZeroDivisor) {
+  RefRun ref;
+  std::vector<RefTensor> got;
+  ASSERT_TRUE(runModelForm("npufuzz-case 1\n"
+                           "data seed=1 edge_rate=0\n"
+                           "%0 = input {fill=range(5,12)} : i32[8]\n"
+                           "%1 = input {fill=range(-3,4)} : i32[8]\n"
+                           "%2 = div %0, %1 : i32[8]\n"
+                           "return %2\n",
+                           "model-form-idiv", ref, got));
+  ASSERT_TRUE(std::count(ref.inputs[1].i.begin(), ref.inputs[1].i.end(), 0) > 0)
+      << "the divisors hold no zero";
+  EXPECT_EQ(got[0].i, ref.outputs[0].i);
 }
