@@ -83,6 +83,9 @@ struct BackendRun {
   /// A float x - x may be 0 for a non-finite x
   /// (ExactnessModel::selfSubtractionFolded).
   bool selfSubtractionFolded = false;
+  /// A division by a constant may be a multiplication by its reciprocal
+  /// (ExactnessModel::constantDivisorsAsReciprocal).
+  bool constantDivisorsAsReciprocal = false;
   /// For VerifierError/PassFailure: the pass and its position in the
   /// pipeline (-1: the IR was invalid before any pass, i.e. codegen).
   std::string passName;

@@ -57,6 +57,7 @@ public:
     r.signedOverflowUndefined = freedoms.signedOverflowUndefined;
     r.negationOverflowUndefined = freedoms.negationOverflowUndefined;
     r.selfSubtractionFolded = freedoms.selfSubtractionFolded;
+    r.constantDivisorsAsReciprocal = freedoms.constantDivisorsAsReciprocal;
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {
@@ -113,7 +114,13 @@ private:
 class PyTorchSimToolchainBackend : public Backend {
 public:
   explicit PyTorchSimToolchainBackend(const PyTorchSimToolchain &t) : t(t) {}
-  BackendRun run(const KernelRun &k) const override { return runPyTorchSim(t, k.c, k.inputs); }
+  BackendRun run(const KernelRun &k) const override {
+    // PyTorchSim lowers torch through Inductor's own lowering.
+    BackendRun r = runPyTorchSim(t, k.c, k.inputs);
+    r.constantDivisorsAsReciprocal =
+        freedomsOf(BackendKind::PyTorchSim).constantDivisorsAsReciprocal;
+    return r;
+  }
   std::map<std::string, std::string> programs(const Case &c) const override {
     return pytorchsimPrograms(c);
   }

@@ -135,6 +135,7 @@ ExactnessModel freedomsOfRun(const BackendRun &run) {
   m.signedOverflowUndefined = run.signedOverflowUndefined;
   m.negationOverflowUndefined = run.negationOverflowUndefined;
   m.selfSubtractionFolded = run.selfSubtractionFolded;
+  m.constantDivisorsAsReciprocal = run.constantDivisorsAsReciprocal;
   return m;
 }
 
@@ -155,6 +156,8 @@ ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states) {
   m.productsContracted = backend == BackendKind::Iree;
   m.signedOverflowUndefined = backend == BackendKind::Tvm;
   m.selfSubtractionFolded = backend == BackendKind::Tvm;
+  m.constantDivisorsAsReciprocal =
+      backend == BackendKind::Inductor || backend == BackendKind::PyTorchSim;
   return m;
 }
 
@@ -164,6 +167,8 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
   // An f32 product, or its negation: what a fused multiply-add may take.
   std::vector<bool> f32Product(c.values.size(), false);
   std::vector<bool> nonFiniteClassMayDiffer(c.values.size(), false);
+  // A constant, or a view of one: what a compiler may fold as a divisor.
+  std::vector<bool> constant(c.values.size(), false);
   // ancestors[v][u]: value u is v or is computed into v.
   std::vector<std::vector<bool>> ancestors(c.values.size(),
                                            std::vector<bool>(c.values.size(), false));
@@ -235,6 +240,14 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
         for (ValueId v : op.operands)
           if (f32Product[v])
             e = std::max(e, Exactness::Approx);
+      constant[op.results[r]] =
+          op.kind == OpKind::Const || (!computes(op.kind) && !op.operands.empty() &&
+                                       std::all_of(op.operands.begin(), op.operands.end(),
+                                                   [&](ValueId v) { return constant[v]; }));
+      if (model.constantDivisorsAsReciprocal && expandBaseOp(op.kind) == OpKind::Div &&
+          isFloat(c.typeOf(op.results[r]).dtype) && op.operands.size() == 2 &&
+          constant[op.operands[1]])
+        e = std::max(e, Exactness::Approx);
       // Discontinuous ops flip on approximate inputs; cancelling and singular
       // ones amplify the error of approximate inputs (not their own).
       // NaN on one side, an infinity on the other, made finite on one.

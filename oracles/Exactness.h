@@ -82,6 +82,12 @@ struct ExactnessModel {
   /// is infinite or NaN: TVM's rewrite simplifier folds it by design
   /// (oracles/UndecidedElements.h). What it decides is left uncompared.
   bool selfSubtractionFolded = false;
+  /// A float division by a constant may be a multiplication by the
+  /// constant's reciprocal, rounded to the type first (Inductor's lowering
+  /// does so for every constant divisor: torch/_inductor/lowering.py,
+  /// div_prim, "Replace divide by constant with multiply by reciprocal"):
+  /// the quotient is Approx.
+  bool constantDivisorsAsReciprocal = false;
 };
 
 /// The freedoms a run was made under, as its backend set them.

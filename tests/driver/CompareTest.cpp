@@ -231,6 +231,30 @@ TEST(Tolerance, LowPrecisionHeldWideMakesArithmeticOnComputedNarrowValuesApprox)
     EXPECT_EQ(plain[v], Exactness::Exact) << "%" << v;
 }
 
+TEST(Tolerance, ADivisionByAConstantMayBeAMultiplicationByItsReciprocal) {
+  // x / 6.25 as Inductor lowers it, x * 0.16 rounded: a ULP off (held-out
+  // PyTorchSim seed 4520466). A divisor that is an input is not folded.
+  Case c;
+  TextError err;
+  ASSERT_TRUE(parseCase("npufuzz-case 1\n"
+                        "%0 = input : f32[4,5]\n"
+                        "%1 = const {value=6.25} : f32[1,5]\n"
+                        "%2 = col_expand_div %0, %1 : f32[4,5]\n"
+                        "%3 = broadcast %1 : f32[4,5]\n"
+                        "%4 = div %0, %3 : f32[4,5]\n"
+                        "%5 = div %0, %0 : f32[4,5]\n"
+                        "return %2, %4, %5\n",
+                        c, err))
+      << err.format("t");
+  const std::vector<Exactness> e = classifyValues(c, freedomsOf(BackendKind::PyTorchSim));
+  EXPECT_EQ(e[2], Exactness::Approx);
+  EXPECT_EQ(e[4], Exactness::Approx); // a view of a constant is one
+  EXPECT_EQ(e[5], Exactness::Exact);
+  EXPECT_EQ(classifyValues(c)[2], Exactness::Exact);
+  EXPECT_TRUE(freedomsOf(BackendKind::Inductor).constantDivisorsAsReciprocal);
+  EXPECT_FALSE(freedomsOf(BackendKind::Iree).constantDivisorsAsReciprocal);
+}
+
 // Held-out Inductor seeds 971843 and 971064: what an unrounded narrow value
 // decides (a compare, an index) may flip, and a sum of such values may
 // cancel, so it is Reordered, its bound widened by the terms' own unit
