@@ -186,10 +186,31 @@ class Session:
             # before the recording, which then records what the planted
             # code generation writes.
             runpy.run_path(plant)
+        self._pin_dump_path()
         self._record()
         # Set last: a setup that failed is tried again by the next case,
         # never skipped (a plant that did not load is no plant).
         self.device = device
+
+    def _pin_dump_path(self):
+        """PyTorchSim reads its dump path from os.environ whenever it names
+        a kernel's directory (extension_config's module __getattr__), also
+        from its compile threads. torch 2.8's `fresh_cache` clears and
+        refills os.environ when a compile ends; a thread that reads in
+        between gets PyTorchSim's default, the checkout's own directory,
+        which both workers share, and a kernel's files were then looked
+        for where they were not written (a FileNotFoundError that is the
+        harness's, never PyTorchSim's). The path is read from here."""
+        from PyTorchSimFrontend import extension_config
+        session = self
+        original = extension_config.__getattr__
+
+        def config(name):
+            if name == "CONFIG_TORCHSIM_DUMP_PATH":
+                return session.dump_path
+            return original(name)
+        extension_config.__getattr__ = config
+        self.dump_path = os.environ["TORCHSIM_DUMP_PATH"]
 
     def _record(self):
         from PyTorchSimFrontend import extension_codecache
@@ -411,7 +432,8 @@ class Session:
                   "index": torch.int64, "i1": torch.bool}
         inputs = [namespace["_load"](case_dir, t["file"], dtypes[t["dtype"]])
                   for t in manifest["inputs"]]
-        os.environ["TORCHSIM_DUMP_PATH"] = os.path.join(case_dir, "pytorchsim-dump")
+        self.dump_path = os.path.join(case_dir, "pytorchsim-dump")
+        os.environ["TORCHSIM_DUMP_PATH"] = self.dump_path
         del self.calls[:]
         del self.asks[:]
         self.kernel_asks.clear()
@@ -426,7 +448,7 @@ class Session:
             # escapes its retry loop is its failure, not the adapter's.
             code, headline = self.failure(e)
             details = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        shutil.rmtree(os.environ["TORCHSIM_DUMP_PATH"], ignore_errors=True)
+        shutil.rmtree(self.dump_path, ignore_errors=True)
         try:
             if code == 0:
                 self.write_record(case_dir, args, outs)
