@@ -203,9 +203,12 @@ _fmin = torch.minimum
 
 
 def _round_half_away(x):
-    # Ties away from zero, exactly in x's type: x - trunc(x) is exact.
+    # Ties away from zero, exactly in x's type: x - trunc(x) is exact (and
+    # no abs or sign, which PyTorchSim's device lacks).
     t = torch.trunc(x)
-    return t + torch.where(torch.abs(x - t) >= 0.5, torch.sign(x), torch.zeros_like(x))
+    d = x - t
+    one = torch.ones_like(x)
+    return t + torch.where(d >= 0.5, one, torch.where(d <= -0.5, -one, torch.zeros_like(x)))
 
 
 def _idiv(x, y):
