@@ -205,10 +205,10 @@ _fmin = torch.minimum
 def _round_half_away(x):
     # Ties away from zero, exactly in x's type: x - trunc(x) is exact (and
     # no abs or sign, which PyTorchSim's device lacks).
+    # t itself where no step is taken, which keeps the sign of a zero.
     t = torch.trunc(x)
     d = x - t
-    one = torch.ones_like(x)
-    return t + torch.where(d >= 0.5, one, torch.where(d <= -0.5, -one, torch.zeros_like(x)))
+    return torch.where(d >= 0.5, t + 1, torch.where(d <= -0.5, t - 1, t))
 
 
 def _idiv(x, y):

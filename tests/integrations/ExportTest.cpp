@@ -528,6 +528,12 @@ TEST(Export, TheModelFormsConversionsRoundAsTheCasesModesSay) {
             0);
   for (size_t k = 0; k + 1 < ref.outputs.size(); ++k)
     EXPECT_EQ(got[k].i, ref.outputs[k].i) << "output " << k;
+  ASSERT_EQ(got.back().f.size(), ref.outputs.back().f.size());
+  ASSERT_TRUE(std::any_of(ref.outputs.back().f.begin(), ref.outputs.back().f.end(), [](float v) {
+    return v == 0 && std::signbit(v);
+  })) << "no -0 to keep";
+  for (size_t e = 0; e < got.back().f.size(); ++e) // bit for bit: -0.25 rounds to -0
+    EXPECT_EQ(std::signbit(got.back().f[e]), std::signbit(ref.outputs.back().f[e])) << e;
   EXPECT_EQ(got.back().f, ref.outputs.back().f);
 }
 
