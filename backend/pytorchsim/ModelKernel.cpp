@@ -47,6 +47,22 @@ mlir::Type withoutSpace(mlir::Type t) {
 
 bool isMatmul(mlir::Operation *op) { return op->getName().getStringRef() == "linalg.matmul"; }
 
+/// The buffer `v` is, or is a row-major 2-D view of from its first element
+/// (the BMM template's `memref.reinterpret_cast` of a 3-D tile with a unit
+/// batch): the array reads a flat offset from the buffer's start either
+/// way. Null for another view.
+mlir::Value matmulBuffer(mlir::Value v) {
+  auto cast = v.getDefiningOp<mlir::memref::ReinterpretCastOp>();
+  if (!cast)
+    return v;
+  llvm::ArrayRef<int64_t> offsets = cast.getStaticOffsets(), sizes = cast.getStaticSizes(),
+                          strides = cast.getStaticStrides();
+  if (offsets.size() != 1 || offsets[0] != 0 || sizes.size() != 2 || strides.size() != 2 ||
+      strides[1] != 1 || strides[0] != sizes[1])
+    return {};
+  return cast.getSource();
+}
+
 /// Why the model cannot run the template's `matmul` on its systolic array,
 /// or empty: it runs an f32 matmul of three scratchpads as the template
 /// declares them (npf_pts_matmul_f32).
@@ -56,8 +72,10 @@ std::string matmulProblem(mlir::Operation *matmul) {
   llvm::SmallVector<llvm::ArrayRef<int64_t>, 3> shapes;
   for (mlir::Value v : matmul->getOperands()) {
     auto type = llvm::dyn_cast<mlir::MemRefType>(v.getType());
-    if (!type || !inScratchpad(type) || !v.getDefiningOp<mlir::memref::GetGlobalOp>() ||
-        type.getRank() != 2 || !type.hasStaticShape() || !type.getLayout().isIdentity())
+    const mlir::Value buffer = matmulBuffer(v);
+    if (!type || !inScratchpad(type) || !buffer ||
+        !buffer.getDefiningOp<mlir::memref::GetGlobalOp>() || type.getRank() != 2 ||
+        !type.hasStaticShape() || !type.getLayout().isIdentity())
       return "a template's linalg.matmul of a view of a scratchpad";
     if (!type.getElementType().isF32()) {
       std::string element;
@@ -175,6 +193,11 @@ bool wrapLaneCode(mlir::Block &block, const std::vector<LockstepBuffer> &buffers
       continue;
     }
     if (!onLanes)
+      continue;
+    // A view of a scratchpad that only the systolic array reads is no
+    // lane's code: the array sees every lane.
+    if (llvm::isa<mlir::memref::ReinterpretCastOp>(op) &&
+        llvm::all_of(op.getUsers(), [](mlir::Operation *user) { return isMatmul(user); }))
       continue;
     if (op.getNumResults() != 0) {
       why = "a template kernel's " + op.getName().getStringRef().str() +
@@ -394,7 +417,7 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
     for (int64_t d : {x.getDimSize(0), x.getDimSize(1), w.getDimSize(1)})
       args.push_back(constant(loc, d));
     for (mlir::Value v : op->getOperands()) {
-      auto it = pitchOf.find(v);
+      auto it = pitchOf.find(matmulBuffer(v));
       if (it == pitchOf.end()) {
         out.notRunnable = "a template's linalg.matmul of a buffer the model does not know";
         return;

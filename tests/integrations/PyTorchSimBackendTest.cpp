@@ -97,6 +97,26 @@ TEST(PyTorchSimBackend, AnAddIsOkAndItsDmasAreTraced) {
   EXPECT_EQ(t.outputs[0].shape, (std::vector<int64_t>{8, 64}));
 }
 
+// The GEMM and BMM templates' kernels run on the model's systolic array:
+// K over the array's 128 (two chunks summed into Y), N over two rounds of
+// lanes, and a batched matmul through the BMM template's 2-D views; each
+// is ok with its values computed, so a wrong value would be a mismatch.
+TEST(PyTorchSimBackend, TemplateMatmulsHaveValuesFromTheSystolicArray) {
+  NPUFUZZ_NEEDS_PYTORCHSIM();
+  for (const char *program : {"%0 = input {fill=rand} : f32[8,200]\n"
+                              "%1 = input {fill=rand} : f32[200,140]\n"
+                              "%2 = matmul %0, %1 : f32[8,140]\n"
+                              "return %2\n",
+                              "%0 = input {fill=rand} : f32[2,33,70]\n"
+                              "%1 = input {fill=rand} : f32[2,70,20]\n"
+                              "%2 = matmul %0, %1 : f32[2,33,20]\n"
+                              "return %2\n"}) {
+    const CaseOutcome out = run(std::string("npufuzz-case 1\ndata seed=3 edge_rate=0\n") + program);
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << program << out.summary;
+    EXPECT_TRUE(out.run.valuesComputed) << program << out.run.valuesWhyNot;
+  }
+}
+
 // torch builds PyTorchSim's npu extension under a lock file; a build that a
 // case's limit killed left it, and every later adapter waited on it
 // forever, each case a hang. Now the adapter's first case sets the device
