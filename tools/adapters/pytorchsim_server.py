@@ -186,30 +186,55 @@ class Session:
             # before the recording, which then records what the planted
             # code generation writes.
             runpy.run_path(plant)
-        self._pin_dump_path()
+        self._pin_environment()
         self._record()
         # Set last: a setup that failed is tried again by the next case,
         # never skipped (a plant that did not load is no plant).
         self.device = device
 
-    def _pin_dump_path(self):
-        """PyTorchSim reads its dump path from os.environ whenever it names
-        a kernel's directory (extension_config's module __getattr__), also
-        from its compile threads. torch 2.8's `fresh_cache` clears and
-        refills os.environ when a compile ends; a thread that reads in
-        between gets PyTorchSim's default, the checkout's own directory,
-        which both workers share, and a kernel's files were then looked
-        for where they were not written (a FileNotFoundError that is the
-        harness's, never PyTorchSim's). The path is read from here."""
+    def _pin_environment(self):
+        """PyTorchSim reads its setup from os.environ whenever it asks its
+        config (extension_config's module __getattr__: the TOGSim config,
+        whose functional mode decides whether a kernel is built for Spike,
+        and the dump path), also from its compile threads. torch 2.8's
+        `fresh_cache` clears and refills os.environ when a compile ends; a
+        thread that read in between got PyTorchSim's defaults (the
+        checkout's own config and directory): a kernel was then built for
+        Spike with the stand-in tools, and its assembly looked for where
+        none was written (a FileNotFoundError in parse_stack_sizes: the
+        harness's, never PyTorchSim's). extension_config reads these
+        variables from here; everything else from os.environ."""
+        import collections.abc
         from PyTorchSimFrontend import extension_config
         session = self
-        original = extension_config.__getattr__
+        pinned = {name: os.environ[name] for name in (
+            "TORCHSIM_DIR", "TOGSIM_CONFIG", "TORCHSIM_LLVM_PATH", "TORCHSIM_DUMP_LOG_PATH",
+            "TORCHSIM_LOG_PATH")}
 
-        def config(name):
-            if name == "CONFIG_TORCHSIM_DUMP_PATH":
-                return session.dump_path
-            return original(name)
-        extension_config.__getattr__ = config
+        class Environ(collections.abc.MutableMapping):
+            def __getitem__(self, name):
+                if name == "TORCHSIM_DUMP_PATH":
+                    return session.dump_path
+                return pinned[name] if name in pinned else os.environ[name]
+
+            def __setitem__(self, name, value):
+                os.environ[name] = value
+
+            def __delitem__(self, name):
+                del os.environ[name]
+
+            def __iter__(self):
+                return iter(sorted(set(os.environ) | set(pinned) | {"TORCHSIM_DUMP_PATH"}))
+
+            def __len__(self):
+                return len(set(os.environ) | set(pinned) | {"TORCHSIM_DUMP_PATH"})
+
+        class Os:
+            environ = Environ()
+
+            def __getattr__(self, name):
+                return getattr(os, name)
+        extension_config.os = Os()
         self.dump_path = os.environ["TORCHSIM_DUMP_PATH"]
 
     def _record(self):
