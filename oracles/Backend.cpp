@@ -51,13 +51,7 @@ public:
       : cmd(cmd), freedoms(freedoms) {}
   BackendRun run(const KernelRun &k) const override {
     BackendRun r = runExternal(cmd, k.c, k.kernel, k.elements, k.inputs);
-    r.lowPrecisionHeldWide = freedoms.lowPrecisionHeldWide;
-    r.floatSumsReassociated = freedoms.floatSumsReassociated;
-    r.productsContracted = freedoms.productsContracted;
-    r.signedOverflowUndefined = freedoms.signedOverflowUndefined;
-    r.negationOverflowUndefined = freedoms.negationOverflowUndefined;
-    r.selfSubtractionFolded = freedoms.selfSubtractionFolded;
-    r.constantDivisorsAsReciprocal = freedoms.constantDivisorsAsReciprocal;
+    markFreedoms(r, freedoms);
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {
@@ -117,8 +111,7 @@ public:
   BackendRun run(const KernelRun &k) const override {
     // PyTorchSim lowers torch through Inductor's own lowering.
     BackendRun r = runPyTorchSim(t, k.c, k.inputs);
-    r.constantDivisorsAsReciprocal =
-        freedomsOf(BackendKind::PyTorchSim).constantDivisorsAsReciprocal;
+    markFreedoms(r, freedomsOf(BackendKind::PyTorchSim));
     return r;
   }
   std::map<std::string, std::string> programs(const Case &c) const override {

@@ -139,6 +139,16 @@ ExactnessModel freedomsOfRun(const BackendRun &run) {
   return m;
 }
 
+void markFreedoms(BackendRun &run, const ExactnessModel &freedoms) {
+  run.lowPrecisionHeldWide = freedoms.lowPrecisionHeldWide;
+  run.floatSumsReassociated = freedoms.floatSumsReassociated;
+  run.productsContracted = freedoms.productsContracted;
+  run.signedOverflowUndefined = freedoms.signedOverflowUndefined;
+  run.negationOverflowUndefined = freedoms.negationOverflowUndefined;
+  run.selfSubtractionFolded = freedoms.selfSubtractionFolded;
+  run.constantDivisorsAsReciprocal = freedoms.constantDivisorsAsReciprocal;
+}
+
 ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states) {
   ExactnessModel m;
   // Inductor keeps fused f16/bf16 intermediates in f32 (its
@@ -149,8 +159,11 @@ ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states) {
   const bool strictPointwise = std::any_of(states.begin(), states.end(), [](const SwitchState &s) {
     return s.id == CompilerSwitch::InductorDefaultPointwiseNumerics && !s.on;
   });
-  m.lowPrecisionHeldWide =
-      (backend == BackendKind::Inductor && !strictPointwise) || backend == BackendKind::Tvm;
+  // PyTorchSim's code generation promotes a half-precision load to f32
+  // and rounds only at the store, as Inductor's C++ does (its
+  // reduction_init: "load promotes all half-precision inputs to float").
+  m.lowPrecisionHeldWide = (backend == BackendKind::Inductor && !strictPointwise) ||
+                           backend == BackendKind::Tvm || backend == BackendKind::PyTorchSim;
   m.negationOverflowUndefined = backend == BackendKind::Inductor;
   m.floatSumsReassociated = backend == BackendKind::Iree;
   m.productsContracted = backend == BackendKind::Iree;

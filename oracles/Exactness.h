@@ -93,6 +93,9 @@ struct ExactnessModel {
 /// The freedoms a run was made under, as its backend set them.
 ExactnessModel freedomsOfRun(const BackendRun &run);
 
+/// Marks `run` as made under `freedoms`, which freedomsOfRun reads back.
+void markFreedoms(BackendRun &run, const ExactnessModel &freedoms);
+
 /// The documented freedoms of `backend`'s compiler (none for npufuzz's own
 /// lowerings and the simulators), with its switches in `states` (none:
 /// each at its default): Inductor under strict pointwise numerics keeps
