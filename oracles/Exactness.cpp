@@ -140,13 +140,15 @@ ExactnessModel freedomsOfRun(const BackendRun &run) {
 }
 
 void markFreedoms(BackendRun &run, const ExactnessModel &freedoms) {
-  run.lowPrecisionHeldWide = freedoms.lowPrecisionHeldWide;
-  run.floatSumsReassociated = freedoms.floatSumsReassociated;
-  run.productsContracted = freedoms.productsContracted;
-  run.signedOverflowUndefined = freedoms.signedOverflowUndefined;
-  run.negationOverflowUndefined = freedoms.negationOverflowUndefined;
-  run.selfSubtractionFolded = freedoms.selfSubtractionFolded;
-  run.constantDivisorsAsReciprocal = freedoms.constantDivisorsAsReciprocal;
+  // Added to what the run says of itself (PyTorchSim's model reassociates
+  // float sums: its lanes sum their shares), never taken from it.
+  run.lowPrecisionHeldWide |= freedoms.lowPrecisionHeldWide;
+  run.floatSumsReassociated |= freedoms.floatSumsReassociated;
+  run.productsContracted |= freedoms.productsContracted;
+  run.signedOverflowUndefined |= freedoms.signedOverflowUndefined;
+  run.negationOverflowUndefined |= freedoms.negationOverflowUndefined;
+  run.selfSubtractionFolded |= freedoms.selfSubtractionFolded;
+  run.constantDivisorsAsReciprocal |= freedoms.constantDivisorsAsReciprocal;
 }
 
 ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states) {

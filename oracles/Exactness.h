@@ -93,7 +93,8 @@ struct ExactnessModel {
 /// The freedoms a run was made under, as its backend set them.
 ExactnessModel freedomsOfRun(const BackendRun &run);
 
-/// Marks `run` as made under `freedoms`, which freedomsOfRun reads back.
+/// Marks `run` as made under `freedoms` too (the freedoms it already says
+/// it was made under stay), which freedomsOfRun reads back.
 void markFreedoms(BackendRun &run, const ExactnessModel &freedoms);
 
 /// The documented freedoms of `backend`'s compiler (none for npufuzz's own

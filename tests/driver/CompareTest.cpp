@@ -256,6 +256,13 @@ TEST(Tolerance, ADivisionByAConstantMayBeAMultiplicationByItsReciprocal) {
   // as Inductor's do (held-out seed 4540555: f16 x * y overflowed to -inf
   // in the reference, not in PyTorchSim's f32, and silu gave -0, not NaN).
   EXPECT_TRUE(freedomsOf(BackendKind::PyTorchSim).lowPrecisionHeldWide);
+  // Marking a run with its backend's freedoms keeps what the run says of
+  // itself: PyTorchSim's model sums each lane's share first.
+  BackendRun run;
+  run.floatSumsReassociated = true;
+  markFreedoms(run, freedomsOf(BackendKind::PyTorchSim));
+  EXPECT_TRUE(run.floatSumsReassociated);
+  EXPECT_TRUE(run.lowPrecisionHeldWide);
   EXPECT_FALSE(freedomsOf(BackendKind::Iree).constantDivisorsAsReciprocal);
 }
 
