@@ -12,6 +12,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 
+#include "llvm/ADT/MapVector.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -161,6 +162,8 @@ struct LockstepBuffer {
   mlir::Value raw, lane0;
   int64_t pitch = 0;
 };
+/// A lockstep kernel's scratchpads, by their lane-0 view.
+using LockstepBuffers = llvm::MapVector<mlir::Value, LockstepBuffer>;
 
 /// Puts each op of `block` that runs on the lanes (it reads or writes a
 /// scratchpad, or takes the lane offset) and holds no DMA or matmul in a
@@ -169,11 +172,8 @@ struct LockstepBuffer {
 /// lane at once, so between two DMAs each lane's share of the code runs
 /// before the next DMA or matmul, which see every lane. False with `why`
 /// for a value such an op gives to code outside it.
-bool wrapLaneCode(mlir::Block &block, const std::vector<LockstepBuffer> &buffers, int64_t lanes,
+bool wrapLaneCode(mlir::Block &block, const LockstepBuffers &buffers, int64_t lanes,
                   std::string &why) {
-  llvm::DenseMap<mlir::Value, const LockstepBuffer *> viewOf;
-  for (const LockstepBuffer &b : buffers)
-    viewOf[b.lane0] = &b;
   for (mlir::Operation &op : llvm::make_early_inc_range(block)) {
     bool barrier = false, onLanes = false;
     op.walk([&](mlir::Operation *inner) {
@@ -182,7 +182,7 @@ bool wrapLaneCode(mlir::Block &block, const std::vector<LockstepBuffer> &buffers
       if (inner->hasAttr("vlane_offset"))
         onLanes = true;
       for (mlir::Value v : inner->getOperands())
-        if (viewOf.count(v))
+        if (buffers.count(v))
           onLanes = true;
     });
     if (barrier) {
@@ -212,26 +212,17 @@ bool wrapLaneCode(mlir::Block &block, const std::vector<LockstepBuffer> &buffers
     loop->setAttr(kLaneLoop, b.getUnitAttr());
     op.moveBefore(loop.getBody()->getTerminator());
     b.setInsertionPointToStart(loop.getBody());
-    for (const LockstepBuffer &buffer : buffers) {
+    for (const auto &[lane0, buffer] : buffers) {
       mlir::Value start =
           mlir::arith::MulIOp::create(b, loc, loop.getInductionVar(),
                                       mlir::arith::ConstantIndexOp::create(b, loc, buffer.pitch));
-      mlir::Value view = mlir::memref::ViewOp::create(b, loc, buffer.lane0.getType(), buffer.raw,
-                                                      start, mlir::ValueRange());
-      mlir::Value lane0 = buffer.lane0;
-      lane0.replaceUsesWithIf(view,
-                              [&](mlir::OpOperand &use) { return op.isAncestor(use.getOwner()); });
+      mlir::Value view = mlir::memref::ViewOp::create(b, loc, lane0.getType(), buffer.raw, start,
+                                                      mlir::ValueRange());
+      mlir::Value(lane0).replaceUsesWithIf(
+          view, [&](mlir::OpOperand &use) { return op.isAncestor(use.getOwner()); });
     }
   }
   return true;
-}
-
-/// Whether `kernel` runs its lanes in lockstep: a template's, whose
-/// systolic array reads every lane's scratchpad at once.
-bool runsInLockstep(mlir::func::FuncOp kernel) {
-  bool matmul = false;
-  kernel.walk([&](mlir::Operation *op) { matmul = matmul || isMatmul(op); });
-  return matmul;
 }
 
 } // namespace
@@ -257,16 +248,18 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
       return;
     laneCount = std::max<int64_t>(laneCount, d.placement.usedLanes);
   }
-  // A template's matmul reads lanes up to its k and n (the array's size at
-  // most), which its DMAs may not all reach.
-  const bool lockstep = runsInLockstep(kernel);
+  // A template's kernel runs its lanes in lockstep: its systolic array
+  // reads every lane's scratchpad at once. The matmul reads lanes up to its
+  // k and n (the array's size at most), which its DMAs may not all reach.
+  std::vector<mlir::Operation *> matmuls;
   kernel.walk([&](mlir::Operation *op) {
-    if (!isMatmul(op))
-      return;
-    auto w = llvm::cast<mlir::MemRefType>(op->getOperand(1).getType());
-    for (int64_t d : w.getShape())
-      laneCount = std::max<int64_t>(laneCount, std::min<int64_t>(d, kPyTorchSimLanes));
+    if (isMatmul(op))
+      matmuls.push_back(op);
   });
+  const bool lockstep = !matmuls.empty();
+  for (mlir::Operation *op : matmuls)
+    for (int64_t d : llvm::cast<mlir::MemRefType>(op->getOperand(1).getType()).getShape())
+      laneCount = std::max<int64_t>(laneCount, std::min<int64_t>(d, kPyTorchSimLanes));
   mlir::MLIRContext *ctx = module.getContext();
   mlir::OpBuilder b(ctx);
   const mlir::Type i64 = b.getI64Type();
@@ -283,7 +276,7 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
   std::set<std::string> spadGlobals;
   // A lockstep kernel gets every lane's buffers in one argument (bytes),
   // and views lane 0's at its start.
-  std::vector<LockstepBuffer> lockstepBuffers;
+  LockstepBuffers lockstepBuffers;
   std::map<std::string, mlir::Value> lane0Of;
   b.setInsertionPointToStart(&entry);
   for (mlir::memref::GetGlobalOp g : gets) {
@@ -303,7 +296,7 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
             b, g.getLoc(), type, buffer.raw, mlir::arith::ConstantIndexOp::create(b, g.getLoc(), 0),
             mlir::ValueRange());
         lane0Of[name] = buffer.lane0;
-        lockstepBuffers.push_back(buffer);
+        lockstepBuffers[buffer.lane0] = buffer;
       }
     }
     g.getResult().replaceAllUsesWith(lockstep ? lane0Of[name] : entry.getArgument(it->second));
@@ -390,9 +383,6 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
         b.getFunctionType(llvm::SmallVector<mlir::Type>(10, i64), mlir::TypeRange()))
         .setPrivate();
   }
-  llvm::DenseMap<mlir::Value, int64_t> pitchOf;
-  for (const LockstepBuffer &buffer : lockstepBuffers)
-    pitchOf[buffer.lane0] = buffer.pitch;
   auto pointerAt = [&](mlir::Location loc, mlir::Value memref) {
     mlir::Value p = mlir::memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref);
     return mlir::arith::IndexCastOp::create(b, loc, i64, p).getResult();
@@ -401,11 +391,6 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
     return mlir::arith::ConstantIntOp::create(b, loc, i64, v).getResult();
   };
   // Each matmul a call of the systolic array, on lane 0's views.
-  std::vector<mlir::Operation *> matmuls;
-  kernel.walk([&](mlir::Operation *op) {
-    if (isMatmul(op))
-      matmuls.push_back(op);
-  });
   for (mlir::Operation *op : matmuls) {
     b.setInsertionPoint(op);
     const mlir::Location loc = op->getLoc();
@@ -417,12 +402,12 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
     for (int64_t d : {x.getDimSize(0), x.getDimSize(1), w.getDimSize(1)})
       args.push_back(constant(loc, d));
     for (mlir::Value v : op->getOperands()) {
-      auto it = pitchOf.find(matmulBuffer(v));
-      if (it == pitchOf.end()) {
+      auto it = lockstepBuffers.find(matmulBuffer(v));
+      if (it == lockstepBuffers.end()) {
         out.notRunnable = "a template's linalg.matmul of a buffer the model does not know";
         return;
       }
-      args.push_back(constant(loc, it->second));
+      args.push_back(constant(loc, it->second.pitch));
     }
     args.push_back(constant(loc, kPyTorchSimLanes));
     mlir::func::CallOp::create(b, loc, kMatmulFunction, mlir::TypeRange(), args);
@@ -469,13 +454,13 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
         constant(loc, number), mlir::arith::IndexCastOp::create(b, loc, i64, dramIndex),
         pointer(dram), pointer(spad), mlir::arith::IndexCastOp::create(b, loc, i64, offset)};
     if (lockstep) {
-      auto it = pitchOf.find(spad);
-      if (it == pitchOf.end()) {
+      auto it = lockstepBuffers.find(spad);
+      if (it == lockstepBuffers.end()) {
         out.notRunnable = "a template kernel's DMA of a view of a scratchpad";
         return;
       }
       args.push_back(constant(loc, laneCount));
-      args.push_back(constant(loc, it->second));
+      args.push_back(constant(loc, it->second.pitch));
     }
     mlir::func::CallOp::create(b, loc, lockstep ? kLockstepDmaFunction : kDmaFunction,
                                mlir::TypeRange(), args);
@@ -538,9 +523,8 @@ void rewriteForModel(mlir::ModuleOp module, mlir::func::FuncOp kernel,
   llvm::SmallVector<mlir::Value> buffers;
   for (unsigned k = arguments; k + 1 < entry.getNumArguments(); ++k) {
     auto type = llvm::cast<mlir::MemRefType>(entry.getArgument(k).getType());
-    const int64_t bytes = type.getNumElements() * elementBytesOf(type.getElementType());
     auto raw = mlir::memref::AllocOp::create(
-        b, loc, mlir::MemRefType::get({bytes + kLaneScratchpadBytes}, b.getI8Type()));
+        b, loc, mlir::MemRefType::get({lanePitch(type)}, b.getI8Type()));
     buffers.push_back(raw);
     call.push_back(mlir::memref::ViewOp::create(
         b, loc, type, raw, mlir::arith::ConstantIndexOp::create(b, loc, 0), mlir::ValueRange()));

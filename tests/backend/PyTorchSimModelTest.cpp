@@ -47,25 +47,33 @@ float at(const TensorData &t, int64_t i) {
   return v;
 }
 
+/// A copy of recorded kernel `name` in a directory `copy` with `from`
+/// replaced by `to` and `declarations` put before the kernel; empty when
+/// `from` is not there.
+std::string edited(const std::string &name, const std::string &copy, const std::string &from,
+                   const std::string &to, const std::string &declarations = "") {
+  std::string kernel, json, error;
+  EXPECT_TRUE(readFileBytes(recorded(name) + "/kernel0.mlir", kernel, error, 1 << 20));
+  EXPECT_TRUE(readFileBytes(recorded(name) + "/pytorchsim.json", json, error, 1 << 20));
+  const size_t at = kernel.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at == std::string::npos)
+    return "";
+  kernel.replace(at, from.size(), to);
+  const fs::path dir = fs::path(::testing::TempDir()) / copy;
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernel0.mlir") << declarations << kernel;
+  std::ofstream(dir / "pytorchsim.json") << json;
+  return dir.string();
+}
+
 /// A copy of the recorded broadcast add (`bcast`) in a directory `name`
 /// with its `%tmp2 = arith.addf ...` line replaced by `replacement` and
 /// `declarations` put before the kernel; empty when the add is not there.
 std::string plantedInBroadcastAdd(const std::string &name, const std::string &replacement,
                                   const std::string &declarations = "") {
-  std::string kernel, json, error;
-  EXPECT_TRUE(readFileBytes(recorded("bcast") + "/kernel0.mlir", kernel, error, 1 << 20));
-  EXPECT_TRUE(readFileBytes(recorded("bcast") + "/pytorchsim.json", json, error, 1 << 20));
-  const std::string add = "%tmp2 = arith.addf %tmp0, %tmp1 : vector<16xf32>";
-  const size_t sum = kernel.find(add);
-  EXPECT_NE(sum, std::string::npos);
-  if (sum == std::string::npos)
-    return "";
-  kernel.replace(sum, add.size(), replacement);
-  const fs::path dir = fs::path(::testing::TempDir()) / name;
-  fs::create_directories(dir);
-  std::ofstream(dir / "kernel0.mlir") << declarations << kernel;
-  std::ofstream(dir / "pytorchsim.json") << json;
-  return dir.string();
+  return edited("bcast", name, "%tmp2 = arith.addf %tmp0, %tmp1 : vector<16xf32>", replacement,
+                declarations);
 }
 
 /// The recorded run of `dir` with `inputs`, its values from the model.
@@ -247,25 +255,6 @@ double product(const TensorData &a, const TensorData &b, int64_t k, int64_t n, i
   for (int64_t l = 0; l < k; ++l)
     sum += static_cast<double>(at(a, i * k + l)) * at(b, l * n + j);
   return sum;
-}
-
-/// A copy of recorded kernel `name` in a directory `copy` with `from`
-/// replaced by `to`; empty when `from` is not there.
-std::string edited(const std::string &name, const std::string &copy, const std::string &from,
-                   const std::string &to) {
-  std::string kernel, json, error;
-  EXPECT_TRUE(readFileBytes(recorded(name) + "/kernel0.mlir", kernel, error, 1 << 20));
-  EXPECT_TRUE(readFileBytes(recorded(name) + "/pytorchsim.json", json, error, 1 << 20));
-  const size_t at = kernel.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at == std::string::npos)
-    return "";
-  kernel.replace(at, from.size(), to);
-  const fs::path dir = fs::path(::testing::TempDir()) / copy;
-  fs::create_directories(dir);
-  std::ofstream(dir / "kernel0.mlir") << kernel;
-  std::ofstream(dir / "pytorchsim.json") << json;
-  return dir.string();
 }
 
 TEST(PyTorchSimModel, ATemplatesMatmulRunsOnTheSystolicArrayAcrossEveryLane) {
