@@ -35,6 +35,10 @@ struct DmaTrace {
     bool write = false;   ///< scratchpad to memory (a store)
     std::string argument; ///< the kernel argument it moves to or from
     std::string text;     ///< the op as the compiler wrote it
+    /// A store's: the kernel ops that computed what it stores, from what
+    /// the kernel loads or stores elsewhere (`arith.cmpf one f32,
+    /// arith.extsi i1>i8`; `copy`), when the backend can tell.
+    std::string computedBy;
   };
   /// One element a DMA moved, in execution order.
   struct Access {
@@ -67,6 +71,16 @@ struct DmaTrace {
     std::string point; ///< the slot's iteration point, `index0=0, index1=8`
     int64_t moved = 0, wanted = 0;
     uint64_t wrongSlots = 0, slots = 0;
+    /// Judged by the elements its tile moves, not slot by slot (a tile of
+    /// another rank than its index's variables): `slot` is the first that
+    /// moved an element no point of the tile asks for, or empty when an
+    /// element asked for (`wanted`, at `point`) is not moved (`moved` is
+    /// INT64_MIN).
+    bool asSet = false;
+    /// Judged slot by slot: some execution's first slot moved a wrong
+    /// element (the DRAM index the DMA starts from is wrong); otherwise
+    /// only its strides are.
+    bool baseWrong = false;
   };
   std::vector<Storage> storages;
   std::vector<Dma> dmas;
@@ -74,6 +88,8 @@ struct DmaTrace {
   /// DMAs whose map was not judged, each with why: `kernel0.mlir DMA #2:
   /// no loop of index1 around it`.
   std::vector<std::string> unjudgedMaps;
+  /// The DMAs of the called kernels whose map was judged.
+  uint32_t judgedMaps = 0;
   std::vector<Access> accesses;
   std::vector<View> outputs;
   /// Kernels whose DMAs could not be decoded (a loop bound that is not a

@@ -124,8 +124,8 @@ struct State {
   uint64_t totalCases = 0;
   double totalSeconds = 0; ///< of every earlier run
   std::map<std::string, uint64_t> verdicts, features;
-  /// CampaignResult::unsupportedReasons, valuesNotComputed.
-  std::map<std::string, uint64_t> unsupportedReasons, valuesNotComputed;
+  /// CampaignResult::unsupportedReasons, valuesNotComputed, dmaMaps.
+  std::map<std::string, uint64_t> unsupportedReasons, valuesNotComputed, dmaMaps;
   IrCoverage irCoverage;
 
   std::string json(double runSeconds) const {
@@ -158,6 +158,7 @@ struct State {
                          {"features", countsJson(features)},
                          {"unsupported_reasons", countsJson(unsupportedReasons)},
                          {"values_not_computed", countsJson(valuesNotComputed)},
+                         {"dma_maps", countsJson(dmaMaps)},
                          {"ir_coverage", irCoverage.toJson()}};
     std::string s;
     llvm::raw_string_ostream os(s);
@@ -265,6 +266,8 @@ struct State {
     if (o->getObject("values_not_computed") &&
         !readCounts(o->getObject("values_not_computed"), valuesNotComputed))
       return damaged("'values_not_computed' holds something other than counts");
+    if (o->getObject("dma_maps") && !readCounts(o->getObject("dma_maps"), dmaMaps))
+      return damaged("'dma_maps' holds something other than counts");
     uint64_t judged = 0;
     for (const auto &[name, n] : verdicts) {
       if (!parseVerdictName(name))
@@ -568,6 +571,7 @@ bool writeSummaryJson(const std::string &outDir, const CampaignResult &r, std::s
                        {"features", countsJson(r.features)},
                        {"unsupported_reasons", countsJson(r.unsupportedReasons)},
                        {"values_not_computed", countsJson(r.valuesNotComputed)},
+                       {"dma_maps", countsJson(r.dmaMaps)},
                        {"environment_events", countsJson(r.environmentEvents)},
                        {"adapter_starts", adapterStartsJson(r.adapterStarts)},
                        {"ir_coverage", r.irCoverage.toJson()},
@@ -692,11 +696,13 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   bool stopping = false; // --max-findings reached, or an error below
   // A campaign told what is known (--known) stops at the findings it did
   // not know: a planted bug is not cut short by a real one on the list.
-  // Only a signature listed by its id alone is known here: a qualified
-  // line (a skeleton, a root pattern) needs the reduced case, which the
-  // report has and a running campaign has not.
-  auto countsTowardMaxFindings = [&](const std::string &signatureId) {
-    return options.maxFindings && !options.config.knownSignatures.count(signatureId);
+  // Only a signature listed by its id alone, or a wrong value by the kernel
+  // ops that computed it, is known here: a qualified line (a skeleton, a
+  // root pattern) needs the reduced case, which the report has and a
+  // running campaign has not.
+  auto countsTowardMaxFindings = [&](const Signature &s) {
+    return options.maxFindings && !options.config.knownSignatures.count(s.id()) &&
+           !knownByComputation(s.text(), options.config.knownSignatures);
   };
   /// What the worker said of the cases this run deferred (state.deferred),
   /// for counting how their retry came out.
@@ -993,6 +999,11 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     // PyTorchSim's model does not run): judged for what it could be.
     if (!report.result.valuesWhyNot.empty())
       ++state.valuesNotComputed[normalizeMessage(report.result.valuesWhyNot).substr(0, 200)];
+    // Which DMAs the map oracle judged, and why the others were not.
+    if (report.result.dmaMapsJudged)
+      state.dmaMaps[kJudgedDmaMaps] += report.result.dmaMapsJudged;
+    for (const std::string &why : report.result.dmaMapsUnjudged)
+      ++state.dmaMaps[normalizeMessage(why).substr(0, 200)];
     state.irCoverage.add(report.result.entryOps, report.result.passesThatChanged);
     state.deferred.erase(r.index);
     state.deferredRequests.erase(r.index);
@@ -1098,7 +1109,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         return;
       }
       learn(f.signature().id());
-      if (countsTowardMaxFindings(f.signature().id()) && ++failing >= options.maxFindings)
+      if (countsTowardMaxFindings(f.signature()) && ++failing >= options.maxFindings)
         stopping = result.stoppedAtMaxFindings = true;
     }
     count(r, verdict, report);
@@ -1115,7 +1126,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       return;
     }
     ++result.classified;
-    if (countsTowardMaxFindings(root.findingId) && ++failing >= options.maxFindings)
+    if (countsTowardMaxFindings(report.signature) && ++failing >= options.maxFindings)
       stopping = result.stoppedAtMaxFindings = true;
     count(r, root.verdict, report);
   };
@@ -1377,7 +1388,10 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
     std::error_code ec;
     if (fs::exists(dir / "reduced", ec) || fs::exists(dir / "reduce.log", ec))
       continue;
-    if (!options.reduceKnown && options.config.knownSignatures.count(found.id)) {
+    // Known by its id alone, or by the kernel ops that computed it: its
+    // triage is done without reducing it.
+    if (!options.reduceKnown && (options.config.knownSignatures.count(found.id) ||
+                                 knownByComputation(found.text, options.config.knownSignatures))) {
       ++result.knownNotReduced;
       continue;
     }
@@ -1424,6 +1438,7 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   result.features = state.features;
   result.unsupportedReasons = state.unsupportedReasons;
   result.valuesNotComputed = state.valuesNotComputed;
+  result.dmaMaps = state.dmaMaps;
   result.environmentEvents = state.environmentEvents;
   result.irCoverage = state.irCoverage;
   result.compilerCoverage = compilerCoverage.summary();

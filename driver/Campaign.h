@@ -45,6 +45,8 @@ constexpr double kRetryTimeFactor = 8;
 /// alone, at the campaign's end, before it is filed: one that then runs
 /// through was the machine (a busy machine, a slow start), never a finding.
 constexpr double kConfirmAloneFactor = 4;
+/// The key of CampaignResult::dmaMaps that counts the DMAs judged.
+inline constexpr const char *kJudgedDmaMaps = "judged";
 /// Blame's own budget: each blame child of a failing case may take this
 /// many times what the case took in its worker (and at least the case's
 /// time limit), so that a case slowed by load is blamed as on an idle
@@ -161,6 +163,10 @@ struct CampaignResult {
   /// Cases a backend that computes values judged without them (PyTorchSim's
   /// model cannot run one of its kernels), by why, numbers dropped.
   std::map<std::string, uint64_t> valuesNotComputed;
+  /// The DMAs of the cases' kernels the map oracle judged (kJudgedDmaMaps),
+  /// and those it did not, by why (numbers dropped); a kernel not decoded
+  /// counts once, under its reason.
+  std::map<std::string, uint64_t> dmaMaps;
   /// Hangs and out-of-memory ends that ran through when confirmed alone
   /// with kConfirmAloneFactor times every limit: the machine, not the
   /// compiler, by reason; the directory's. Never findings.

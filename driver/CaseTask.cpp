@@ -38,6 +38,8 @@ std::string TaskResult::toJson() const {
                        {"blame_timed_out", blameTimedOut},
                        {"pass_warnings", passWarnings},
                        {"values_why_not", valuesWhyNot},
+                       {"dma_maps_judged", static_cast<int64_t>(dmaMapsJudged)},
+                       {"dma_maps_unjudged", llvm::json::Array(dmaMapsUnjudged)},
                        {"reference_s", referenceSeconds},
                        {"emit_s", emitSeconds},
                        {"passes_s", passSeconds},
@@ -85,6 +87,11 @@ bool TaskResult::fromJson(const std::string &text, TaskResult &out) {
   out.blameTimedOut = o->getBoolean("blame_timed_out").value_or(false);
   out.passWarnings = str("pass_warnings");
   out.valuesWhyNot = str("values_why_not");
+  out.dmaMapsJudged = static_cast<uint64_t>(o->getInteger("dma_maps_judged").value_or(0));
+  if (const llvm::json::Array *a = o->getArray("dma_maps_unjudged"))
+    for (const llvm::json::Value &v : *a)
+      if (std::optional<llvm::StringRef> why = v.getAsString())
+        out.dmaMapsUnjudged.push_back(why->str());
   out.referenceSeconds = num("reference_s");
   out.emitSeconds = num("emit_s");
   out.passSeconds = num("passes_s");
@@ -144,6 +151,19 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   t.details = out.run.details;
   t.passWarnings = out.run.passWarnings;
   t.valuesWhyNot = out.run.valuesWhyNot;
+  t.dmaMapsJudged = out.run.dmaTrace.judgedMaps;
+  // Without the kernel's (and DMA's) name: `kernel0.mlir DMA #2: why`.
+  auto reason = [](const std::string &why) {
+    const size_t colon = why.find(": ");
+    return colon == std::string::npos ? why : why.substr(colon + 2);
+  };
+  // A DMA whose map is not judged still moves what the model computes
+  // with, when it ran: a wrong map is a wrong value there.
+  const std::string byValues = out.run.valuesComputed ? kJudgedByValues : "";
+  for (const std::string &why : out.run.dmaTrace.unjudgedMaps)
+    t.dmaMapsUnjudged.push_back(byValues + reason(why));
+  for (const std::string &why : out.run.dmaTrace.undecoded)
+    t.dmaMapsUnjudged.push_back("a kernel not decoded: " + reason(why));
   t.entryOps = out.run.entryOps;
   t.passesThatChanged = out.run.passesThatChanged;
   // An adapter's file npufuzz cannot read is npufuzz's problem, never the

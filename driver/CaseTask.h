@@ -24,11 +24,21 @@ namespace npufuzz {
 /// The result a worker hands back: what the oracles decided (CaseVerdict,
 /// whose fields keep their names here), with the run's diagnostics and
 /// times.
+/// How TaskResult::dmaMapsUnjudged marks a DMA whose map was not judged
+/// in a run whose values the backend computed from its moves (PyTorchSim's
+/// NPU model): its values judge it.
+inline constexpr const char *kJudgedByValues = "judged by the model's values: ";
+
 struct TaskResult : CaseVerdict {
   std::string message;      ///< full diagnostic
   std::string details;      ///< BackendRun::details, kept as the finding's details.txt
   std::string passWarnings; ///< what passes said while succeeding (BackendRun)
   std::string valuesWhyNot; ///< BackendRun::valuesWhyNot
+  /// The run's DMAs whose map was judged (DmaTrace::judgedMaps), and why
+  /// each other was not (DmaTrace::unjudgedMaps without the DMA's name, and
+  /// each kernel not decoded).
+  uint64_t dmaMapsJudged = 0;
+  std::vector<std::string> dmaMapsUnjudged;
   /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).
   std::vector<std::string> entryOps, passesThatChanged;
   /// The compiler's own coverage in the first run (driver/CompilerCoverage.h).

@@ -10,6 +10,7 @@
 #include "oracles/Bucket.h"
 #include "oracles/Signature.h"
 #include "oracles/SkeletonPattern.h"
+#include "oracles/StoredBy.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -75,6 +76,23 @@ namespace {
 constexpr const char *kContains = " contains ";
 /// What a `VERDICT PASS contains PATTERN` line is kept as, before its words.
 constexpr const char *kRootPrefix = "root ";
+/// A `VERDICT computed-by OP, OP` line: a root by the kernel ops on the
+/// data path of its wrong element, kept as "computed-by VERDICT OP, OP".
+constexpr const char *kComputedByWord = "computed-by";
+
+/// The ops of a `computed-by` line's rest (`arith.extsi i1>i8, arith.cmpf
+/// one`): split at ", ", none empty.
+std::vector<std::string> opsOfLine(const std::string &text) {
+  std::vector<std::string> ops;
+  std::string rest = text;
+  for (size_t comma; (comma = rest.find(", ")) != std::string::npos; rest.erase(0, comma + 2))
+    ops.push_back(rest.substr(0, comma));
+  ops.push_back(rest);
+  for (const std::string &op : ops)
+    if (op.empty() || op.find_first_of(",#") != std::string::npos)
+      return {};
+  return ops;
+}
 } // namespace
 
 const std::set<std::string> &KnownList::of(const std::string &backend) const {
@@ -131,10 +149,18 @@ bool readKnownList(const std::string &path, KnownList &list, std::string &error)
     const std::string pattern =
         patternAt == std::string::npos ? "" : line.substr(patternAt + std::strlen(kContains));
     const bool contains = second == "contains";
+    // `VERDICT computed-by OP, OP`: the kernel ops the root computes with.
+    const bool computedBy = parseVerdictName(first).has_value() && second == kComputedByWord;
+    std::string ops;
+    if (computedBy) {
+      ops = line.substr(line.find(kComputedByWord) + std::strlen(kComputedByWord));
+      ops.erase(0, ops.find_first_not_of(" \t"));
+    }
     // `VERDICT PASS contains PATTERN`: a root of a pass under any op.
     const bool root = parseVerdictName(first).has_value() && !second.empty() && more == "contains";
     const bool valid =
-        root ? isSkeletonText(pattern)
+        computedBy ? !more.empty() && !opsOfLine(ops).empty()
+        : root     ? isSkeletonText(pattern)
         : contains
             ? isSignatureId(first) && isSkeletonText(pattern)
             : more.empty() && (second.empty() ? isSignatureId(first) || isBucketId(first)
@@ -144,10 +170,13 @@ bool readKnownList(const std::string &path, KnownList &list, std::string &error)
               "' is not a signature id (a verdict, '-', 16 hex digits), a signature id and "
               "its skeleton id (skeleton-, 16 hex digits), a signature id, 'contains' and an "
               "IR skeleton (ops, their regions in braces), a verdict, a pass, 'contains' and "
-              "an IR skeleton, or a bucket id (bucket-, 16 hex digits); '#' starts a comment";
+              "an IR skeleton, a verdict, 'computed-by' and kernel ops (`mismatch computed-by "
+              "arith.extsi i1>i8`), or a bucket id (bucket-, 16 hex digits); '#' starts a "
+              "comment";
       return false;
     }
-    const std::string entry = root       ? kRootPrefix + first + " " + second + kContains + pattern
+    const std::string entry = computedBy ? std::string(kComputedByWord) + " " + first + " " + ops
+                              : root     ? kRootPrefix + first + " " + second + kContains + pattern
                               : contains ? first + kContains + pattern
                               : second.empty() ? first
                                                : first + " " + second;
@@ -238,6 +267,18 @@ bool isCoarse(const std::string &signatureText) {
 }
 } // namespace
 
+bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known) {
+  const std::optional<Signature> s = parseSignatureText(signatureText);
+  if (!s)
+    return false;
+  const std::string prefix =
+      std::string(kComputedByWord) + " " + std::string(verdictName(s->kind)) + " ";
+  for (auto it = known.lower_bound(prefix); it != known.end() && it->rfind(prefix, 0) == 0; ++it)
+    if (computedWith(s->where, opsOfLine(it->substr(prefix.size()))))
+      return true;
+  return false;
+}
+
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) {
   if (known.count(f.bucket))
     return true;
@@ -273,6 +314,8 @@ bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) 
         skeletonIncludes(skeletonText, root.substr(at + std::strlen(kContains))))
       return true;
   }
+  if (knownByComputation(f.signature, known))
+    return true;
   if (!f.skeleton.empty() && isCoarse(f.signature))
     return known.count(f.id + " " + f.skeleton) != 0;
   return known.count(f.id) != 0 || (!f.skeleton.empty() && known.count(f.id + " " + f.skeleton));

@@ -101,7 +101,9 @@ struct KnownList {
 /// affine.for{affine.load(div)}`, a skeleton pattern:
 /// oracles/SkeletonPattern.h), or a root of a pass under whatever op it
 /// shows (`mismatch func.func(affine-loop-fusion) contains PATTERN`: a
-/// verdict, a pass and the IR the root needs), kept as that line for each
+/// verdict, a pass and the IR the root needs), or a root by the kernel ops
+/// that computed its wrong value (`mismatch computed-by arith.extsi
+/// i1>i8`: knownByComputation), kept as that line for each
 /// backend of its section; false with FILE:LINE and the reason when a line
 /// is none of these, a section names no backend or one that does not
 /// exist, a line comes before any section, or the file cannot be read.
@@ -110,6 +112,13 @@ bool readKnownList(const std::string &path, KnownList &list, std::string &error)
 /// The lines of the known list at `path` that hold for `backend`.
 bool readKnownSignatures(const std::string &path, const std::string &backend,
                          std::set<std::string> &known, std::string &error);
+
+/// Whether a wrong value is known by the kernel ops that computed it: a
+/// `VERDICT computed-by OP, OP` line of its verdict whose ops are all on
+/// its data path (oracles/StoredBy.h computedWith), the mechanism of a
+/// root such as a bool widened by `arith.extsi i1>i8`, whatever op of
+/// the case showed it. Needs no reduction.
+bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known);
 
 /// Whether a finding is known to `known`: its bucket is listed; or, when
 /// its signature is coarse (a wrong value named by its op family, a crash

@@ -1,5 +1,6 @@
 //===- oracles/CaseRunner.cpp - Run one case against the reference ---------===//
 #include "oracles/CaseRunner.h"
+#include "oracles/StoredBy.h"
 
 #include "backend/mlir/Pipelines.h"
 #include "ir/Elapsed.h"
@@ -105,9 +106,13 @@ CaseVerdict differentialVerdict(const Case &c, const CaseOutcome &base) {
   // which output).
   for (size_t k = 0; k < base.comparisons.size(); ++k)
     if (!base.comparisons[k].match) {
-      v.where = std::string(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
+      const std::string op(opName(c.ops[c.values[c.outputs[k]].defOp].kind));
       v.difference =
-          resultDifference(v.where, c.typeOf(c.outputs[k]).dtype, base.comparisons[k].difference);
+          resultDifference(op, c.typeOf(c.outputs[k]).dtype, base.comparisons[k].difference);
+      // With the kernel ops that computed the element, where the backend
+      // tells (oracles/StoredBy.h).
+      v.where = withComputedBy(
+          op, storedElementComputedBy(base.run.dmaTrace, k, base.comparisons[k].firstElement));
       v.onlyRounding = base.comparisons[k].onlyRounding;
       break;
     }

@@ -173,6 +173,7 @@ Comparison compareOutput(const RefTensor &expected, const TensorData &actual, Ex
         os << expected.i[k] << ", got " << got.i[k];
       }
       r.firstMismatch = os.str();
+      r.firstElement = k;
       r.difference = kind;
     }
   }

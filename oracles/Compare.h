@@ -33,6 +33,8 @@ struct Comparison {
   /// The first differing element: its indices, values, ULP and absolute
   /// error, e.g. `[3,1]: expected 0.5 (0x3f000000), got 0.5000001 ...`.
   std::string firstMismatch;
+  /// Its position, row-major in the output's shape; -1 when none.
+  int64_t firstElement = -1;
   /// The kind of the first difference, which tells two wrong results of
   /// one op apart (differenceKind below).
   std::string difference;

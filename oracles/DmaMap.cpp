@@ -21,17 +21,31 @@ std::optional<FootprintFinding> checkDmaMap(const DmaTrace &trace) {
   const DmaTrace::Dma &d = trace.dmas[w.dma];
   FootprintFinding f;
   f.verdict = VerdictKind::WrongDmaElement;
-  f.text = d.kernel + " DMA #" + std::to_string(d.number) + " (" +
-           (d.write ? "store of " : "load of ") + d.argument + ") " +
-           (d.write ? "stores tile slot " : "loads into tile slot ") + listText(w.slot) + " (" +
-           w.point + ") element " + std::to_string(w.moved) + " of " + d.argument +
-           ", where the index asked for, " + w.index + ", wants element " +
-           (w.wanted == INT64_MIN ? std::string("(none: it does not evaluate there)")
-                                  : std::to_string(w.wanted)) +
-           "; " + std::to_string(w.wrongSlots) + " of " + std::to_string(w.slots) +
-           " slots wrong: " + d.text;
+  const std::string dma = d.kernel + " DMA #" + std::to_string(d.number) + " (" +
+                          (d.write ? "store of " : "load of ") + d.argument + ")";
+  const std::string wants = w.wanted == INT64_MIN
+                                ? std::string("(none: it does not evaluate there)")
+                                : std::to_string(w.wanted);
+  if (!w.asSet)
+    f.text = dma + (d.write ? " stores tile slot " : " loads into tile slot ") + listText(w.slot) +
+             " (" + w.point + ") element " + std::to_string(w.moved) + " of " + d.argument +
+             ", where the index asked for, " + w.index + ", wants element " + wants;
+  else if (!w.slot.empty())
+    f.text = dma + (d.write ? " stores tile slot " : " loads into tile slot ") + listText(w.slot) +
+             " element " + std::to_string(w.moved) + " of " + d.argument +
+             ", which the index asked for, " + w.index + ", wants at no point of the tile";
+  else
+    f.text = dma + " moves no slot's element " + wants + " of " + d.argument +
+             ", which the index asked for, " + w.index + ", wants at " + w.point;
+  f.text += "; " + std::to_string(w.wrongSlots) + " of " + std::to_string(w.slots) +
+            " slots wrong: " + d.text;
+  // A tile judged as a set is a layout the slot-by-slot judgment does not
+  // reach (a floor-split tile): its wrong map is a root of its own.
   f.where = std::string(d.write ? "memref.dma_start store" : "memref.dma_start load") + " | " +
-            (w.indexDivides ? "floor/mod index" : "affine index");
+            (w.indexDivides ? "floor/mod index" : "affine index") +
+            (w.asSet       ? " | tile of another rank"
+             : w.baseWrong ? " | first slot wrong"
+                           : " | strides wrong");
   return f;
 }
 

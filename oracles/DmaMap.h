@@ -10,9 +10,12 @@
 // is such a DMA, in bounds or out.
 //
 // Each finding names the kernel, its DMA and dram_stride, the slot, the
-// element it moved and the one wanted; its signature keeps the direction
-// and the class of the index (affine or floor/mod): one signature per wrong
-// map, not per case or shape.
+// element it moved and the one wanted; its signature keeps the direction,
+// the class of the index (affine or floor/mod) and what is wrong: the DRAM
+// index the DMA starts from (its first slot wrong, as an index printed
+// wrong gives), only its strides, or, for a tile judged by the elements it
+// moves (a floor-split tile), its set: one signature per wrong map, not per
+// case or shape.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_ORACLES_DMAMAP_H

@@ -1,5 +1,6 @@
 //===- oracles/OpBlame.cpp - The first op a black-box backend gets wrong ---===//
 #include "oracles/OpBlame.h"
+#include "oracles/StoredBy.h"
 
 #include "backend/external/PersistentCommand.h"
 
@@ -216,6 +217,8 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
       chosenKnown = known;
       blame.difference = difference;
       blame.detail = opLabel(c, i) + ": " + wrong->firstMismatch;
+      blame.computedBy = storedElementComputedBy(out.run.dmaTrace, outputIndex.at(wrongValue),
+                                                 wrong->firstElement);
     }
   }
   if (!chosen)

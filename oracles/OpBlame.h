@@ -58,7 +58,10 @@ struct OpBlame {
   std::string op;         ///< its kind (opName)
   std::string difference; ///< the kind of its first wrong element, or kUndefinedResult
   std::string detail;     ///< "%5 = cast ...: <first mismatch>"
-  unsigned runs = 0;      ///< cut programs run
+  /// The kernel ops that computed its first wrong element, where the
+  /// backend tells (oracles/StoredBy.h).
+  std::string computedBy;
+  unsigned runs = 0; ///< cut programs run
   /// Not found because, of the values the wrong output depends on, an
   /// input's copy differs: the loads or stores went wrong, whatever op
   /// also did.

@@ -1,5 +1,6 @@
 //===- oracles/OpBlameOracle.cpp - The op a failure starts at -------------===//
 #include "oracles/OpBlameOracle.h"
+#include "oracles/StoredBy.h"
 
 #include "oracles/ChildJson.h"
 #include "oracles/DmaMap.h"
@@ -21,9 +22,13 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
                                                                       : Symptom::Other;
     const OpBlame b = blameOp(ctx.c, ctx.jit, probeConfig, symptom);
     probeConfig.pto.builds.reset();
-    return llvm::json::Object{{"found", b.found},   {"index", static_cast<int64_t>(b.opIndex)},
-                              {"op", b.op},         {"difference", b.difference},
-                              {"detail", b.detail}, {"input_first", b.inputFirst}};
+    return llvm::json::Object{{"found", b.found},
+                              {"index", static_cast<int64_t>(b.opIndex)},
+                              {"op", b.op},
+                              {"difference", b.difference},
+                              {"detail", b.detail},
+                              {"input_first", b.inputFirst},
+                              {"computed_by", b.computedBy}};
   });
   OpBlame b;
   if (!j)
@@ -34,6 +39,7 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
   b.difference = j->getString("difference").value_or("").str();
   b.detail = j->getString("detail").value_or("").str();
   b.inputFirst = j->getBoolean("input_first").value_or(false);
+  b.computedBy = j->getString("computed_by").value_or("").str();
   return b;
 }
 
@@ -136,7 +142,7 @@ void OpBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   // trowexpandmul, tcolexpandmul) shows it in any of them, and the
   // simulator's std::max and std::min treat -0 and NaN alike in tmax,
   // tmin and their expand forms.
-  v.where = blamedOpName(blame.op, blame.difference);
+  v.where = withComputedBy(blamedOpName(blame.op, blame.difference), blame.computedBy);
   v.difference = blame.difference;
   v.summary += "; first wrong: " + blame.detail;
 }

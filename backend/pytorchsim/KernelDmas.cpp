@@ -3,6 +3,7 @@
 
 #include "backend/pytorchsim/DmaStart.h"
 #include "backend/pytorchsim/ModelKernel.h"
+#include "backend/pytorchsim/StoredTile.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -24,6 +25,7 @@
 #include <memory>
 #include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace npufuzz {
@@ -137,7 +139,7 @@ public:
 private:
   struct Loop {
     mlir::Value iv;
-    int64_t value = 0, upper = 0;
+    int64_t value = 0, upper = 0, step = 1;
     std::string name; ///< its variable as PyTorchSim named it (`index0`)
   };
 
@@ -204,7 +206,7 @@ private:
         const int64_t step = loop.getStepAsInt();
         if (!lb || !ub || step <= 0)
           return fail("a loop around a DMA has bounds that are not constants");
-        loops.push_back({loop.getInductionVar(), 0, *ub, loopName(loop)});
+        loops.push_back({loop.getInductionVar(), 0, *ub, step, loopName(loop)});
         for (int64_t i = *lb; i < *ub; i += step) {
           known[loop.getInductionVar()] = i;
           loops.back().value = i;
@@ -268,6 +270,8 @@ private:
         record.laneStride = value(dma.getNumElementsPerStride()).value_or(0);
       }
       record.elementBytes = elementBytesOf(spadType.getElementType());
+      if (write)
+        record.computedBy = storedTileComputedBy(dma->getParentOfType<mlir::func::FuncOp>(), dma);
     }
     // What Inductor asked of it (found once a DMA): each tile dimension
     // runs over the loop of its variable, and each slot must move the
@@ -300,6 +304,19 @@ private:
           std::none_of(loops.begin(), loops.end(), [&](const Loop &l) { return l.name == v; }))
         record.unjudged = "its index reads " + v + ", which no loop around it runs over";
     const bool judge = record.unjudged.empty();
+    // A tile of another rank than its index's variables (a dimension split
+    // by a floor division, a scalar's tile): which slot holds which
+    // iteration point is PyTorchSim's layout, but the elements it moves
+    // are the index's over the points the loops' steps give the tile.
+    const bool asSet = !judge && ask && ask->tileVariables.empty() &&
+                       llvm::StringRef(ask->why).starts_with(kOtherRank) &&
+                       tilePoints(ask->index.variables()) > 0;
+    if (asSet) {
+      record.unjudged.clear();
+      record.judgedAsSet = true;
+      record.askedIndex = ask->index.text();
+      record.indexDivides = ask->index.divides();
+    }
     if (judge) {
       record.askedIndex = ask->index.text();
       record.indexDivides = ask->index.divides();
@@ -362,6 +379,10 @@ private:
         const std::optional<int64_t> wanted = ask->index.evaluate(point);
         ++record.slots;
         if (!wanted || *wanted != element) {
+          // A wrong first slot is a wrong DRAM index (the base the DMA
+          // starts from); right first slots with wrong others are wrong
+          // strides.
+          record.baseWrong |= slot == 0;
           if (record.wrongSlots++ == 0) {
             record.firstWrongSlot = t;
             record.moved = element;
@@ -378,7 +399,91 @@ private:
       if (d == 0)
         break;
     }
+    if (asSet)
+      judgeAsSet(record, *ask, out.executions.back());
     return true;
+  }
+
+  /// How many iteration points the loops of `variables` give a tile at
+  /// their steps; 0 when one has no loop around the DMA or there are too
+  /// many to judge.
+  int64_t tilePoints(const std::vector<std::string> &variables) const {
+    int64_t n = 1;
+    for (const std::string &v : variables) {
+      const auto l = std::find_if(loops.begin(), loops.end(),
+                                  [&](const Loop &loop) { return loop.name == v; });
+      if (l == loops.end() || l->step <= 0 || (n *= l->step) > (1 << 16))
+        return 0;
+    }
+    return n;
+  }
+
+  /// Judges one execution of a DMA whose slots cannot be matched to
+  /// iteration points: each element it moves must be one the index asks
+  /// for at a point of the tile (the loops' values, each variable's up to
+  /// its step), and each element asked for at a point inside the loops
+  /// must be moved.
+  void judgeAsSet(KernelDmas::Dma &record, const DmaAsk &ask,
+                  const KernelDmas::Execution &execution) {
+    const std::vector<std::string> variables = ask.index.variables();
+    std::vector<const Loop *> of;
+    for (const std::string &v : variables)
+      of.push_back(&*std::find_if(loops.begin(), loops.end(),
+                                  [&](const Loop &loop) { return loop.name == v; }));
+    std::map<std::string, int64_t> point;
+    for (const Loop &l : loops)
+      if (!l.name.empty())
+        point[l.name] = l.value;
+    std::set<int64_t> asked, askedInside;
+    std::map<int64_t, std::string> pointOf; // a point asking each element inside
+    std::vector<int64_t> t(of.size(), 0);
+    while (true) {
+      bool inside = true;
+      for (size_t k = 0; k < of.size(); ++k) {
+        point[variables[k]] = of[k]->value + t[k];
+        inside &= of[k]->value + t[k] < of[k]->upper;
+      }
+      if (const std::optional<int64_t> e = ask.index.evaluate(point)) {
+        asked.insert(*e);
+        if (inside && askedInside.insert(*e).second) {
+          std::string p;
+          for (size_t k = 0; k < of.size(); ++k)
+            p += (k ? ", " : "") + variables[k] + "=" + std::to_string(point[variables[k]]);
+          pointOf[*e] = p;
+        }
+      }
+      size_t d = of.size();
+      while (d > 0 && ++t[d - 1] == of[d - 1]->step)
+        t[--d] = 0;
+      if (d == 0)
+        break;
+    }
+    const std::vector<int64_t> &shape = record.tile;
+    std::set<int64_t> moved;
+    for (size_t i = execution.first; i < execution.first + execution.count; ++i) {
+      const KernelDmas::Move &m = out.moves[i];
+      moved.insert(m.element);
+      ++record.slots;
+      if (asked.count(m.element))
+        continue;
+      if (record.wrongSlots++ == 0) {
+        record.firstWrongSlot.assign(shape.size(), 0);
+        for (size_t d = shape.size(), rest = static_cast<size_t>(m.slot); d-- > 0;) {
+          record.firstWrongSlot[d] = static_cast<int64_t>(rest % shape[d]);
+          rest /= shape[d];
+        }
+        record.moved = m.element;
+        record.wanted = INT64_MIN;
+        record.firstWrongPoint = "no point of the tile asks for it";
+      }
+    }
+    for (const int64_t e : askedInside)
+      if (!moved.count(e) && record.wrongSlots++ == 0) {
+        record.firstWrongSlot.clear();
+        record.moved = INT64_MIN;
+        record.wanted = e;
+        record.firstWrongPoint = pointOf[e];
+      }
   }
 
   /// How much `v` grows when `loop`'s induction variable grows by one from

@@ -35,6 +35,10 @@ namespace npufuzz {
 /// What Inductor asked of one DMA, as the adapter recorded it when
 /// PyTorchSim's kernel code wrote the DMA for a load or store: the index
 /// Inductor gave, and the iteration variable each tile dimension runs over.
+/// How the adapter's `why` starts for a tile of another rank than its
+/// index's variables (tools/adapters/pytorchsim_server.py).
+inline constexpr const char *kOtherRank = "a tile of rank";
+
 struct DmaAsk {
   std::string code;   ///< the dma_start line PyTorchSim wrote for it
   std::string buffer; ///< Inductor's buffer
@@ -73,6 +77,17 @@ struct KernelDmas {
     /// not.
     std::string askedIndex, unjudged;
     bool indexDivides = false;
+    /// Its tile has another rank than its index's variables (a dimension
+    /// split by a floor division): judged by the elements it moves, each
+    /// one asked for at some point of the tile, and each asked for inside
+    /// the loops moved, not slot by slot.
+    bool judgedAsSet = false;
+    /// Judged slot by slot: some execution moved a wrong element into its
+    /// first slot (its DRAM index is wrong, not only its strides).
+    bool baseWrong = false;
+    /// A store's: the ops that computed the tile it stores
+    /// (StoredTile.h).
+    std::string computedBy;
     /// Its tile's slots inside the loops, and those that moved another
     /// element than the index asks for there, the first of them in full.
     uint64_t slots = 0, wrongSlots = 0;

@@ -261,7 +261,10 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
         if (const llvm::json::Array *vars = o->getArray("tile_variables"))
           for (const llvm::json::Value &v : *vars)
             ask.tileVariables.push_back(v.getAsString().value_or("").str());
-        if (ask.why.empty() && (!index || !InductorIndex::parse(*index, ask.index, unread)))
+        // A tile of another rank keeps its index: its elements are judged
+        // as a set (KernelDmas::Dma::judgedAsSet).
+        const bool keepsIndex = ask.why.empty() || llvm::StringRef(ask.why).starts_with(kOtherRank);
+        if (keepsIndex && (!index || !InductorIndex::parse(*index, ask.index, unread)))
           ask.why = "its index does not read: " + (index ? unread : std::string("none"));
         if (!ask.why.empty())
           ask.tileVariables.clear();
@@ -343,8 +346,8 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
       auto [it, added] = dmaIds.try_emplace({static_cast<size_t>(k), m.dma},
                                             static_cast<uint32_t>(trace.dmas.size()));
       if (added)
-        trace.dmas.push_back(
-            {files[k], static_cast<int>(m.dma), d.write, kd.arguments[d.argument].name, d.text});
+        trace.dmas.push_back({files[k], static_cast<int>(m.dma), d.write,
+                              kd.arguments[d.argument].name, d.text, d.computedBy});
       const Place &p = places[d.argument];
       // The kernel's element type, where it declares one.
       const uint32_t bytes = kd.arguments[d.argument].elementBytes
@@ -363,14 +366,17 @@ bool readPyTorchSimRun(const std::string &dir, BackendRun &run, std::string &err
       const KernelDmas::Dma &d = judged[k].dmas[n];
       if (!d.unjudged.empty())
         trace.unjudgedMaps.push_back(files[k] + " DMA #" + std::to_string(n) + ": " + d.unjudged);
+      else
+        ++trace.judgedMaps;
       if (!d.wrongSlots)
         continue;
       auto [it, added] = dmaIds.try_emplace({k, n}, static_cast<uint32_t>(trace.dmas.size()));
       if (added)
-        trace.dmas.push_back(
-            {files[k], static_cast<int>(n), d.write, judged[k].arguments[d.argument].name, d.text});
+        trace.dmas.push_back({files[k], static_cast<int>(n), d.write,
+                              judged[k].arguments[d.argument].name, d.text, d.computedBy});
       trace.wrongMaps.push_back({it->second, d.askedIndex, d.indexDivides, d.firstWrongSlot,
-                                 d.firstWrongPoint, d.moved, d.wanted, d.wrongSlots, d.slots});
+                                 d.firstWrongPoint, d.moved, d.wanted, d.wrongSlots, d.slots,
+                                 d.judgedAsSet, d.baseWrong});
     }
   }
   for (const llvm::json::Value &v : *outputs) {

@@ -220,9 +220,9 @@ DmaTrace temporaryTrace(int64_t stored) {
   t.storages = {{DmaTrace::Storage::Role::Input, 0, 32},
                 {DmaTrace::Storage::Role::Temporary, -1, 32},
                 {DmaTrace::Storage::Role::Output, 0, 32}};
-  t.dmas = {{"kernel0.mlir", 0, true, "%out_ptr0", "store"},
-            {"kernel1.mlir", 0, false, "%in_ptr0", "load"},
-            {"kernel1.mlir", 1, true, "%out_ptr0", "store"}};
+  t.dmas = {{"kernel0.mlir", 0, true, "%out_ptr0", "store", ""},
+            {"kernel1.mlir", 0, false, "%in_ptr0", "load", ""},
+            {"kernel1.mlir", 1, true, "%out_ptr0", "store", ""}};
   for (int64_t e = 0; e < stored; ++e)
     t.accesses.push_back({0, 1, e * 4, e, 8, 4});
   for (int64_t e = 0; e < 8; ++e)
@@ -261,6 +261,185 @@ DmaTrace traceOf(const std::string &name) {
 // Kernels whose DMAs move what Inductor's index asks: an overhanging flat
 // tile, and a broadcast (dram_stride [1, 0]) beside a 2-D load. Every DMA
 // of theirs is judged, slot by slot.
+/// The ops that computed what `kernel`'s first store DMA stores.
+std::string firstStoreComputedBy(const std::string &kernel) {
+  const KernelDmas k = checkPyTorchSimKernel(kernel);
+  EXPECT_TRUE(k.decoded) << k.undecoded << k.rejection << k.unreadable;
+  for (const KernelDmas::Dma &d : k.dmas)
+    if (d.write)
+      return d.computedBy;
+  ADD_FAILURE() << "no store DMA";
+  return "";
+}
+
+/// `x + y` and `(x + y) != y` in one kernel, as PyTorchSim v1.1.0 wrote
+/// it; `storeSum` also stores the sum (as when every value is returned).
+std::string neKernel(bool storeSum) {
+  std::string k = R"(memref.global @buf0_spad : memref<64xf32, 1>
+memref.global @buf1_spad : memref<64xf32, 1>
+memref.global @buf2_spad : memref<64xi8, 1>
+memref.global @buf3_spad : memref<64xf32, 1>
+func.func @kernel(%in_ptr0: memref<64xf32>, %in_ptr1: memref<64xf32>, %out_ptr0: memref<64xi8>, %out_ptr1: memref<64xf32>)
+{
+    %const0 = arith.constant 0 : index
+    %const1 = arith.constant 2 : index
+    %const2 = arith.constant 3 : index
+    %alloc0 = memref.alloc() : memref<1xi32> // 0
+    %spad0 = memref.get_global @buf0_spad : memref<64xf32, 1>
+    %spad1 = memref.get_global @buf1_spad : memref<64xf32, 1>
+    %spad2 = memref.get_global @buf2_spad : memref<64xi8, 1>
+    %spad3 = memref.get_global @buf3_spad : memref<64xf32, 1>
+    affine.for %index0 = 0 to 64 step 64
+    {
+        memref.dma_start %in_ptr0[%index0], %spad0[%const0], %const1, %alloc0[%const0], %const0, %const1 : memref<64xf32>, memref<64xf32, 1>, memref<1xi32> {dram_stride=[1], sram_stride=[1], padding=0}
+        memref.dma_start %in_ptr1[%index0], %spad1[%const0], %const1, %alloc0[%const0], %const0, %const1 : memref<64xf32>, memref<64xf32, 1>, memref<1xi32> {dram_stride=[1], sram_stride=[1], padding=0}
+        affine.for %compute_idx = 0 to 2 step 2
+        {
+            %tmp1 = affine.vector_load %spad0[%compute_idx] : memref<64xf32, 1>, vector<2xf32>
+            %tmp3 = affine.vector_load %spad1[%compute_idx] : memref<64xf32, 1>, vector<2xf32>
+            %tmp4 = arith.addf %tmp1, %tmp3 : vector<2xf32>
+            %tmp5 = arith.cmpf one, %tmp4, %tmp3 : vector<2xf32>
+            %tmp6 = arith.extsi %tmp5 : vector<2xi1> to vector<2xi8>
+            affine.vector_store %tmp6, %spad2[%compute_idx] : memref<64xi8, 1>, vector<2xi8>
+            affine.vector_store %tmp4, %spad3[%compute_idx] : memref<64xf32, 1>, vector<2xf32>
+        } {inner_loop=false}
+        memref.dma_start %spad2[%const0], %out_ptr0[%index0], %const2, %alloc0[%const0], %const0, %const1 : memref<64xi8, 1>, memref<64xi8>, memref<1xi32> {dram_stride=[1], sram_stride=[1], padding=0}
+STORE_SUM
+    } {outer_loop=true}
+    return
+}
+)";
+  const std::string sum =
+      R"(        memref.dma_start %spad3[%const0], %out_ptr1[%index0], %const2, %alloc0[%const0], %const0, %const1 : memref<64xf32, 1>, memref<64xf32>, memref<1xi32> {dram_stride=[1], sram_stride=[1], padding=0})";
+  k.replace(k.find("STORE_SUM"), 9, storeSum ? sum : "");
+  return k;
+}
+
+TEST(PyTorchSimStoredTile, AStoresDataPathNamesTheOpsThatComputedIt) {
+  EXPECT_EQ(firstStoreComputedBy(kernelText("add")), "arith.addf f32");
+  // A float `ne` as PyTorchSim lowers it, the add fused before it.
+  EXPECT_EQ(firstStoreComputedBy(neKernel(false)),
+            "arith.addf f32, arith.cmpf one f32, arith.extsi i1>i8");
+  // The sum stored as an output of its own is judged there: the compare's
+  // path starts at it.
+  EXPECT_EQ(firstStoreComputedBy(neKernel(true)), "arith.cmpf one f32, arith.extsi i1>i8");
+  // The template's matmul, its epilogue after it.
+  const KernelDmas mm = checkPyTorchSimKernel(kernelText("mm"));
+  std::vector<std::string> stored;
+  for (const KernelDmas::Dma &d : mm.dmas)
+    if (d.write)
+      stored.push_back(d.computedBy);
+  ASSERT_EQ(stored.size(), 1u);
+  EXPECT_NE(stored[0].find("linalg.matmul"), std::string::npos) << stored[0];
+  EXPECT_NE(stored[0].find("arith.maximumf f32"), std::string::npos) << stored[0];
+  // relu's zero says it is one.
+  EXPECT_NE(stored[0].find("arith.constant zero f32"), std::string::npos) << stored[0];
+}
+
+/// A copy of 16 elements in two tiles of `tile` (a scratchpad's shape,
+/// `4x2`) over one variable, `index0` stepping by 8: the load's DMA as
+/// `load` gives it its indices, tile type and DRAM strides, the store's
+/// with `indices` and `strides`.
+struct CopyKernel {
+  std::string load, text;
+};
+CopyKernel copyKernel(const std::string &tile, const std::string &indices,
+                      const std::string &loadStrides, const std::string &storeStrides,
+                      const std::string &sramStrides) {
+  const std::string type = "memref<" + tile + "xf32, 1>";
+  auto dma = [&](const std::string &from, const std::string &to, const std::string &kind,
+                 const std::string &types, const std::string &strides) {
+    return "memref.dma_start " + from + ", " + to + ", " + kind +
+           ", %alloc0[%const0], %const0, %const1 : " + types +
+           ", memref<1xi32> {dram_stride=" + strides + ", sram_stride=" + sramStrides +
+           ", padding=0}";
+  };
+  CopyKernel k;
+  k.load = dma("%in_ptr0[%index0]", "%spad0[" + indices + "]", "%const1", "memref<16xf32>, " + type,
+               loadStrides);
+  k.text = "memref.global @buf0_spad : " + type +
+           "\nfunc.func @kernel(%in_ptr0: memref<16xf32>, %out_ptr0: memref<16xf32>)\n{\n"
+           "    %const0 = arith.constant 0 : index\n    %const1 = arith.constant 2 : index\n"
+           "    %const2 = arith.constant 3 : index\n"
+           "    %alloc0 = memref.alloc() : memref<1xi32> // 0\n"
+           "    %spad0 = memref.get_global @buf0_spad : " +
+           type + "\n    affine.for %index0 = 0 to 16 step 8\n    {\n        " + k.load +
+           "\n        " +
+           dma("%spad0[" + indices + "]", "%out_ptr0[%index0]", "%const2",
+               type + ", memref<16xf32>", storeStrides) +
+           "\n    } {outer_loop=true}\n    return\n}\n";
+  return k;
+}
+
+/// A copy of 16 elements in two tiles of 4x2 over one variable (a tile
+/// split by a floor division), the load's DRAM strides `strides` and the
+/// index Inductor asked for it `index`.
+KernelDmas splitTileCopy(const std::string &strides, const std::string &index) {
+  const CopyKernel k = copyKernel("4x2", "%const0, %const0", strides, "[2, 1]", "[2, 1]");
+  DmaAsk ask;
+  ask.code = k.load;
+  ask.index = indexOf(index);
+  ask.why = std::string(kOtherRank) + " 2 over ['index0'] of the kernel's ['index0']";
+  return checkPyTorchSimKernel(k.text, {ask});
+}
+
+// A wrong DRAM index (the base a DMA starts from), as an index printed
+// wrong gives, is another root than wrong strides: its first slot is wrong.
+TEST(PyTorchSimMap, AWrongBaseIsToldFromWrongStrides) {
+  // The copy's tile one row of 8, judged slot by slot.
+  const CopyKernel copy = copyKernel("8", "%const0", "[1]", "[1]", "[1]");
+  const std::string &load = copy.load, &kernel = copy.text;
+  KernelDmas k;
+  auto judged = [&](const std::string &index) {
+    DmaAsk ask;
+    ask.code = load;
+    ask.index = indexOf(index);
+    ask.tileVariables = {"index0"};
+    return checkPyTorchSimKernel(kernel, {ask});
+  };
+  EXPECT_EQ(judged(R"("index0")").dmas[0].wrongSlots, 0u);
+  k = judged(R"(["add", "index0", 1])");
+  EXPECT_EQ(k.dmas[0].wrongSlots, 16u);
+  EXPECT_TRUE(k.dmas[0].baseWrong);
+  DmaTrace t;
+  t.dmas = {{"kernel0.mlir", 0, false, "%in_ptr0", "load", ""}};
+  t.wrongMaps.push_back(
+      {0, "index0 + 1", false, k.dmas[0].firstWrongSlot, "", 0, 1, 16, 16, false, true});
+  const std::optional<FootprintFinding> f = checkDmaMap(t);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->where, "memref.dma_start load | affine index | first slot wrong");
+}
+
+TEST(PyTorchSimMap, ASplitTileIsJudgedByTheElementsItMoves) {
+  // Right: each tile moves the 8 elements its points ask for.
+  const KernelDmas right = splitTileCopy("[2, 1]", R"("index0")");
+  ASSERT_TRUE(right.decoded) << right.undecoded;
+  EXPECT_TRUE(right.dmas[0].judgedAsSet);
+  EXPECT_TRUE(right.dmas[0].unjudged.empty()) << right.dmas[0].unjudged;
+  EXPECT_EQ(right.dmas[0].slots, 16u);
+  EXPECT_EQ(right.dmas[0].wrongSlots, 0u);
+  // The same elements in another layout: not the set's to judge.
+  EXPECT_EQ(splitTileCopy("[1, 4]", R"("index0")").dmas[0].wrongSlots, 0u);
+  // A floor term dropped: each tile moves pairs of one row, half its
+  // elements never.
+  const KernelDmas dropped = splitTileCopy("[2, 0]", R"("index0")");
+  EXPECT_GT(dropped.dmas[0].wrongSlots, 0u);
+  EXPECT_TRUE(dropped.dmas[0].firstWrongSlot.empty()); // an element asked for is not moved
+  EXPECT_EQ(dropped.dmas[0].wanted, 1);
+  // Elements no point of the tile asks for (the index is 2*index0).
+  const KernelDmas outside = splitTileCopy("[2, 1]", R"(["mul", 2, "index0"])");
+  EXPECT_GT(outside.dmas[0].wrongSlots, 0u);
+  ASSERT_EQ(outside.dmas[0].firstWrongSlot.size(), 2u);
+  EXPECT_EQ(outside.dmas[0].moved, 1);
+  DmaTrace t;
+  t.dmas = {{"kernel0.mlir", 0, false, "%in_ptr0", "load", ""}};
+  t.wrongMaps.push_back({0, "2*index0", false, outside.dmas[0].firstWrongSlot, "", 1, INT64_MIN,
+                         outside.dmas[0].wrongSlots, outside.dmas[0].slots, true});
+  const std::optional<FootprintFinding> f = checkDmaMap(t);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_EQ(f->where, "memref.dma_start load | affine index | tile of another rank");
+}
+
 TEST(PyTorchSimMap, RecordedRightMapsMoveWhatTheIndexAsksAtEverySlot) {
   for (const char *name : {"add", "bcast"}) {
     const DmaTrace t = traceOf(name);
@@ -286,7 +465,8 @@ TEST(PyTorchSimMap, StridesSwappedInsideBoundsAreAWrongElementTheFootprintMisses
   const std::optional<FootprintFinding> f = checkDmaTrace(t);
   ASSERT_TRUE(f);
   EXPECT_EQ(f->verdict, VerdictKind::WrongDmaElement);
-  EXPECT_EQ(f->where, "memref.dma_start load | affine index");
+  // The first slot moves the right element: only the strides are wrong.
+  EXPECT_EQ(f->where, "memref.dma_start load | affine index | strides wrong");
   EXPECT_NE(f->text.find("kernel0.mlir DMA #0 (load of %in_ptr0) loads into tile slot [0, 1] "
                          "(index0=0, index1=1) element 16 of %in_ptr0, where the index asked "
                          "for, (index1 + 16*index0), wants element 1; 240 of 256 slots wrong"),
@@ -323,7 +503,7 @@ TEST(PyTorchSimMap, TheForksFloorModStridesAreWrongElementsInBoundsOrOut) {
     const std::optional<FootprintFinding> f = checkDmaTrace(t);
     ASSERT_TRUE(f) << row.name;
     EXPECT_EQ(f->verdict, VerdictKind::WrongDmaElement) << row.name;
-    EXPECT_EQ(f->where, "memref.dma_start load | floor/mod index") << row.name;
+    EXPECT_EQ(f->where, "memref.dma_start load | floor/mod index | strides wrong") << row.name;
     EXPECT_NE(f->text.find(row.first), std::string::npos) << row.name << ": " << f->text;
   }
   EXPECT_FALSE(checkDmaFootprint(traceOf("view")));

@@ -942,6 +942,65 @@ TEST(Report, AFindingWhoseExposedFailureIsAKnownRootIsKnown) {
       f, {badAccess.id() + " contains affine.for{affine.load(div) affine.store(d)}"}));
 }
 
+// A wrong value named by the kernel ops that computed it is known by a
+// line naming the root's mechanism among them, whatever op showed it; and
+// not when the ops are another root's, or the line another verdict's.
+TEST(Report, AWrongValueIsKnownByTheKernelOpsThatComputedIt) {
+  const std::string dir = freshDir("report-computed-by");
+  fs::create_directories(dir);
+  const std::string list = dir + "/known.txt";
+  {
+    std::ofstream out(list);
+    out << "[pytorchsim]\n";
+    out << "mismatch computed-by arith.extsi i1>i8  # a bool widened as -1\n";
+    out << "mismatch computed-by arith.cmpf one, arith.extui  # NaN != NaN ordered\n";
+  }
+  KnownList known;
+  std::string error;
+  ASSERT_TRUE(readKnownList(list, known, error)) << error;
+  const std::set<std::string> &lines = known.of("pytorchsim");
+  auto finding = [](const std::string &where) {
+    ReportFinding f;
+    const Signature s{VerdictKind::Mismatch, "", where, "value"};
+    f.id = s.id();
+    f.signature = s.text();
+    f.bucket = f.id;
+    return f;
+  };
+  EXPECT_TRUE(
+      isKnownFinding(finding("le computed by arith.cmpi sle i32, arith.extsi i1>i8"), lines));
+  EXPECT_TRUE(
+      isKnownFinding(finding("eq computed by arith.cmpf oeq f32, arith.extsi i1>i8"), lines));
+  EXPECT_TRUE(
+      isKnownFinding(finding("ne computed by arith.cmpf one f32, arith.extui i1>i8"), lines));
+  // A conversion named by its source type.
+  {
+    const std::set<std::string> uitofp = {"computed-by mismatch arith.uitofp i32"};
+    EXPECT_TRUE(isKnownFinding(finding("cast computed by arith.uitofp i32>f32"), uitofp));
+    EXPECT_FALSE(isKnownFinding(finding("cast computed by arith.uitofp i1>f32"), uitofp));
+    EXPECT_FALSE(isKnownFinding(finding("cast computed by arith.uitofp i32x>f32"), uitofp));
+  }
+  // Every op of the line must be there, with its type or predicate.
+  EXPECT_FALSE(
+      isKnownFinding(finding("ne computed by arith.cmpf une f32, arith.extui i1>i8"), lines));
+  EXPECT_FALSE(
+      isKnownFinding(finding("le computed by arith.cmpi sle i32, arith.extsi i8>i32"), lines));
+  EXPECT_FALSE(isKnownFinding(finding("add computed by arith.subf f32"), lines));
+  // Without the kernel's ops (a black box), the line says nothing.
+  EXPECT_FALSE(isKnownFinding(finding("le"), lines));
+  const Signature crash{VerdictKind::UninitializedRead, "", "le computed by arith.extsi i1>i8", ""};
+  EXPECT_FALSE(knownByComputation(crash.text(), lines));
+  // A line without ops is not one.
+  {
+    std::ofstream out(list);
+    out << "[pytorchsim]\nmismatch computed-by\n";
+  }
+  known = {};
+  EXPECT_FALSE(readKnownList(list, known, error));
+  EXPECT_NE(error.find("'computed-by' and kernel ops"), std::string::npos) << error;
+  fs::remove_all(dir);
+}
+
 TEST(Campaign, ShardsShareASeedOnlyWhenOneRanIt) {
   // By brute force over small ranges: what merge refuses to count twice.
   auto brute = [](const SeedRange &a, const SeedRange &b) -> std::optional<uint64_t> {

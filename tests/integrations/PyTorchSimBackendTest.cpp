@@ -243,7 +243,8 @@ return %2
       continue;
     }
     EXPECT_EQ(r.result.verdict, VerdictKind::WrongDmaElement) << r.result.summary;
-    EXPECT_EQ(r.signature.where, "memref.dma_start load | floor/mod index") << r.signature.text();
+    EXPECT_EQ(r.signature.where, "memref.dma_start load | floor/mod index | strides wrong")
+        << r.signature.text();
     EXPECT_NE(r.result.summary.find("kernel0.mlir DMA #0 (load of %in_ptr0)"), std::string::npos)
         << r.result.summary;
     ids.push_back(r.signature.id());
