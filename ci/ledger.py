@@ -133,6 +133,59 @@ def validate(roots):
                 path = os.path.relpath(os.path.join(dirpath, name), ROOT)
                 if path not in held:
                     problems.append("%s is in no root of the ledger" % path)
+    problems += one_root_per_id(roots, known_lines())
+    return problems
+
+
+KNOWN = os.path.join(ROOT, "ci", "known-signatures.txt")
+# The ledger's compiler of each backend a known list's section names.
+BACKEND_COMPILERS = {"mlir-jit": "mlir", "mlir-tools": "mlir", "inductor": "inductor",
+                     "tvm": "tvm", "iree": "iree", "pytorchsim": "pytorchsim"}
+
+
+def known_lines():
+    """(compilers, line) of each line of the known list: the compilers its
+    section's backends are, and its entry without the comment."""
+    lines, compilers = [], set()
+    try:
+        with open(KNOWN) as f:
+            for raw in f:
+                text = raw.split("#", 1)[0].strip()
+                if text.startswith("[") and text.endswith("]"):
+                    compilers = {BACKEND_COMPILERS[b] for b in text[1:-1].split()
+                                 if b in BACKEND_COMPILERS}
+                elif text:
+                    lines.append((frozenset(compilers), text))
+    except OSError as e:
+        raise LedgerError("%s: %s" % (KNOWN, e))
+    return lines
+
+
+def one_root_per_id(roots, known):
+    """A signature id stands for one root of a compiler. An id two roots of
+    one compiler share (a coarse one: a verdict, a pass, an op family) is
+    listed by each only with what tells them apart (a skeleton, a pattern
+    after 'contains'), and never alone in the known list, where it would
+    make a finding of either known by its id alone, unreduced."""
+    problems = []
+    by_id = collections.defaultdict(set)
+    for r in roots:
+        for entry in r.get("signatures", []):
+            by_id[(r["compiler"], entry.split()[0])].add(r["id"])
+    for (compiler, sig), ids in sorted(by_id.items()):
+        if len(ids) < 2:
+            continue
+        for r in roots:
+            if r["id"] in ids and sig in r["signatures"]:
+                problems.append("root %s (%s): %s is also root %s's; list it with what tells "
+                                "them apart (a skeleton, 'contains' and a pattern)" % (
+                                    r["id"], compiler, sig,
+                                    ", ".join(sorted(ids - {r["id"]}))))
+        for compilers, line in known:
+            if compiler in compilers and line == sig:
+                problems.append("%s: %s alone stands for %d roots of %s (%s)" % (
+                    os.path.relpath(KNOWN, ROOT), sig, len(ids), compiler,
+                    ", ".join(sorted(ids))))
     return problems
 
 
