@@ -324,16 +324,20 @@ private:
       // Not judged: each tile dimension's loop is the one whose step
       // moves the DRAM index by the dimension's stride (outer loops first, each loop
       // once), as PyTorchSim derives dram_stride from the index's
-      // coefficients. A broadcast dimension (stride 0) moves no other
-      // element, and one no loop matches is not clipped.
+      // coefficients. Two dimensions of one stride (a GEMM's K and N when N
+      // is 1) are told apart by the loop that steps by the dimension's
+      // extent, tried first. A broadcast dimension (stride 0) moves no
+      // other element, and one no loop matches is not clipped.
       std::fill(along.begin(), along.end(), nullptr);
       std::vector<bool> taken(loops.size(), false);
-      for (size_t d = 0; d < shape.size(); ++d)
-        for (size_t l = 0; stride[d] != 0 && !along[d] && l < loops.size(); ++l)
-          if (!taken[l] && slope(indices[0], loops[l]) == stride[d]) {
-            along[d] = &loops[l];
-            taken[l] = true;
-          }
+      for (const bool byExtent : {true, false})
+        for (size_t d = 0; d < shape.size(); ++d)
+          for (size_t l = 0; stride[d] != 0 && !along[d] && l < loops.size(); ++l)
+            if (!taken[l] && (!byExtent || loops[l].step == shape[d]) &&
+                slope(indices[0], loops[l]) == stride[d]) {
+              along[d] = &loops[l];
+              taken[l] = true;
+            }
     }
     // The slot's iteration point: each loop's value, the slot added along
     // its dimension's variable (set per slot below).

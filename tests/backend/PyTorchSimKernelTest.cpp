@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <numeric>
 
 namespace npufuzz {
 namespace {
@@ -144,6 +145,27 @@ TEST(PyTorchSimKernel, ATileOverhangingItsLoopIsClippedThere) {
   EXPECT_EQ(k.arguments[2].name, "%out_ptr0");
   EXPECT_EQ(k.arguments[2].elements, 4000);
   EXPECT_EQ(k.arguments[2].elementBytes, 4u);
+}
+
+// The BMM template's W of one column: its K and N dimensions have one DRAM
+// stride, and the loop stepping by the K tile is K's, so the tile moves
+// the 15 rows of K, not the one of N.
+TEST(PyTorchSimKernel, TwoTileDimensionsOfOneStrideAreClippedAtTheirOwnLoops) {
+  const KernelDmas k = checkPyTorchSimKernel(kernelText("bmm_n1"));
+  ASSERT_TRUE(k.decoded) << k.undecoded;
+  ASSERT_GE(k.dmas.size(), 2u);
+  const KernelDmas::Execution *w = nullptr;
+  for (const KernelDmas::Execution &e : k.executions)
+    if (!w && e.dma == 1)
+      w = &e;
+  ASSERT_TRUE(w);
+  std::vector<int64_t> moved;
+  for (size_t i = w->first; i < w->first + w->count; ++i)
+    moved.push_back(k.moves[i].element);
+  std::sort(moved.begin(), moved.end());
+  std::vector<int64_t> rows(15);
+  std::iota(rows.begin(), rows.end(), 0);
+  EXPECT_EQ(moved, rows);
 }
 
 TEST(PyTorchSimKernel, AKernelThatMovesMoreThanItsBudgetIsLeftUndecoded) {
