@@ -73,9 +73,8 @@ struct DmaTrace {
     uint64_t wrongSlots = 0, slots = 0;
     /// Judged by the elements its tile moves, not slot by slot (a tile of
     /// another rank than its index's variables): `slot` is the first that
-    /// moved an element no point of the tile asks for, or empty when an
-    /// element asked for (`wanted`, at `point`) is not moved (`moved` is
-    /// INT64_MIN).
+    /// moved an element no point of the tile asks for; or, when an element
+    /// asked for (`wanted`, at `point`) is not moved, `moved` is INT64_MIN.
     bool asSet = false;
     /// Judged slot by slot: some execution's first slot moved a wrong
     /// element (the DRAM index the DMA starts from is wrong); otherwise

@@ -19,6 +19,7 @@
 #include "ir/Text.h"
 #include "oracles/Backend.h"
 #include "oracles/OpBlame.h"
+#include "oracles/StoredBy.h"
 #include "shrink/Generalize.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -700,9 +701,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // ops that computed it, is known here: a qualified line (a skeleton, a
   // root pattern) needs the reduced case, which the report has and a
   // running campaign has not.
-  auto countsTowardMaxFindings = [&](const Signature &s) {
-    return options.maxFindings && !options.config.knownSignatures.count(s.id()) &&
-           !knownByComputation(s.text(), options.config.knownSignatures);
+  auto countsTowardMaxFindings = [&](const std::string &id, const std::string &signatureText) {
+    return options.maxFindings && !options.config.knownSignatures.count(id) &&
+           !knownByComputation(signatureText, options.config.knownSignatures);
   };
   /// What the worker said of the cases this run deferred (state.deferred),
   /// for counting how their retry came out.
@@ -1109,7 +1110,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
         return;
       }
       learn(f.signature().id());
-      if (countsTowardMaxFindings(f.signature()) && ++failing >= options.maxFindings)
+      if (countsTowardMaxFindings(f.signature().id(), f.signature().text()) &&
+          ++failing >= options.maxFindings)
         stopping = result.stoppedAtMaxFindings = true;
     }
     count(r, verdict, report);
@@ -1126,7 +1128,9 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       return;
     }
     ++result.classified;
-    if (countsTowardMaxFindings(report.signature) && ++failing >= options.maxFindings)
+    // The root's id, and the case's own signature for its kernel ops.
+    if (countsTowardMaxFindings(root.findingId, report.signature.text()) &&
+        ++failing >= options.maxFindings)
       stopping = result.stoppedAtMaxFindings = true;
     count(r, root.verdict, report);
   };

@@ -165,7 +165,7 @@ struct CampaignResult {
   std::map<std::string, uint64_t> valuesNotComputed;
   /// The DMAs of the cases' kernels the map oracle judged (kJudgedDmaMaps),
   /// and those it did not, by why (numbers dropped); a kernel not decoded
-  /// counts once, under its reason.
+  /// (or a part of the program not traced) counts once, under its reason.
   std::map<std::string, uint64_t> dmaMaps;
   /// Hangs and out-of-memory ends that ran through when confirmed alone
   /// with kConfirmAloneFactor times every limit: the machine, not the

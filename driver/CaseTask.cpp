@@ -163,7 +163,7 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   for (const std::string &why : out.run.dmaTrace.unjudgedMaps)
     t.dmaMapsUnjudged.push_back(byValues + reason(why));
   for (const std::string &why : out.run.dmaTrace.undecoded)
-    t.dmaMapsUnjudged.push_back("a kernel not decoded: " + reason(why));
+    t.dmaMapsUnjudged.push_back("not decoded: " + reason(why));
   t.entryOps = out.run.entryOps;
   t.passesThatChanged = out.run.passesThatChanged;
   // An adapter's file npufuzz cannot read is npufuzz's problem, never the

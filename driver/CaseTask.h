@@ -36,7 +36,7 @@ struct TaskResult : CaseVerdict {
   std::string valuesWhyNot; ///< BackendRun::valuesWhyNot
   /// The run's DMAs whose map was judged (DmaTrace::judgedMaps), and why
   /// each other was not (DmaTrace::unjudgedMaps without the DMA's name, and
-  /// each kernel not decoded).
+  /// each kernel or other part of the program not decoded).
   uint64_t dmaMapsJudged = 0;
   std::vector<std::string> dmaMapsUnjudged;
   /// IR coverage of the run (BackendRun::entryOps, passesThatChanged).

@@ -76,23 +76,6 @@ namespace {
 constexpr const char *kContains = " contains ";
 /// What a `VERDICT PASS contains PATTERN` line is kept as, before its words.
 constexpr const char *kRootPrefix = "root ";
-/// A `VERDICT computed-by OP, OP` line: a root by the kernel ops on the
-/// data path of its wrong element, kept as "computed-by VERDICT OP, OP".
-constexpr const char *kComputedByWord = "computed-by";
-
-/// The ops of a `computed-by` line's rest (`arith.extsi i1>i8, arith.cmpf
-/// one`): split at ", ", none empty.
-std::vector<std::string> opsOfLine(const std::string &text) {
-  std::vector<std::string> ops;
-  std::string rest = text;
-  for (size_t comma; (comma = rest.find(", ")) != std::string::npos; rest.erase(0, comma + 2))
-    ops.push_back(rest.substr(0, comma));
-  ops.push_back(rest);
-  for (const std::string &op : ops)
-    if (op.empty() || op.find_first_of(",#") != std::string::npos)
-      return {};
-  return ops;
-}
 } // namespace
 
 const std::set<std::string> &KnownList::of(const std::string &backend) const {
@@ -266,18 +249,6 @@ bool isCoarse(const std::string &signatureText) {
   return false;
 }
 } // namespace
-
-bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known) {
-  const std::optional<Signature> s = parseSignatureText(signatureText);
-  if (!s)
-    return false;
-  const std::string prefix =
-      std::string(kComputedByWord) + " " + std::string(verdictName(s->kind)) + " ";
-  for (auto it = known.lower_bound(prefix); it != known.end() && it->rfind(prefix, 0) == 0; ++it)
-    if (computedWith(s->where, opsOfLine(it->substr(prefix.size()))))
-      return true;
-  return false;
-}
 
 bool isKnownFinding(const ReportFinding &f, const std::set<std::string> &known) {
   if (known.count(f.bucket))

@@ -113,13 +113,6 @@ bool readKnownList(const std::string &path, KnownList &list, std::string &error)
 bool readKnownSignatures(const std::string &path, const std::string &backend,
                          std::set<std::string> &known, std::string &error);
 
-/// Whether a wrong value is known by the kernel ops that computed it: a
-/// `VERDICT computed-by OP, OP` line of its verdict whose ops are all on
-/// its data path (oracles/StoredBy.h computedWith), the mechanism of a
-/// root such as a bool widened by `arith.extsi i1>i8`, whatever op of
-/// the case showed it. Needs no reduction.
-bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known);
-
 /// Whether a finding is known to `known`: its bucket is listed; or, when
 /// its signature is coarse (a wrong value named by its op family, a crash
 /// named by a signal) and its reduction gave the skeleton of the IR its

@@ -30,7 +30,7 @@ std::optional<FootprintFinding> checkDmaMap(const DmaTrace &trace) {
     f.text = dma + (d.write ? " stores tile slot " : " loads into tile slot ") + listText(w.slot) +
              " (" + w.point + ") element " + std::to_string(w.moved) + " of " + d.argument +
              ", where the index asked for, " + w.index + ", wants element " + wants;
-  else if (!w.slot.empty())
+  else if (w.moved != INT64_MIN)
     f.text = dma + (d.write ? " stores tile slot " : " loads into tile slot ") + listText(w.slot) +
              " element " + std::to_string(w.moved) + " of " + d.argument +
              ", which the index asked for, " + w.index + ", wants at no point of the tile";

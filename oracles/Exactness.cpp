@@ -299,4 +299,18 @@ std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exact
   return n;
 }
 
+bool producedByComputation(const Case &c, ValueId v) {
+  // Each value once, in the order the ops define them.
+  std::vector<bool> computed(c.values.size(), false);
+  for (const Op &op : c.ops) {
+    bool moved = false;
+    if (opCategory(op.kind) != OpCategory::Source)
+      for (ValueId u : op.operands)
+        moved = moved || computed[u];
+    for (ValueId r : op.results)
+      computed[r] = computes(op.kind) || moved;
+  }
+  return v >= 0 && static_cast<size_t>(v) < computed.size() && computed[static_cast<size_t>(v)];
+}
+
 } // namespace npufuzz

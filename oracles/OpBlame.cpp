@@ -123,12 +123,16 @@ bool wrongThroughAnOperand(const Op &op, const ComparisonsByValue &byValue,
 }
 
 /// Whether the known list names the wrong value `difference` (a
-/// resultDifference) of an op of kind `name`, as reportOf files it.
+/// resultDifference) of an op of kind `name`, computed by the kernel ops
+/// `computedBy` where the backend tells (oracles/StoredBy.h), as reportOf
+/// files it: by its id, or by the ops of a root's mechanism.
 bool knownWrongValue(const RunConfig &config, const std::string &name,
-                     const std::string &difference) {
-  const Signature named{VerdictKind::Mismatch, "", blamedOpName(name, difference),
+                     const std::string &difference, const std::string &computedBy = "") {
+  const Signature named{VerdictKind::Mismatch, "",
+                        withComputedBy(blamedOpName(name, difference), computedBy),
                         std::string(differenceClass(difference))};
-  return config.knownSignatures.count(named.id()) != 0;
+  return config.knownSignatures.count(named.id()) != 0 ||
+         knownByComputation(named.text(), config.knownSignatures);
 }
 
 /// Whether value `v` of a cut (compared as `byValue` says) is wrong of its
@@ -209,7 +213,9 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
         leftUnwritten(out, outputIndex.at(wrongValue), config)
             ? std::string(kUndefinedResult)
             : resultDifference(name, c.typeOf(wrongValue).dtype, wrong->difference);
-    const bool known = knownWrongValue(config, name, difference);
+    const std::string computedBy =
+        storedElementComputedBy(out.run.dmaTrace, outputIndex.at(wrongValue), wrong->firstElement);
+    const bool known = knownWrongValue(config, name, difference, computedBy);
     if (!chosen || (chosenKnown && !known) ||
         (chosenKnown == known && (!chosenSameKind || sameKind))) {
       chosen = i;
@@ -217,8 +223,7 @@ std::optional<OpBlame> blameWrongValue(const Case &c, const Case &probe, const C
       chosenKnown = known;
       blame.difference = difference;
       blame.detail = opLabel(c, i) + ": " + wrong->firstMismatch;
-      blame.computedBy = storedElementComputedBy(out.run.dmaTrace, outputIndex.at(wrongValue),
-                                                 wrong->firstElement);
+      blame.computedBy = computedBy;
     }
   }
   if (!chosen)

@@ -1,8 +1,11 @@
 //===- oracles/StoredBy.cpp - The code that computed a wrong element ------===//
 #include "oracles/StoredBy.h"
+#include "oracles/Signature.h"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <sstream>
 
 namespace npufuzz {
 
@@ -47,6 +50,37 @@ bool computedWith(const std::string &where, const std::vector<std::string> &ops)
              (on.size() == op.size() || on[op.size()] == ' ' || on[op.size()] == '>');
     });
   });
+}
+
+std::vector<std::string> opsOfLine(const std::string &text) {
+  std::vector<std::string> ops;
+  std::string rest = text;
+  for (size_t comma; (comma = rest.find(',')) != std::string::npos; rest.erase(0, comma + 1))
+    ops.push_back(rest.substr(0, comma));
+  ops.push_back(rest);
+  for (std::string &op : ops) {
+    // Words single-spaced, as the path names them.
+    std::istringstream words(op);
+    std::string word, normal;
+    while (words >> word)
+      normal += (normal.empty() ? "" : " ") + word;
+    if (normal.empty())
+      return {};
+    op = normal;
+  }
+  return ops;
+}
+
+bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known) {
+  const std::optional<Signature> s = parseSignatureText(signatureText);
+  if (!s)
+    return false;
+  const std::string prefix =
+      std::string(kComputedByWord) + " " + std::string(verdictName(s->kind)) + " ";
+  for (auto it = known.lower_bound(prefix); it != known.end() && it->rfind(prefix, 0) == 0; ++it)
+    if (computedWith(s->where, opsOfLine(it->substr(prefix.size()))))
+      return true;
+  return false;
 }
 
 } // namespace npufuzz

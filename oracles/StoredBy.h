@@ -13,6 +13,7 @@
 #include "backend/DmaTrace.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,22 @@ std::string withComputedBy(const std::string &where, const std::string &computed
 /// predicate, `arith.cmpf one`, names it with any, and a conversion by its
 /// source type, `arith.uitofp i32`, with any result).
 bool computedWith(const std::string &where, const std::vector<std::string> &ops);
+
+/// A known list's `VERDICT computed-by OP, OP` line names a root by the
+/// kernel ops on its wrong element's data path; a known set keeps it as
+/// "computed-by VERDICT OP, OP" (driver/Report.h).
+inline constexpr const char *kComputedByWord = "computed-by";
+
+/// The ops of a `computed-by` line's rest (`arith.extsi i1>i8, arith.cmpf
+/// one`): split at ", ", each op's words single-spaced; empty when an op is
+/// empty or holds a comma.
+std::vector<std::string> opsOfLine(const std::string &text);
+
+/// Whether a wrong value is known by the kernel ops that computed it: a
+/// `computed-by` entry of `known` of its verdict whose ops are all on its
+/// data path (computedWith), the mechanism of a root such as a bool
+/// widened by `arith.extsi i1>i8`, whatever op of the case showed it.
+bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known);
 
 } // namespace npufuzz
 

@@ -19,13 +19,15 @@ double boundOf(int64_t n, double sum, double termError) {
   return (2.0 * n * kUnitRoundoff + termError) * sum;
 }
 
-/// The relative error a term of a sum reading `x` may carry when the
-/// compiler holds it unrounded: the unit roundoff of x's narrow type
-/// (bf16 keeps 8 significant bits, f16 11), none for other types.
-double heldWideError(DType x, const ExactnessModel &model) {
-  if (!model.lowPrecisionHeldWide)
+/// The relative error a term of a sum reading value `x` of `c` may carry
+/// when the compiler holds it unrounded: the unit roundoff of x's narrow
+/// type (bf16 keeps 8 significant bits, f16 11), none for other types and
+/// none for a value nothing computed (an input's f16 is exact: there is no
+/// rounding to skip, and an f16 accumulator's errors must still show).
+double heldWideError(const Case &c, ValueId x, const ExactnessModel &model) {
+  if (!model.lowPrecisionHeldWide || !producedByComputation(c, x))
     return 0;
-  switch (x) {
+  switch (c.typeOf(x).dtype) {
   case DType::BF16: return 0x1p-8;
   case DType::F16: return 0x1p-11;
   case DType::F32:
@@ -68,7 +70,7 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
         for (int64_t j = 0; j < n; ++j)
           sum += magnitude(x, (o * n + j) * inner + in);
         bound[static_cast<size_t>(o * inner + in)] =
-            boundOf(n, sum, heldWideError(x.type.dtype, model));
+            boundOf(n, sum, heldWideError(c, op.operands[0], model));
       }
   } else if (op.kind == OpKind::Matmul) {
     const RefTensor &a = values[op.operands[0]], &b = values[op.operands[1]];
@@ -83,7 +85,8 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
             sum += magnitude(a, (bt * m + i) * k + kk) * magnitude(b, (bt * k + kk) * n + j);
           // A product of two unrounded factors: both errors.
           bound[static_cast<size_t>((bt * m + i) * n + j)] = boundOf(
-              k, sum, heldWideError(a.type.dtype, model) + heldWideError(b.type.dtype, model));
+              k, sum,
+              heldWideError(c, op.operands[0], model) + heldWideError(c, op.operands[1], model));
         }
   }
   return bound;

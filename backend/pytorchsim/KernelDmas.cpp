@@ -403,6 +403,11 @@ private:
       if (d == 0)
         break;
     }
+    // Each execution's points are evaluated: counted with the moves, so a
+    // DMA in many iterations is left undecoded rather than slow.
+    if (asSet && (setPoints += tilePoints(ask->index.variables())) > maxMoves)
+      return fail("more than " + std::to_string(maxMoves) +
+                  " iteration points to judge tiles of another rank at");
     if (asSet)
       judgeAsSet(record, *ask, out.executions.back());
     return true;
@@ -416,8 +421,9 @@ private:
     for (const std::string &v : variables) {
       const auto l = std::find_if(loops.begin(), loops.end(),
                                   [&](const Loop &loop) { return loop.name == v; });
-      if (l == loops.end() || l->step <= 0 || (n *= l->step) > (1 << 16))
+      if (l == loops.end() || l->step <= 0 || l->step > (1 << 16) / n)
         return 0;
+      n *= l->step;
     }
     return n;
   }
@@ -564,6 +570,7 @@ private:
   llvm::DenseMap<mlir::Operation *, std::string> names;    ///< loopName's
   llvm::DenseMap<mlir::Operation *, const DmaAsk *> askOf; ///< each DMA's ask, or none
   std::vector<Loop> loops;
+  size_t setPoints = 0; ///< iteration points judgeAsSet evaluated
 };
 
 } // namespace

@@ -60,21 +60,24 @@ std::string tokenOf(mlir::Operation *op) {
   else if (auto red = llvm::dyn_cast<mlir::vector::MultiDimReductionOp>(op))
     s += " " + mlir::vector::stringifyCombiningKind(red.getKind()).str();
   // A constant by what PyTorchSim's printing of it may have lost: a float
-  // that came out zero, an integer past what a double holds exactly.
+  // that came out zero, an integer past 2^53, where doubles stop holding
+  // every integer.
   if (auto constant = llvm::dyn_cast<mlir::arith::ConstantOp>(op)) {
     mlir::Attribute value = constant.getValue();
     if (auto splat = llvm::dyn_cast<mlir::SplatElementsAttr>(value))
       value = splat.getSplatValue<mlir::Attribute>();
     if (auto f = llvm::dyn_cast<mlir::FloatAttr>(value); f && f.getValue().isZero())
       s += " zero";
-    if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(value); i && !i.getType().isIndex() &&
-                                                           i.getValue().getBitWidth() > 53 &&
-                                                           i.getValue().abs().getActiveBits() > 53)
+    if (auto i = llvm::dyn_cast<mlir::IntegerAttr>(value);
+        i && !i.getType().isIndex() && i.getValue().getBitWidth() > 54 &&
+        i.getValue().abs().ugt(llvm::APInt::getOneBitSet(i.getValue().getBitWidth(), 53)))
       s += " past 2^53";
   }
-  const mlir::Type in = op->getNumOperands()  ? op->getOperand(0).getType()
-                        : op->getNumResults() ? op->getResult(0).getType()
-                                              : mlir::Type();
+  // A select by what it selects, not its condition.
+  const mlir::Type in = llvm::isa<mlir::arith::SelectOp>(op) ? op->getResult(0).getType()
+                        : op->getNumOperands()               ? op->getOperand(0).getType()
+                        : op->getNumResults()                ? op->getResult(0).getType()
+                                                             : mlir::Type();
   if (!in)
     return s;
   s += " " + typeText(in);
@@ -108,6 +111,8 @@ struct Writer {
 
 std::string storedTileComputedBy(mlir::func::FuncOp kernel, mlir::memref::DmaStartOp store) {
   const std::string tile = scratchpadOf(store.getSrcMemRef());
+  if (tile.empty())
+    return ""; // not a scratchpad's tile: nothing to tell
   // Who writes each scratchpad, and which scratchpads other DMAs store to
   // memory: what is stored there is judged as its own output.
   std::map<std::string, std::vector<Writer>> writers;

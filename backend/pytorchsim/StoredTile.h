@@ -27,7 +27,7 @@ namespace npufuzz {
 /// (`arith.cmpf one f32`, `arith.extsi i1>i8`; a constant that is a float
 /// zero or an integer past 2^53 says so: `arith.constant zero f32`),
 /// sorted, distinct and joined by ", "; `copy` when it computes nothing
-/// (the tile was loaded).
+/// (the tile was loaded); empty when `store` does not store a scratchpad.
 std::string storedTileComputedBy(mlir::func::FuncOp kernel, mlir::memref::DmaStartOp store);
 
 } // namespace npufuzz

@@ -308,6 +308,12 @@ TEST(Tolerance, LowPrecisionHeldWideMakesDecisionsUnstableAndSumsReordered) {
   EXPECT_DOUBLE_EQ(bound[0], (2.0 * 3 * 0x1p-24 + 0x1p-8) * 2.75);
   EXPECT_DOUBLE_EQ(bound[1], (2.0 * 3 * 0x1p-24 + 0x1p-8) * 8);
   EXPECT_DOUBLE_EQ(reorderedSumBound(c, values, 5, ExactnessModel{})[1], 2.0 * 3 * 0x1p-24 * 8);
+  // A sum of an input's values (reordered by a backend whose lanes sum
+  // their shares): the input is exact in its own type, so nothing is held
+  // wide, and a bf16 accumulator's roundings must still show.
+  values[0] = floats(DType::BF16, {1.5f, -1.25f, 0, 2, 2, -4});
+  values[0].type = c.typeOf(0);
+  EXPECT_DOUBLE_EQ(reorderedSumBound(c, values, 7, wide)[1], 2.0 * 3 * 0x1p-24 * 8);
 }
 
 // Two wrong results of one op are told apart by the kind of difference: the
