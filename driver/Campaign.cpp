@@ -702,8 +702,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
   // root pattern) needs the reduced case, which the report has and a
   // running campaign has not.
   auto countsTowardMaxFindings = [&](const std::string &id, const std::string &signatureText) {
-    return options.maxFindings && !options.config.knownSignatures.count(id) &&
-           !knownByComputation(signatureText, options.config.knownSignatures);
+    return options.maxFindings &&
+           !knownUnreduced(id, signatureText, options.config.knownSignatures);
   };
   /// What the worker said of the cases this run deferred (state.deferred),
   /// for counting how their retry came out.
@@ -1394,8 +1394,8 @@ CampaignResult runCampaign(const CampaignOptions &options, MlirJit &jit) {
       continue;
     // Known by its id alone, or by the kernel ops that computed it: its
     // triage is done without reducing it.
-    if (!options.reduceKnown && (options.config.knownSignatures.count(found.id) ||
-                                 knownByComputation(found.text, options.config.knownSignatures))) {
+    if (!options.reduceKnown &&
+        knownUnreduced(found.id, found.text, options.config.knownSignatures)) {
       ++result.knownNotReduced;
       continue;
     }

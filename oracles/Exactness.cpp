@@ -178,7 +178,7 @@ ExactnessModel freedomsOf(BackendKind backend, const SwitchStates &states) {
 
 std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model) {
   std::vector<Exactness> cls(c.values.size(), Exactness::Exact);
-  std::vector<bool> producedByComputation(c.values.size(), false);
+  const std::vector<bool> producedByComputation = computedValues(c);
   // An f32 product, or its negation: what a fused multiply-add may take.
   std::vector<bool> f32Product(c.values.size(), false);
   std::vector<bool> nonFiniteClassMayDiffer(c.values.size(), false);
@@ -235,14 +235,6 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
                 // after the add, keeping its sign: compared as a sum.
                 (model.productsContracted && op.kind == OpKind::Matmul)))
         e = Exactness::Reordered;
-      // A value moved (viewed, selected, broadcast, reduced by max) from
-      // one a compiler may hold wide is held wide with it: inside a fused
-      // kernel a view is an index map, not a rounding store.
-      bool movesWideValue = false;
-      if (opCategory(op.kind) != OpCategory::Source)
-        for (ValueId v : op.operands)
-          movesWideValue = movesWideValue || producedByComputation[v];
-      producedByComputation[op.results[r]] = computes(op.kind) || movesWideValue;
       const bool isF32 = c.typeOf(op.results[r]).dtype == DType::F32;
       // Ops that only move values (views, selects, masked fills) may fold
       // away and leave the product next to the sum.
@@ -299,10 +291,12 @@ std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exact
   return n;
 }
 
-bool producedByComputation(const Case &c, ValueId v) {
-  // Each value once, in the order the ops define them.
+std::vector<bool> computedValues(const Case &c) {
   std::vector<bool> computed(c.values.size(), false);
   for (const Op &op : c.ops) {
+    // A value moved (viewed, selected, broadcast, reduced by max) from a
+    // computed one is computed with it: inside a fused kernel a view is an
+    // index map, not a rounding store.
     bool moved = false;
     if (opCategory(op.kind) != OpCategory::Source)
       for (ValueId u : op.operands)
@@ -310,7 +304,7 @@ bool producedByComputation(const Case &c, ValueId v) {
     for (ValueId r : op.results)
       computed[r] = computes(op.kind) || moved;
   }
-  return v >= 0 && static_cast<size_t>(v) < computed.size() && computed[static_cast<size_t>(v)];
+  return computed;
 }
 
 } // namespace npufuzz

@@ -118,12 +118,12 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
 constexpr unsigned kMaxApproximations = 64;
 std::vector<unsigned> approximationCounts(const Case &c, const std::vector<Exactness> &exactness);
 
-/// Whether value `v` of `c` was computed (by an op that makes new values,
-/// possibly moved since by views, inserts or fills), not an input or a
-/// constant only moved: a compiler that holds narrow floats wide
+/// For each value of `c`, whether it was computed (by an op that makes new
+/// values, possibly moved since by views, inserts or fills), not an input
+/// or a constant only moved: a compiler that holds narrow floats wide
 /// (ExactnessModel::lowPrecisionHeldWide) can skip a rounding only of a
 /// value it computed.
-bool producedByComputation(const Case &c, ValueId v);
+std::vector<bool> computedValues(const Case &c);
 
 } // namespace npufuzz
 

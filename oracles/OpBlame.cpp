@@ -131,8 +131,7 @@ bool knownWrongValue(const RunConfig &config, const std::string &name,
   const Signature named{VerdictKind::Mismatch, "",
                         withComputedBy(blamedOpName(name, difference), computedBy),
                         std::string(differenceClass(difference))};
-  return config.knownSignatures.count(named.id()) != 0 ||
-         knownByComputation(named.text(), config.knownSignatures);
+  return knownUnreduced(named.id(), named.text(), config.knownSignatures);
 }
 
 /// Whether value `v` of a cut (compared as `byValue` says) is wrong of its

@@ -38,11 +38,7 @@ bool computedWith(const std::string &where, const std::vector<std::string> &ops)
   const size_t at = where.find(kComputedBy);
   if (at == std::string::npos || ops.empty())
     return false;
-  std::vector<std::string> path;
-  std::string rest = where.substr(at + std::strlen(kComputedBy));
-  for (size_t comma; (comma = rest.find(", ")) != std::string::npos; rest.erase(0, comma + 2))
-    path.push_back(rest.substr(0, comma));
-  path.push_back(rest);
+  const std::vector<std::string> path = opsOfLine(where.substr(at + std::strlen(kComputedBy)));
   return std::all_of(ops.begin(), ops.end(), [&](const std::string &op) {
     return std::any_of(path.begin(), path.end(), [&](const std::string &on) {
       // `arith.uitofp i32` names `arith.uitofp i32>f32`.
@@ -81,6 +77,11 @@ bool knownByComputation(const std::string &signatureText, const std::set<std::st
     if (computedWith(s->where, opsOfLine(it->substr(prefix.size()))))
       return true;
   return false;
+}
+
+bool knownUnreduced(const std::string &id, const std::string &signatureText,
+                    const std::set<std::string> &known) {
+  return known.count(id) != 0 || knownByComputation(signatureText, known);
 }
 
 } // namespace npufuzz

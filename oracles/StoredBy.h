@@ -54,6 +54,13 @@ std::vector<std::string> opsOfLine(const std::string &text);
 /// widened by `arith.extsi i1>i8`, whatever op of the case showed it.
 bool knownByComputation(const std::string &signatureText, const std::set<std::string> &known);
 
+/// Whether a finding is known without reducing it: `known` lists its
+/// signature id alone, or the kernel ops of its root's mechanism
+/// (knownByComputation). A line qualified by a skeleton or a pattern needs
+/// the reduced case.
+bool knownUnreduced(const std::string &id, const std::string &signatureText,
+                    const std::set<std::string> &known);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_ORACLES_STOREDBY_H

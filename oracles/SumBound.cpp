@@ -22,10 +22,12 @@ double boundOf(int64_t n, double sum, double termError) {
 /// The relative error a term of a sum reading value `x` of `c` may carry
 /// when the compiler holds it unrounded: the unit roundoff of x's narrow
 /// type (bf16 keeps 8 significant bits, f16 11), none for other types and
-/// none for a value nothing computed (an input's f16 is exact: there is no
-/// rounding to skip, and an f16 accumulator's errors must still show).
-double heldWideError(const Case &c, ValueId x, const ExactnessModel &model) {
-  if (!model.lowPrecisionHeldWide || !producedByComputation(c, x))
+/// none for a value nothing computed (`computed`, computedValues: an
+/// input's f16 is exact, there is no rounding to skip, and an f16
+/// accumulator's errors must still show).
+double heldWideError(const Case &c, ValueId x, const std::vector<bool> &computed,
+                     const ExactnessModel &model) {
+  if (!model.lowPrecisionHeldWide || !computed[static_cast<size_t>(x)])
     return 0;
   switch (c.typeOf(x).dtype) {
   case DType::BF16: return 0x1p-8;
@@ -58,6 +60,7 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
   const Op &op = c.ops[c.values[v].defOp];
   const std::vector<int64_t> &shape = c.typeOf(v).shape;
   std::vector<double> bound(static_cast<size_t>(product(shape, 0, shape.size())), 0.0);
+  const std::vector<bool> computed = computedValues(c);
   if (op.kind == OpKind::ReduceSum) {
     const RefTensor &x = values[op.operands[0]];
     const auto &shape = x.type.shape;
@@ -70,7 +73,7 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
         for (int64_t j = 0; j < n; ++j)
           sum += magnitude(x, (o * n + j) * inner + in);
         bound[static_cast<size_t>(o * inner + in)] =
-            boundOf(n, sum, heldWideError(c, op.operands[0], model));
+            boundOf(n, sum, heldWideError(c, op.operands[0], computed, model));
       }
   } else if (op.kind == OpKind::Matmul) {
     const RefTensor &a = values[op.operands[0]], &b = values[op.operands[1]];
@@ -84,9 +87,10 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
           for (int64_t kk = 0; kk < k; ++kk)
             sum += magnitude(a, (bt * m + i) * k + kk) * magnitude(b, (bt * k + kk) * n + j);
           // A product of two unrounded factors: both errors.
-          bound[static_cast<size_t>((bt * m + i) * n + j)] = boundOf(
-              k, sum,
-              heldWideError(c, op.operands[0], model) + heldWideError(c, op.operands[1], model));
+          bound[static_cast<size_t>((bt * m + i) * n + j)] =
+              boundOf(k, sum,
+                      heldWideError(c, op.operands[0], computed, model) +
+                          heldWideError(c, op.operands[1], computed, model));
         }
   }
   return bound;

@@ -270,8 +270,12 @@ private:
         record.laneStride = value(dma.getNumElementsPerStride()).value_or(0);
       }
       record.elementBytes = elementBytesOf(spadType.getElementType());
-      if (write)
-        record.computedBy = storedTileComputedBy(dma->getParentOfType<mlir::func::FuncOp>(), dma);
+      if (write) {
+        // The kernel's scratchpads walked once, at its first store.
+        if (!storedTiles)
+          storedTiles.emplace(dma->getParentOfType<mlir::func::FuncOp>());
+        record.computedBy = storedTiles->computedBy(dma);
+      }
     }
     // What Inductor asked of it (found once a DMA): each tile dimension
     // runs over the loop of its variable, and each slot must move the
@@ -293,34 +297,32 @@ private:
                         " dimensions and the ask names " +
                         std::to_string(ask->tileVariables.size()) + " variables";
     for (size_t d = 0; record.unjudged.empty() && d < shape.size(); ++d) {
-      for (const Loop &l : loops)
-        if (l.name == ask->tileVariables[d])
-          along[d] = &l;
+      along[d] = loopNamed(ask->tileVariables[d]);
       if (!along[d])
         record.unjudged = "no loop of " + ask->tileVariables[d] + " around it";
     }
     for (const std::string &v : ask ? ask->index.variables() : std::vector<std::string>())
-      if (record.unjudged.empty() &&
-          std::none_of(loops.begin(), loops.end(), [&](const Loop &l) { return l.name == v; }))
+      if (record.unjudged.empty() && !loopNamed(v))
         record.unjudged = "its index reads " + v + ", which no loop around it runs over";
     const bool judge = record.unjudged.empty();
     // A tile of another rank than its index's variables (a dimension split
     // by a floor division, a scalar's tile): which slot holds which
     // iteration point is PyTorchSim's layout, but the elements it moves
     // are the index's over the points the loops' steps give the tile.
-    const bool asSet = !judge && ask && ask->tileVariables.empty() &&
-                       llvm::StringRef(ask->why).starts_with(kOtherRank) &&
-                       tilePoints(ask->index.variables()) > 0;
+    const int64_t points = !judge && ask && ask->tileVariables.empty() &&
+                                   llvm::StringRef(ask->why).starts_with(kOtherRank)
+                               ? tilePoints(ask->index.variables())
+                               : 0;
+    const bool asSet = points > 0;
     if (asSet) {
       record.unjudged.clear();
       record.judgedAsSet = true;
+    }
+    if (judge || asSet) {
       record.askedIndex = ask->index.text();
       record.indexDivides = ask->index.divides();
     }
-    if (judge) {
-      record.askedIndex = ask->index.text();
-      record.indexDivides = ask->index.divides();
-    } else {
+    if (!judge) {
       // Not judged: each tile dimension's loop is the one whose step
       // moves the DRAM index by the dimension's stride (outer loops first, each loop
       // once), as PyTorchSim derives dram_stride from the index's
@@ -405,12 +407,20 @@ private:
     }
     // Each execution's points are evaluated: counted with the moves, so a
     // DMA in many iterations is left undecoded rather than slow.
-    if (asSet && (setPoints += tilePoints(ask->index.variables())) > maxMoves)
+    if (asSet && (setPoints += static_cast<size_t>(points)) > maxMoves)
       return fail("more than " + std::to_string(maxMoves) +
                   " iteration points to judge tiles of another rank at");
     if (asSet)
       judgeAsSet(record, *ask, out.executions.back());
     return true;
+  }
+
+  /// The innermost loop around the DMA of variable `name`, or none.
+  const Loop *loopNamed(const std::string &name) const {
+    for (auto l = loops.rbegin(); l != loops.rend(); ++l)
+      if (l->name == name)
+        return &*l;
+    return nullptr;
   }
 
   /// How many iteration points the loops of `variables` give a tile at
@@ -419,9 +429,8 @@ private:
   int64_t tilePoints(const std::vector<std::string> &variables) const {
     int64_t n = 1;
     for (const std::string &v : variables) {
-      const auto l = std::find_if(loops.begin(), loops.end(),
-                                  [&](const Loop &loop) { return loop.name == v; });
-      if (l == loops.end() || l->step <= 0 || l->step > (1 << 16) / n)
+      const Loop *l = loopNamed(v);
+      if (!l || l->step <= 0 || l->step > (1 << 16) / n)
         return 0;
       n *= l->step;
     }
@@ -438,8 +447,7 @@ private:
     const std::vector<std::string> variables = ask.index.variables();
     std::vector<const Loop *> of;
     for (const std::string &v : variables)
-      of.push_back(&*std::find_if(loops.begin(), loops.end(),
-                                  [&](const Loop &loop) { return loop.name == v; }));
+      of.push_back(loopNamed(v)); // each there: tilePoints found it
     std::map<std::string, int64_t> point;
     for (const Loop &l : loops)
       if (!l.name.empty())
@@ -571,6 +579,7 @@ private:
   llvm::DenseMap<mlir::Operation *, const DmaAsk *> askOf; ///< each DMA's ask, or none
   std::vector<Loop> loops;
   size_t setPoints = 0; ///< iteration points judgeAsSet evaluated
+  std::optional<StoredTiles> storedTiles;
 };
 
 } // namespace

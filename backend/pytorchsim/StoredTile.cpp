@@ -99,32 +99,17 @@ bool writesMemory(mlir::Operation *op) {
   return effects && effects.hasEffect<mlir::MemoryEffects::Write>();
 }
 
-/// One op that writes a scratchpad: the value it stores, when it stores
-/// one (a DMA in, or an op of memrefs only such as a template's matmul,
-/// stores none).
-struct Writer {
-  mlir::Operation *op = nullptr;
-  std::vector<mlir::Value> values;
-};
-
 } // namespace
 
-std::string storedTileComputedBy(mlir::func::FuncOp kernel, mlir::memref::DmaStartOp store) {
-  const std::string tile = scratchpadOf(store.getSrcMemRef());
-  if (tile.empty())
-    return ""; // not a scratchpad's tile: nothing to tell
-  // Who writes each scratchpad, and which scratchpads other DMAs store to
-  // memory: what is stored there is judged as its own output.
-  std::map<std::string, std::vector<Writer>> writers;
-  std::set<std::string> storedElsewhere;
+StoredTiles::StoredTiles(mlir::func::FuncOp kernel) {
   kernel.walk([&](mlir::Operation *op) {
     if (auto dma = llvm::dyn_cast<mlir::memref::DmaStartOp>(op)) {
       const std::string to = scratchpadOf(dma.getDstMemRef());
       const std::string from = scratchpadOf(dma.getSrcMemRef());
       if (!to.empty())
         writers[to].push_back({op, {}});
-      if (!from.empty() && from != tile)
-        storedElsewhere.insert(from);
+      if (!from.empty())
+        storedOut.insert(from);
       return;
     }
     if (!writesMemory(op))
@@ -151,30 +136,46 @@ std::string storedTileComputedBy(mlir::func::FuncOp kernel, mlir::memref::DmaSta
     if (!to.empty())
       writers[to].push_back(std::move(w));
   });
-  // Values stored to another output's tile (through conversions): the
-  // path stops there.
+}
+
+const std::vector<StoredTiles::Writer> &StoredTiles::writersOf(const std::string &tile) const {
+  static const std::vector<Writer> none;
+  const auto it = writers.find(tile);
+  return it == writers.end() ? none : it->second;
+}
+
+std::string StoredTiles::computedBy(mlir::memref::DmaStartOp store) const {
+  const std::string tile = scratchpadOf(store.getSrcMemRef());
+  if (tile.empty())
+    return ""; // not a scratchpad's tile: nothing to tell
+  // What other DMAs store to memory is judged as its own output: values
+  // stored to those tiles (through conversions) end the path.
+  auto storedElsewhere = [&](const std::string &g) { return g != tile && storedOut.count(g); };
   llvm::DenseSet<mlir::Value> judgedElsewhere;
-  for (const std::string &g : storedElsewhere)
-    for (const Writer &w : writers[g])
+  for (const std::string &g : storedOut) {
+    if (!storedElsewhere(g))
+      continue;
+    for (const Writer &w : writersOf(g))
       for (mlir::Value v : w.values)
         for (mlir::Value at = v; at && judgedElsewhere.insert(at).second;) {
           mlir::Operation *def = at.getDefiningOp();
           at = def && isConversion(def) ? def->getOperand(0) : mlir::Value();
         }
+  }
 
   // What the tile's own writers store is on the path, stored elsewhere too
   // or not.
   llvm::DenseSet<mlir::Value> own;
-  for (const Writer &w : writers[tile])
+  for (const Writer &w : writersOf(tile))
     own.insert(w.values.begin(), w.values.end());
   std::set<std::string> tokens;
   std::vector<mlir::Value> work;
   llvm::DenseSet<mlir::Value> seen;
   std::set<std::string> scratchpadsRead;
   auto readScratchpad = [&](const std::string &g) {
-    if (g.empty() || (storedElsewhere.count(g) && g != tile) || !scratchpadsRead.insert(g).second)
+    if (g.empty() || storedElsewhere(g) || !scratchpadsRead.insert(g).second)
       return;
-    for (const Writer &w : writers[g]) {
+    for (const Writer &w : writersOf(g)) {
       if (llvm::isa<mlir::memref::DmaStartOp>(w.op))
         continue; // loaded from memory
       if (!llvm::isa<mlir::affine::AffineWriteOpInterface>(w.op) && w.values.empty())
