@@ -127,6 +127,33 @@ npu_chain_bug() {
     --load-pass-plugin build/lib/libnpufuzz_test_plugin.so \
     --pipeline "func.func(npufuzz-test-$1),canonicalize,cse"
 }
+# check_briefs COMPILER RUN...: each brief script the ledger holds for
+# COMPILER's roots (what `npufuzz export --as report` pastes, at most 40
+# lines: ci/ledger.py checks that) run as its maintainer runs it, RUN PATH,
+# exits as the ledger says: 1 while the bug shows on the release here.
+check_briefs() {
+  local compiler=$1 path want rc
+  shift
+  while read -r path want; do
+    rc=0
+    "$@" "$path" >"$FUZZ_DIR/brief.out" 2>&1 || rc=$?
+    [ "$rc" = "$want" ] ||
+      { echo "npufuzz: the brief $path exits $rc, not $want" >&2; tail -5 "$FUZZ_DIR/brief.out" >&2; exit 1; }
+    echo "$path: exits $rc, as the ledger says ($(head -1 "$FUZZ_DIR/brief.out"))"
+  done < <(python3 ci/ledger.py briefs "$compiler")
+}
+
+# A pto-isa brief: a C++ file built for pto-isa's CPU simulator as ptoas's
+# C++ is (its first line says how), or a shell script given ptoas and
+# pto-isa.
+run_pto_brief() {
+  case $1 in
+    *.sh) PTOAS=$PTOAS_FOUND PTO_ISA=$PTO_ISA_FOUND sh "$1" ;;
+    *) clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA_FOUND" "$1" \
+         -o "$FUZZ_DIR/pto-brief" && "$FUZZ_DIR/pto-brief" ;;
+  esac
+}
+
 # check_repros DIR FORM PYTHON [RELEASES]: each case of DIR exported as FORM
 # is the committed DIR/repro/NAME.py (what export writes today), and that
 # script, which imports nothing of npufuzz, run with PYTHON exits as the

@@ -116,6 +116,7 @@ lane_inductor() {
   section "Inductor bugs found: each reduced repro keeps its verdict, each standalone script shows it (corpus/upstream/inductor/)"
   build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
   check_repros corpus/upstream/inductor torch-harness "$TORCH_PYTHON"
+  check_briefs inductor "$TORCH_PYTHON"
 }
 
 # Every other backend, and the bugs found so far.
@@ -150,6 +151,9 @@ lane_backends() {
   section "the standalone reproducers of those bugs, as their trackers take them"
   check_repros corpus/upstream/tvm tvm-harness "$TORCH_PYTHON"
   check_repros corpus/upstream/iree iree-harness "$IREE_PYTHON"
+  section "the brief scripts a report pastes, as their maintainers run them"
+  check_briefs tvm "$TORCH_PYTHON"
+  check_briefs iree "$IREE_PYTHON"
   if [ "$PYTORCHSIM_FOUND" = 1 ]; then
     # The scripts name the checkout by TORCHSIM_DIR, as PyTorchSim does, and
     # verify with the mlir-opt npufuzz found.
@@ -194,6 +198,10 @@ user_toolchains() {
     export NPUFUZZ_REAL_PTOAS
     planted_chain_bug pto-ub-overflow out-of-bounds --backend pto \
       --ptoas tests/integrations/pto/ub_overflow_ptoas.sh --max-cases 100 --seed-start 500000
+    section "pto-isa's bugs found: each brief shows its bug on the CPU simulator"
+    PTOAS_FOUND=$(build/bin/npufuzz toolchains --no-canary-case --where ptoas)
+    PTO_ISA_FOUND=$(build/bin/npufuzz toolchains --no-canary-case --where pto-isa)
+    check_briefs pto-isa run_pto_brief
   else
     section "pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"
   fi
