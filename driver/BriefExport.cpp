@@ -13,6 +13,7 @@
 
 #include "llvm/Support/Base64.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <sstream>
@@ -103,6 +104,19 @@ std::string numpyText(const RefTensor &t, bool asValues) {
          (t.type.shape.size() == 1 ? ",)" : ")");
 }
 
+/// `text` without its lines that are only a comment (the emitter's op
+/// names): a maintainer reads the ops themselves.
+std::string withoutCommentLines(const std::string &text) {
+  std::string kept;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find_first_not_of(' ');
+    if (at == std::string::npos || line.compare(at, 2, "//") != 0)
+      kept += line + "\n";
+  }
+  return kept;
+}
+
 /// The program's helpers and kernel, without its loading and saving: the
 /// part between its imports and its main().
 bool programPart(const Case &c, std::string &part, std::string &error) {
@@ -127,8 +141,8 @@ bool programPart(const Case &c, std::string &part, std::string &error) {
 }
 } // namespace
 
-bool briefScript(const Case &c, const Expectation &how, ExportForm form, const ExportSource &source,
-                 std::string &out, std::string &error) {
+bool briefScript(const Case &c, const Expectation &how, ExportForm form, std::string &out,
+                 std::string &error, const OmittedSwitches &omitted) {
   const bool tvm = form == ExportForm::Tvm;
   const BackendKind backend = tvm ? BackendKind::Tvm : BackendKind::Inductor;
   std::string part;
@@ -139,15 +153,16 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
     error = "the reference cannot make the case's inputs: " + ref.error;
     return false;
   }
-  const SwitchStates states = switchStates(backend, how.loweringSeed, {});
+  // An omitted switch is the compiler's default, which for both is on.
+  SwitchStates states = switchStates(backend, how.loweringSeed, {});
+  for (SwitchState &s : states)
+    s.on |= std::find(omitted.begin(), omitted.end(), s.id) != omitted.end();
   const std::vector<Exactness> exactness = classifyValues(c, freedomsOf(backend, states));
 
   std::ostringstream os;
   const char *compiler = tvm ? "Apache TVM (torch.export, Relax)" : "torch.compile (Inductor)";
-  os << "\"\"\"" << compiler << " and torch eager disagree on kernel().\n"
-     << "npufuzz's reduced case " << source.path
-     << (source.signature.empty() ? "" : " (" + source.signature + ")")
-     << ". Exits 1 when they do.\"\"\"\n";
+  os << "\"\"\"" << compiler
+     << " and torch eager disagree on kernel(): exits 1 when they do.\"\"\"\n";
   bool large = false;
   for (const RefTensor &t : ref.inputs)
     large |= (t.isFloat() ? t.f.size() : t.i.size()) > kLiteralElements;
@@ -164,7 +179,10 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
      << "except ImportError as e:  # the machine's fault, not the bug's\n"
         "    sys.exit(print(\"a module it needs is not installed (%s)\" % e) or 2)\n\n";
   os << part << "\n";
-  os << "print(\"torch\", torch.__version__" << (tvm ? ", \"tvm\", tvm.__version__" : "") << ")\n";
+  // A tensor prints its corners, where a tail or a border goes wrong, not
+  // pages of it.
+  os << "print(\"torch\", torch.__version__" << (tvm ? ", \"tvm\", tvm.__version__" : "")
+     << ")\ntorch.set_printoptions(threshold=64, edgeitems=4)\n";
   os << "x = [";
   for (size_t k = 0; k < ref.inputs.size(); ++k)
     os << (k ? ",\n     " : "") << tensorText(ref.inputs[k]);
@@ -213,8 +231,8 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
   return true;
 }
 
-bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &source,
-                     std::string &out, std::string &error) {
+bool briefIreeScript(const Case &c, const Expectation &how, std::string &out, std::string &error,
+                     const OmittedSwitches &omitted) {
   const ReferenceFlushScope ireeRuntime(true); // IREE's runtime flushes subnormals
   MlirKernel kernel;
   if (!ireeTensorKernel(c, how, kernel, error))
@@ -230,20 +248,27 @@ bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &
   const std::vector<Exactness> exactness = classifyValues(c, freedoms);
 
   std::ostringstream os;
-  os << "\"\"\"IREE (llvm-cpu) and the program's semantics disagree on @" << kernel.entry << ".\n"
-     << "npufuzz's reduced case " << source.path
-     << (source.signature.empty() ? "" : " (" + source.signature + ")")
-     << ". Exits 1 when they do.\"\"\"\n"
+  // The entry is @kernel, as a maintainer would name it.
+  std::string text = withoutCommentLines(kernel.text);
+  for (size_t at; (at = text.find("@" + kernel.entry + "(")) != std::string::npos;)
+    text.replace(at + 1, kernel.entry.size(), "kernel");
+  os << "\"\"\"IREE (llvm-cpu) and the program's semantics disagree on @kernel"
+     << ": exits 1 when they do.\"\"\"\n"
      << "import sys\n\ntry:\n    import numpy as np\n    from iree import compiler, runtime\n"
      << "    from iree.compiler.version import VERSION\n"
      << "except ImportError as e:  # the machine's fault, not the bug's\n"
         "    sys.exit(print(\"a module it needs is not installed (%s)\" % e) or 2)\n\n"
-     << "MLIR = r'''" << kernel.text << "'''\n";
+     << "MLIR = r'''" << text << "'''\n";
+  // An omitted switch writes no flag: iree-compile's own default.
+  SwitchStates written;
+  for (const SwitchState &s : states)
+    if (std::find(omitted.begin(), omitted.end(), s.id) == omitted.end())
+      written.push_back(s);
+  const std::vector<std::string> flags = ireeCompileFlags(written);
   os << "FLAGS = [";
-  const std::vector<std::string> flags = ireeCompileFlags(states);
   for (size_t k = 0; k < flags.size(); ++k)
     os << (k ? ", " : "") << "\"" << flags[k] << "\"";
-  os << "]\nprint(\"iree\", VERSION)\n";
+  os << "]\nprint(\"iree\", VERSION)\nnp.set_printoptions(threshold=64, edgeitems=4)\n";
   // The entry's arguments: inputs in the kernel's ABI, valid extents.
   os << "x = [";
   bool first = true;
@@ -289,7 +314,7 @@ bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &
   os << "]\n"
      << "vm = runtime.load_vm_flatbuffer(compiler.compile_str(MLIR, extra_args=FLAGS), "
         "driver=\"local-sync\")\n"
-     << "got = vm." << kernel.entry << "(*x)\n"
+     << "got = vm.kernel(*x)\n"
      << "got = [np.asarray(g.to_host()) for g in (got if isinstance(got, (list, tuple)) else "
         "[got])]\n";
   if (!bf16.empty())

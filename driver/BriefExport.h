@@ -22,17 +22,24 @@
 #ifndef NPUFUZZ_DRIVER_BRIEFEXPORT_H
 #define NPUFUZZ_DRIVER_BRIEFEXPORT_H
 
+#include "backend/CompilerSwitches.h"
 #include "driver/Export.h"
 
 #include <string>
+#include <vector>
 
 namespace npufuzz {
+
+/// The switches a brief leaves at the compiler's own default: no flag, no
+/// disabled pass, no config key of theirs is written. A report leaves out
+/// each one the bug does not need (driver/IssueReport.h).
+using OmittedSwitches = std::vector<CompilerSwitch>;
 
 /// The brief script of the verified case `c` as `form` (torch or tvm), run
 /// as `how` says; false with the reason when the case has no PyTorch
 /// program or the reference cannot make its inputs.
-bool briefScript(const Case &c, const Expectation &how, ExportForm form, const ExportSource &source,
-                 std::string &out, std::string &error);
+bool briefScript(const Case &c, const Expectation &how, ExportForm form, std::string &out,
+                 std::string &error, const OmittedSwitches &omitted = {});
 
 /// The brief IREE script of the verified case `c`: its tensor kernel,
 /// iree-compile's flags the finding ran with, the inputs and the expected
@@ -40,8 +47,8 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, const E
 /// subnormals, as IREE's runtime does: IREE has no eager to compare with),
 /// the compiled call, one comparison; false with the reason when the case
 /// has no tensor kernel.
-bool briefIreeScript(const Case &c, const Expectation &how, const ExportSource &source,
-                     std::string &out, std::string &error);
+bool briefIreeScript(const Case &c, const Expectation &how, std::string &out, std::string &error,
+                     const OmittedSwitches &omitted = {});
 
 } // namespace npufuzz
 

@@ -1163,10 +1163,10 @@ bool exportCase(const Case &c, const Expectation &how, ExportForm form, const Ex
                 std::string &out, std::string &error) {
   switch (form) {
   case ExportForm::Torch:
-  case ExportForm::Tvm: return briefScript(c, how, form, source, out, error);
+  case ExportForm::Tvm: return briefScript(c, how, form, out, error);
   case ExportForm::TorchHarness:
   case ExportForm::TvmHarness: return pythonScript(c, how, form, source, out, error);
-  case ExportForm::Iree: return briefIreeScript(c, how, source, out, error);
+  case ExportForm::Iree: return briefIreeScript(c, how, out, error);
   case ExportForm::IreeHarness: return ireeScript(c, how, source, out, error);
   case ExportForm::Mlir: return mlirFile(c, how, source, out, error);
   case ExportForm::PyTorchSim: return pytorchsimScript(c, how, source, out, error);

@@ -1,12 +1,20 @@
-//===- driver/IssueReport.h - A finding as the issue its maintainer reads -*- C++ -*-===//
+//===- driver/IssueReport.h - A finding as the issue its maintainer files -*- C++ -*-===//
 //
-// `npufuzz export --as report` writes the text of an issue for the
-// compiler's tracker: a title, the environment, the brief script (or the
-// compiler's own form where there is no brief one), what is expected and
-// what the compiler gives, and the tracker's related issues as the ledger
-// (corpus/upstream/ledger.json) records them. The ledger's root is found by
-// the case's path or its signature; without one the report says that the
-// tracker was not searched yet.
+// `npufuzz export --as report` writes the text a maintainer files as it is:
+//
+// - a title that is the symptom in the compiler's terms (the ledger's, for
+//   a root it holds; else the error the compiler gives, or which ops give
+//   wrong values);
+// - the brief script (the ledger's committed one for its root, else the
+//   generated one with only the switches the bug needs: each is left at the
+//   compiler's default in turn, and stays so while the bug still shows);
+// - what that script really prints, run here with the compiler's Python, and
+//   what is expected beside it; the versions it printed; the flags it needs;
+// - the ledger's analysis and related issues.
+//
+// Nothing of npufuzz is in it: no signature, no case file, no path of the
+// machine it ran on. A root the tracker has already (the ledger's
+// "duplicate") is written as a comment for that issue, not a new one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef NPUFUZZ_DRIVER_ISSUEREPORT_H
@@ -22,9 +30,16 @@ namespace npufuzz {
 
 /// What the ledger records of one root cause.
 struct LedgerRoot {
-  std::string id, compiler, foundIn, checkedIn, rootClass, summary, status;
+  std::string id, compiler, foundIn, checkedIn, rootClass, summary;
+  /// Its status on the tracker: "live", "duplicate", "fixed", ...; with the
+  /// issue it duplicates, the release that fixed it.
+  std::string statusKind, duplicateOf, fixedIn;
+  /// The symptom, as a maintainer's title (empty: not triaged so far).
+  std::string title;
+  /// Its brief script, from the checkout's root (empty: none committed).
+  std::string brief;
   /// The tracker's issues and pull requests its searches found, nearest
-  /// first: "ref (state): title, relation".
+  /// first: "ref (state): title".
   std::vector<std::string> related;
 };
 
@@ -38,6 +53,8 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
 
 /// The issue text of the verified case `c`, run as `how` says, found by
 /// `backend` (a backend name; empty: the ledger's root names the compiler).
+/// False with the reason when there is no compiler to report to, its
+/// Python is not found, or the bug does not show on the release here.
 bool issueReport(const Case &c, const Expectation &how, const ExportSource &source,
                  const std::string &backend, const std::string &ledgerPath, std::string &out,
                  std::string &error);

@@ -28,7 +28,8 @@ cl::opt<std::string> as("as",
                         cl::desc("torch, tvm or iree (a brief script a maintainer reads), "
                                  "torch-harness, tvm-harness, iree-harness, mlir, pytorchsim "
                                  "(judged against npufuzz's reference), or report (the issue "
-                                 "text, with the ledger's related issues)"),
+                                 "text a maintainer files: the brief script run here, what it "
+                                 "printed, the ledger's analysis and related issues)"),
                         cl::value_desc("FORM"), cl::Required, cl::sub(ExportCommand()),
                         cl::cat(category()));
 cl::opt<std::string> ledger("ledger",
