@@ -129,28 +129,39 @@ npu_chain_bug() {
 }
 # check_briefs COMPILER RUN...: each brief script the ledger holds for
 # COMPILER's roots (what `npufuzz export --as report` pastes, at most 40
-# lines: ci/ledger.py checks that) run as its maintainer runs it, RUN PATH,
-# exits as the ledger says: 1 while the bug shows on the release here.
+# lines: ci/ledger.py checks that) run as its maintainer runs it, RUN PATH
+# (a hang is cut by RUN's own `timeout`), exits as the ledger says: 1 while
+# the bug shows on the release here.
 check_briefs() {
-  local compiler=$1 path want rc
+  local compiler=$1 list path want rc
   shift
+  # Not a pipe: a ledger that cannot list them stops CI, not the loop.
+  list=$(python3 ci/ledger.py briefs "$compiler")
+  [ -n "$list" ] || { echo "npufuzz: the ledger lists no brief of $compiler" >&2; exit 1; }
   while read -r path want; do
     rc=0
-    "$@" "$path" >"$FUZZ_DIR/brief.out" 2>&1 || rc=$?
+    "$@" "$path" </dev/null >"$FUZZ_DIR/brief.out" 2>&1 || rc=$?
     [ "$rc" = "$want" ] ||
       { echo "npufuzz: the brief $path exits $rc, not $want" >&2; tail -5 "$FUZZ_DIR/brief.out" >&2; exit 1; }
     echo "$path: exits $rc, as the ledger says ($(head -1 "$FUZZ_DIR/brief.out"))"
-  done < <(python3 ci/ledger.py briefs "$compiler")
+  done <<<"$list"
 }
 
-# A pto-isa brief: a C++ file built for pto-isa's CPU simulator as ptoas's
-# C++ is (its first line says how), or a shell script given ptoas and
-# pto-isa.
-run_pto_brief() {
-  case $1 in
-    *.sh) PTOAS=$PTOAS_FOUND PTO_ISA=$PTO_ISA_FOUND sh "$1" ;;
-    *) clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA_FOUND" "$1" \
-         -o "$FUZZ_DIR/pto-brief" && "$FUZZ_DIR/pto-brief" ;;
+# A brief that is not a Python script (an MLIR file, a C++ file for
+# pto-isa's CPU simulator, a shell script given ptoas and pto-isa) runs
+# its `RUN:` line as lit does (%s the file, %t a scratch file) with bash
+# and pipefail: 1 when it fails, as when the bug shows; 2 when a command of
+# it is not there.
+run_lit_brief() {
+  local cmd rc=0
+  cmd=$(sed -n 's/^.*RUN: //p' "$1" | head -1)
+  cmd=${cmd//%s/$1}
+  cmd=${cmd//%t/$FUZZ_DIR/brief-binary}
+  PTOAS=${PTOAS_FOUND:-} PTO_ISA=${PTO_ISA_FOUND:-} timeout 900 bash -o pipefail -c "$cmd" || rc=$?
+  case $rc in
+    0) return 0 ;;
+    124 | 126 | 127) return 2 ;; # out of time, or a command not there
+    *) return 1 ;;
   esac
 }
 

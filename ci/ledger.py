@@ -21,10 +21,12 @@ and every count of docs/upstream-findings.md are generated from it.
                                     the brief scripts of COMPILER's roots, one
                                     "PATH EXITS" a line (what ci/test.sh runs)
 
-A root a maintainer files (a bug, live or already reported) has its title
-(the symptom, in the compiler's terms), the flags it needs, and its brief:
-a script of at most 40 lines (MAX_BRIEF_LINES) that exits 1 while the bug
-shows on the release it prints, which `npufuzz export --as report` pastes.
+Every root has its title (the symptom, in the compiler's terms). A root a
+maintainer files (a bug, live or already reported) has the flags it needs
+and its brief: a script of at most 40 lines (MAX_BRIEF_LINES) that exits 1
+while the bug shows on the release it names (a Python script), or whose
+RUN line then fails (an MLIR or pto-isa file), which `npufuzz export --as
+report` runs and pastes.
 
 Exit 0 when all is well, 1 when `check` finds a difference, 2 on bad input.
 """
@@ -49,10 +51,11 @@ COMPILER_NAMES = {
     "ptoas": "ptoas (PTO tile assembler)",
     "pto-isa": "pto-isa (CPU simulator)",
 }
-# The compilers whose filed roots carry a brief (an MLIR root's .mlir case is its
-# reproducer, with its command; PyTorchSim's scripts show
-# its code generation through the harness its users run, not yet briefly).
-BRIEFED = {"inductor", "tvm", "iree", "ptoas", "pto-isa"}
+# The compilers whose filed roots carry a brief: a Python script, or a file
+# whose lit-style RUN line fails while the bug shows (MLIR's, pto-isa's).
+# PyTorchSim's reproducers need its own toolchain built, which is not here:
+# its scripts show its code generation alone through the harness.
+BRIEFED = {"inductor", "tvm", "iree", "mlir", "ptoas", "pto-isa"}
 MAX_BRIEF_LINES = 40
 MAX_TITLE = 100
 # What a maintainer would call each: only the first four are bugs of the
@@ -158,7 +161,7 @@ def validate(roots):
 
 def filed(r):
     """Whether a maintainer files `r`: a bug, live or already reported."""
-    return r["class"] in BUG_CLASSES and r["status"]["kind"] in ("live", "duplicate")
+    return r["class"] in BUG_CLASSES and r["status"].get("kind") in ("live", "duplicate")
 
 
 def filing_problems(r, where):
@@ -170,19 +173,23 @@ def filing_problems(r, where):
                         "is needed ('title')" % (where, MAX_TITLE))
     brief = r.get("brief")
     if brief is None:
-        if filed(r) and r["compiler"] in BRIEFED:
+        # A root found by reading the code, with no case, has nothing to run.
+        if filed(r) and r["compiler"] in BRIEFED and r["cases"]:
             problems.append("%s: a root filed on %s's tracker has its brief script ('brief')" % (
                 where, r["compiler"]))
         return problems
     if not isinstance(r.get("flags"), str) or not r["flags"]:
         problems.append("%s: a root with a brief says the flags it needs ('flags', 'none' for "
                         "none)" % where)
+    if not isinstance(brief, dict):
+        return problems + ["%s: 'brief' names its path and exit ({\"path\": ..., \"exits\": 1})"
+                           % where]
     path = brief.get("path", "")
     if brief.get("exits") not in (0, 1):
         problems.append("%s: its brief exits 0 or 1 where its compiler is ('exits')" % where)
     try:
         with open(os.path.join(ROOT, path)) as f:
-            lines = f.read().count("\n")
+            lines = len(f.read().splitlines())
     except OSError:
         problems.append("%s: its brief %s is not a file" % (where, path))
         return problems
@@ -417,7 +424,7 @@ def generated(roots):
         if not mine:
             continue
         out += ["### %s" % COMPILER_NAMES[compiler], "",
-                "| root | class | checked in | cases and scripts | tracker |",
+                "| root | class | checked in | cases, scripts and brief | tracker |",
                 "| --- | --- | --- | --- | --- |"]
         for r in mine:
             files = ["`%s`" % p for p in r["cases"]] + \
@@ -425,6 +432,8 @@ def generated(roots):
                     "; %d from %s" % (code, release)
                     for release, code in sorted(s.get("exits_from", {}).items())))
                  for s in r["scripts"]]
+            if isinstance(r.get("brief"), dict):
+                files.append("`%s` (brief)" % r["brief"]["path"])
             out.append("| %s | %s | %s | %s | %s |" % (
                 cell(r["summary"]), r["class"], cell(r["checked_in"]),
                 "<br>".join(files) or "none", cell(tracker_text(r))))
@@ -483,6 +492,9 @@ def main(argv):
                         return 0
             raise LedgerError("%s: no root of the ledger holds it" % path)
         if argv[1] == "briefs":
+            if problems:  # a brief of a ledger that is not well formed runs nothing
+                sys.stderr.write("".join("ledger: %s\n" % p for p in problems))
+                return 1
             for r in sorted(roots, key=lambda r: r["id"]):
                 if r["compiler"] == argv[2] and isinstance(r.get("brief"), dict):
                     print("%s %d" % (r["brief"]["path"], r["brief"]["exits"]))

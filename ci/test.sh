@@ -116,7 +116,7 @@ lane_inductor() {
   section "Inductor bugs found: each reduced repro keeps its verdict, each standalone script shows it (corpus/upstream/inductor/)"
   build/bin/npufuzz replay corpus/upstream/inductor --backend inductor
   check_repros corpus/upstream/inductor torch-harness "$TORCH_PYTHON"
-  check_briefs inductor "$TORCH_PYTHON"
+  check_briefs inductor timeout 900 "$TORCH_PYTHON"
 }
 
 # Every other backend, and the bugs found so far.
@@ -152,8 +152,8 @@ lane_backends() {
   check_repros corpus/upstream/tvm tvm-harness "$TORCH_PYTHON"
   check_repros corpus/upstream/iree iree-harness "$IREE_PYTHON"
   section "the brief scripts a report pastes, as their maintainers run them"
-  check_briefs tvm "$TORCH_PYTHON"
-  check_briefs iree "$IREE_PYTHON"
+  check_briefs tvm timeout 900 "$TORCH_PYTHON"
+  check_briefs iree timeout 900 "$IREE_PYTHON"
   if [ "$PYTORCHSIM_FOUND" = 1 ]; then
     # The scripts name the checkout by TORCHSIM_DIR, as PyTorchSim does, and
     # verify with the mlir-opt npufuzz found.
@@ -169,6 +169,8 @@ lane_backends() {
   fi
   section "upstream MLIR bugs found as cases: each reduced repro keeps its verdict (corpus/upstream/mlir/)"
   build/bin/npufuzz replay corpus/upstream/mlir
+  section "upstream MLIR's brief reproducers: each RUN line fails while its bug shows"
+  check_briefs mlir run_lit_brief
   section "regression corpus: every reduced repro keeps its verdict"
   build/bin/npufuzz replay corpus/regressions --load-pass-plugin build/lib/libnpufuzz_test_plugin.so
 }
@@ -201,7 +203,7 @@ user_toolchains() {
     section "pto-isa's bugs found: each brief shows its bug on the CPU simulator"
     PTOAS_FOUND=$(build/bin/npufuzz toolchains --no-canary-case --where ptoas)
     PTO_ISA_FOUND=$(build/bin/npufuzz toolchains --no-canary-case --where pto-isa)
-    check_briefs pto-isa run_pto_brief
+    check_briefs pto-isa run_lit_brief
   else
     section "pto campaign: skipped (no ptoas and pto-isa found; docs/toolchains.md says how to point npufuzz at yours)"
   fi

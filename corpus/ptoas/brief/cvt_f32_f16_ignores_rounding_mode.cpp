@@ -1,4 +1,4 @@
-// clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I$PTO_ISA/include cvt_f32_f16_ignores_rounding_mode.cpp -o b && ./b
+// RUN: clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA" %s -o %t && %t
 // pto-isa CPU sim: TCVT f32 -> f16 ignores the RoundMode (always round-to-nearest-even); TCVT.md and
 // type-system.md ("f32 -> f16/bf16: round according to rnd") say the mode applies.
 #include <cstdint>

@@ -1,4 +1,4 @@
-// clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I$PTO_ISA/include cvt_f32_i32_saturation_overflows.cpp -o b && ./b
+// RUN: clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA" %s -o %t && %t
 // pto-isa CPU sim: TCVT f32 -> i32 of values >= 2^31 gives INT_MIN (g++ 12 cannot compile pto-isa; use clang++).
 // docs/isa/state-and-types/type-system.md: f32 -> i32 overflow "saturates on CPU simulator"; the A2A3 TCVT_IMPL
 // defaults f32->i32 to SaturationMode::ON. The sim defaults to OFF (plain UB cast), and its ON path clamps to

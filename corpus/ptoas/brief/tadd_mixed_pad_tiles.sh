@@ -1,6 +1,7 @@
 #!/bin/sh
 # pto-isa CPU sim: TADD of tiles with different pad kinds (ptoas verifies and emits it) does not compile.
-# PTOAS=<ptoas> PTO_ISA=<pto-isa>/include sh tadd_mixed_pad_tiles.sh   (exit 1: bug, 0: compiles)
+# RUN: sh %s
+# (PTOAS: ptoas; PTO_ISA: pto-isa's include directory) exits 1 while the bug shows, 0 once it compiles.
 [ -x "$PTOAS" ] && [ -d "$PTO_ISA" ] || { echo "set PTOAS to ptoas and PTO_ISA to pto-isa's include"; exit 2; }
 d=$(mktemp -d); trap 'rm -rf "$d"' EXIT; cd "$d" || exit 2
 cat > k.pto <<'EOF'

@@ -1,4 +1,4 @@
-// clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I$PTO_ISA/include tfillpad_f16_min_writes_zero.cpp -o b && ./b
+// RUN: clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA" %s -o %t && %t
 // pto-isa CPU sim: TFILLPAD of f16 with PadValue::Min/Max writes 0: TFillPad takes the pad from
 // std::numeric_limits<half>, and half is _Float16, which libstdc++ (C++20) does not specialise (has_infinity
 // false, min()/max() 0). tfillpad.md: +inf/-inf for floating types; the NPU uses PadValueMap (0xFC00/0x7C00).

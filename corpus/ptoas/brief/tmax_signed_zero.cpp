@@ -1,4 +1,4 @@
-// clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I$PTO_ISA/include tmax_signed_zero.cpp -o b && ./b
+// RUN: clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA" %s -o %t && %t
 // pto-isa CPU sim: TMAX of -0 and +0 is std::max's first operand, so the result depends on operand order
 // (IEEE 754-2019 maximum gives +0 either way). TMAX.md does not say how signed zeros compare.
 #include <cmath>

@@ -1,4 +1,4 @@
-// clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I$PTO_ISA/include tmin_nan_operand_order.cpp -o b && ./b
+// RUN: clang++-22 -std=c++20 -D__CPU_SIM -D__DAV_VEC__ -O0 -w -I "$PTO_ISA" %s -o %t && %t
 // pto-isa CPU sim: TMIN/TMAX (std::min/std::max) return the other operand when the NaN is src1, and NaN when
 // it is src0. type-system.md: "Quiet NaN in -> quiet NaN out"; vmin.md/vmax.md: "If either operand is NaN,
 // the result is NaN". TMIN.md/TMAX.md themselves say nothing of NaN.
