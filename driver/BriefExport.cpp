@@ -250,7 +250,8 @@ bool briefIreeScript(const Case &c, const Expectation &how, std::string &out, st
   std::ostringstream os;
   // The entry is @kernel, as a maintainer would name it.
   std::string text = withoutCommentLines(kernel.text);
-  for (size_t at; (at = text.find("@" + kernel.entry + "(")) != std::string::npos;)
+  for (size_t at = 0; (at = text.find("@" + kernel.entry + "(", at)) != std::string::npos;
+       at += 1 + std::string("kernel").size())
     text.replace(at + 1, kernel.entry.size(), "kernel");
   os << "\"\"\"IREE (llvm-cpu) and the program's semantics disagree on @kernel"
      << ": exits 1 when they do.\"\"\"\n"

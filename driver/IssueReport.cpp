@@ -1,6 +1,7 @@
 //===- driver/IssueReport.cpp - A finding as the issue its maintainer files ===//
 #include "driver/IssueReport.h"
 
+#include "backend/pto/PtoBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "driver/BriefExport.h"
 #include "driver/BriefRun.h"
@@ -9,11 +10,13 @@
 #include "ir/NumberText.h"
 #include "reference/Executor.h"
 
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <sstream>
+#include <utility>
 
 namespace npufuzz {
 
@@ -62,25 +65,6 @@ std::optional<Reportable> reportableOf(const std::string &compiler) {
   return std::nullopt;
 }
 
-/// The Python that runs the brief: the one the compiler's backend finds.
-bool briefPython(const Reportable &r, std::string &python, std::string &error) {
-  switch (r.form) {
-  case ExportForm::Torch: return findTorchPython("", python, error, /*compile=*/true);
-  case ExportForm::Tvm: return findTvmPython("", python, error);
-  case ExportForm::Iree: {
-    std::string compiler;
-    return findIreeTools("", "", compiler, python, error);
-  }
-  case ExportForm::TorchHarness:
-  case ExportForm::TvmHarness:
-  case ExportForm::IreeHarness:
-  case ExportForm::Mlir:
-  case ExportForm::PyTorchSim: break;
-  }
-  error = "no brief form runs with this form's Python";
-  return false;
-}
-
 bool generatedBrief(const Case &c, const Expectation &how, const Reportable &r,
                     const OmittedSwitches &omitted, std::string &out, std::string &error) {
   return r.form == ExportForm::Iree ? briefIreeScript(c, how, out, error, omitted)
@@ -122,6 +106,19 @@ std::string errorMessage(const std::string &output) {
   return lines.empty() ? std::string() : lines.back();
 }
 
+/// What tells one failure of a brief from another: the values that differ
+/// (which outputs), or the compiler's error.
+std::string symptomOf(const std::string &output) {
+  std::string differs;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind("output ", 0) == 0 && line.find(" differs") != std::string::npos)
+      differs += line + "\n";
+  return differs.empty() || output.find("Traceback") != std::string::npos
+             ? "error: " + errorMessage(output)
+             : differs;
+}
+
 /// A title when the ledger has none: the compiler's error, or the ops whose
 /// result differs.
 std::string symptomTitle(const Case &c, const Expectation &how, const Reportable &r,
@@ -133,7 +130,7 @@ std::string symptomTitle(const Case &c, const Expectation &how, const Reportable
     std::string error = errorMessage(output);
     if (error.size() > 120)
       error = error.substr(0, 117) + "...";
-    return std::string(r.name) + ": " + error;
+    return std::string(r.name) + ": " + (error.empty() ? "fails to compile" : error);
   }
   std::vector<std::string> ops;
   for (const Op &op : c.ops) {
@@ -163,7 +160,10 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
     const llvm::json::Object *o = v.getAsObject();
     if (!o)
       continue;
-    bool mine = false;
+    bool mine =
+        !casePath.empty() &&
+        (str(*o, "id") == casePath ||
+         (o->getObject("brief") && samePath(casePath, str(*o->getObject("brief"), "path"))));
     if (const llvm::json::Array *cases = o->getArray("cases"))
       for (const llvm::json::Value &p : *cases)
         mine |= p.getAsString() && samePath(casePath, p.getAsString()->str());
@@ -180,6 +180,7 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
     r.rootClass = str(*o, "class");
     r.summary = str(*o, "summary");
     r.title = str(*o, "title");
+    r.flags = str(*o, "flags");
     if (const llvm::json::Object *brief = o->getObject("brief"))
       r.brief = str(*brief, "path");
     if (const llvm::json::Object *status = o->getObject("status")) {
@@ -207,109 +208,156 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
   return true;
 }
 
-bool issueReport(const Case &c, const Expectation &how, const ExportSource &source,
-                 const std::string &backend, const std::string &ledgerPath, std::string &out,
-                 std::string &error) {
-  std::optional<LedgerRoot> root;
-  if (!findLedgerRoot(ledgerPath, source.path, how.signatureId, root, error))
-    return false;
-  // The compiler: the ledger's, else the backend that found it.
-  const std::string compiler = root ? root->compiler : backend;
-  const std::optional<Reportable> r = reportableOf(compiler);
-  if (!r) {
-    error = compiler.empty()
-                ? "no compiler to report to: the ledger holds no root of " + source.path +
-                      " (export a finding directory, whose report names its backend)"
-                : "no compiler to report to: " + compiler +
-                      " has no brief script a report runs (inductor, tvm, iree); "
-                      "export --as " +
-                      (compiler == "pytorchsim" ? "pytorchsim" : "mlir") + " writes its reproducer";
-    return false;
-  }
-  std::string python;
-  if (!briefPython(*r, python, error))
-    return false;
+namespace {
+/// A brief as it ran: its file name (its extension says its language), its
+/// text, what it printed and its exit.
+struct ShownBrief {
+  std::string name, text;
+  BriefOutcome outcome;
+  bool generated = false; ///< written from the case, not the ledger's
+};
 
-  // The brief: the ledger's committed one, else the generated one with
-  // only the switches the bug needs.
-  std::string script;
-  std::optional<BriefOutcome> shown;
-  if (root && !root->brief.empty()) {
-    llvm::SmallString<256> checkout(ledgerPath);
-    for (int up = 0; up < 3; ++up)
-      llvm::sys::path::remove_filename(checkout);
-    llvm::sys::path::append(checkout, root->brief);
-    if (!readFileBytes(checkout.str().str(), script, error, 1 << 20))
-      return false;
-    shown = runBriefScript(python, script, error);
-    if (!shown)
-      return false;
-  } else {
-    OmittedSwitches omitted;
-    if (!generatedBrief(c, how, *r, omitted, script, error))
-      return false;
-    shown = runBriefScript(python, script, error);
-    if (!shown)
-      return false;
-    if (shown->exitCode == 1)
-      for (CompilerSwitch s : writtenSwitches(*r, how)) {
-        OmittedSwitches fewer = omitted;
-        fewer.push_back(s);
-        std::string shorter;
-        if (!generatedBrief(c, how, *r, fewer, shorter, error))
-          return false;
-        std::optional<BriefOutcome> still = runBriefScript(python, shorter, error);
-        if (!still)
-          return false;
-        if (still->exitCode != 1)
-          continue; // the bug needs this switch
-        omitted = fewer;
-        script = shorter;
-        shown = still;
-      }
+/// What runs `compiler`'s briefs, found as its backend finds it.
+bool briefTools(const std::string &compiler, BriefTools &tools, std::string &error) {
+  if (compiler == "inductor")
+    return findTorchPython("", tools.python, error, /*compile=*/true);
+  if (compiler == "tvm")
+    return findTvmPython("", tools.python, error);
+  if (compiler == "iree") {
+    std::string ireeCompile;
+    return findIreeTools("", "", ireeCompile, tools.python, error);
   }
-  if (shown->exitCode != 1) {
-    error = std::string(shown->exitCode == 0 ? "the bug does not show here"
-                                             : "the brief script cannot run here") +
-            " (it exits " + std::to_string(shown->exitCode) + "): nothing to report\n" +
-            outputExcerpt(shown->output, 10);
-    return false;
+  if (compiler == "pto-isa" || compiler == "ptoas") {
+    PtoToolchain pto;
+    if (!setUpPtoToolchain(pto, error))
+      return false;
+    tools.ptoas = pto.ptoas;
+    tools.ptoIsa = pto.ptoIsa;
+    return true;
   }
-  const std::string versions = shown->output.substr(0, shown->output.find('\n'));
+  if (compiler == "mlir")
+    return true; // its RUN line names mlir-opt-22 and FileCheck-22
+  error = compiler + "'s reproducers need what is not here (PyTorchSim's: its own toolchain, "
+                     "built); export --as pytorchsim writes the script that shows its code "
+                     "generation";
+  return false;
+}
 
+/// The ledger's brief of `root`, run.
+bool committedBrief(const LedgerRoot &root, const std::string &ledgerPath, ShownBrief &shown,
+                    std::string &error) {
+  BriefTools tools;
+  if (!briefTools(root.compiler, tools, error))
+    return false;
+  llvm::SmallString<256> path(ledgerPath);
+  for (int up = 0; up < 3; ++up) // corpus/upstream/ledger.json: the checkout
+    llvm::sys::path::remove_filename(path);
+  llvm::sys::path::append(path, root.brief);
+  if (!readFileBytes(path.str().str(), shown.text, error, 1 << 20))
+    return false;
+  shown.name = llvm::sys::path::filename(root.brief).str();
+  std::optional<BriefOutcome> outcome = runBriefFile(shown.name, shown.text, tools, error);
+  if (!outcome)
+    return false;
+  shown.outcome = *outcome;
+  return true;
+}
+
+/// The brief written from the case `c`, with only the switches the bug
+/// needs: each one it writes is left at the compiler's default in turn, and
+/// stays so while the bug still shows.
+bool generatedShownBrief(const Case &c, const Expectation &how, const Reportable &r,
+                         ShownBrief &shown, std::string &error) {
+  BriefTools tools;
+  const std::string compiler = r.form == ExportForm::Torch ? "inductor"
+                               : r.form == ExportForm::Tvm ? "tvm"
+                                                           : "iree";
+  if (!briefTools(compiler, tools, error))
+    return false;
+  shown.name = "repro.py";
+  shown.generated = true;
+  OmittedSwitches omitted;
+  if (!generatedBrief(c, how, r, omitted, shown.text, error))
+    return false;
+  std::optional<BriefOutcome> outcome = runBriefScript(tools.python, shown.text, error);
+  if (!outcome)
+    return false;
+  shown.outcome = *outcome;
+  if (outcome->exitCode != 1)
+    return true;
+  const std::string symptom = symptomOf(outcome->output);
+  for (CompilerSwitch s : writtenSwitches(r, how)) {
+    OmittedSwitches fewer = omitted;
+    fewer.push_back(s);
+    std::string shorter, ignored;
+    if (!generatedBrief(c, how, r, fewer, shorter, error))
+      return false;
+    // Without the switch, the same symptom or the switch stays: another
+    // error, a hang or no run at all is not the bug gone, nor the bug.
+    std::optional<BriefOutcome> still = runBriefScript(tools.python, shorter, ignored);
+    if (!still || still->exitCode != 1 || symptomOf(still->output) != symptom)
+      continue;
+    omitted = fewer;
+    shown.text = shorter;
+    shown.outcome = *still;
+  }
+  return true;
+}
+
+/// The fence language of a brief named `name`.
+const char *fenceOf(const std::string &name) {
+  const llvm::StringRef n(name);
+  return n.ends_with(".py")     ? "python"
+         : n.ends_with(".mlir") ? "mlir"
+         : n.ends_with(".cpp")  ? "cpp"
+                                : "sh";
+}
+
+/// How a maintainer runs a brief, in words.
+std::string howToRun(const ShownBrief &shown) {
+  if (llvm::StringRef(shown.name).ends_with(".py"))
+    return "`python " + shown.name + "` exits 1 while the bug shows, 0 once it is fixed.";
+  std::string command = briefRunLine(shown.text);
+  const std::string stem = llvm::sys::path::stem(shown.name).str();
+  for (const auto &[from, to] :
+       {std::pair<std::string, std::string>{"%s", shown.name}, {"%t", "./" + stem}})
+    for (size_t at; (at = command.find(from)) != std::string::npos;)
+      command.replace(at, from.size(), to);
+  return "Saved as `" + shown.name + "`, `" + command +
+         "` fails while the bug shows and passes once it is fixed" +
+         (command.find("PTO") != std::string::npos ? " (`PTO_ISA`: pto-isa's include directory)"
+                                                   : "") +
+         ".";
+}
+
+/// The text filed: the title, the brief, what it printed, what is
+/// expected, versions and flags, the ledger's analysis and related issues.
+std::string reportText(const std::optional<LedgerRoot> &root, const std::string &title,
+                       const ShownBrief &shown, const std::string &expected) {
+  const bool python = llvm::StringRef(shown.name).ends_with(".py");
+  // A Python brief prints the versions it ran with first; the others run
+  // what the ledger checked.
+  std::string versions = python ? versionsLine(shown.outcome.output) : std::string();
+  if (versions.empty())
+    versions = root ? root->checkedIn : "the release here";
   std::ostringstream os;
-  const std::string title =
-      root && !root->title.empty() ? root->title : symptomTitle(c, how, *r, shown->output);
-  const bool comment = root && root->statusKind == "duplicate";
-  if (comment)
+  if (root && root->statusKind == "duplicate")
     os << "# Comment for " << root->duplicateOf << "\n\n"
        << "Another reproducer of this, on " << versions << ": " << title << ".\n\n";
   else
     os << "# " << title << "\n\n";
   os << "### Reproducer\n\n"
-     << "`python repro.py` exits 1 while the bug shows, 0 once it is fixed.\n\n```python\n"
-     << script << (script.empty() || script.back() == '\n' ? "" : "\n") << "```\n\n"
+     << howToRun(shown) << "\n\n```" << fenceOf(shown.name) << "\n"
+     << shown.text << (shown.text.empty() || shown.text.back() == '\n' ? "" : "\n") << "```\n\n"
      << "### Actual\n\n```\n"
-     << outputExcerpt(shown->output, kPastedLines) << "```\n\n### Expected\n\n";
-  const bool values = how.verdict == VerdictKind::Mismatch ||
-                      how.verdict == VerdictKind::Nondeterministic ||
-                      how.verdict == VerdictKind::UninitializedRead;
-  const RefRun ref = runReference(c);
-  const char *whose =
-      r->form == ExportForm::Iree ? "the program's semantics" : "what torch eager gives";
-  if (!values)
-    os << "It compiles and runs, and gives " << whose << (ref.ok() ? ":" : ".") << "\n\n";
-  if (ref.ok())
-    for (size_t k = 0; k < ref.outputs.size(); ++k)
-      os << "- output " << k << ": `" << valuesText(ref.outputs[k]) << "`\n";
+     << outputExcerpt(shown.outcome.output, kPastedLines) << "```\n\n### Expected\n\n"
+     << expected << "\n\n### Versions and flags\n\n"
+     << versions << "; Linux, x86-64. ";
+  if (shown.generated)
+    os << "The script passes only the flags the bug needs: each other one of the run that "
+          "found it was left at the compiler's default, and the bug still showed.\n";
   else
-    os << "The values " << whose << ".\n";
-  os << "\n### Versions and flags\n\n"
-     << versions << "; Linux, x86-64. The script passes only the flags the bug needs"
-     << (root && !root->brief.empty() ? "."
-                                      : ": each other one of the run that found it was left at "
-                                        "the compiler's default, and the bug still showed.")
-     << "\n";
+    os << "Flags the bug needs: " << (root && !root->flags.empty() ? root->flags : "none") << ".\n";
   if (root && !root->summary.empty())
     os << "\n### Analysis\n\n" << root->summary << "\n";
   if (root && !root->related.empty()) {
@@ -317,7 +365,101 @@ bool issueReport(const Case &c, const Expectation &how, const ExportSource &sour
     for (const std::string &related : root->related)
       os << "- " << related << "\n";
   }
-  out = os.str();
+  return os.str();
+}
+
+/// What a committed brief expects, from the root's class and the brief
+/// itself (MLIR's CHECK lines; the others print it beside what they got).
+std::string expectedOfBrief(const LedgerRoot &root, const ShownBrief &shown) {
+  if (root.rootClass != "wrong-value" && root.rootClass != "minor")
+    return "It compiles and runs without an error.";
+  if (!llvm::StringRef(shown.name).ends_with(".mlir"))
+    return "What the script prints as expected, beside what it got (above).";
+  std::string checks = "\n";
+  std::istringstream lines(shown.text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("CHECK") != std::string::npos && line.find("RUN:") == std::string::npos)
+      checks += "    " + line + "\n";
+  checks.pop_back();
+  return "What its CHECK lines say (the output without the pass):\n\n" + checks;
+}
+
+bool failedToShow(const ShownBrief &shown, std::string &error) {
+  if (shown.outcome.exitCode == 1)
+    return false;
+  error = std::string(shown.outcome.exitCode == 0 ? "the bug does not show here"
+                                                  : "the brief cannot run here") +
+          " (it exits " + std::to_string(shown.outcome.exitCode) + "): nothing to report\n" +
+          outputExcerpt(shown.outcome.output, 10);
+  return true;
+}
+} // namespace
+
+bool issueReport(const Case &c, const Expectation &how, const ExportSource &source,
+                 const std::string &backend, const std::string &ledgerPath, std::string &out,
+                 std::string &error) {
+  std::optional<LedgerRoot> root;
+  if (!findLedgerRoot(ledgerPath, source.path, how.signatureId, root, error))
+    return false;
+  if (root && !root->brief.empty())
+    return ledgerRootReport(root->id, ledgerPath, out, error);
+  // The compiler: the ledger's, else the backend that found it.
+  const std::string compiler = root ? root->compiler : backend;
+  const std::optional<Reportable> r = reportableOf(compiler);
+  if (!r) {
+    error = compiler.empty()
+                ? "no compiler to report to: the ledger holds no root of " + source.path +
+                      " (export a finding directory, whose report names its backend)"
+                : "no compiler to report to: npufuzz writes no brief of " + compiler +
+                      "'s from a case (inductor, tvm, iree); export --as " +
+                      (compiler == "pytorchsim" ? "pytorchsim" : "mlir") + " writes its reproducer";
+    return false;
+  }
+  ShownBrief shown;
+  if (!generatedShownBrief(c, how, *r, shown, error) || failedToShow(shown, error))
+    return false;
+
+  // What is expected: the program's values, or that it compiles.
+  const bool values = how.verdict == VerdictKind::Mismatch ||
+                      how.verdict == VerdictKind::Nondeterministic ||
+                      how.verdict == VerdictKind::UninitializedRead;
+  // IREE's runtime flushes subnormals, as its brief's expected values do.
+  const ReferenceFlushScope flush(r->form == ExportForm::Iree);
+  const RefRun ref = runReference(c);
+  const std::string whose =
+      r->form == ExportForm::Iree ? "the program's semantics give" : "torch eager gives";
+  std::string expected = values ? "What " + whose : "It compiles and runs, and gives what " + whose;
+  expected += ref.ok() ? ":\n\n" : ".";
+  if (ref.ok())
+    for (size_t k = 0; k < ref.outputs.size(); ++k)
+      expected += "- output " + std::to_string(k) + ": `" + valuesText(ref.outputs[k]) + "`\n";
+  while (!expected.empty() && expected.back() == '\n')
+    expected.pop_back();
+  const std::string title =
+      root && !root->title.empty() ? root->title : symptomTitle(c, how, *r, shown.outcome.output);
+  out = reportText(root, title, shown, expected);
+  return true;
+}
+
+bool ledgerRootReport(const std::string &selector, const std::string &ledgerPath, std::string &out,
+                      std::string &error) {
+  std::optional<LedgerRoot> root;
+  if (!findLedgerRoot(ledgerPath, selector, "", root, error))
+    return false;
+  if (!root) {
+    error = selector + " is no root of " + ledgerPath +
+            " (a root's id, one of its case files or its brief)";
+    return false;
+  }
+  if (root->brief.empty()) {
+    error = "the ledger's root " + root->id + " has no brief script to run and paste";
+    return false;
+  }
+  ShownBrief shown;
+  if (!committedBrief(*root, ledgerPath, shown, error) || failedToShow(shown, error))
+    return false;
+  out = reportText(root, root->title.empty() ? root->summary : root->title, shown,
+                   expectedOfBrief(*root, shown));
   return true;
 }
 

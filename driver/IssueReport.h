@@ -34,8 +34,9 @@ struct LedgerRoot {
   /// Its status on the tracker: "live", "duplicate", "fixed", ...; with the
   /// issue it duplicates, the release that fixed it.
   std::string statusKind, duplicateOf, fixedIn;
-  /// The symptom, as a maintainer's title (empty: not triaged so far).
-  std::string title;
+  /// The symptom, as a maintainer's title (empty: not triaged so far), and
+  /// the flags the bug needs.
+  std::string title, flags;
   /// Its brief script, from the checkout's root (empty: none committed).
   std::string brief;
   /// The tracker's issues and pull requests its searches found, nearest
@@ -43,10 +44,11 @@ struct LedgerRoot {
   std::vector<std::string> related;
 };
 
-/// The root of the ledger at `ledgerPath` whose cases include the case at
-/// `casePath` (as the ledger writes paths, from the checkout's root, or
-/// ending so) or whose signatures include `signatureId`; none when no root
-/// does. False with the reason when the ledger cannot be read.
+/// The root of the ledger at `ledgerPath` that `casePath` names (its id, or
+/// one of its cases or its brief, as the ledger writes paths, from the
+/// checkout's root, or a path ending so) or whose signatures include
+/// `signatureId`; none when no root does. False with the reason when the
+/// ledger cannot be read.
 bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
                     const std::string &signatureId, std::optional<LedgerRoot> &root,
                     std::string &error);
@@ -58,6 +60,14 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
 bool issueReport(const Case &c, const Expectation &how, const ExportSource &source,
                  const std::string &backend, const std::string &ledgerPath, std::string &out,
                  std::string &error);
+
+/// The issue text of the ledger's root `selector` names (its id, a case or
+/// its brief), from its committed brief alone: any compiler whose brief
+/// runs here (an MLIR file and a pto-isa one by their RUN line). False with
+/// the reason when there is no such root, it has no brief, what runs the
+/// brief is not found, or the bug does not show.
+bool ledgerRootReport(const std::string &selector, const std::string &ledgerPath, std::string &out,
+                      std::string &error);
 
 } // namespace npufuzz
 

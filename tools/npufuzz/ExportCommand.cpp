@@ -21,9 +21,11 @@ cl::SubCommand &ExportCommand() {
 }
 
 namespace {
-cl::opt<std::string> input(cl::Positional,
-                           cl::desc("<finding directory (its reduced case, if any) or case.npf>"),
-                           cl::Required, cl::sub(ExportCommand()), cl::cat(category()));
+cl::opt<std::string>
+    input(cl::Positional,
+          cl::desc("<finding directory (its reduced case, if any), case.npf, or for "
+                   "--as report a ledger root's id, case or brief>"),
+          cl::Required, cl::sub(ExportCommand()), cl::cat(category()));
 cl::opt<std::string> as("as",
                         cl::desc("torch, tvm or iree (a brief script a maintainer reads), "
                                  "torch-harness, tvm-harness, iree-harness, mlir, pytorchsim "
@@ -82,6 +84,19 @@ int runExport() {
     return fail("--as: '" + as + "' is not a form (" + exportFormNames() + ", report)");
   if (report && !checkPath("--ledger", ledger, PathKind::RegularFile))
     return kExitError;
+  // A report of a root the ledger holds may name it by its id, or by a
+  // file of it that is no case (an MLIR case, a brief): its brief alone.
+  if (report && !llvm::sys::fs::is_directory(input) &&
+      !llvm::StringRef(input.getValue()).ends_with(".npf")) {
+    std::string out, error;
+    if (!ledgerRootReport(input, ledger, out, error))
+      return fail("cannot export " + input + " as a report: " + error);
+    if (outPath.empty()) {
+      llvm::outs() << out;
+      return kExitOk;
+    }
+    return writeOutputFile(outPath, out) ? kExitOk : kExitError;
+  }
   ExportSource source;
   if (!caseOf(input, source))
     return kExitError;
