@@ -171,6 +171,9 @@ def filing_problems(r, where):
     if not title or len(title) > MAX_TITLE or "\n" in title or "npufuzz" in title.lower():
         problems.append("%s: a title of the symptom, one line of at most %d characters, "
                         "is needed ('title')" % (where, MAX_TITLE))
+    if filed(r) and (not isinstance(r.get("flags"), str) or not r["flags"]):
+        problems.append("%s: a root filed on a tracker says the flags it needs ('flags', 'none' "
+                        "for none)" % where)
     brief = r.get("brief")
     if brief is None:
         # A root found by reading the code, with no case, has nothing to run.
@@ -178,9 +181,6 @@ def filing_problems(r, where):
             problems.append("%s: a root filed on %s's tracker has its brief script ('brief')" % (
                 where, r["compiler"]))
         return problems
-    if not isinstance(r.get("flags"), str) or not r["flags"]:
-        problems.append("%s: a root with a brief says the flags it needs ('flags', 'none' for "
-                        "none)" % where)
     if not isinstance(brief, dict):
         return problems + ["%s: 'brief' names its path and exit ({\"path\": ..., \"exits\": 1})"
                            % where]
