@@ -8,6 +8,7 @@
 #include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cctype>
 #include <sstream>
 #include <unistd.h>
@@ -94,8 +95,14 @@ std::string outputExcerpt(const std::string &output, size_t lines) {
       text += l + "\n";
     return text;
   }
-  text = all.front() + "\n...\n";
-  for (size_t k = all.size() - (lines - 2); k < all.size(); ++k)
+  // A Python traceback's first line says what follows, however long.
+  const size_t tail = all.size() - (lines - 3);
+  const auto traceback =
+      std::find_if(all.begin() + 1, all.begin() + tail, [](const std::string &l) {
+        return l.rfind("Traceback (most recent call last):", 0) == 0;
+      });
+  text = all.front() + "\n" + (traceback != all.begin() + tail ? *traceback + "\n" : "") + "...\n";
+  for (size_t k = tail; k < all.size(); ++k)
     text += all[k] + "\n";
   return text;
 }

@@ -342,8 +342,9 @@ std::string reportText(const std::optional<LedgerRoot> &root, const std::string 
     versions = root ? root->checkedIn : "the release here";
   std::ostringstream os;
   if (root && root->statusKind == "duplicate")
-    os << "# Comment for " << root->duplicateOf << "\n\n"
-       << "Another reproducer of this, on " << versions << ": " << title << ".\n\n";
+    // The first line tells whoever posts it where; GitHub does not show it.
+    os << "<!-- a comment for " << root->duplicateOf << ", not a new issue -->\n"
+       << "Seen on " << versions << ": " << title << ".\n\n";
   else
     os << "# " << title << "\n\n";
   os << "### Reproducer\n\n"
@@ -374,14 +375,16 @@ std::string expectedOfBrief(const LedgerRoot &root, const ShownBrief &shown) {
   if (root.rootClass != "wrong-value" && root.rootClass != "minor")
     return "It compiles and runs without an error.";
   if (!llvm::StringRef(shown.name).ends_with(".mlir"))
-    return "What the script prints as expected, beside what it got (above).";
+    return shown.outcome.output.find("eager:") != std::string::npos
+               ? "What torch eager gives, printed above beside it (`eager:`)."
+               : "What the brief prints above as expected, beside what it got.";
   std::string checks = "\n";
   std::istringstream lines(shown.text);
   for (std::string line; std::getline(lines, line);)
     if (line.find("CHECK") != std::string::npos && line.find("RUN:") == std::string::npos)
       checks += "    " + line + "\n";
   checks.pop_back();
-  return "What its CHECK lines say (the output without the pass):\n\n" + checks;
+  return "What its CHECK lines say (the output without the pass):\n" + checks;
 }
 
 bool failedToShow(const ShownBrief &shown, std::string &error) {

@@ -58,6 +58,8 @@ TEST(BriefRun, AnExcerptKeepsTheFirstLineAndTheEnd) {
   for (int k = 0; k < 100; ++k)
     output += "line " + std::to_string(k) + "\n";
   const std::string excerpt = outputExcerpt(output, 5);
-  EXPECT_EQ(excerpt, "torch 2.15.0\n...\nline 97\nline 98\nline 99\n");
+  EXPECT_EQ(excerpt, "torch 2.15.0\n...\nline 98\nline 99\n");
+  EXPECT_EQ(outputExcerpt("iree 3.13\nTraceback (most recent call last):\n" + output, 5),
+            "iree 3.13\nTraceback (most recent call last):\n...\nline 98\nline 99\n");
   EXPECT_EQ(outputExcerpt("a\nb\n\n\n", 5), "a\nb\n");
 }
