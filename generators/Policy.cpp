@@ -66,6 +66,7 @@ const std::vector<ScalarKey> &scalarKeys() {
       {"radix_map_rate", &Policy::radixMapRate, 0, 1},
       {"pattern_rate", &Policy::patternRate, 0, 1},
       {"view_chain_rate", &Policy::viewChainRate, 0, 1},
+      {"view_lane_aligned", &Policy::viewLaneAligned, 0, 1},
       {"chain_rate", &Policy::chainRate, 0, 1},
       {"max_tasks", &Policy::maxTasks, 2, 16},
       {"max_blocks", &Policy::maxBlocks, 1, static_cast<double>(kMaxTaskBlocks)},
@@ -313,7 +314,11 @@ Policy ptoPolicy() {
 # arithmetic, and/or only on i8/i16, not only on i16, xor needs a tmp tile),
 # dims mostly multiples of 32 (whole 32-byte rows and columns); no division
 # (division by zero is target-defined in PTO); no insert (tinsert is vec to
-# vec on A5 only).
+# vec on A5 only). Slices, chunks and transposes at their default weights:
+# a block of an input is a GM view the DMA moves, a sub-tile of whole rows or
+# 32-element column blocks is pto.subset, a transpose is TTRANS; their last
+# dims mostly keep whole blocks (a column step or part of a block has no
+# tile of its own).
 max_rank = 2
 rank.1 = 0
 rank.2 = 1
@@ -351,9 +356,6 @@ op.lt = 0
 op.le = 0
 op.gt = 0
 op.ge = 0
-op.slice = 0
-op.chunk = 0
-op.transpose = 0
 op.reshape = 0
 op.broadcast = 0
 op.squeeze = 0
@@ -373,6 +375,7 @@ pattern.moe_mask = 0
 pattern.swiglu = 0
 pattern.radix_split = 0
 view_chain_rate = 0
+view_lane_aligned = 0.9
 )";
   return builtInPolicy(kText);
 }

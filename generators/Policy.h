@@ -97,6 +97,11 @@ struct Policy {
   /// them (ViewChainForms.def), drawn by `viewChainWeights`, fed to a
   /// consumer.
   double viewChainRate = 0.2;
+  /// Chance that a slice's or chunk's last dim keeps whole lane-width
+  /// blocks (unit step, size and offset multiples of the lane width, where
+  /// the dim has two or more blocks): a tile target's sub-tile views and
+  /// DMAs move whole 32-byte blocks. 0 draws as always (no draw is made).
+  double viewLaneAligned = 0;
   /// Probability that a case of two compute ops or more is a chain of
   /// tasks (ir/Case.h), cut between its ops into 2 to `maxTasks` tasks.
   double chainRate = 0.3;

@@ -48,7 +48,20 @@ bool buildSlice(GenContext &g) {
   if (x == kNoValue)
     return false;
   OpAttrs a;
-  for (int64_t dim : g.c.typeOf(x).shape) {
+  const std::vector<int64_t> &shape = g.c.typeOf(x).shape;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    const int64_t dim = shape[k], lane = g.policy.laneWidth;
+    // Whole lane blocks along the last dim, or all of it when it has fewer
+    // than two (a policy of 0 draws nothing).
+    if (k + 1 == shape.size() && g.policy.viewLaneAligned > 0 && lane > 0 &&
+        g.rng.chance(g.policy.viewLaneAligned)) {
+      const bool blocks = dim % lane == 0 && dim >= 2 * lane;
+      const int64_t size = blocks ? lane * g.rng.range(1, dim / lane - 1) : dim;
+      a.strides.push_back(1);
+      a.sizes.push_back(size);
+      a.offsets.push_back(blocks ? lane * g.rng.range(0, (dim - size) / lane) : 0);
+      continue;
+    }
     const int64_t stride = dim > 2 && g.rng.chance(0.25) ? g.rng.range(2, 3) : 1;
     const int64_t maxSize = (dim - 1) / stride + 1;
     int64_t size = maxSize;
@@ -86,7 +99,18 @@ bool buildChunk(GenContext &g) {
   OpAttrs a;
   // Halves along the last axis are the SwiGLU case (seed 001).
   const size_t last = shape.size() - 1;
-  if (shape[last] % 2 == 0 && g.rng.chance(0.4)) {
+  // Whole lane blocks along the last axis (a policy of 0 draws nothing):
+  // a split of it into chunks of whole blocks, else along another axis.
+  const int64_t lane = g.policy.laneWidth;
+  if (g.policy.viewLaneAligned > 0 && lane > 0 && g.rng.chance(g.policy.viewLaneAligned)) {
+    const auto aligned = std::remove_if(splits.begin(), splits.end(), [&](const auto &s) {
+      return static_cast<size_t>(s.first) == last && (shape[last] / s.second) % lane != 0;
+    });
+    splits.erase(aligned, splits.end());
+    if (splits.empty())
+      return false;
+    std::tie(a.axis, a.count) = g.rng.pick(splits);
+  } else if (shape[last] % 2 == 0 && g.rng.chance(0.4)) {
     a.axis = static_cast<int64_t>(last);
     a.count = 2;
   } else {

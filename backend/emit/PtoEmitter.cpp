@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "backend/emit/PtoEmitter.h"
 
+#include "ir/Verifier.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -228,22 +230,124 @@ private:
     body_ += "    " + tile(v) + " = pto.alloc_tile valid_row = " + idx(vs.rows) +
              " valid_col = " + idx(vs.cols) + " : " + tileType(v) + "\n";
   }
+  /// A block of an input the DMA moves: where it starts, and the input rows
+  /// between two of its rows (its row step).
+  struct Block {
+    ValueId input;
+    std::pair<int64_t, int64_t> at;
+    int64_t rowStep = 1;
+  };
   /// `%p` viewed as the tensor of value `v`, partitioned to one tile: the
-  /// whole tensor, or its valid part (`valid`).
-  std::string view(const std::string &ptr, ValueId v, bool valid = false) {
-    const TensorType &t = c_.typeOf(v);
+  /// whole tensor, or its valid part (`valid`). With `block`, `%p` holds
+  /// that input's tensor instead, and `v` is the block of it: a view whose
+  /// rows are `rowStep` input rows apart (its row stride), partitioned at
+  /// the block's start.
+  std::string view(const std::string &ptr, ValueId v, bool valid = false,
+                   std::optional<Block> block = std::nullopt) {
+    const TensorType &t = c_.typeOf(block ? block->input : v);
+    const int64_t step = block ? block->rowStep : 1;
     const std::string tv = "%tv" + std::to_string(nextView_),
                       pv = "%pv" + std::to_string(nextView_);
     ++nextView_;
     const std::string el = ptoType(t.dtype);
-    body_ += "    " + tv + " = pto.make_tensor_view " + ptr + ", shape = [" + idx(t.shape[0]) +
-             ", " + idx(t.shape[1]) + "], strides = [" + idx(t.shape[1]) + ", " + idx(1) +
-             "] : !pto.tensor_view<?x?x" + el + ">\n";
+    const int64_t rowLength = t.shape[1] * step;
+    body_ += "    " + tv + " = pto.make_tensor_view " + ptr + ", shape = [" +
+             idx((t.shape[0] + step - 1) / step) + ", " + idx(rowLength) + "], strides = [" +
+             idx(rowLength) + ", " + idx(1) + "] : !pto.tensor_view<?x?x" + el + ">\n";
+    // Row r0 column c0 of the input is row r0 / step, column
+    // (r0 % step) * C + c0 of the view.
+    const std::pair<int64_t, int64_t> at =
+        block ? std::pair<int64_t, int64_t>{block->at.first / step,
+                                            block->at.first % step * t.shape[1] + block->at.second}
+              : std::pair<int64_t, int64_t>{0, 0};
     const auto [rows, cols] = viewSizes(v, valid);
-    body_ += "    " + pv + " = pto.partition_view " + tv + ", offsets = [" + idx(0) + ", " +
-             idx(0) + "], sizes = [" + idx(rows) + ", " + idx(cols) + "] : !pto.tensor_view<?x?x" +
-             el + "> -> " + viewType(v, valid) + "\n";
+    body_ += "    " + pv + " = pto.partition_view " + tv + ", offsets = [" + idx(at.first) + ", " +
+             idx(at.second) + "], sizes = [" + idx(rows) + ", " + idx(cols) +
+             "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v, valid) + "\n";
     return pv;
+  }
+  /// The block of an input a slice or chunk `op` is, when the DMA can move
+  /// it from where it lies: any row step, unit column steps, through any
+  /// chain of slices and chunks, of a whole input. ptoas's partition_view
+  /// takes offsets and its tensor_view a row stride; a column stride moves
+  /// other elements on the NPU than on pto-isa's CPU simulator (its TLOAD
+  /// reads no column stride), so those views are not emitted as GM views.
+  std::optional<Block> blockOfInput(const Op &op) const {
+    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
+      return std::nullopt;
+    const TensorType &r = c_.typeOf(op.results[0]);
+    if (r.rank() != 2)
+      return std::nullopt;
+    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
+    if (map.size() != 2)
+      return std::nullopt;
+    auto at = [&](int64_t i, int64_t j) {
+      return std::pair<int64_t, int64_t>{map[0].eval({i, j}), map[1].eval({i, j})};
+    };
+    const auto base = at(0, 0);
+    const int64_t step = r.shape[0] > 1 ? at(1, 0).first - base.first : 1;
+    if (step < 1)
+      return std::nullopt;
+    // Row i is step * i rows on, column j is j columns on: checked at the
+    // block's far corner too.
+    for (const auto &[i, j] :
+         {std::pair<int64_t, int64_t>{1, 0}, {0, 1}, {r.shape[0] - 1, r.shape[1] - 1}})
+      if (at(i, j) != std::pair<int64_t, int64_t>{base.first + step * i, base.second + j})
+        return std::nullopt;
+    const ValueId src = op.operands[0];
+    const int32_t def = c_.values[src].defOp;
+    // A narrowed valid shape narrows no element of the input's buffer: the
+    // block is loaded whole and its tile narrowed (as an input's is).
+    if (def < 0 || c_.typeOf(src).rank() != 2)
+      return std::nullopt;
+    if (c_.ops[def].kind == OpKind::Input)
+      return Block{src, base, step};
+    const std::optional<Block> outer = blockOfInput(c_.ops[def]);
+    if (!outer)
+      return std::nullopt;
+    return Block{outer->input,
+                 {outer->at.first + outer->rowStep * base.first, outer->at.second + base.second},
+                 outer->rowStep * step};
+  }
+  /// Where a slice or chunk `op` of a computed tile starts in it, when it
+  /// is a sub-tile view, pto.subset, as PyPTO writes a tile slice: unit
+  /// steps, whole rows of the tile or a window of whole 32-element column
+  /// blocks (the window's tile type is then the value's own), no narrowed
+  /// valid shape.
+  std::optional<std::pair<int64_t, int64_t>> tileWindow(const Op &op) const {
+    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
+      return std::nullopt;
+    const ValueId src = op.operands[0];
+    const TensorType &r = c_.typeOf(op.results[0]), &t = c_.typeOf(src);
+    // (A value a slice reads is never columnar_: that is for values only
+    // row expands read.)
+    if (r.valid || t.valid || r.rank() != 2 || t.rank() != 2 ||
+        (r.shape[1] != t.shape[1] && r.shape[1] % 32 != 0))
+      return std::nullopt;
+    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
+    if (map.size() != 2)
+      return std::nullopt;
+    const std::pair<int64_t, int64_t> first{map[0].eval({0, 0}), map[1].eval({0, 0})};
+    for (int64_t i : {int64_t{0}, int64_t{1}, r.shape[0] - 1})
+      for (int64_t j : {int64_t{0}, int64_t{1}, r.shape[1] - 1})
+        if (map[0].eval({i, j}) != first.first + i || map[1].eval({i, j}) != first.second + j)
+          return std::nullopt;
+    return first;
+  }
+  /// Sets the valid shape of `v`'s tile to its value's, when narrowed.
+  void narrowToValid(ValueId v) {
+    if (const std::optional<ValidShape> &vs = c_.typeOf(v).valid)
+      body_ += "    pto.set_validshape " + tile(v) + ", " + idx(vs->rows) + ", " + idx(vs->cols) +
+               " : " + tileType(v) + "\n";
+  }
+  /// Loads the GM view `pv` into a new tile of `v`: TLOAD moves the view
+  /// into the tile's valid shape, which must be the view's, so the whole
+  /// tensor or block is loaded and the valid shape narrowed after.
+  void loadWhole(const std::string &pv, ValueId v) {
+    alloc(v, 0, true);
+    body_ += "    pto.tload ins(" + pv + " : " + viewType(v) + ") outs(" + tile(v) + " : " +
+             tileType(v) + ")\n";
+    narrowToValid(v);
   }
   bool check(const Op &op, std::string &unsupported) const;
   bool usedOnlyBy(ValueId v, const Op &user) const;
@@ -297,6 +401,9 @@ private:
   /// temporaries): the type of the value they are shaped like, and whether
   /// col_major.
   std::vector<std::pair<TensorType, bool>> extraTiles_;
+  /// The pointer argument each input arrives by: its slices are loaded from
+  /// it too.
+  std::map<ValueId, std::string> inputPtrs_;
   int nextTile_ = 0, nextView_ = 0;
 };
 
@@ -377,8 +484,34 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
       return unsupported = "pto: no t-op for " + name, false;
     return true;
   }
-  case OpCategory::Compare:
-  case OpCategory::View: return unsupported = "pto: no tile op for " + name, false;
+  case OpCategory::Compare: return unsupported = "pto: no tile op for " + name, false;
+  case OpCategory::View:
+    switch (op.kind) {
+    case OpKind::Slice:
+    case OpKind::Chunk:
+      if (blockOfInput(op) || tileWindow(op))
+        return true;
+      // A column-strided view moves other elements on the NPU than on the
+      // simulator, and a sub-tile of part of a 32-element block has no tile
+      // type of its own.
+      return unsupported = "pto: a " + name +
+                           " is a GM view of a whole input's block (unit column steps) or a "
+                           "sub-tile of whole rows or whole 32-element column blocks",
+             false;
+    case OpKind::Transpose:
+      // TTRANS: row_major to row_major through a tmp tile, over the
+      // source's valid shape; the result's is then the swapped one.
+      return true;
+    case OpKind::Reshape:
+    case OpKind::Broadcast:
+    case OpKind::Squeeze:
+    case OpKind::Unsqueeze:
+    case OpKind::IndexMap:
+#define NPF_HANDLED_CATEGORY View
+#include "ir/OpCasesOutside.def"
+      return unsupported = "pto: no tile op for " + name, false;
+    }
+    return false;
   case OpCategory::Source:
     switch (op.kind) {
     case OpKind::Input: return true;
@@ -493,20 +626,40 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     case OpCategory::Binary:
     case OpCategory::RowExpand:
     case OpCategory::ColExpand:
-    case OpCategory::Compare: // check() lets no compare or view through
-    case OpCategory::View: break;
+    case OpCategory::Compare: break; // check() lets no compare through
+    case OpCategory::View: {
+      if (const std::optional<Block> block = blockOfInput(op)) {
+        // The DMA moves the block from where it lies in the input.
+        loadWhole(view(inputPtrs_.at(block->input), r, false, *block), r);
+        continue;
+      }
+      if (const std::optional<std::pair<int64_t, int64_t>> at = tileWindow(op)) {
+        // A sub-tile view: no copy. Whole rows take the tile's pad columns
+        // too; its valid shape is the value's.
+        const TensorType &t = c_.typeOf(r);
+        const int64_t cols =
+            t.shape[1] == c_.typeOf(op.operands[0]).shape[1] ? tileCols(t, false) : t.shape[1];
+        tiles_[r] = nextTile_++;
+        pads_[r] = pads_.at(op.operands[0]);
+        body_ += "    " + tile(r) + " = pto.subset " + x + "[" + idx(at->first) + ", " +
+                 idx(at->second) + "] sizes [" + std::to_string(t.shape[0]) + ", " +
+                 std::to_string(cols) + "] : " + xt + "\n";
+        continue;
+      }
+      // A transpose (check() lets no other view through).
+      alloc(r, 0, true);
+      const TensorType &t = c_.typeOf(r);
+      const std::string tmp = scratchTile(r, t.shape[0], t.shape[1]);
+      body_ += "    pto.ttrans ins(" + x + ", " + tmp + " : " + xt + ", " + tileType(r) +
+               ") outs(" + tile(r) + " : " + tileType(r) + ")\n";
+      narrowToValid(r);
+      continue;
+    }
     case OpCategory::Source:
       switch (op.kind) {
       case OpKind::Input: {
-        // TLOAD moves the view into the tile's valid shape, which must be the
-        // view's: load the whole input, then narrow the valid shape.
-        const std::string pv = view(inputPtrs[input++], r);
-        alloc(r, 0, true);
-        body_ += "    pto.tload ins(" + pv + " : " + viewType(r) + ") outs(" + tile(r) + " : " +
-                 tileType(r) + ")\n";
-        if (const std::optional<ValidShape> &vs = c_.typeOf(r).valid)
-          body_ += "    pto.set_validshape " + tile(r) + ", " + idx(vs->rows) + ", " +
-                   idx(vs->cols) + " : " + tileType(r) + "\n";
+        inputPtrs_[r] = inputPtrs[input];
+        loadWhole(view(inputPtrs[input++], r), r);
         if (columnCopies_.count(r)) {
           const std::string copy = "%t" + std::to_string(nextTile_);
           columnTiles_[r] = nextTile_++;

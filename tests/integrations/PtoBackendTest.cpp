@@ -146,6 +146,50 @@ return %3, %6, %8
   EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
 }
 
+// Views as PyPTO writes them: a block of an input is a GM view the DMA
+// moves from where it lies (partition_view offsets; a row step is the
+// view's row stride), also through a chain of slices; a sub-tile of whole
+// rows, or of whole 32-element column blocks, is pto.subset; a transpose is
+// TTRANS. Those here are exact (a column window of more than one row is
+// not: ptoas 0.27 gives it its own row length,
+// corpus/ptoas/subset_column_window_loses_row_stride.npf). A column-strided
+// view, which the NPU's DMA moves otherwise than the simulator, is
+// unsupported with that reason.
+TEST(PtoBackend, ViewsOfInputsAndTilesRunExact) {
+  const std::string views = R"(npufuzz-case 1
+data seed=7 edge_rate=0
+%0 = input {fill=rand} : f32[16,64]
+%1 = slice %0 {offsets=[2,8], sizes=[4,32], strides=[1,1]} : f32[4,32]
+%2 = slice %0 {offsets=[1,16], sizes=[6,32], strides=[2,1]} : f32[6,32]
+%3 = chunk %2 {axis=0, count=3, index=1} : f32[2,32]
+%4 = exp %0 : f32[16,64]
+%5 = chunk %4 {axis=0, count=4, index=2} : f32[4,64]
+%6 = input {fill=rand} : f32[32,16]
+%7 = transpose %6 {perm=[1,0]} : f32[16,32]
+%8 = add %1, %1 : f32[4,32]
+%9 = slice %4 {offsets=[5,32], sizes=[1,32], strides=[1,1]} : f32[1,32]
+return %8, %3, %5, %7, %9
+)";
+  std::string text, why;
+  ASSERT_TRUE(emitPto(parseOrFail(views), text, why)) << why;
+  for (const char *needle :
+       {"offsets = [%c2, %c8], sizes = [%c4, %c32]", "strides = [%c128, %c1]",
+        "offsets = [%c2, %c80], sizes = [%c2, %c32]", "[%c8, %c0] sizes [4, 64]",
+        "[%c5, %c32] sizes [1, 32]", "pto.ttrans ins("})
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  std::string unsupported;
+  EXPECT_FALSE(emitPto(parseOrFail(R"(npufuzz-case 1
+%0 = input {fill=rand} : f32[8,64]
+%1 = slice %0 {offsets=[0,0], sizes=[8,32], strides=[1,2]} : f32[8,32]
+return %1
+)"),
+                       text, unsupported));
+  EXPECT_NE(unsupported.find("unit column steps"), std::string::npos) << unsupported;
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  const CaseOutcome out = run(views);
+  EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+}
+
 TEST(PtoBackend, WhatPtoDefinesOtherwiseIsUnsupportedWithTheReason) {
   NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   // The ISA manual: division by zero is target-defined (the simulator
