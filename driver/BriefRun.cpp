@@ -1,12 +1,12 @@
 //===- driver/BriefRun.cpp - A brief script run as its maintainer runs it ===//
 #include "driver/BriefRun.h"
 
+#include "ir/FileText.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <cctype>
@@ -123,28 +123,12 @@ std::optional<BriefOutcome> runInScratch(const std::string &name, const std::str
   llvm::sys::path::append(path, name);
   llvm::sys::path::append(log, "npufuzz-output.txt");
   llvm::sys::path::append(scratch, "scratch");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(path, ec);
-    if (!ec) {
-      os << text;
-      os.close();
-      if (os.has_error()) {
-        ec = os.error();
-        os.clear_error(); // a failed write is said, not fatal
-      }
-    }
-    if (ec) {
-      error = std::string(path.str()) + ": " + ec.message();
-      llvm::sys::fs::remove_directories(dir);
-      return std::nullopt;
-    }
+  if (!writeRegularFile(path.str().str(), text, error, /*durable=*/false)) {
+    llvm::sys::fs::remove_directories(dir);
+    return std::nullopt;
   }
   for (std::string &a : argv)
-    for (const auto &[from, to] :
-         {std::pair<std::string, std::string>{"%s", path.str().str()}, {"%t", scratch.str().str()}})
-      for (size_t at; (at = a.find(from)) != std::string::npos;)
-        a.replace(at, from.size(), to);
+    a = withRunPaths(a, path.str().str(), scratch.str().str());
   std::vector<llvm::StringRef> args(argv.begin(), argv.end());
   std::vector<std::string> environment(env);
   for (char **e = environ; *e; ++e)
@@ -158,8 +142,9 @@ std::optional<BriefOutcome> runInScratch(const std::string &name, const std::str
                                              &message, &failed);
   BriefOutcome outcome;
   outcome.exitCode = code;
-  if (llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> out = llvm::MemoryBuffer::getFile(log))
-    outcome.output = withoutMachinePaths((*out)->getBuffer().str(), path.str().str(), name);
+  std::string printed, unread;
+  if (readFileBytes(log.str().str(), printed, unread))
+    outcome.output = withoutMachinePaths(printed, path.str().str(), name);
   llvm::sys::fs::remove_directories(dir);
   // A crash of the compiler inside the script's own process is the bug
   // showing (a segfault of Inductor's or TVM's native code); not starting,
@@ -184,6 +169,13 @@ std::optional<BriefOutcome> runInScratch(const std::string &name, const std::str
 std::optional<BriefOutcome> runBriefScript(const std::string &python, const std::string &script,
                                            std::string &error) {
   return runInScratch("repro.py", script, {python, "-u", "%s"}, {}, error);
+}
+
+std::string withRunPaths(std::string command, const std::string &file, const std::string &scratch) {
+  for (const auto &[from, to] : {std::pair<std::string, std::string>{"%s", file}, {"%t", scratch}})
+    for (size_t at = 0; (at = command.find(from, at)) != std::string::npos; at += to.size())
+      command.replace(at, from.size(), to);
+  return command;
 }
 
 std::string briefRunLine(const std::string &text) {

@@ -42,6 +42,9 @@ struct BriefTools {
 /// file, %t a scratch file); empty when there is none.
 std::string briefRunLine(const std::string &text);
 
+/// `command` with lit's %s as `file` and %t as `scratch`.
+std::string withRunPaths(std::string command, const std::string &file, const std::string &scratch);
+
 /// Runs the brief `text`, named `name` (its extension says how): a `.py`
 /// with `tools.python`, anything else by its RUN line with bash and
 /// pipefail, whose failure is 1 (the bug shows) and a command not found 2.

@@ -50,6 +50,7 @@ std::string valuesText(const RefTensor &t) {
 /// A compiler the report can run a brief of: its name as its users say it,
 /// the brief's form, its backend (whose switches the brief writes).
 struct Reportable {
+  const char *compiler; ///< as the ledger names it
   const char *name;
   ExportForm form;
   BackendKind backend;
@@ -57,11 +58,12 @@ struct Reportable {
 
 std::optional<Reportable> reportableOf(const std::string &compiler) {
   if (compiler == "inductor")
-    return Reportable{"torch.compile (Inductor, CPU)", ExportForm::Torch, BackendKind::Inductor};
+    return Reportable{"inductor", "torch.compile (Inductor, CPU)", ExportForm::Torch,
+                      BackendKind::Inductor};
   if (compiler == "tvm")
-    return Reportable{"TVM (Relax, llvm target)", ExportForm::Tvm, BackendKind::Tvm};
+    return Reportable{"tvm", "TVM (Relax, llvm target)", ExportForm::Tvm, BackendKind::Tvm};
   if (compiler == "iree")
-    return Reportable{"IREE (llvm-cpu)", ExportForm::Iree, BackendKind::Iree};
+    return Reportable{"iree", "IREE (llvm-cpu)", ExportForm::Iree, BackendKind::Iree};
   return std::nullopt;
 }
 
@@ -119,14 +121,18 @@ std::string symptomOf(const std::string &output) {
              : differs;
 }
 
+/// Whether the finding is in the values the program gives (not an error
+/// of the compiler's).
+bool showsInValues(const Expectation &how) {
+  return how.verdict == VerdictKind::Mismatch || how.verdict == VerdictKind::Nondeterministic ||
+         how.verdict == VerdictKind::UninitializedRead;
+}
+
 /// A title when the ledger has none: the compiler's error, or the ops whose
 /// result differs.
 std::string symptomTitle(const Case &c, const Expectation &how, const Reportable &r,
                          const std::string &output) {
-  const bool values = how.verdict == VerdictKind::Mismatch ||
-                      how.verdict == VerdictKind::Nondeterministic ||
-                      how.verdict == VerdictKind::UninitializedRead;
-  if (!values) {
+  if (!showsInValues(how)) {
     std::string error = errorMessage(output);
     if (error.size() > 120)
       error = error.substr(0, 117) + "...";
@@ -175,7 +181,6 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
     LedgerRoot r;
     r.id = str(*o, "id");
     r.compiler = str(*o, "compiler");
-    r.foundIn = str(*o, "found_in");
     r.checkedIn = str(*o, "checked_in");
     r.rootClass = str(*o, "class");
     r.summary = str(*o, "summary");
@@ -186,7 +191,6 @@ bool findLedgerRoot(const std::string &ledgerPath, const std::string &casePath,
     if (const llvm::json::Object *status = o->getObject("status")) {
       r.statusKind = str(*status, "kind");
       r.duplicateOf = str(*status, "of");
-      r.fixedIn = str(*status, "in");
     }
     std::vector<std::string> seen;
     if (const llvm::json::Array *searches = o->getArray("searches"))
@@ -269,10 +273,7 @@ bool committedBrief(const LedgerRoot &root, const std::string &ledgerPath, Shown
 bool generatedShownBrief(const Case &c, const Expectation &how, const Reportable &r,
                          ShownBrief &shown, std::string &error) {
   BriefTools tools;
-  const std::string compiler = r.form == ExportForm::Torch ? "inductor"
-                               : r.form == ExportForm::Tvm ? "tvm"
-                                                           : "iree";
-  if (!briefTools(compiler, tools, error))
+  if (!briefTools(r.compiler, tools, error))
     return false;
   shown.name = "repro.py";
   shown.generated = true;
@@ -317,12 +318,8 @@ const char *fenceOf(const std::string &name) {
 std::string howToRun(const ShownBrief &shown) {
   if (llvm::StringRef(shown.name).ends_with(".py"))
     return "`python " + shown.name + "` exits 1 while the bug shows, 0 once it is fixed.";
-  std::string command = briefRunLine(shown.text);
-  const std::string stem = llvm::sys::path::stem(shown.name).str();
-  for (const auto &[from, to] :
-       {std::pair<std::string, std::string>{"%s", shown.name}, {"%t", "./" + stem}})
-    for (size_t at; (at = command.find(from)) != std::string::npos;)
-      command.replace(at, from.size(), to);
+  const std::string command = withRunPaths(briefRunLine(shown.text), shown.name,
+                                           "./" + llvm::sys::path::stem(shown.name).str());
   return "Saved as `" + shown.name + "`, `" + command +
          "` fails while the bug shows and passes once it is fixed" +
          (command.find("PTO") != std::string::npos ? " (`PTO_ISA`: pto-isa's include directory)"
@@ -396,6 +393,17 @@ bool failedToShow(const ShownBrief &shown, std::string &error) {
           outputExcerpt(shown.outcome.output, 10);
   return true;
 }
+
+/// The report of a root of the ledger from its committed brief.
+bool rootReport(const LedgerRoot &root, const std::string &ledgerPath, std::string &out,
+                std::string &error) {
+  ShownBrief shown;
+  if (!committedBrief(root, ledgerPath, shown, error) || failedToShow(shown, error))
+    return false;
+  out = reportText(root, root.title.empty() ? root.summary : root.title, shown,
+                   expectedOfBrief(root, shown));
+  return true;
+}
 } // namespace
 
 bool issueReport(const Case &c, const Expectation &how, const ExportSource &source,
@@ -405,7 +413,7 @@ bool issueReport(const Case &c, const Expectation &how, const ExportSource &sour
   if (!findLedgerRoot(ledgerPath, source.path, how.signatureId, root, error))
     return false;
   if (root && !root->brief.empty())
-    return ledgerRootReport(root->id, ledgerPath, out, error);
+    return rootReport(*root, ledgerPath, out, error);
   // The compiler: the ledger's, else the backend that found it.
   const std::string compiler = root ? root->compiler : backend;
   const std::optional<Reportable> r = reportableOf(compiler);
@@ -423,9 +431,7 @@ bool issueReport(const Case &c, const Expectation &how, const ExportSource &sour
     return false;
 
   // What is expected: the program's values, or that it compiles.
-  const bool values = how.verdict == VerdictKind::Mismatch ||
-                      how.verdict == VerdictKind::Nondeterministic ||
-                      how.verdict == VerdictKind::UninitializedRead;
+  const bool values = showsInValues(how);
   // IREE's runtime flushes subnormals, as its brief's expected values do.
   const ReferenceFlushScope flush(r->form == ExportForm::Iree);
   const RefRun ref = runReference(c);
@@ -458,12 +464,7 @@ bool ledgerRootReport(const std::string &selector, const std::string &ledgerPath
     error = "the ledger's root " + root->id + " has no brief script to run and paste";
     return false;
   }
-  ShownBrief shown;
-  if (!committedBrief(*root, ledgerPath, shown, error) || failedToShow(shown, error))
-    return false;
-  out = reportText(root, root->title.empty() ? root->summary : root->title, shown,
-                   expectedOfBrief(*root, shown));
-  return true;
+  return rootReport(*root, ledgerPath, out, error);
 }
 
 } // namespace npufuzz

@@ -30,10 +30,10 @@ namespace npufuzz {
 
 /// What the ledger records of one root cause.
 struct LedgerRoot {
-  std::string id, compiler, foundIn, checkedIn, rootClass, summary;
+  std::string id, compiler, checkedIn, rootClass, summary;
   /// Its status on the tracker: "live", "duplicate", "fixed", ...; with the
-  /// issue it duplicates, the release that fixed it.
-  std::string statusKind, duplicateOf, fixedIn;
+  /// issue it duplicates.
+  std::string statusKind, duplicateOf;
   /// The symptom, as a maintainer's title (empty: not triaged so far), and
   /// the flags the bug needs.
   std::string title, flags;

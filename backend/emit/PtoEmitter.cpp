@@ -266,73 +266,71 @@ private:
              "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v, valid) + "\n";
     return pv;
   }
+  /// Where a rank-2 slice or chunk `op` starts in its operand and the
+  /// operand rows between two of its rows, when its columns step by one:
+  /// row i, column j of the result is row start + step * i, column start +
+  /// j of the operand (checked at the far corner too). None otherwise.
+  struct Walk {
+    std::pair<int64_t, int64_t> start;
+    int64_t rowStep;
+  };
+  std::optional<Walk> unitColumnWalk(const Op &op) const {
+    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
+      return std::nullopt;
+    const TensorType &r = c_.typeOf(op.results[0]);
+    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
+    if (r.rank() != 2 || c_.typeOf(op.operands[0]).rank() != 2 || map.size() != 2)
+      return std::nullopt;
+    auto at = [&](int64_t i, int64_t j) {
+      return std::pair<int64_t, int64_t>{map[0].eval({i, j}), map[1].eval({i, j})};
+    };
+    const Walk w{at(0, 0), r.shape[0] > 1 ? at(1, 0).first - at(0, 0).first : 1};
+    if (w.rowStep < 1)
+      return std::nullopt;
+    for (const auto &[i, j] :
+         {std::pair<int64_t, int64_t>{1, 0}, {0, 1}, {r.shape[0] - 1, r.shape[1] - 1}})
+      if (at(i, j) !=
+          std::pair<int64_t, int64_t>{w.start.first + w.rowStep * i, w.start.second + j})
+        return std::nullopt;
+    return w;
+  }
   /// The block of an input a slice or chunk `op` is, when the DMA can move
   /// it from where it lies: any row step, unit column steps, through any
   /// chain of slices and chunks, of a whole input. ptoas's partition_view
   /// takes offsets and its tensor_view a row stride; a column stride moves
   /// other elements on the NPU than on pto-isa's CPU simulator (its TLOAD
   /// reads no column stride), so those views are not emitted as GM views.
+  /// A narrowed valid shape narrows no element of the input's buffer: the
+  /// block is loaded whole and its tile narrowed (as an input's is).
   std::optional<Block> blockOfInput(const Op &op) const {
-    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
-      return std::nullopt;
-    const TensorType &r = c_.typeOf(op.results[0]);
-    if (r.rank() != 2)
-      return std::nullopt;
-    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
-    if (map.size() != 2)
-      return std::nullopt;
-    auto at = [&](int64_t i, int64_t j) {
-      return std::pair<int64_t, int64_t>{map[0].eval({i, j}), map[1].eval({i, j})};
-    };
-    const auto base = at(0, 0);
-    const int64_t step = r.shape[0] > 1 ? at(1, 0).first - base.first : 1;
-    if (step < 1)
-      return std::nullopt;
-    // Row i is step * i rows on, column j is j columns on: checked at the
-    // block's far corner too.
-    for (const auto &[i, j] :
-         {std::pair<int64_t, int64_t>{1, 0}, {0, 1}, {r.shape[0] - 1, r.shape[1] - 1}})
-      if (at(i, j) != std::pair<int64_t, int64_t>{base.first + step * i, base.second + j})
-        return std::nullopt;
-    const ValueId src = op.operands[0];
-    const int32_t def = c_.values[src].defOp;
-    // A narrowed valid shape narrows no element of the input's buffer: the
-    // block is loaded whole and its tile narrowed (as an input's is).
-    if (def < 0 || c_.typeOf(src).rank() != 2)
+    const std::optional<Walk> w = unitColumnWalk(op);
+    const int32_t def = c_.values[op.operands[0]].defOp;
+    if (!w || def < 0)
       return std::nullopt;
     if (c_.ops[def].kind == OpKind::Input)
-      return Block{src, base, step};
+      return Block{op.operands[0], w->start, w->rowStep};
     const std::optional<Block> outer = blockOfInput(c_.ops[def]);
     if (!outer)
       return std::nullopt;
-    return Block{outer->input,
-                 {outer->at.first + outer->rowStep * base.first, outer->at.second + base.second},
-                 outer->rowStep * step};
+    return Block{
+        outer->input,
+        {outer->at.first + outer->rowStep * w->start.first, outer->at.second + w->start.second},
+        outer->rowStep * w->rowStep};
   }
   /// Where a slice or chunk `op` of a computed tile starts in it, when it
   /// is a sub-tile view, pto.subset, as PyPTO writes a tile slice: unit
   /// steps, whole rows of the tile or a window of whole 32-element column
   /// blocks (the window's tile type is then the value's own), no narrowed
-  /// valid shape.
+  /// valid shape. (A value a slice reads is never columnar_: that is for
+  /// values only row expands read.)
   std::optional<std::pair<int64_t, int64_t>> tileWindow(const Op &op) const {
-    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
+    const std::optional<Walk> w = unitColumnWalk(op);
+    if (!w || w->rowStep != 1)
       return std::nullopt;
-    const ValueId src = op.operands[0];
-    const TensorType &r = c_.typeOf(op.results[0]), &t = c_.typeOf(src);
-    // (A value a slice reads is never columnar_: that is for values only
-    // row expands read.)
-    if (r.valid || t.valid || r.rank() != 2 || t.rank() != 2 ||
-        (r.shape[1] != t.shape[1] && r.shape[1] % 32 != 0))
+    const TensorType &r = c_.typeOf(op.results[0]), &t = c_.typeOf(op.operands[0]);
+    if (r.valid || t.valid || (r.shape[1] != t.shape[1] && r.shape[1] % 32 != 0))
       return std::nullopt;
-    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
-    if (map.size() != 2)
-      return std::nullopt;
-    const std::pair<int64_t, int64_t> first{map[0].eval({0, 0}), map[1].eval({0, 0})};
-    for (int64_t i : {int64_t{0}, int64_t{1}, r.shape[0] - 1})
-      for (int64_t j : {int64_t{0}, int64_t{1}, r.shape[1] - 1})
-        if (map[0].eval({i, j}) != first.first + i || map[1].eval({i, j}) != first.second + j)
-          return std::nullopt;
-    return first;
+    return w->start;
   }
   /// Sets the valid shape of `v`'s tile to its value's, when narrowed.
   void narrowToValid(ValueId v) {
