@@ -314,11 +314,11 @@ Policy ptoPolicy() {
 # arithmetic, and/or only on i8/i16, not only on i16, xor needs a tmp tile),
 # dims mostly multiples of 32 (whole 32-byte rows and columns); no division
 # (division by zero is target-defined in PTO); no insert (tinsert is vec to
-# vec on A5 only). Slices, chunks and transposes at their default weights:
-# a block of an input is a GM view the DMA moves, a sub-tile of whole rows or
-# 32-element column blocks is pto.subset, a transpose is TTRANS; their last
-# dims mostly keep whole blocks (a column step or part of a block has no
-# tile of its own).
+# vec on A5 only). Slices, chunks, transposes and reshapes at their default
+# weights: a block of an input is a GM view the DMA moves, a sub-tile of
+# whole rows or 32-element column blocks is pto.subset, another window of a
+# computed tile or a reshape is staged through GM, a transpose is TTRANS;
+# their last dims mostly keep whole blocks (a column step has no DMA form).
 max_rank = 2
 rank.1 = 0
 rank.2 = 1
@@ -356,7 +356,6 @@ op.lt = 0
 op.le = 0
 op.gt = 0
 op.ge = 0
-op.reshape = 0
 op.broadcast = 0
 op.squeeze = 0
 op.unsqueeze = 0

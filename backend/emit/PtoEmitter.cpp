@@ -159,6 +159,16 @@ public:
   Emitter(const Case &c, std::string name) : c_(c), name_(std::move(name)) {}
   /// Appends the function to `out`.
   bool run(std::string &out, std::string &unsupported);
+  /// The computed values the kernel stages through a GM scratch tensor of
+  /// their own, in the order of their scratch arguments.
+  std::vector<ValueId> stagedValues() const {
+    std::vector<ValueId> staged;
+    for (const Op &op : c_.ops)
+      if (const std::optional<ValueId> v = stagedBy(op);
+          v && std::find(staged.begin(), staged.end(), *v) == staged.end())
+        staged.push_back(*v);
+    return staged;
+  }
 
 private:
   std::string idx(int64_t n) {
@@ -230,21 +240,22 @@ private:
     body_ += "    " + tile(v) + " = pto.alloc_tile valid_row = " + idx(vs.rows) +
              " valid_col = " + idx(vs.cols) + " : " + tileType(v) + "\n";
   }
-  /// A block of an input the DMA moves: where it starts, and the input rows
-  /// between two of its rows (its row step).
+  /// A block of a GM tensor the DMA moves, an input's or a staged value's:
+  /// where it starts, and the tensor's rows between two of its rows (its
+  /// row step).
   struct Block {
-    ValueId input;
+    ValueId source;
     std::pair<int64_t, int64_t> at;
     int64_t rowStep = 1;
   };
   /// `%p` viewed as the tensor of value `v`, partitioned to one tile: the
   /// whole tensor, or its valid part (`valid`). With `block`, `%p` holds
-  /// that input's tensor instead, and `v` is the block of it: a view whose
+  /// its source's tensor instead, and `v` is the block of it: a view whose
   /// rows are `rowStep` input rows apart (its row stride), partitioned at
   /// the block's start.
   std::string view(const std::string &ptr, ValueId v, bool valid = false,
                    std::optional<Block> block = std::nullopt) {
-    const TensorType &t = c_.typeOf(block ? block->input : v);
+    const TensorType &t = c_.typeOf(block ? block->source : v);
     const int64_t step = block ? block->rowStep : 1;
     const std::string tv = "%tv" + std::to_string(nextView_),
                       pv = "%pv" + std::to_string(nextView_);
@@ -313,7 +324,7 @@ private:
     if (!outer)
       return std::nullopt;
     return Block{
-        outer->input,
+        outer->source,
         {outer->at.first + outer->rowStep * w->start.first, outer->at.second + w->start.second},
         outer->rowStep * w->rowStep};
   }
@@ -331,6 +342,43 @@ private:
     if (r.valid || t.valid || (r.shape[1] != t.shape[1] && r.shape[1] % 32 != 0))
       return std::nullopt;
     return w->start;
+  }
+  /// A slice or chunk with unit column steps of a computed tile that is no
+  /// sub-tile (a row step, part of a 32-element column block, a narrowed
+  /// valid shape): UB cannot address it, so the tile goes to a GM scratch
+  /// tensor of its own and the DMA moves the view from there, as a compiler
+  /// stages such a window.
+  std::optional<Block> blockOfStaged(const Op &op) const {
+    if (blockOfInput(op) || tileWindow(op))
+      return std::nullopt;
+    const std::optional<Walk> w = unitColumnWalk(op);
+    if (!w || c_.values[op.operands[0]].defOp < 0)
+      return std::nullopt;
+    return Block{op.operands[0], w->start, w->rowStep};
+  }
+  /// Whether value `v` is an input's tile, loaded from its GM tensor.
+  bool isInput(ValueId v) const {
+    const int32_t def = c_.values[v].defOp;
+    return def >= 0 && c_.ops[def].kind == OpKind::Input;
+  }
+  /// The value `op` reads through a GM scratch tensor: the source of a
+  /// staged block, or a computed tile a reshape reads (a tile has one row
+  /// length; the DMA lays the value's elements out in another).
+  std::optional<ValueId> stagedBy(const Op &op) const {
+    if (op.kind == OpKind::Reshape && !isInput(op.operands[0]))
+      return op.operands[0];
+    if (const std::optional<Block> b = blockOfStaged(op))
+      return b->source;
+    return std::nullopt;
+  }
+  /// The GM scratch tensor of staged value `v`, its valid part stored there
+  /// the first time a view reads it (the rest keeps the run's poison).
+  const std::string &staged(ValueId v) {
+    const std::string &ptr = stagedPtrs_.at(v);
+    if (stored_.insert(v).second)
+      body_ += "    pto.tstore ins(" + tile(v) + " : " + tileType(v) + ") outs(" +
+               view(ptr, v, true) + " : " + viewType(v, true) + ")\n";
+    return ptr;
   }
   /// Sets the valid shape of `v`'s tile to its value's, when narrowed.
   void narrowToValid(ValueId v) {
@@ -402,6 +450,9 @@ private:
   /// The pointer argument each input arrives by: its slices are loaded from
   /// it too.
   std::map<ValueId, std::string> inputPtrs_;
+  /// The scratch pointer argument of each staged value, and those stored.
+  std::map<ValueId, std::string> stagedPtrs_;
+  std::set<ValueId> stored_;
   int nextTile_ = 0, nextView_ = 0;
 };
 
@@ -487,20 +538,22 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
     switch (op.kind) {
     case OpKind::Slice:
     case OpKind::Chunk:
-      if (blockOfInput(op) || tileWindow(op))
+      if (blockOfInput(op) || tileWindow(op) || blockOfStaged(op))
         return true;
       // A column-strided view moves other elements on the NPU than on the
-      // simulator, and a sub-tile of part of a 32-element block has no tile
-      // type of its own.
+      // simulator (TLOAD reads no column stride).
       return unsupported = "pto: a " + name +
-                           " is a GM view of a whole input's block (unit column steps) or a "
-                           "sub-tile of whole rows or whole 32-element column blocks",
+                           " with a column step (the NPU's DMA moves "
+                           "unit-stride rows)",
              false;
     case OpKind::Transpose:
       // TTRANS: row_major to row_major through a tmp tile, over the
       // source's valid shape; the result's is then the swapped one.
       return true;
     case OpKind::Reshape:
+      // The DMA moves the elements in the result's rows: from the input's
+      // tensor, or from a GM scratch tensor the value is stored to.
+      return true;
     case OpKind::Broadcast:
     case OpKind::Squeeze:
     case OpKind::Unsqueeze:
@@ -608,6 +661,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
   std::vector<std::string> outputPtrs;
   for (ValueId v : c_.outputs)
     outputPtrs.push_back(param("!pto.ptr<" + ptoType(c_.typeOf(v).dtype) + ">"));
+  for (ValueId v : stagedValues())
+    stagedPtrs_[v] = param("!pto.ptr<" + ptoType(c_.typeOf(v).dtype) + ">");
   std::map<size_t, std::pair<std::string, std::string>> validArgs;
   for (size_t i = 0; i < c_.ops.size(); ++i)
     if (c_.ops[i].kind == OpKind::SetValidShape && c_.ops[i].attrs.dynamic)
@@ -628,7 +683,17 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     case OpCategory::View: {
       if (const std::optional<Block> block = blockOfInput(op)) {
         // The DMA moves the block from where it lies in the input.
-        loadWhole(view(inputPtrs_.at(block->input), r, false, *block), r);
+        loadWhole(view(inputPtrs_.at(block->source), r, false, *block), r);
+        continue;
+      }
+      if (const std::optional<Block> block = blockOfStaged(op)) {
+        loadWhole(view(staged(block->source), r, false, *block), r);
+        continue;
+      }
+      if (op.kind == OpKind::Reshape) {
+        // The value's elements in row-major order, as rows of the result.
+        const ValueId src = op.operands[0];
+        loadWhole(view(isInput(src) ? inputPtrs_.at(src) : staged(src), r), r);
         continue;
       }
       if (const std::optional<std::pair<int64_t, int64_t>> at = tileWindow(op)) {
@@ -837,6 +902,22 @@ bool emitPto(const Case &c, std::string &out, std::string &unsupported) {
                     "// index pairs for each runtime set_validshape, in op order.\n") +
         "module {\n" + functions + "}\n";
   return true;
+}
+
+std::vector<TensorType> ptoScratchTensors(const Case &c) {
+  std::vector<TensorType> types;
+  if (!ptoIsChain(c))
+    for (ValueId v : Emitter(c, "npf_kernel").stagedValues())
+      types.push_back(c.typeOf(v));
+  return types;
+}
+
+std::vector<TensorType> ptoTaskScratchTensors(const Case &c, const TaskOps &k) {
+  const Case task = taskAsCase(c, k, ptoTaskBoundary(c, k));
+  std::vector<TensorType> types;
+  for (ValueId v : Emitter(task, ptoTaskFunction(k.task)).stagedValues())
+    types.push_back(task.typeOf(v));
+  return types;
 }
 
 bool ptoIsChain(const Case &c) { return !c.tasks.empty() && !taskOps(c).empty(); }

@@ -96,6 +96,15 @@ static void npfShare(unsigned char *gm, const unsigned char *stage, size_t bytes
 }
 )";
 
+/// Task `t`'s scratch tensor `k`: one per block, each on cache lines of
+/// its own (blocks are cores, and share no line).
+std::string taskScratch(const HarnessTask &t, size_t k) {
+  return "npfScratchT" + std::to_string(t.task) + "_" + std::to_string(k);
+}
+size_t blockScratchStride(const HarnessTask &t, size_t k) {
+  return (t.scratchBytes[k] + kGmCacheLineBytes - 1) / kGmCacheLineBytes * kGmCacheLineBytes;
+}
+
 /// The body of a chain's npfMain between reading its buffers and writing
 /// them back: every task in order, each block of it in turn.
 std::string chainRun(const KernelBuffers &b, bool trace) {
@@ -113,9 +122,13 @@ std::string chainRun(const KernelBuffers &b, bool trace) {
   for (size_t g = nb; g < b.gmBytes.size(); ++g)
     h << "    for (size_t i = 0; i < sizeof npfGm" << g - nb << "; ++i)\n      npfGm" << g - nb
       << "[i] = poison[i % 4];\n";
+  for (const HarnessTask &t : b.tasks)
+    for (size_t k = 0; k < t.scratchBytes.size(); ++k)
+      h << "    for (size_t i = 0; i < sizeof " << taskScratch(t, k) << "; ++i)\n      "
+        << taskScratch(t, k) << "[i] = poison[i % 4];\n";
   h << "  }\n";
   for (const HarnessTask &t : b.tasks) {
-    const size_t n = t.reads.size() + t.writes.size() + t.numInts;
+    const size_t n = t.reads.size() + t.writes.size() + t.scratchBytes.size() + t.numInts;
     h << "  for (int blk = 0; blk < " << t.blocks << "; ++blk) { // task " << t.task << "\n";
     if (trace)
       h << "    ::npf_trace::block(" << t.task << ", blk);\n";
@@ -125,11 +138,13 @@ std::string chainRun(const KernelBuffers &b, bool trace) {
       h << (k++ ? ", " : "") << gm(g);
     for (size_t g : t.writes)
       h << (k++ ? ", " : "") << "npfStage" << g;
+    for (size_t j = 0; j < t.scratchBytes.size(); ++j)
+      h << (k++ ? ", " : "") << taskScratch(t, j) << " + blk * " << blockScratchStride(t, j);
     for (size_t i = 0; i < t.numInts; ++i)
       h << (k++ ? ", " : "") << "nullptr";
     h << "};\n    const int64_t argInts[" << n << "] = {";
     k = 0;
-    for (size_t i = 0; i < t.reads.size() + t.writes.size(); ++i)
+    for (size_t i = 0; i < t.reads.size() + t.writes.size() + t.scratchBytes.size(); ++i)
       h << (k++ ? ", " : "") << 0;
     for (size_t i = 0; i < t.numInts; ++i)
       h << (k++ ? ", " : "") << b.ints[t.firstInt + i];
@@ -178,34 +193,57 @@ std::string chainBuffers(const KernelBuffers &b, bool trace) {
   for (size_t g = 0; g < b.gmBytes.size(); ++g)
     h << "alignas(64) static unsigned char npfStage" << g << "["
       << std::max<size_t>(1, b.gmBytes[g]) << "];\n";
+  for (const HarnessTask &t : b.tasks)
+    for (size_t k = 0; k < t.scratchBytes.size(); ++k)
+      h << "alignas(64) static unsigned char " << taskScratch(t, k) << "["
+        << blockScratchStride(t, k) * static_cast<size_t>(t.blocks) << "];\n";
   return h.str();
 }
 
 /// `npfMain(dir)` for the npf_kernel in scope, in the current namespace.
 std::string runner(const KernelBuffers &b, bool trace) {
-  const size_t n = b.bytes.size() + b.ints.size();
+  const size_t nb = b.bytes.size(), ns = b.scratchBytes.size(), n = nb + ns + b.ints.size();
   std::ostringstream h;
   h << kCall << kFiles;
-  for (size_t k = 0; k < b.bytes.size(); ++k)
+  for (size_t k = 0; k < nb; ++k)
     h << "alignas(64) static unsigned char npfBuf" << k << "[" << std::max<size_t>(1, b.bytes[k])
       << "];\n";
+  for (size_t k = 0; k < ns; ++k)
+    h << "alignas(64) static unsigned char npfScratch" << k << "["
+      << std::max<size_t>(1, b.scratchBytes[k]) << "];\n";
   if (!b.tasks.empty())
     h << chainBuffers(b, trace);
   h << "int npfMain(const char *dir) {\n";
   h << "  void *bufs[" << n << "] = {";
   for (size_t k = 0; k < n; ++k)
-    h << (k ? ", " : "") << (k < b.bytes.size() ? "npfBuf" + std::to_string(k) : "nullptr");
+    h << (k ? ", " : "")
+      << (k < nb        ? "npfBuf" + std::to_string(k)
+          : k < nb + ns ? "npfScratch" + std::to_string(k - nb)
+                        : "nullptr");
   h << "};\n  const int64_t ints[" << n << "] = {";
   for (size_t k = 0; k < n; ++k)
-    h << (k ? ", " : "") << (k < b.bytes.size() ? 0 : b.ints[k - b.bytes.size()]);
+    h << (k ? ", " : "") << (k < nb + ns ? 0 : b.ints[k - nb - ns]);
   h << "};\n";
   // A file the harness cannot read or write is the machine's (a full disk),
   // never the kernel's: the exit status classifyEnd takes for that.
   const std::string machine = "return " + std::to_string(kExternalExitEnvironment) + "; }\n";
-  for (size_t k = 0; k < b.bytes.size(); ++k)
+  for (size_t k = 0; k < nb; ++k)
     h << "  if (!npfFile(dir, " << k << ", npfBuf" << k << ", " << b.bytes[k]
       << ", false)) { std::fprintf(stderr, \"harness: cannot read arg" << k << ".bin\\n\"); "
       << machine;
+  // What the kernel has not stored to its scratch is the run's poison, as
+  // an output's is: a view of a value's undefined part reads what a rerun
+  // changes.
+  if (ns) {
+    h << "  {\n    unsigned char poison[4];\n    if (!npfFile(dir, \"poison.bin\", poison, 4, "
+         "false)) "
+         "{ std::fprintf(stderr, \"harness: cannot read poison.bin\\n\"); "
+      << machine;
+    for (size_t k = 0; k < ns; ++k)
+      h << "    for (size_t i = 0; i < sizeof npfScratch" << k << "; ++i)\n      npfScratch" << k
+        << "[i] = poison[i % 4];\n";
+    h << "  }\n";
+  }
   if (b.tasks.empty())
     h << "  npfCall<" << n << ">(&npf_kernel, bufs, ints);\n";
   else
@@ -238,6 +276,8 @@ KernelBuffers kernelBuffers(const Case &c) {
     b.bytes.push_back(TensorData::filled(type, 0).bytes.size());
     b.isOutput.push_back(true);
   }
+  for (const TensorType &type : ptoScratchTensors(c))
+    b.scratchBytes.push_back(TensorData::filled(type, 0).bytes.size());
   for (const Op &op : c.ops)
     if (op.kind == OpKind::SetValidShape && op.attrs.dynamic)
       b.ints.insert(b.ints.end(), {op.attrs.rows, op.attrs.cols});
@@ -275,6 +315,8 @@ KernelBuffers kernelBuffers(const Case &c) {
       t.writes.push_back(gmOf[v]);
     }
     t.firstInt = ints;
+    for (const TensorType &type : ptoTaskScratchTensors(c, k))
+      t.scratchBytes.push_back(TensorData::filled(type, 0).bytes.size());
     for (size_t i : k.ops)
       if (c.ops[i].kind == OpKind::SetValidShape && c.ops[i].attrs.dynamic)
         t.numInts += 2;

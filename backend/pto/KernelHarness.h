@@ -49,22 +49,30 @@ bool parseHarnessBug(std::string_view s, HarnessBug &out);
 
 /// One task of a chain as the harness runs it: the function
 /// `ptoTaskFunction(task)` on `blocks` blocks, given the GM tensors it
-/// reads, then those it writes, then ints [firstInt, firstInt + numInts).
+/// reads, then those it writes, then its scratch tensors, then ints
+/// [firstInt, firstInt + numInts).
 /// GM tensors are numbered as KernelBuffers::gmBytes.
 struct HarnessTask {
   int32_t task = 0;
   int32_t blocks = 1;
   TaskStore store = TaskStore::Tile;
   std::vector<size_t> reads, writes;
+  /// Byte sizes of its scratch tensors (ptoTaskScratchTensors), which it
+  /// takes after what it writes: one of each per block.
+  std::vector<size_t> scratchBytes;
   size_t firstInt = 0, numInts = 0;
 };
 
-/// A kernel's arguments: byte sizes of its buffers (inputs, then outputs)
-/// and its trailing int arguments. A chain also has GM tensors between its
+/// A kernel's arguments: byte sizes of its buffers (inputs, then outputs),
+/// of its scratch tensors, and its trailing int arguments. A chain also has GM tensors between its
 /// tasks, and its tasks in the order the harness runs them.
 struct KernelBuffers {
   std::vector<size_t> bytes;
   std::vector<bool> isOutput;
+  /// Byte sizes of the kernel's GM scratch tensors (ptoScratchTensors),
+  /// which it takes after the buffers above; the harness fills them with
+  /// the run's poison.
+  std::vector<size_t> scratchBytes;
   std::vector<int64_t> ints;
   /// A chain's GM tensors: the buffers above, then the values its tasks
   /// hand on that the case does not return. Bytes and element bytes.

@@ -101,6 +101,9 @@ std::string buildKey(const PtoToolchain &t, const std::string &text, const Kerne
   for (const size_t n : b.bytes)
     key += ' ' + std::to_string(n);
   key += ';';
+  for (const size_t n : b.scratchBytes)
+    key += ' ' + std::to_string(n);
+  key += ';';
   for (const int64_t n : b.ints)
     key += ' ' + std::to_string(n);
   // A chain's harness: its GM tensors, its tasks in order with what each
@@ -116,6 +119,9 @@ std::string buildKey(const PtoToolchain &t, const std::string &text, const Kerne
     key += " w";
     for (const size_t g : task.writes)
       key += ' ' + std::to_string(g);
+    key += " s";
+    for (const size_t n : task.scratchBytes)
+      key += ' ' + std::to_string(n);
     key += " i" + std::to_string(task.firstInt) + '+' + std::to_string(task.numInts);
   }
   key += ' ' + std::string(harnessBugName(b.bug));

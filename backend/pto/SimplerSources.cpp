@@ -149,6 +149,14 @@ std::string wrapper(const SimplerTask &t, const std::vector<size_t> &gmBytes,
 
 bool simplerSources(const KernelBuffers &b, std::map<std::string, std::string> &files,
                     std::string &reason) {
+  // simpler's runtime hands a kernel the tensors of its task graph; a
+  // kernel's own GM scratch is none of them.
+  if (!b.scratchBytes.empty() ||
+      std::any_of(b.tasks.begin(), b.tasks.end(),
+                  [](const HarnessTask &t) { return !t.scratchBytes.empty(); }))
+    return reason = "simpler: the kernel stages a view through a GM scratch tensor, which is "
+                    "no tensor of the task graph",
+           false;
   const size_t nb = b.bytes.size();
   std::vector<size_t> gmBytes = b.tasks.empty() ? b.bytes : b.gmBytes;
   std::vector<size_t> gmElementBytes =
