@@ -314,11 +314,12 @@ Policy ptoPolicy() {
 # arithmetic, and/or only on i8/i16, not only on i16, xor needs a tmp tile),
 # dims mostly multiples of 32 (whole 32-byte rows and columns); no division
 # (division by zero is target-defined in PTO); no insert (tinsert is vec to
-# vec on A5 only). Slices, chunks, transposes and reshapes at their default
-# weights: a block of an input is a GM view the DMA moves, a sub-tile of
-# whole rows or 32-element column blocks is pto.subset, another window of a
-# computed tile or a reshape is staged through GM, a transpose is TTRANS;
-# their last dims mostly keep whole blocks (a column step has no DMA form).
+# vec on A5 only). Slices, chunks, transposes, reshapes and index maps at
+# their default weights: a block of an input is a GM view the DMA moves, a
+# sub-tile of whole rows or 32-element column blocks is pto.subset, another
+# view of a computed tile is staged through GM, a transpose is TTRANS; their
+# last dims mostly keep whole blocks, and index maps are mostly mixed-radix
+# floordiv/mod maps (a column step has no DMA form).
 max_rank = 2
 rank.1 = 0
 rank.2 = 1
@@ -359,7 +360,6 @@ op.ge = 0
 op.broadcast = 0
 op.squeeze = 0
 op.unsqueeze = 0
-op.index_map = 0
 op.select = 0
 op.masked_fill = 0
 op.reduce_sum = 0
@@ -375,6 +375,7 @@ pattern.swiglu = 0
 pattern.radix_split = 0
 view_chain_rate = 0
 view_lane_aligned = 0.9
+radix_map_rate = 0.95
 )";
   return builtInPolicy(kText);
 }

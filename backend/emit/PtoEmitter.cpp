@@ -240,40 +240,36 @@ private:
     body_ += "    " + tile(v) + " = pto.alloc_tile valid_row = " + idx(vs.rows) +
              " valid_col = " + idx(vs.cols) + " : " + tileType(v) + "\n";
   }
-  /// A block of a GM tensor the DMA moves, an input's or a staged value's:
-  /// where it starts, and the tensor's rows between two of its rows (its
-  /// row step).
+  /// A block of a GM tensor the DMA moves, an input's or a staged value's
+  /// (its `source`, laid out row-major): element (i, j) of the block is
+  /// element base + i * rowStride + j of the tensor.
   struct Block {
     ValueId source;
-    std::pair<int64_t, int64_t> at;
-    int64_t rowStep = 1;
+    int64_t base = 0, rowStride = 1;
   };
   /// `%p` viewed as the tensor of value `v`, partitioned to one tile: the
   /// whole tensor, or its valid part (`valid`). With `block`, `%p` holds
-  /// its source's tensor instead, and `v` is the block of it: a view whose
-  /// rows are `rowStep` input rows apart (its row stride), partitioned at
-  /// the block's start.
+  /// its source's tensor instead, viewed as rows `rowStride` elements apart
+  /// (the DMA's row stride), and `v` is the partition of it at the block's
+  /// base. A block whose rows run past the end of a view row (a row stride
+  /// below its width, or a base not at a row's start that leaves too few
+  /// columns) views rows that long, overlapping the next: the DMA reads
+  /// base + i * rowStride + j all the same.
   std::string view(const std::string &ptr, ValueId v, bool valid = false,
                    std::optional<Block> block = std::nullopt) {
     const TensorType &t = c_.typeOf(block ? block->source : v);
-    const int64_t step = block ? block->rowStep : 1;
+    const int64_t stride = block ? block->rowStride : t.shape[1], base = block ? block->base : 0;
+    const auto [rows, cols] = viewSizes(v, valid);
     const std::string tv = "%tv" + std::to_string(nextView_),
                       pv = "%pv" + std::to_string(nextView_);
     ++nextView_;
     const std::string el = ptoType(t.dtype);
-    const int64_t rowLength = t.shape[1] * step;
     body_ += "    " + tv + " = pto.make_tensor_view " + ptr + ", shape = [" +
-             idx((t.shape[0] + step - 1) / step) + ", " + idx(rowLength) + "], strides = [" +
-             idx(rowLength) + ", " + idx(1) + "] : !pto.tensor_view<?x?x" + el + ">\n";
-    // Row r0 column c0 of the input is row r0 / step, column
-    // (r0 % step) * C + c0 of the view.
-    const std::pair<int64_t, int64_t> at =
-        block ? std::pair<int64_t, int64_t>{block->at.first / step,
-                                            block->at.first % step * t.shape[1] + block->at.second}
-              : std::pair<int64_t, int64_t>{0, 0};
-    const auto [rows, cols] = viewSizes(v, valid);
-    body_ += "    " + pv + " = pto.partition_view " + tv + ", offsets = [" + idx(at.first) + ", " +
-             idx(at.second) + "], sizes = [" + idx(rows) + ", " + idx(cols) +
+             idx(std::max((t.numElements() + stride - 1) / stride, base / stride + rows)) + ", " +
+             idx(std::max(stride, base % stride + cols)) + "], strides = [" + idx(stride) + ", " +
+             idx(1) + "] : !pto.tensor_view<?x?x" + el + ">\n";
+    body_ += "    " + pv + " = pto.partition_view " + tv + ", offsets = [" + idx(base / stride) +
+             ", " + idx(base % stride) + "], sizes = [" + idx(rows) + ", " + idx(cols) +
              "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v, valid) + "\n";
     return pv;
   }
@@ -305,28 +301,58 @@ private:
         return std::nullopt;
     return w;
   }
-  /// The block of an input a slice or chunk `op` is, when the DMA can move
-  /// it from where it lies: any row step, unit column steps, through any
-  /// chain of slices and chunks, of a whole input. ptoas's partition_view
-  /// takes offsets and its tensor_view a row stride; a column stride moves
-  /// other elements on the NPU than on pto-isa's CPU simulator (its TLOAD
-  /// reads no column stride), so those views are not emitted as GM views.
-  /// A narrowed valid shape narrows no element of the input's buffer: the
-  /// block is loaded whole and its tile narrowed (as an input's is).
+  /// The block of a GM tensor a rank-2 slice, chunk, reshape or index map
+  /// `op` is, when the DMA can move it from where it lies: its elements
+  /// in rows of unit steps, a positive row stride apart (ptoas's
+  /// partition_view of a tensor_view with that row stride). The tensor is an input's, through any
+  /// chain of such views of it; with `staging`, else that of the computed tile `op` reads, stored
+  /// to scratch (stagedBy). A column step moves other elements on the NPU than on pto-isa's CPU
+  /// simulator (its TLOAD reads no column stride), so it is never a block. A narrowed valid shape
+  /// narrows no element of the tensor: the block is loaded whole and its tile narrowed (as an
+  /// input's is).
+  std::optional<Block> gmBlock(const Op &op, bool staging) const {
+    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk && op.kind != OpKind::Reshape &&
+        op.kind != OpKind::IndexMap)
+      return std::nullopt;
+    const ValueId x = op.operands[0];
+    const TensorType &r = c_.typeOf(op.results[0]), &t = c_.typeOf(x);
+    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
+    if (r.rank() != 2 || t.rank() != 2 || map.size() != 2 || r.numElements() > (1 << 16))
+      return std::nullopt;
+    const int64_t rows = r.shape[0], cols = r.shape[1];
+    // The block over `from`, where the operand's elements lie.
+    auto over = [&](const Block &from) -> std::optional<Block> {
+      auto at = [&](int64_t i, int64_t j) {
+        return from.base + map[0].eval({i, j}) * from.rowStride + map[1].eval({i, j});
+      };
+      // A single row keeps its source's row length.
+      Block b{from.source, at(0, 0), rows > 1 ? at(1, 0) - at(0, 0) : from.rowStride};
+      if (b.rowStride < 1)
+        return std::nullopt;
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < cols; ++j)
+          if (at(i, j) != b.base + i * b.rowStride + j)
+            return std::nullopt;
+      return b;
+    };
+    // The operand's own tensor, or the block of an input it is; else,
+    // staged, the computed tile's own.
+    const int32_t def = c_.values[x].defOp;
+    if (isInput(x))
+      return over(Block{x, 0, t.shape[1]});
+    if (def < 0)
+      return std::nullopt;
+    if (const std::optional<Block> inner = gmBlock(c_.ops[def], false))
+      if (std::optional<Block> b = over(*inner))
+        return b;
+    if (!staging)
+      return std::nullopt;
+    return over(Block{x, 0, t.shape[1]});
+  }
+  /// The block of an input view `op` is (gmBlock without staging).
   std::optional<Block> blockOfInput(const Op &op) const {
-    const std::optional<Walk> w = unitColumnWalk(op);
-    const int32_t def = c_.values[op.operands[0]].defOp;
-    if (!w || def < 0)
-      return std::nullopt;
-    if (c_.ops[def].kind == OpKind::Input)
-      return Block{op.operands[0], w->start, w->rowStep};
-    const std::optional<Block> outer = blockOfInput(c_.ops[def]);
-    if (!outer)
-      return std::nullopt;
-    return Block{
-        outer->source,
-        {outer->at.first + outer->rowStep * w->start.first, outer->at.second + w->start.second},
-        outer->rowStep * w->rowStep};
+    const std::optional<Block> b = gmBlock(op, false);
+    return b && isInput(b->source) ? b : std::nullopt;
   }
   /// Where a slice or chunk `op` of a computed tile starts in it, when it
   /// is a sub-tile view, pto.subset, as PyPTO writes a tile slice: unit
@@ -343,18 +369,16 @@ private:
       return std::nullopt;
     return w->start;
   }
-  /// A slice or chunk with unit column steps of a computed tile that is no
-  /// sub-tile (a row step, part of a 32-element column block, a narrowed
-  /// valid shape): UB cannot address it, so the tile goes to a GM scratch
-  /// tensor of its own and the DMA moves the view from there, as a compiler
+  /// A view of a computed tile that is no sub-tile (a row step, part of a
+  /// 32-element column block, a narrowed valid shape, a reshape, an index
+  /// map): UB cannot address it, so the tile goes to a GM scratch tensor
+  /// of its own and the DMA moves the view from there, as a compiler
   /// stages such a window.
   std::optional<Block> blockOfStaged(const Op &op) const {
     if (blockOfInput(op) || tileWindow(op))
       return std::nullopt;
-    const std::optional<Walk> w = unitColumnWalk(op);
-    if (!w || c_.values[op.operands[0]].defOp < 0)
-      return std::nullopt;
-    return Block{op.operands[0], w->start, w->rowStep};
+    const std::optional<Block> b = gmBlock(op, true);
+    return b && !isInput(b->source) ? b : std::nullopt;
   }
   /// Whether value `v` is an input's tile, loaded from its GM tensor.
   bool isInput(ValueId v) const {
@@ -362,11 +386,8 @@ private:
     return def >= 0 && c_.ops[def].kind == OpKind::Input;
   }
   /// The value `op` reads through a GM scratch tensor: the source of a
-  /// staged block, or a computed tile a reshape reads (a tile has one row
-  /// length; the DMA lays the value's elements out in another).
+  /// staged block.
   std::optional<ValueId> stagedBy(const Op &op) const {
-    if (op.kind == OpKind::Reshape && !isInput(op.operands[0]))
-      return op.operands[0];
     if (const std::optional<Block> b = blockOfStaged(op))
       return b->source;
     return std::nullopt;
@@ -538,26 +559,23 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
     switch (op.kind) {
     case OpKind::Slice:
     case OpKind::Chunk:
+    case OpKind::Reshape:
+    case OpKind::IndexMap:
       if (blockOfInput(op) || tileWindow(op) || blockOfStaged(op))
         return true;
-      // A column-strided view moves other elements on the NPU than on the
+      // A column step moves other elements on the NPU than on the
       // simulator (TLOAD reads no column stride).
       return unsupported = "pto: a " + name +
-                           " with a column step (the NPU's DMA moves "
+                           " that is no block of rows of unit steps (the NPU's DMA moves "
                            "unit-stride rows)",
              false;
     case OpKind::Transpose:
       // TTRANS: row_major to row_major through a tmp tile, over the
       // source's valid shape; the result's is then the swapped one.
       return true;
-    case OpKind::Reshape:
-      // The DMA moves the elements in the result's rows: from the input's
-      // tensor, or from a GM scratch tensor the value is stored to.
-      return true;
     case OpKind::Broadcast:
     case OpKind::Squeeze:
     case OpKind::Unsqueeze:
-    case OpKind::IndexMap:
 #define NPF_HANDLED_CATEGORY View
 #include "ir/OpCasesOutside.def"
       return unsupported = "pto: no tile op for " + name, false;
@@ -688,12 +706,6 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       }
       if (const std::optional<Block> block = blockOfStaged(op)) {
         loadWhole(view(staged(block->source), r, false, *block), r);
-        continue;
-      }
-      if (op.kind == OpKind::Reshape) {
-        // The value's elements in row-major order, as rows of the result.
-        const ValueId src = op.operands[0];
-        loadWhole(view(isInput(src) ? inputPtrs_.at(src) : staged(src), r), r);
         continue;
       }
       if (const std::optional<std::pair<int64_t, int64_t>> at = tileWindow(op)) {
