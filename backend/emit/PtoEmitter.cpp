@@ -10,6 +10,9 @@
 #include "ir/Verifier.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -153,10 +156,159 @@ std::string dtypeRule(OpKind k, DType t) {
   return ""; // unreachable: every OpCategory is a case above
 }
 
+/// The tile number `%tN` at `text[at]` ("%t" then digits), or -1.
+int tileAt(const std::string &text, size_t at) {
+  if (text.compare(at, 2, "%t") != 0 || at + 2 >= text.size() || !std::isdigit(text[at + 2]))
+    return -1;
+  return std::atoi(text.c_str() + at + 2);
+}
+
+/// The `!pto.tile_buf<...>` type `line` ends with.
+std::string tileTypeIn(const std::string &line) {
+  const size_t at = line.rfind("!pto.tile_buf<");
+  return at == std::string::npos ? std::string() : line.substr(at);
+}
+
+/// Bytes of tile type `type`.
+int64_t tileBytesOf(const std::string &type) {
+  auto field = [&](const char *key) {
+    const size_t at = type.find(key);
+    return at == std::string::npos
+               ? std::string()
+               : type.substr(at + std::strlen(key), type.find(',', at) - at - std::strlen(key));
+  };
+  const std::string dtype = field("dtype=");
+  const int64_t element = dtype == "i8" ? 1 : dtype == "f16" || dtype == "bf16" ? 2 : 4;
+  return std::atoll(field("rows=").c_str()) * std::atoll(field("cols=").c_str()) * element;
+}
+
+/// Places a kernel's tiles in UB as PyPTO's passes do (MemoryReuse, then
+/// AllocateMemoryAddr, at the pinned ptoas's PyPTO), giving each
+/// `pto.alloc_tile` its address (ptoas's level 3):
+/// - a tile lives from the line that first names it after its alloc_tile
+///   (the op that writes it) to the last line naming it or a sub-tile of it
+///   (pto.subset); lifetimes that only touch (a tile's last read is the op
+///   that writes the other) do not overlap, for an op reads its inputs
+///   before it writes its output;
+/// - a tile takes the buffer of the earliest earlier tile of the same tile
+///   type (dtype, shape, layout, pad; the valid shape may differ) whose
+///   tiles all have lifetimes apart from its own: so an op may write over
+///   an operand it reads last, every elementwise op here being one PyPTO
+///   registers in-place safe;
+/// - buffers get consecutive 32-byte-aligned addresses from 0.
+/// Rewrites `body`, adds the addresses to `addresses`, and returns the
+/// bytes the buffers take.
+int64_t placeTiles(std::string &body, std::set<int64_t> &addresses) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < body.size();) {
+    const size_t end = body.find('\n', at);
+    lines.push_back(body.substr(at, end - at));
+    at = end == std::string::npos ? body.size() : end + 1;
+  }
+  std::map<int, int> root; // a sub-tile's tile, through subsets
+  auto rootOf = [&](int t) {
+    const auto r = root.find(t);
+    return r == root.end() ? t : r->second;
+  };
+  struct Tile {
+    int id = 0;
+    size_t allocLine = 0, def = 0, last = 0;
+    bool written = false;
+    std::string type;
+  };
+  std::map<int, Tile> tiles;
+  std::vector<int> order; // tiles in alloc order
+  for (size_t l = 0; l < lines.size(); ++l) {
+    const std::string &line = lines[l];
+    const int defined = tileAt(line, line.find_first_not_of(' '));
+    const size_t sub = line.find(" = pto.subset ");
+    if (defined >= 0 && line.find(" = pto.alloc_tile ") != std::string::npos) {
+      tiles[defined] = Tile{defined, l, l, l, false, tileTypeIn(line)};
+      order.push_back(defined);
+      continue;
+    }
+    if (defined >= 0 && sub != std::string::npos)
+      root[defined] = rootOf(tileAt(line, sub + std::strlen(" = pto.subset ")));
+    for (size_t at = line.find("%t"); at != std::string::npos; at = line.find("%t", at + 2))
+      if (const int t = tileAt(line, at); t >= 0 && tiles.count(rootOf(t))) {
+        Tile &tile = tiles[rootOf(t)];
+        if (!tile.written)
+          tile.def = l, tile.written = true;
+        tile.last = l;
+      }
+  }
+  // The operands each line's op may write its result over: those it reads
+  // element by element where it writes them (every operand of an
+  // elementwise op, the full-size operand of a row or column expand), not
+  // the broadcast operand of an expand, nor a transpose's source (PyPTO's
+  // tile.transpose inherits its input's memory as a view, and its expand
+  // operands are tiles of their own shape, so it never reuses those).
+  // Two tiles an op writes both (a result and its temporary) never touch.
+  std::map<size_t, std::set<int>> inPlace;
+  for (size_t l = 0; l < lines.size(); ++l) {
+    const std::string &line = lines[l];
+    const size_t op = line.find("pto.t"), ins = line.find(" ins(");
+    if (op == std::string::npos || ins == std::string::npos)
+      continue;
+    const std::string name = line.substr(op + 4, ins - op - 4);
+    const bool expand = name.rfind("trowexpand", 0) == 0 || name.rfind("tcolexpand", 0) == 0;
+    if (name == "ttrans" || name == "trowexpand" || name == "tcolexpand")
+      continue;
+    for (size_t at = line.find("%t", ins); at != std::string::npos && at < line.find(" : ", ins);
+         at = line.find("%t", at + 2)) {
+      if (const int t = tileAt(line, at); t >= 0)
+        inPlace[l].insert(rootOf(t));
+      if (expand)
+        break; // the first operand only
+    }
+  }
+  auto before = [&](const Tile &a, const Tile &b) {
+    return a.def < b.def && (a.last < b.def || (a.last == b.def && inPlace.count(b.def) &&
+                                                inPlace[b.def].count(a.id)));
+  };
+  auto apart = [&](const Tile &a, const Tile &b) { return before(a, b) || before(b, a); };
+  std::vector<std::vector<int>> buffers; // the tiles of each buffer
+  std::map<int, size_t> bufferOf;
+  for (const int t : order) {
+    const Tile &tile = tiles[t];
+    size_t chosen = buffers.size();
+    for (size_t b = 0; b < buffers.size() && chosen == buffers.size(); ++b)
+      if (tiles[buffers[b].front()].type == tile.type &&
+          std::all_of(buffers[b].begin(), buffers[b].end(),
+                      [&](int other) { return apart(tiles[other], tile); }))
+        chosen = b;
+    if (chosen == buffers.size())
+      buffers.emplace_back();
+    buffers[chosen].push_back(t);
+    bufferOf[tiles[t].allocLine] = chosen;
+  }
+  std::vector<int64_t> addressOf;
+  int64_t next = 0;
+  for (const std::vector<int> &tilesOf : buffers) {
+    addressOf.push_back(next);
+    next = (next + tileBytesOf(tiles[tilesOf.front()].type) + 31) / 32 * 32;
+  }
+  std::string placed;
+  for (size_t l = 0; l < lines.size(); ++l) {
+    std::string line = lines[l];
+    if (const auto b = bufferOf.find(l); b != bufferOf.end()) {
+      const int64_t address = addressOf[b->second];
+      const size_t at = line.find("pto.alloc_tile ") + std::strlen("pto.alloc_tile ");
+      line.insert(at, "addr = %ub" + std::to_string(address) + " ");
+      addresses.insert(address);
+    }
+    placed += line + "\n";
+  }
+  body = std::move(placed);
+  return next;
+}
+
 class Emitter {
 public:
-  /// The kernel of `c` as the entry function `name`.
-  Emitter(const Case &c, std::string name) : c_(c), name_(std::move(name)) {}
+  /// The kernel of `c` as the entry function `name`; with `placeTiles`,
+  /// it places its tiles in UB itself (placeTiles).
+  Emitter(const Case &c, std::string name, bool placeTiles = false)
+      : c_(c), name_(std::move(name)), placesTiles_(placeTiles) {}
   /// Appends the function to `out`.
   bool run(std::string &out, std::string &unsupported);
   /// The computed values the kernel stages through a GM scratch tensor of
@@ -471,6 +623,8 @@ private:
   /// The pointer argument each input arrives by: its slices are loaded from
   /// it too.
   std::map<ValueId, std::string> inputPtrs_;
+  std::set<ValueId> subTiles_; ///< values held in a pto.subset of a tile
+  const bool placesTiles_;
   /// The scratch pointer argument of each staged value, and those stored.
   std::map<ValueId, std::string> stagedPtrs_;
   std::set<ValueId> stored_;
@@ -716,6 +870,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
             t.shape[1] == c_.typeOf(op.operands[0]).shape[1] ? tileCols(t, false) : t.shape[1];
         tiles_[r] = nextTile_++;
         pads_[r] = pads_.at(op.operands[0]);
+        subTiles_.insert(r);
         body_ += "    " + tile(r) + " = pto.subset " + x + "[" + idx(at->first) + ", " +
                  idx(at->second) + "] sizes [" + std::to_string(t.shape[0]) + ", " +
                  std::to_string(cols) + "] : " + xt + "\n";
@@ -761,12 +916,14 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
         const auto dyn = validArgs.find(i);
         const std::string rows = dyn != validArgs.end() ? dyn->second.first : idx(op.attrs.rows);
         const std::string cols = dyn != validArgs.end() ? dyn->second.second : idx(op.attrs.cols);
-        if (usedOnlyBy(src, op)) { // in place
+        // ptoas sets the valid shape of a tile it allocated, not of a
+        // sub-tile ("requires a locally bound tile source").
+        if (usedOnlyBy(src, op) && !subTiles_.count(src)) { // in place
           tiles_[r] = tiles_.at(src);
           pads_[r] = pads_.at(src);
         } else {
-          // The source is read again: narrow a copy (TMOV, vec to vec, over
-          // the source's valid shape).
+          // The source is read again, or a sub-tile: narrow a copy (TMOV,
+          // vec to vec, over the source's valid shape).
           const TensorType &st = c_.typeOf(src);
           alloc(r, pads_.at(src), false,
                 st.valid.value_or(ValidShape{st.shape[0], st.shape[1], false}));
@@ -856,8 +1013,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     body_ += "    pto.tstore ins(" + tile(v) + " : " + tileType(v) + ") outs(" + pv + " : " +
              viewType(v, true) + ")\n";
   }
-  // Every tile lives in the 192 KiB vector buffer at once (ptoas allocates
-  // them statically).
+  // Every tile lives in the 192 KiB vector buffer at once when ptoas places
+  // them (counted as it allocates them, statically).
   int64_t bufferBytes = 0;
   std::set<int> counted;
   auto count = [&](ValueId v, int tileNo, bool column) {
@@ -872,6 +1029,10 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
     count(v, tileNo, true);
   for (const auto &[type, column] : extraTiles_)
     bufferBytes += tileRows(type, column) * tileCols(type, column) * byteSize(type.dtype);
+  // Placed, only the tiles live at once share it.
+  std::set<int64_t> addresses;
+  if (placesTiles_)
+    bufferBytes = placeTiles(body_, addresses);
   if (bufferBytes > kPtoVecBufferBytes)
     return unsupported = "pto: the tiles need " + std::to_string(bufferBytes) +
                          " bytes, more than the 192 KiB vector buffer",
@@ -880,6 +1041,8 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
   for (int64_t n : constants_)
     consts +=
         "    %c" + std::to_string(n) + " = arith.constant " + std::to_string(n) + " : index\n";
+  for (int64_t a : addresses)
+    consts += "    %ub" + std::to_string(a) + " = arith.constant " + std::to_string(a) + " : i64\n";
   out += "  func.func @" + name_ + "(" + params +
          ")\n"
          "      attributes {pto.entry, pto.kernel_kind = #pto.kernel_kind<vector>} {\n" +
@@ -893,7 +1056,7 @@ bool emitPto(const Case &c, std::string &out, std::string &unsupported) {
   std::string functions;
   const bool chain = ptoIsChain(c);
   if (!chain) {
-    if (!Emitter(c, "npf_kernel").run(functions, unsupported))
+    if (!Emitter(c, "npf_kernel", ptoPlacesTiles(c)).run(functions, unsupported))
       return false;
   } else {
     if (std::set<ValueId>(c.outputs.begin(), c.outputs.end()).size() != c.outputs.size())
@@ -901,7 +1064,8 @@ bool emitPto(const Case &c, std::string &out, std::string &unsupported) {
     // Each task a kernel of its own, in one module: ptoas assembles every
     // entry function, and their tiles share UB as tasks on one core would.
     for (const TaskOps &k : taskOps(c))
-      if (!Emitter(taskAsCase(c, k, ptoTaskBoundary(c, k)), ptoTaskFunction(k.task))
+      if (!Emitter(taskAsCase(c, k, ptoTaskBoundary(c, k)), ptoTaskFunction(k.task),
+                   ptoPlacesTiles(c))
                .run(functions, unsupported))
         return false;
   }
@@ -931,6 +1095,8 @@ std::vector<TensorType> ptoTaskScratchTensors(const Case &c, const TaskOps &k) {
     types.push_back(task.typeOf(v));
   return types;
 }
+
+bool ptoPlacesTiles(const Case &c) { return ((c.dataSeed >> 2) & 1) != 0; }
 
 bool ptoIsChain(const Case &c) { return !c.tasks.empty() && !taskOps(c).empty(); }
 

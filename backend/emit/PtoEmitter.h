@@ -47,6 +47,13 @@ std::vector<TensorType> ptoScratchTensors(const Case &c);
 /// its own.
 std::vector<TensorType> ptoTaskScratchTensors(const Case &c, const TaskOps &k);
 
+/// Whether `c`'s kernels place their tiles in UB themselves, as PyPTO's
+/// memory reuse does (`pto.alloc_tile addr = ...`, assembled with ptoas's
+/// `--pto-level=level3`): a tile no later op reads hands its bytes to the
+/// next tile that fits. Chosen by a bit of the case's data seed, which
+/// reduction keeps, so a campaign runs both placements and a case one.
+bool ptoPlacesTiles(const Case &c);
+
 /// Whether `c` runs as a chain of kernels: it has tasks with ops. A chain
 /// cut before its first compute op (op blame's prefixes) is one kernel that
 /// copies its inputs.

@@ -272,9 +272,12 @@ bool ptoText(const Case &c, std::string &text, std::string &reason) {
   return true;
 }
 
-/// ptoas: dir/kernel.pto to dir/kernel.cpp; false with `r` saying why.
+/// ptoas: dir/kernel.pto to dir/kernel.cpp; false with `r` saying why. A
+/// kernel that places its own tiles (ptoPlacesTiles) is assembled at
+/// ptoas's level 3, which takes their addresses, unless the user's ptoas
+/// flags name a level.
 bool assemble(const PtoToolchain &t, const std::string &dirPath, const std::string &text,
-              BackendRun &r) {
+              bool placesTiles, BackendRun &r) {
   const auto t0 = Clock::now();
   const fs::path dir(dirPath);
   const auto file = [&](const char *name) { return (dir / name).string(); };
@@ -284,6 +287,10 @@ bool assemble(const PtoToolchain &t, const std::string &dirPath, const std::stri
   if (t.insertSync && std::find(t.ptoasFlags.begin(), t.ptoasFlags.end(), "--enable-insert-sync") ==
                           t.ptoasFlags.end())
     argv.push_back("--enable-insert-sync");
+  if (placesTiles &&
+      std::none_of(t.ptoasFlags.begin(), t.ptoasFlags.end(),
+                   [](const std::string &f) { return f.rfind("--pto-level", 0) == 0; }))
+    argv.push_back("--pto-level=level3");
   argv.insert(argv.end(), t.ptoasFlags.begin(), t.ptoasFlags.end());
   argv.insert(argv.end(), {file("kernel.pto"), "-o", file("kernel.cpp")});
   // A ptoas built with coverage writes its profile here, never where
@@ -378,7 +385,8 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
       r.compilerCoverage = std::move(coverage); // its ptoas ran when the batch was built
   }
   if (binary.empty()) {
-    if (!assemble(t, dir->path(), text, r) || !compileSingle(t, *dir, buffers, memcheck, r))
+    if (!assemble(t, dir->path(), text, ptoPlacesTiles(c), r) ||
+        !compileSingle(t, *dir, buffers, memcheck, r))
       return dir->finish(r);
     binary = dir->file("kernel");
   }
@@ -426,7 +434,7 @@ unsigned prebuildPto(const PtoToolchain &t, const std::vector<Case> &cases) {
     CaseDir one(t, "npufuzz-pto", t.batchDir);
     BackendRun r;
     std::string error;
-    if (!one.made() || !assemble(t, one.path(), text, r) ||
+    if (!one.made() || !assemble(t, one.path(), text, ptoPlacesTiles(c), r) ||
         !readFileBytes(one.file("kernel.cpp"), k.cpp, error) ||
         (t.raceTrace && !untracedOps(k.cpp).empty()))
       continue; // the case's own run reports it, or builds it without the trace
@@ -498,7 +506,7 @@ bool assemblePto(const PtoToolchain &t, const Case &c, const std::string &dir, B
     r.status = BackendRun::Status::Unsupported;
     return false;
   }
-  return assemble(t, dir, text, r);
+  return assemble(t, dir, text, ptoPlacesTiles(c), r);
 }
 
 std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case &c) {
@@ -509,7 +517,7 @@ std::map<std::string, std::string> ptoPrograms(const PtoToolchain &t, const Case
   files["kernel.pto"] = text;
   CaseDir dir(t, "npufuzz-pto");
   BackendRun r;
-  if (!dir.made() || !assemble(t, dir.path(), text, r))
+  if (!dir.made() || !assemble(t, dir.path(), text, ptoPlacesTiles(c), r))
     return files;
   std::string cpp;
   if (readFileBytes(dir.file("kernel.cpp"), cpp, error))

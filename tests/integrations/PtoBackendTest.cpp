@@ -247,6 +247,60 @@ return %4
   }
 }
 
+// PyPTO's memory reuse: a case whose data seed chooses it places its own
+// tiles (ptoas level 3) as PyPTO's passes do, a tile taking the buffer of
+// an earlier one of its type that no longer lives, down to an op writing
+// over the operand it reads last; ptoas must order each reuse (a write
+// into bytes another pipe still reads), which the race oracle checks. The
+// other placement leaves the addresses to ptoas.
+TEST(PtoBackend, TilesPlacedAsPyptoReusesMemoryRunExact) {
+  auto chainOfFour = [](int dataSeed) {
+    return "npufuzz-case 1\ndata seed=" + std::to_string(dataSeed) + R"( edge_rate=0
+%0 = input {fill=rand} : f32[16,64]
+%1 = exp %0 : f32[16,64]
+%2 = neg %1 : f32[16,64]
+%3 = relu %2 : f32[16,64]
+%4 = slice %3 {offsets=[1,5], sizes=[5,12], strides=[2,1]} : f32[5,12]
+%5 = add %4, %4 : f32[5,12]
+%6 = input {fill=rand} : f32[5,12]
+return %5, %6
+)";
+  };
+  std::string text, why;
+  const Case placed = parseOrFail(chainOfFour(4));
+  ASSERT_TRUE(ptoPlacesTiles(placed));
+  ASSERT_TRUE(emitPto(placed, text, why)) << why;
+  // %1 = exp writes over %0, which it reads last, and so on to %3 = relu:
+  // one 4 KiB buffer at 0. %4, staged through GM, and %5 = add in place of
+  // it take the next; %6 is of %4's type, but lives beside it.
+  for (const char *needle :
+       {"%t0 = pto.alloc_tile addr = %ub0 ", "%t1 = pto.alloc_tile addr = %ub0 ",
+        "%t2 = pto.alloc_tile addr = %ub0 ", "%t3 = pto.alloc_tile addr = %ub0 ",
+        "%t4 = pto.alloc_tile addr = %ub4096 ", "%t5 = pto.alloc_tile addr = %ub4096 ",
+        "%t6 = pto.alloc_tile addr = %ub4736 ", "%ub4096 = arith.constant 4096 : i64"})
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  const Case byPtoas = parseOrFail(chainOfFour(3));
+  ASSERT_FALSE(ptoPlacesTiles(byPtoas));
+  ASSERT_TRUE(emitPto(byPtoas, text, why)) << why;
+  EXPECT_EQ(text.find("addr ="), std::string::npos) << text;
+  // TTRANS is no elementwise op: its result never takes its source's
+  // buffer (in place, pto-isa's transpose overwrites what it still reads).
+  const std::string transposed = R"(npufuzz-case 1
+data seed=4 edge_rate=0
+%0 = input {fill=rand} : f16[32,32]
+%1 = transpose %0 {perm=[1,0]} : f16[32,32]
+%2 = log %1 : f16[32,32]
+return %2
+)";
+  ASSERT_TRUE(emitPto(parseOrFail(transposed), text, why)) << why;
+  EXPECT_NE(text.find("%t1 = pto.alloc_tile addr = %ub2048 "), std::string::npos) << text;
+  NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
+  for (const std::string &c : {chainOfFour(4), chainOfFour(3), transposed}) {
+    const CaseOutcome out = run(c);
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << out.summary << "\n" << out.run.message;
+  }
+}
+
 TEST(PtoBackend, WhatPtoDefinesOtherwiseIsUnsupportedWithTheReason) {
   NPUFUZZ_NEEDS_PTO_TOOLCHAIN();
   // The ISA manual: division by zero is target-defined (the simulator
