@@ -67,6 +67,9 @@ build/bin/npufuzz toolchains --no-canary-case --require ptoas --require pto-isa 
 SIMPLER_FOUND=0
 build/bin/npufuzz toolchains --no-canary-case --require ptoas --require simpler >/dev/null 2>&1 &&
   SIMPLER_FOUND=1
+PYPTO_FOUND=0
+build/bin/npufuzz toolchains --no-canary-case --require ptoas --require pto-isa --require pypto \
+  >/dev/null 2>&1 && PYPTO_FOUND=1
 PYTORCHSIM_FOUND=0
 build/bin/npufuzz toolchains --no-canary-case --require pytorchsim --require pytorchsim-python \
   >/dev/null 2>&1 && PYTORCHSIM_FOUND=1
@@ -217,6 +220,17 @@ user_toolchains() {
       --known ci/known-signatures.txt
   else
     section "simpler campaign: skipped (no simpler and ptoas found; docs/toolchains.md#simpler)"
+  fi
+  if [ "$PYPTO_FOUND" = 1 ]; then
+    section "the user's PyPTO: cases as PyPTO programs, its kernels through ptoas (--backend pypto)"
+    # A few seconds a case (PyPTO imports torch); a new signature fails it,
+    # as for pto.
+    build/bin/npufuzz fuzz -o "$FUZZ_DIR/pypto" --backend pypto --max-cases 20 --jobs "$JOBS" \
+      --no-reduce --quiet
+    build/bin/npufuzz report "$FUZZ_DIR/pypto" -o "$FUZZ_DIR/pypto-report" \
+      --known ci/known-signatures.txt
+  else
+    section "pypto campaign: skipped (no PyPTO, ptoas and pto-isa found; docs/toolchains.md#pypto)"
   fi
   if [ "$PYTORCHSIM_FOUND" = 1 ]; then
     section "the user's PyTorchSim: its MLIR code generation (--backend pytorchsim)"

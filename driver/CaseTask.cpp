@@ -134,7 +134,8 @@ TaskResult runCaseTask(const Case &c, MlirJit &jit, const RunConfig &caseConfig)
   // The oracles below run the case again; a pto kernel built once serves
   // them all.
   RunConfig config = caseConfig;
-  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Simpler)
+  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Simpler ||
+      config.backend == BackendKind::Pypto)
     config.pto.builds = newPtoBuilds();
   TaskResult t;
   // The first run records the IR coverage; the oracles' reruns do not.

@@ -67,6 +67,7 @@ std::optional<ExportForm> exportFormOf(BackendKind backend) {
   case BackendKind::Torch:
   case BackendKind::Pto:
   case BackendKind::PyTorchSim: return ExportForm::PyTorchSim;
+  case BackendKind::Pypto:
   case BackendKind::Simpler: return std::nullopt;
   }
   return std::nullopt;

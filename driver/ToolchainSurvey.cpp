@@ -1,6 +1,7 @@
 //===- driver/ToolchainSurvey.cpp - What `npufuzz toolchains` shows -------===//
 #include "driver/ToolchainSurvey.h"
 
+#include "backend/pto/PyptoBackend.h"
 #include "backend/pto/SimplerBackend.h"
 #include "backend/toolchains/BackendToolchains.h"
 #include "ir/Text.h"
@@ -34,6 +35,9 @@ BackendKind backendOf(ToolchainKind kind, std::vector<ToolchainKind> &needs) {
   case ToolchainKind::Simpler:
     needs = {ToolchainKind::Simpler, ToolchainKind::Ptoas};
     return BackendKind::Simpler;
+  case ToolchainKind::Pypto:
+    needs = {ToolchainKind::Pypto, ToolchainKind::Ptoas, ToolchainKind::PtoIsa};
+    return BackendKind::Pypto;
   case ToolchainKind::PyTorchSim:
   case ToolchainKind::PyTorchSimPython:
     needs = {ToolchainKind::PyTorchSim, ToolchainKind::PyTorchSimPython};
@@ -60,6 +64,15 @@ std::string runCanaryCase(BackendKind backend, const std::vector<ToolchainRow> &
     config.pto.ptoIsa = path(ToolchainKind::PtoIsa);
     config.pto.memcheckShare = 0;
     if (!checkPtoToolchain(config.pto, error))
+      return "not run: " + error;
+    break;
+  case BackendKind::Pypto:
+    config.pto.ptoas = path(ToolchainKind::Ptoas);
+    config.pto.ptoIsa = path(ToolchainKind::PtoIsa);
+    config.pto.pyptoPython = path(ToolchainKind::Pypto);
+    config.pto.pyptoAdapter = defaultPyptoAdapter();
+    config.pto.memcheckShare = 0;
+    if (!checkPyptoToolchain(config.pto, error))
       return "not run: " + error;
     break;
   case BackendKind::Simpler:

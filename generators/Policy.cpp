@@ -307,9 +307,9 @@ Policy builtInPolicy(const char *text) {
 }
 } // namespace
 
-Policy ptoPolicy() {
-  // Plain data, in the policy file syntax.
-  static const char *const kText = R"(
+namespace {
+/// --backend pto's policy, in the policy file syntax.
+const char *const kPtoPolicyText = R"(
 # PTO tiles: rank 2, the dtypes and ops that the A2/A3 t-ops take (no i8
 # arithmetic, and/or only on i8/i16, not only on i16, xor needs a tmp tile),
 # dims mostly multiples of 32 (whole 32-byte rows and columns); no division
@@ -377,7 +377,30 @@ view_chain_rate = 0
 view_lane_aligned = 0.9
 radix_map_rate = 0.95
 )";
-  return builtInPolicy(kText);
+} // namespace
+
+Policy ptoPolicy() { return builtInPolicy(kPtoPolicyText); }
+
+Policy pyptoPolicy() {
+  // The PTO policy, less what PyPTO at the ptoas 0.27 commit does not
+  // write or lower: views, chains (orchestration functions), the expands
+  // its backend has no PTO code generation for.
+  static const std::string kText = std::string(kPtoPolicyText) + R"(
+op.slice = 0
+op.chunk = 0
+op.transpose = 0
+op.reshape = 0
+op.index_map = 0
+op.row_expand_add = 0
+op.row_expand_max = 0
+op.row_expand_min = 0
+op.col_expand_add = 0
+op.col_expand_sub = 0
+op.col_expand_max = 0
+op.col_expand_min = 0
+chain_rate = 0
+)";
+  return builtInPolicy(kText.c_str());
 }
 
 Policy inductorPolicy() {
@@ -470,6 +493,8 @@ Policy defaultPolicyFor(std::string_view backend) {
   // simpler runs the kernels pto does.
   if (backend == "pto" || backend == "simpler")
     return ptoPolicy();
+  if (backend == "pypto")
+    return pyptoPolicy();
   if (backend == "inductor")
     return inductorPolicy();
   if (backend == "iree")

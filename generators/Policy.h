@@ -146,6 +146,11 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error);
 /// the PTO emitter expresses, so that most cases reach ptoas.
 Policy ptoPolicy();
 
+/// The default policy of --backend pypto: the PTO policy less what PyPTO
+/// (at the commit whose ptoas is 0.27) does not write or lower to PTO:
+/// views, chains, some row and column expands.
+Policy pyptoPolicy();
+
 /// The default policy of --backend inductor: small dims, since the emitted
 /// programs fold reductions and matmuls in explicit loops that
 /// torch.compile unrolls (a graph node a step), and the seed patterns

@@ -3,6 +3,7 @@
 
 #include "backend/emit/PtoEmitter.h"
 #include "backend/emit/PyTorchEmitter.h"
+#include "backend/pto/PyptoBackend.h"
 #include "backend/pto/SimplerBackend.h"
 #include "oracles/Exactness.h"
 #include "oracles/RunConfig.h"
@@ -89,6 +90,20 @@ private:
   PtoToolchain t;
 };
 
+/// PyPTO's passes and code generation, then ptoas and the pto-isa CPU
+/// simulator. Each case builds alone: PyPTO writes its kernel first.
+class PyptoToolchainBackend : public Backend {
+public:
+  explicit PyptoToolchainBackend(const PtoToolchain &t) : t(t) {}
+  BackendRun run(const KernelRun &k) const override { return runPypto(t, k.c, k.inputs, k.poison); }
+  std::map<std::string, std::string> programs(const Case &c) const override {
+    return pyptoPrograms(t, c);
+  }
+
+private:
+  PtoToolchain t;
+};
+
 /// ptoas, then each task on simpler's runtime. Each case builds its own
 /// kernels with simpler's compiler: there is no batch to share.
 class SimplerToolchainBackend : public Backend {
@@ -141,6 +156,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
     return std::make_unique<CommandBackend>(cmd, freedomsOf(config.backend, states));
   }
   case BackendKind::Pto: return std::make_unique<PtoToolchainBackend>(config.pto);
+  case BackendKind::Pypto: return std::make_unique<PyptoToolchainBackend>(config.pto);
   case BackendKind::Simpler: return std::make_unique<SimplerToolchainBackend>(config.pto);
   case BackendKind::PyTorchSim:
     return std::make_unique<PyTorchSimToolchainBackend>(config.pytorchsim);

@@ -15,7 +15,8 @@ OpBlame opBlameInChild(const OracleContext &ctx) {
     // The probes are other cases: a pto build of their own, removed here,
     // since a child ends without running destructors.
     RunConfig probeConfig = ctx.config;
-    if (probeConfig.backend == BackendKind::Pto || probeConfig.backend == BackendKind::Simpler)
+    if (probeConfig.backend == BackendKind::Pto || probeConfig.backend == BackendKind::Simpler ||
+        probeConfig.backend == BackendKind::Pypto)
       probeConfig.pto.builds = newPtoBuilds();
     const Symptom symptom = ctx.base.verdict == VerdictKind::Mismatch ? Symptom::WrongValue
                             : ctx.base.run.memoryError                ? Symptom::MemoryError

@@ -360,6 +360,12 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
     return r;
   }
   r.emitSeconds = secondsSince(t0);
+  return runPtoText(t, c, text, ptoPlacesTiles(c), inputs, poison, std::move(r));
+}
+
+BackendRun runPtoText(const PtoToolchain &t, const Case &c, const std::string &text,
+                      bool placesTiles, const std::vector<TensorData> &inputs, uint32_t poison,
+                      BackendRun r) {
   KernelBuffers buffers = kernelBuffers(c);
   buffers.bug = t.harnessBug;
   const bool memcheck = memcheckChosen(t, text);
@@ -385,7 +391,7 @@ BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<Tensor
       r.compilerCoverage = std::move(coverage); // its ptoas ran when the batch was built
   }
   if (binary.empty()) {
-    if (!assemble(t, dir->path(), text, ptoPlacesTiles(c), r) ||
+    if (!assemble(t, dir->path(), text, placesTiles, r) ||
         !compileSingle(t, *dir, buffers, memcheck, r))
       return dir->finish(r);
     binary = dir->file("kernel");

@@ -82,6 +82,9 @@ struct PtoToolchain {
   /// each).
   std::string simplerPython, simplerAdapter;
   unsigned simplerTimeoutSeconds = 300;
+  /// --backend pypto (PyptoBackend.h): a Python that imports PyPTO, and the
+  /// adapter it runs (tools/adapters/pypto_compile.py).
+  std::string pyptoPython, pyptoAdapter;
 };
 
 /// Checks what the backend needs besides ptoas and pto-isa, which
@@ -93,6 +96,14 @@ bool checkPtoToolchain(const PtoToolchain &t, std::string &error);
 /// simulator; outputs start as `poison`-filled buffers.
 BackendRun runPto(const PtoToolchain &t, const Case &c, const std::vector<TensorData> &inputs,
                   uint32_t poison);
+
+/// runPto from the `.pto` `text` of `c`'s kernel on, which another front
+/// end (PyPTO) may have written: ptoas (at level 3 when `placesTiles`: the
+/// kernel gives its tiles their addresses), the simulator, the outputs. `r`
+/// holds what the front end measured.
+BackendRun runPtoText(const PtoToolchain &t, const Case &c, const std::string &text,
+                      bool placesTiles, const std::vector<TensorData> &inputs, uint32_t poison,
+                      BackendRun r);
 
 /// The simulator stage alone, on a kernel.cpp that ptoas made or someone
 /// wrote: `validShapes` are its trailing int arguments.

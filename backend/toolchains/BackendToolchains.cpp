@@ -4,6 +4,7 @@
 #include "backend/external/CommandProcess.h"
 #include "backend/mlir/MlirTools.h"
 #include "backend/pto/PtoBackend.h"
+#include "backend/pto/PyptoBackend.h"
 #include "backend/pto/SimplerBackend.h"
 #include "backend/pytorchsim/PyTorchSimBackend.h"
 #include "backend/toolchains/Canary.h"
@@ -28,6 +29,14 @@ bool setUpPtoToolchain(PtoToolchain &t, std::string &error) {
   // pto-isa first: a look at its headers costs nothing, ptoas's canary a run.
   return findInto(ToolchainKind::PtoIsa, t.ptoIsa, error) &&
          findInto(ToolchainKind::Ptoas, t.ptoas, error) && checkPtoToolchain(t, error);
+}
+
+bool setUpPyptoToolchain(PtoToolchain &t, std::string &error) {
+  if (t.pyptoAdapter.empty())
+    t.pyptoAdapter = defaultPyptoAdapter();
+  return findInto(ToolchainKind::Pypto, t.pyptoPython, error) &&
+         findInto(ToolchainKind::PtoIsa, t.ptoIsa, error) &&
+         findInto(ToolchainKind::Ptoas, t.ptoas, error) && checkPyptoToolchain(t, error);
 }
 
 bool setUpSimplerToolchain(PtoToolchain &t, std::string &error) {

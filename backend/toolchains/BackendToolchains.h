@@ -22,6 +22,11 @@ struct MlirTool;
 /// the backend needs (its compiler, valgrind, the arch) is checked.
 bool setUpPtoToolchain(PtoToolchain &t, std::string &error);
 
+/// --backend pypto: `t.pyptoPython`, `t.ptoIsa` and `t.ptoas` hold their
+/// flags' values and become the toolchains found; the adapter is the
+/// default unless set.
+bool setUpPyptoToolchain(PtoToolchain &t, std::string &error);
+
 /// --backend simpler: `t.simplerPython` and `t.ptoas` hold their flags'
 /// values and become the toolchains found; the adapter is the default
 /// unless set.

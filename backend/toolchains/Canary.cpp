@@ -245,6 +245,38 @@ void simplerCanary(const Scratch &s, const std::string &python, CanaryResult &r)
                "simpler with its a2a3sim runtime", "simpler", 120, r);
 }
 
+/// PyPTO: its language parses a program, its passes run for A2/A3 and its
+/// PTO code generation writes the kernel, as the adapter asks of it.
+void pyptoCanary(const Scratch &s, const std::string &python, CanaryResult &r) {
+  pythonCanary(s, python,
+               "import os\n"
+               "os.environ.setdefault('TORCH_DEVICE_BACKEND_AUTOLOAD', '0')\n"
+               "import pypto, pypto.language as pl\n"
+               "from pypto import backend, ir\n"
+               "from pypto.backend import BackendType\n"
+               "from pypto.ir.pass_manager import OptimizationStrategy, PassManager\n"
+               "from pypto.pypto_core import codegen\n"
+               "backend.reset_for_testing()\n"
+               "backend.set_backend_type(BackendType.Ascend910B)\n"
+               "p = pl.parse(\"\"\"\n"
+               "@pl.program\n"
+               "class C:\n"
+               "    @pl.function(type=pl.FunctionType.InCore)\n"
+               "    def k(self, a: pl.Tensor[[8, 32], pl.FP32],\n"
+               "          o: pl.Out[pl.Tensor[[8, 32], pl.FP32]]) -> pl.Tensor[[8, 32], pl.FP32]:\n"
+               "        t: pl.Tile[[8, 32], pl.FP32] = pl.load(a, [0, 0], [8, 32])\n"
+               "        u: pl.Tile[[8, 32], pl.FP32] = pl.exp(t)\n"
+               "        s: pl.Tensor[[8, 32], pl.FP32] = pl.store(u, [0, 0], o)\n"
+               "        return s\n"
+               "\"\"\")\n"
+               "q = PassManager.get_strategy(OptimizationStrategy.Default).run_passes(p)\n"
+               "f = next(iter(q.functions.values()))\n"
+               "text = codegen.PTOCodegen().generate(ir.Program([f], f.name, q.span))\n"
+               "assert 'pto.texp' in text, text\n"
+               "print('pypto', getattr(pypto, '__version__', '?'))",
+               "PyPTO", "pypto", 120, r);
+}
+
 /// A PyTorchSim checkout: its frontend's code generation is there, with
 /// the `npu` device of one of the two lines the adapter drives
 /// (tools/adapters/pytorchsim_releases.py); its version is that line, its
@@ -357,6 +389,7 @@ CanaryResult runCanary(ToolchainKind kind, const std::string &path) {
     case ToolchainKind::MlirOpt: mlirOptCanary(scratch, path, r); break;
     case ToolchainKind::MlirRunner: mlirRunnerCanary(scratch, path, r); break;
     case ToolchainKind::Simpler: simplerCanary(scratch, path, r); break;
+    case ToolchainKind::Pypto: pyptoCanary(scratch, path, r); break;
     case ToolchainKind::PyTorchSim: pytorchsimCanary(scratch, path, r); break;
     case ToolchainKind::PyTorchSimPython: pytorchsimPythonCanary(scratch, path, r); break;
     }

@@ -35,6 +35,7 @@ const char *markerHeader(ToolchainKind kind) {
   case ToolchainKind::Tvm:
   case ToolchainKind::MlirOpt:
   case ToolchainKind::Simpler:
+  case ToolchainKind::Pypto:
   case ToolchainKind::PyTorchSimPython:
   case ToolchainKind::MlirRunner: return "";
   }
@@ -69,6 +70,9 @@ std::vector<std::string> usualPlaces(ToolchainKind kind) {
   // simpler is built from its repository into a virtual environment of the
   // user's: no place is usual, so it is found where the user says.
   case ToolchainKind::Simpler: return {};
+  // PyPTO is built from its repository beside the user's ptoas
+  // (docs/toolchains.md#pypto): found where the user says.
+  case ToolchainKind::Pypto: return {};
   // PyTorchSim's checkout and the environment it runs in are the user's
   // (docs/toolchains.md#pytorchsim); its Docker image's places.
   case ToolchainKind::PyTorchSim: return {"/workspace/PyTorchSim"};

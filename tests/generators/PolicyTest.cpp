@@ -108,6 +108,23 @@ TEST(Policy, ThePtoPolicyMakesRank2TilesOfPtoDtypes) {
   }
 }
 
+// --backend pypto's default: the PTO policy's tiles, without the views,
+// chains and expands PyPTO does not write or lower.
+TEST(Policy, ThePyptoPolicyIsThePtoPolicyLessWhatPyptoDoesNotWrite) {
+  const Policy p = pyptoPolicy();
+  EXPECT_EQ(defaultPolicyFor("pypto"), p);
+  EXPECT_NE(p, ptoPolicy());
+  EXPECT_EQ(p.maxRank, ptoPolicy().maxRank);
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    const Case c = generateCase(seed, p);
+    EXPECT_TRUE(c.tasks.empty()) << "seed " << seed;
+    for (const Op &op : c.ops)
+      EXPECT_TRUE(opCategory(op.kind) != OpCategory::View && op.kind != OpKind::RowExpandAdd &&
+                  op.kind != OpKind::ColExpandSub)
+          << "seed " << seed << ": " << opName(op.kind);
+  }
+}
+
 // --backend inductor's default: no dim past 64 (the axes its programs fold
 // step by step), and each backend's default found by its name.
 TEST(Policy, TheInductorPolicyKeepsEveryDimSmall) {

@@ -77,6 +77,10 @@ BackendOptions::BackendOptions(cl::SubCommand &sub)
                     cl::desc("Python that imports simpler for --backend simpler (default: "
                              "discovered, docs/toolchains.md)"),
                     cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
+      pyptoPython("pypto-python",
+                  cl::desc("Python that imports PyPTO for --backend pypto (default: "
+                           "discovered, docs/toolchains.md)"),
+                  cl::value_desc("PATH"), cl::sub(sub), cl::cat(category())),
       pytorchsim("pytorchsim",
                  cl::desc("PyTorchSim's checkout for --backend pytorchsim (default: discovered, "
                           "docs/toolchains.md)"),
@@ -178,9 +182,13 @@ bool BackendOptions::setUp(RunConfig &config) const {
   const bool ptoFlags =
       !ptoIsa.empty() || !ptoMemcheck.empty() || ptoNoRaceOracle || !ptoHarnessBug.empty();
   if (config.backend != BackendKind::Pto && config.backend != BackendKind::Simpler &&
-      (ptoFlags || ptoasFlagsGiven)) {
+      config.backend != BackendKind::Pypto && (ptoFlags || ptoasFlagsGiven)) {
     fail("--ptoas, --pto-isa, --pto-arch, --pto-memcheck, --ptoas-flag, --pto-no-insert-sync, "
          "--pto-no-race-oracle and --pto-harness-bug are for --backend pto");
+    return false;
+  }
+  if (config.backend != BackendKind::Pypto && !pyptoPython.empty()) {
+    fail("--pypto-python is for --backend pypto");
     return false;
   }
   if (config.backend == BackendKind::Simpler && ptoFlags) {
@@ -250,8 +258,9 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
   }
-  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Simpler) {
-    // ptoas, as both run it.
+  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Simpler ||
+      config.backend == BackendKind::Pypto) {
+    // ptoas, as all three run it.
     config.pto.ptoas = ptoas;
     if (!ptoArch.empty())
       config.pto.arch = ptoArch;
@@ -265,7 +274,7 @@ bool BackendOptions::setUp(RunConfig &config) const {
       return false;
     }
   }
-  if (config.backend == BackendKind::Pto) {
+  if (config.backend == BackendKind::Pto || config.backend == BackendKind::Pypto) {
     config.pto.ptoIsa = ptoIsa;
     config.pto.raceTrace = !ptoNoRaceOracle;
     if (!ptoHarnessBug.empty() && !parseHarnessBug(ptoHarnessBug, config.pto.harnessBug)) {
@@ -281,7 +290,9 @@ bool BackendOptions::setUp(RunConfig &config) const {
       }
       config.pto.memcheckShare = share;
     }
-    if (!setUpPtoToolchain(config.pto, error)) {
+    config.pto.pyptoPython = pyptoPython;
+    if (!(config.backend == BackendKind::Pypto ? setUpPyptoToolchain(config.pto, error)
+                                               : setUpPtoToolchain(config.pto, error))) {
       fail(error);
       return false;
     }
@@ -321,6 +332,8 @@ std::vector<std::string> BackendOptions::reproFlags() const {
     flags.insert(flags.end(), {"--tvm-python", tvmPython});
   if (!simplerPython.empty())
     flags.insert(flags.end(), {"--simpler-python", simplerPython});
+  if (!pyptoPython.empty())
+    flags.insert(flags.end(), {"--pypto-python", pyptoPython});
   if (!pytorchsim.empty())
     flags.insert(flags.end(), {"--pytorchsim", pytorchsim});
   if (!pytorchsimPython.empty())
@@ -353,6 +366,10 @@ double caseSeconds(const SecondsOpt &timeout, const RunConfig &config) {
   // simpler builds a kernel per task and the orchestration for each case.
   if (config.backend == BackendKind::Simpler)
     return std::max<double>(timeout, config.pto.simplerTimeoutSeconds + 30.0);
+  // PyPTO writes the kernel first, then ptoas, the compiler and the run.
+  if (config.backend == BackendKind::Pypto)
+    return std::max<double>(timeout,
+                            config.pto.simplerTimeoutSeconds + 3.0 * config.pto.timeoutSeconds);
   if (config.backend == BackendKind::PyTorchSim)
     return std::max<double>(timeout, 2.0 * config.pytorchsim.timeoutSeconds + 30.0);
   return timeout;

@@ -30,7 +30,7 @@ struct BackendOptions {
   cl::opt<bool> persistent;
   /// --pto-harness-bug (hidden): a cache bug planted in a chain's harness.
   cl::opt<std::string> python, ptoas, ptoIsa, ptoArch, ptoMemcheck, ptoHarnessBug, ireeCompile,
-      ireePython, tvmPython, simplerPython, pytorchsim, pytorchsimPython;
+      ireePython, tvmPython, simplerPython, pyptoPython, pytorchsim, pytorchsimPython;
   /// --switch-off NAME: an optimisation of inductor or iree turned off
   /// (backend/CompilerSwitches.def), as switch blame does.
   cl::list<std::string> switchOff;
