@@ -125,6 +125,13 @@ std::string whyNot(const Case &c, const Op &op) {
       return "pypto: " + name + " result " + t.str() + " is not a rank-2 tile";
     if (pyptoType(t.dtype).empty())
       return "pypto: no " + std::string(dtypeName(t.dtype)) + " tiles";
+    // PTO's tiles span whole 32-byte blocks along their contiguous axis,
+    // the rows of a tile, or the columns of an R x 1 one, which PyPTO lays
+    // out col_major. PyPTO's user picks such shapes (PyPTO reports others
+    // since pypto#2667; at d15c356f5 they reach pto-isa's Tile).
+    const int64_t contiguous = t.shape[1] == 1 ? t.shape[0] : t.shape[1];
+    if (contiguous * byteSize(t.dtype) % 32 != 0)
+      return "pypto: a " + t.str() + " tile does not span whole 32-byte blocks";
   }
   switch (opCategory(op.kind)) {
   case OpCategory::Source:
