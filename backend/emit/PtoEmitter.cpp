@@ -425,34 +425,6 @@ private:
              "] : !pto.tensor_view<?x?x" + el + "> -> " + viewType(v, valid) + "\n";
     return pv;
   }
-  /// Where a rank-2 slice or chunk `op` starts in its operand and the
-  /// operand rows between two of its rows, when its columns step by one:
-  /// row i, column j of the result is row start + step * i, column start +
-  /// j of the operand (checked at the far corner too). None otherwise.
-  struct Walk {
-    std::pair<int64_t, int64_t> start;
-    int64_t rowStep;
-  };
-  std::optional<Walk> unitColumnWalk(const Op &op) const {
-    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
-      return std::nullopt;
-    const TensorType &r = c_.typeOf(op.results[0]);
-    const std::vector<IndexExpr> map = viewIndexMap(c_, op);
-    if (r.rank() != 2 || c_.typeOf(op.operands[0]).rank() != 2 || map.size() != 2)
-      return std::nullopt;
-    auto at = [&](int64_t i, int64_t j) {
-      return std::pair<int64_t, int64_t>{map[0].eval({i, j}), map[1].eval({i, j})};
-    };
-    const Walk w{at(0, 0), r.shape[0] > 1 ? at(1, 0).first - at(0, 0).first : 1};
-    if (w.rowStep < 1)
-      return std::nullopt;
-    for (const auto &[i, j] :
-         {std::pair<int64_t, int64_t>{1, 0}, {0, 1}, {r.shape[0] - 1, r.shape[1] - 1}})
-      if (at(i, j) !=
-          std::pair<int64_t, int64_t>{w.start.first + w.rowStep * i, w.start.second + j})
-        return std::nullopt;
-    return w;
-  }
   /// The block of a GM tensor a rank-2 slice, chunk, reshape or index map
   /// `op` is, when the DMA can move it from where it lies: its elements
   /// in rows of unit steps, a positive row stride apart (ptoas's
@@ -463,43 +435,52 @@ private:
   /// narrows no element of the tensor: the block is loaded whole and its tile narrowed (as an
   /// input's is).
   std::optional<Block> gmBlock(const Op &op, bool staging) const {
+    // Checked element by element, and asked of each view several times
+    // (check, the scratch arguments, the emission): once each.
+    const auto key = std::make_pair(&op, staging);
+    if (const auto known = gmBlocks_.find(key); known != gmBlocks_.end())
+      return known->second;
+    std::optional<Block> b;
+    if (op.operands.empty() || c_.typeOf(op.operands[0]).rank() != 2)
+      return gmBlocks_[key] = b;
+    const ValueId x = op.operands[0];
+    const int32_t def = c_.values[x].defOp;
+    // The operand's own tensor, or the block of an input it is; else,
+    // staged, the computed tile's own.
+    if (isInput(x))
+      b = blockOver(op, Block{x, 0, c_.typeOf(x).shape[1]});
+    else if (def >= 0) {
+      if (const std::optional<Block> inner = gmBlock(c_.ops[def], false))
+        b = blockOver(op, *inner);
+      if (!b && staging)
+        b = blockOver(op, Block{x, 0, c_.typeOf(x).shape[1]});
+    }
+    return gmBlocks_[key] = b;
+  }
+  /// The block view `op` is of `from`, where its operand's elements lie,
+  /// when its elements lie in rows of unit steps, a positive row stride
+  /// apart; a single row keeps its source's row length.
+  std::optional<Block> blockOver(const Op &op, const Block &from) const {
     if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk && op.kind != OpKind::Reshape &&
         op.kind != OpKind::IndexMap)
       return std::nullopt;
-    const ValueId x = op.operands[0];
-    const TensorType &r = c_.typeOf(op.results[0]), &t = c_.typeOf(x);
+    const TensorType &r = c_.typeOf(op.results[0]);
     const std::vector<IndexExpr> map = viewIndexMap(c_, op);
-    if (r.rank() != 2 || t.rank() != 2 || map.size() != 2 || r.numElements() > (1 << 16))
+    if (r.rank() != 2 || c_.typeOf(op.operands[0]).rank() != 2 || map.size() != 2 ||
+        r.numElements() > (1 << 16))
       return std::nullopt;
     const int64_t rows = r.shape[0], cols = r.shape[1];
-    // The block over `from`, where the operand's elements lie.
-    auto over = [&](const Block &from) -> std::optional<Block> {
-      auto at = [&](int64_t i, int64_t j) {
-        return from.base + map[0].eval({i, j}) * from.rowStride + map[1].eval({i, j});
-      };
-      // A single row keeps its source's row length.
-      Block b{from.source, at(0, 0), rows > 1 ? at(1, 0) - at(0, 0) : from.rowStride};
-      if (b.rowStride < 1)
-        return std::nullopt;
-      for (int64_t i = 0; i < rows; ++i)
-        for (int64_t j = 0; j < cols; ++j)
-          if (at(i, j) != b.base + i * b.rowStride + j)
-            return std::nullopt;
-      return b;
+    auto at = [&](int64_t i, int64_t j) {
+      return from.base + map[0].eval({i, j}) * from.rowStride + map[1].eval({i, j});
     };
-    // The operand's own tensor, or the block of an input it is; else,
-    // staged, the computed tile's own.
-    const int32_t def = c_.values[x].defOp;
-    if (isInput(x))
-      return over(Block{x, 0, t.shape[1]});
-    if (def < 0)
+    Block b{from.source, at(0, 0), rows > 1 ? at(1, 0) - at(0, 0) : from.rowStride};
+    if (b.rowStride < 1)
       return std::nullopt;
-    if (const std::optional<Block> inner = gmBlock(c_.ops[def], false))
-      if (std::optional<Block> b = over(*inner))
-        return b;
-    if (!staging)
-      return std::nullopt;
-    return over(Block{x, 0, t.shape[1]});
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        if (at(i, j) != b.base + i * b.rowStride + j)
+          return std::nullopt;
+    return b;
   }
   /// The block of an input view `op` is (gmBlock without staging).
   std::optional<Block> blockOfInput(const Op &op) const {
@@ -513,13 +494,17 @@ private:
   /// valid shape. (A value a slice reads is never columnar_: that is for
   /// values only row expands read.)
   std::optional<std::pair<int64_t, int64_t>> tileWindow(const Op &op) const {
-    const std::optional<Walk> w = unitColumnWalk(op);
-    if (!w || w->rowStep != 1)
+    if (op.kind != OpKind::Slice && op.kind != OpKind::Chunk)
       return std::nullopt;
     const TensorType &r = c_.typeOf(op.results[0]), &t = c_.typeOf(op.operands[0]);
-    if (r.valid || t.valid || (r.shape[1] != t.shape[1] && r.shape[1] % 32 != 0))
+    if (t.rank() != 2)
       return std::nullopt;
-    return w->start;
+    const int64_t cols = t.shape[1];
+    const std::optional<Block> w = blockOver(op, Block{op.operands[0], 0, cols});
+    if (!w || w->rowStride != cols || r.valid || t.valid ||
+        (r.shape[1] != cols && r.shape[1] % 32 != 0))
+      return std::nullopt;
+    return std::pair<int64_t, int64_t>{w->base / cols, w->base % cols};
   }
   /// A view of a computed tile that is no sub-tile (a row step, part of a
   /// 32-element column block, a narrowed valid shape, a reshape, an index
@@ -628,6 +613,7 @@ private:
   /// The scratch pointer argument of each staged value, and those stored.
   std::map<ValueId, std::string> stagedPtrs_;
   std::set<ValueId> stored_;
+  mutable std::map<std::pair<const Op *, bool>, std::optional<Block>> gmBlocks_;
   int nextTile_ = 0, nextView_ = 0;
 };
 

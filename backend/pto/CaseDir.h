@@ -75,6 +75,9 @@ struct PtoBuilds {
   std::unique_ptr<CaseDir> dir; ///< holds a single build's binary
   std::string binary, index;
   std::unique_ptr<CaseDir> simplerBuilds;
+  /// --backend pypto: the PyPTO program last compiled, and PyPTO's kernel
+  /// of it (the oracles' reruns of a case compile it once).
+  std::string pyptoProgram, pyptoKernel;
 };
 
 } // namespace npufuzz

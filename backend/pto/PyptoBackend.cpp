@@ -111,8 +111,16 @@ BackendRun runPypto(const PtoToolchain &t, const Case &c, const std::vector<Tens
     r.status = BackendRun::Status::Unsupported;
     return r;
   }
-  if (!pyptoKernel(t, program, text, r))
-    return r;
+  if (t.builds && t.builds->pyptoProgram == program) {
+    text = t.builds->pyptoKernel;
+  } else {
+    if (!pyptoKernel(t, program, text, r))
+      return r;
+    if (t.builds) {
+      t.builds->pyptoProgram = program;
+      t.builds->pyptoKernel = text;
+    }
+  }
   r.emitSeconds = secondsSince(t0);
   // PyPTO gives every tile its address: ptoas's level 3.
   return runPtoText(t, c, text, true, inputs, poison, std::move(r));
