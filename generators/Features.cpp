@@ -2,6 +2,7 @@
 #include "generators/Features.h"
 
 #include "generators/Policy.h"
+#include "ir/Window.h"
 
 #include <algorithm>
 
@@ -182,6 +183,39 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
       out.push_back("insert:valid");
     return;
   }
+  case OpKind::Concat:
+    // Past eight inputs Inductor stops fusing a cat pointwise
+    // (max_pointwise_cat_inputs).
+    out.push_back(op.operands.size() > 8 ? "concat:many" : "concat:few");
+    return;
+  case OpKind::Pad: {
+    bool interior = false; // a dim other than the last padded
+    for (size_t d = 0; d + 1 < a.low.size(); ++d)
+      interior = interior || a.low[d] != 0 || a.high[d] != 0;
+    out.push_back(interior ? "pad:outer" : "pad:last");
+    return;
+  }
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d: {
+    const std::string name(opName(op.kind));
+    Window2d w;
+    if (!windowOf(c, op, w))
+      return;
+    if (w.stride[0] > 1 || w.stride[1] > 1)
+      out.push_back(name + ":strided");
+    if (w.padding[0] > 0 || w.padding[1] > 0)
+      out.push_back(name + ":padded");
+    if (w.dilation[0] > 1 || w.dilation[1] > 1)
+      out.push_back(name + ":dilated");
+    const Op &from = defOf(c, op.operands[0]);
+    if (from.kind == OpKind::Transpose && from.attrs.perm == std::vector<int64_t>{0, 3, 1, 2})
+      out.push_back(name + ":channels_last");
+    if (op.kind == OpKind::Conv2d && a.groups > 1)
+      out.push_back(a.groups == c.typeOf(op.operands[0]).shape[1] ? "conv2d:depthwise"
+                                                                  : "conv2d:grouped");
+    return;
+  }
   case OpKind::Select:
   case OpKind::MaskedFill:
   case OpKind::ReduceSum:
@@ -189,6 +223,7 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
   case OpKind::ReduceMin:
   case OpKind::ArgMax:
   case OpKind::TopK:
+  case OpKind::ReduceMean:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return;

@@ -103,6 +103,8 @@ private:
 bool buildOp(GenContext &g, OpKind k);
 /// View ops, in ViewGen.cpp.
 bool buildView(GenContext &g, OpKind k);
+/// concat, pad, reduce_mean, conv2d and the pools, in WorkloadBuilders.cpp.
+bool buildWorkload(GenContext &g, OpKind k);
 /// Seed patterns, in Patterns.cpp.
 bool buildPattern(GenContext &g, PatternKind p);
 /// A chain of views of form `f` and its consumer, in ViewChains.cpp.

@@ -346,6 +346,9 @@ unsigned minRankFor(OpKind k) {
   case OpCategory::Other: break;
   }
   switch (k) {
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d: return 4;
   case OpKind::Matmul:
   case OpKind::SetValidShape:
   case OpKind::FillPad: return 2;
@@ -359,6 +362,9 @@ unsigned minRankFor(OpKind k) {
   case OpKind::TopK:
   case OpKind::Gather:
   case OpKind::Insert:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return 1;
@@ -404,6 +410,12 @@ bool buildOp(GenContext &g, OpKind k) {
   case OpKind::SetValidShape: return buildSetValidShape(g);
   case OpKind::FillPad: return buildFillPad(g);
   case OpKind::Insert: return buildInsert(g);
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d: return buildWorkload(g, k);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false;

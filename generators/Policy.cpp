@@ -308,6 +308,17 @@ Policy builtInPolicy(const char *text) {
 } // namespace
 
 namespace {
+/// The workload ops (concat, pad, reduce_mean, the windows) left out, for
+/// the backends that do not take them yet.
+const char *const kWorkloadOpsOff = R"(
+op.concat = 0
+op.pad = 0
+op.reduce_mean = 0
+op.avg_pool2d = 0
+op.max_pool2d = 0
+op.conv2d = 0
+)";
+
 /// --backend pto's policy, in the policy file syntax.
 const char *const kPtoPolicyText = R"(
 # PTO tiles: rank 2, the dtypes and ops that the A2/A3 t-ops take (no i8
@@ -379,13 +390,24 @@ radix_map_rate = 0.95
 )";
 } // namespace
 
-Policy ptoPolicy() { return builtInPolicy(kPtoPolicyText); }
+Policy ptoPolicy() {
+  // PTO's emitter writes no tile op for the workload ops.
+  static const std::string kText = std::string(kPtoPolicyText) + kWorkloadOpsOff;
+  return builtInPolicy(kText.c_str());
+}
+
+Policy mlirPolicy() {
+  // The default policy, less the workload ops the MLIR styles do not lower
+  // yet (emitMlir refuses them).
+  static const std::string kText = kWorkloadOpsOff;
+  return builtInPolicy(kText.c_str());
+}
 
 Policy pyptoPolicy() {
   // The PTO policy, less what PyPTO at the ptoas 0.27 commit does not
   // write or lower: views, chains (orchestration functions), the expands
   // its backend has no PTO code generation for.
-  static const std::string kText = std::string(kPtoPolicyText) + R"(
+  static const std::string kText = std::string(kPtoPolicyText) + kWorkloadOpsOff + R"(
 op.slice = 0
 op.chunk = 0
 op.transpose = 0
@@ -412,11 +434,21 @@ Policy inductorPolicy() {
 # floor/mod index maps) start twice as many cases, and chains of views
 # (heads split and merged, permutes flattened: where Inductor's FloorDiv and
 # ModularIndexing come from) nearly half of them.
+# The ops models are made of (convolutions, pools, pads, concatenations,
+# means) at twice their default weights, so that a quarter of the cases or
+# more hold one: they take the paths Inductor specialises (extern
+# convolutions, channels-last layouts, cat kernels, windowed reductions).
 max_dim = 64
 max_tensor_elements = 4096
 max_case_elements = 16384
 pattern_rate = 0.4
 view_chain_rate = 0.45
+op.concat = 6
+op.pad = 6
+op.reduce_mean = 4
+op.avg_pool2d = 6
+op.max_pool2d = 6
+op.conv2d = 8
 )";
   return builtInPolicy(kText);
 }
@@ -441,7 +473,9 @@ max_topk_steps = 2097152
 pattern_rate = 0.4
 view_chain_rate = 0.45
 )";
-  return builtInPolicy(kText);
+  // The tensor style does not lower the workload ops yet.
+  static const std::string kAll = std::string(kText) + kWorkloadOpsOff;
+  return builtInPolicy(kAll.c_str());
 }
 
 Policy pytorchsimPolicy() {
@@ -486,7 +520,10 @@ pattern_rate = 0.4
 pattern.sliced_matmul = 2
 view_chain_rate = 0.45
 )";
-  return builtInPolicy(kText);
+  // The workload ops are not drawn for it yet: its conv and GEMM templates
+  // need checks of their own first.
+  static const std::string kAll = std::string(kText) + kWorkloadOpsOff;
+  return builtInPolicy(kAll.c_str());
 }
 
 Policy defaultPolicyFor(std::string_view backend) {
@@ -503,6 +540,8 @@ Policy defaultPolicyFor(std::string_view backend) {
     return tvmPolicy();
   if (backend == "pytorchsim")
     return pytorchsimPolicy();
+  if (backend == "mlir-jit" || backend == "mlir-tools")
+    return mlirPolicy();
   return Policy::defaults();
 }
 

@@ -146,6 +146,11 @@ bool parsePolicy(const std::string &text, Policy &out, std::string &error);
 /// the PTO emitter expresses, so that most cases reach ptoas.
 Policy ptoPolicy();
 
+/// The default policy of --backend mlir-jit and mlir-tools: the defaults
+/// less the workload ops (concat, pad, reduce_mean, conv2d, the pools) the
+/// MLIR styles do not lower.
+Policy mlirPolicy();
+
 /// The default policy of --backend pypto: the PTO policy less what PyPTO
 /// (at the commit whose ptoas is 0.27) does not write or lower to PTO:
 /// views, chains, some row and column expands.

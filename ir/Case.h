@@ -49,6 +49,32 @@ namespace npufuzz {
 /// formed in the acc type (exact for bf16/f16 into f32, wrapping for integer)
 /// and accumulated left to right over k starting from 0.
 ///
+/// concat {axis}: its operands (two or more, one dtype and rank, the same
+/// shape off `axis`) laid one after another along `axis`.
+///
+/// pad {low, high, value}: the operand with low[d] elements before and
+/// high[d] after it along each dim d, all `value` (rounded to the dtype),
+/// which are defined.
+///
+/// reduce_mean {axis}: the f32 sum of reduce_sum (from its first term) divided by the axis' extent
+/// in f32, rounded once to the element type (floats only).
+///
+/// Windows over NCHW [N, C, H, W] (floats only): a window of kernel[0] x
+/// kernel[1] taps at stride `stride`, dilation `dilation` (conv2d, max_pool2d;
+/// 1 otherwise) and zero padding `padding` each side of H and W; the output
+/// extent is (H + 2p - d(k-1) - 1) / s + 1. Taps in the padding are not
+/// terms: a sum runs over the in-bounds taps, in (c, kh, kw) order, in f32,
+/// from its first term (so -0 when every term is -0).
+/// avg_pool2d divides that sum by kernel[0] * kernel[1] (the padding
+/// counted, as torch's count_include_pad). max_pool2d's results are the
+/// maximum (NaN is larger than every number; -0 == +0) and the i64 index
+/// h * W + w in its input plane of the first in-bounds tap holding it, the
+/// last NaN for a NaN (torch's CPU kernel updates on every NaN).
+/// conv2d(x, w[Cout, C/groups, kh, kw]) {stride, padding, dilation, groups}
+/// -> f32: output channel o reads channels of group o / (Cout/groups); each
+/// product is formed in f32 (exact for bf16/f16). On integers (i8, i32,
+/// i64) the result has their type, and products and sums wrap at its width.
+///
 /// cast: float->float and int->float round once under `rounding`;
 /// float->int rounds under `rounding` and saturates, NaN -> 0; int->int wraps
 /// (sign-extends when widening); i1 -> number is 0/1; anything -> i1 is x != 0.
@@ -78,7 +104,8 @@ enum class OpKind : uint8_t {
 /// The traits of ir/Ops.def, as bits of opTraits().
 namespace op_trait {
 inline constexpr unsigned None = 0, FloatOnly = 1u << 0, IntLikeOnly = 1u << 1, AnyDType = 1u << 2,
-                          Approximate = 1u << 3, SingularAtZero = 1u << 4, Discontinuous = 1u << 5;
+                          Approximate = 1u << 3, SingularAtZero = 1u << 4, Discontinuous = 1u << 5,
+                          Variadic = 1u << 6, ReorderedSum = 1u << 7;
 } // namespace op_trait
 
 enum class OpCategory : uint8_t {
@@ -192,6 +219,11 @@ struct OpAttrs {
   PadKind pad = PadKind::Zero;
   InputFill fill;
   std::vector<int64_t> offsets, sizes, strides, perm, shape;
+  /// pad's widths before and after each dim; a window's (conv2d, pools)
+  /// kernel, zero padding each side and dilation, per spatial dim (H, W).
+  std::vector<int64_t> low, high, kernel, padding, dilation;
+  /// conv2d: channel groups.
+  int64_t groups = 1;
   std::vector<IndexExpr> map;
 };
 

@@ -182,9 +182,10 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
   types.clear();
   const OpCategory cat = opCategory(op.kind);
   const size_t arity = opOperandCount(op.kind);
-  if (op.operands.size() != arity) {
-    error = std::string(opName(op.kind)) + " takes " + std::to_string(arity) + " operand(s), got " +
-            std::to_string(op.operands.size());
+  const bool variadic = hasTrait(op.kind, op_trait::Variadic);
+  if (variadic ? op.operands.size() < arity : op.operands.size() != arity) {
+    error = std::string(opName(op.kind)) + " takes " + (variadic ? "at least " : "") +
+            std::to_string(arity) + " operand(s), got " + std::to_string(op.operands.size());
     return false;
   }
   std::vector<const TensorType *> in;
@@ -359,6 +360,12 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
       r = dest;
       break;
     }
+    case OpKind::Concat:
+    case OpKind::Pad:
+    case OpKind::ReduceMean:
+    case OpKind::AvgPool2d:
+    case OpKind::MaxPool2d:
+    case OpKind::Conv2d: return inferWorkload(op, in, types, error);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
       error = "unhandled op";

@@ -23,6 +23,11 @@ bool checkAxis(int64_t axis, unsigned rank, std::string &error);
 bool inferView(const Case &c, const Op &op, const TensorType &src, TensorType &r,
                std::string &error);
 
+/// The result types of a workload op (concat, pad, reduce_mean, conv2d,
+/// avg_pool2d, max_pool2d) of operand types `in` (ir/WorkloadTypes.cpp).
+bool inferWorkload(const Op &op, const std::vector<const TensorType *> &in,
+                   std::vector<TensorType> &types, std::string &error);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_IR_TYPERULES_H

@@ -66,6 +66,13 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
   case OpKind::ArgMax:
     range = {0, c.values[op.operands[0]].type.shape[op.attrs.axis] - 1};
     return true;
+  case OpKind::MaxPool2d: { // an index into the input's H x W plane
+    if (val.resultIndex != 1)
+      return false;
+    const std::vector<int64_t> &in = c.values[op.operands[0]].type.shape;
+    range = {0, in[2] * in[3] - 1};
+    return true;
+  }
   case OpKind::Cast:
   case OpKind::ReduceMax:
   case OpKind::ReduceMin:
@@ -82,6 +89,11 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
   case OpKind::SetValidShape:
   case OpKind::FillPad:
   case OpKind::Insert:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false;

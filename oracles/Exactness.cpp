@@ -1,6 +1,8 @@
 //===- oracles/Exactness.cpp - How exactly a value can be compared --------===//
 #include "oracles/Exactness.h"
 
+#include "ir/Window.h"
+
 #include <algorithm>
 
 namespace npufuzz {
@@ -21,7 +23,9 @@ namespace {
 /// Sums of many terms: when approximate terms nearly cancel, a few ULP of
 /// error each become an unbounded relative error of the result, which no
 /// relative tolerance covers.
-bool cancels(OpKind k) { return k == OpKind::ReduceSum || k == OpKind::Matmul; }
+bool cancels(OpKind k) {
+  return k == OpKind::ReduceSum || k == OpKind::Matmul || hasTrait(k, op_trait::ReorderedSum);
+}
 
 /// A two-term sum or difference. Independent terms almost never cancel to
 /// within a few ULP, so these stay comparable (a miscompiled add must stay
@@ -38,7 +42,7 @@ bool isTwoTermSum(OpKind k) {
 bool makesInfinitiesFinite(OpKind k) {
   const OpKind base = expandBaseOp(k);
   return base == OpKind::Max || base == OpKind::Min || k == OpKind::Clamp || k == OpKind::Relu ||
-         k == OpKind::ReduceMax || k == OpKind::ReduceMin;
+         k == OpKind::ReduceMax || k == OpKind::ReduceMin || k == OpKind::MaxPool2d;
 }
 
 /// Where an approximate value may be an infinity on one side and NaN on the
@@ -62,7 +66,8 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
   if (hasTrait(op.kind, op_trait::Discontinuous))
     return true;
   switch (op.kind) {
-  case OpKind::TopK: return resultIndex == 1;
+  case OpKind::TopK:
+  case OpKind::MaxPool2d: return resultIndex == 1; // the index of a maximum
   case OpKind::Cast: {
     // To an integer it rounds; widening a 16-bit float keeps that format's
     // error but would be judged by the wider format's tolerance.
@@ -80,6 +85,11 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
   case OpKind::SetValidShape:
   case OpKind::FillPad:
   case OpKind::Insert:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return false; // elementwise and view ops: by the table's trait alone
@@ -102,7 +112,8 @@ bool computes(OpKind k) {
   case OpCategory::View:
   case OpCategory::Other: break;
   }
-  return k == OpKind::Cast || k == OpKind::Matmul || k == OpKind::ReduceSum;
+  return k == OpKind::Cast || k == OpKind::Matmul || k == OpKind::ReduceSum ||
+         hasTrait(k, op_trait::ReorderedSum);
 }
 
 bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; }
@@ -111,18 +122,23 @@ bool isLowPrecisionFloat(DType t) { return t == DType::F16 || t == DType::BF16; 
 /// or ranks them.
 bool readsValues(OpKind k) {
   return computes(k) || opCategory(k) == OpCategory::Compare || k == OpKind::ArgMax ||
-         k == OpKind::TopK;
+         k == OpKind::TopK || k == OpKind::MaxPool2d;
 }
 
-/// How many terms each element of a sum (reduce_sum, matmul) adds; 0 for
-/// other ops.
+/// How many terms each element of a sum (reduce_sum, matmul, the
+/// ReorderedSum ops) adds at most; 0 for other ops.
 int64_t termsPerSum(const Case &c, const Op &op) {
-  if (op.kind == OpKind::ReduceSum) {
+  if (op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMean) {
     const TensorType &in = c.typeOf(op.operands[0]);
     return in.shape[static_cast<size_t>(op.attrs.axis)];
   }
   if (op.kind == OpKind::Matmul)
     return c.typeOf(op.operands[0]).shape.back();
+  Window2d w;
+  if (op.kind == OpKind::AvgPool2d && windowOf(c, op, w))
+    return w.taps();
+  if (op.kind == OpKind::Conv2d && windowOf(c, op, w))
+    return w.taps() * c.typeOf(op.operands[1]).shape[1];
   return 0;
 }
 } // namespace
@@ -229,6 +245,9 @@ std::vector<Exactness> classifyValues(const Case &c, const ExactnessModel &model
         e = Exactness::Unstable;
       else if (in == Exactness::Exact && isFloat(c.typeOf(op.results[r]).dtype) &&
                ((model.floatSumsReassociated && termsPerSum(c, op) >= 3) ||
+                // A library's sum (a convolution, a mean, a pool) is added
+                // in the order its kernel likes, on every backend.
+                (hasTrait(op.kind, op_trait::ReorderedSum) && termsPerSum(c, op) >= 2) ||
                 (readsWideValue && termsPerSum(c, op) >= 2) ||
                 // Products contracted into the accumulator (fma) round
                 // otherwise at any depth, and flush a subnormal product

@@ -2,6 +2,8 @@
 #include "oracles/SumBound.h"
 #include "oracles/Exactness.h"
 
+#include "ir/Window.h"
+
 #include <cmath>
 #include <limits>
 
@@ -53,6 +55,47 @@ int64_t product(const std::vector<int64_t> &shape, size_t begin, size_t end) {
 double magnitude(const RefTensor &t, int64_t k) {
   return t.defined[static_cast<size_t>(k)] ? std::fabs(static_cast<double>(t.f[k])) : 0.0;
 }
+/// avg_pool2d's and conv2d's bound: each output's in-bounds taps (times
+/// their weights) are its terms; a pool divides by its kernel's taps.
+void windowSumBound(const Case &c, const std::vector<RefTensor> &values, const Op &op,
+                    const std::vector<bool> &computed, const ExactnessModel &model,
+                    std::vector<double> &bound) {
+  Window2d w;
+  if (!windowOf(c, op, w))
+    return;
+  const bool conv = op.kind == OpKind::Conv2d;
+  const RefTensor &x = values[op.operands[0]];
+  const RefTensor *wt = conv ? &values[op.operands[1]] : nullptr;
+  const auto &xs = x.type.shape, &os = c.typeOf(op.results[0]).shape;
+  const int64_t C = xs[1], H = xs[2], W = xs[3];
+  const int64_t Cg = conv ? wt->type.shape[1] : 1, perGroup = conv ? os[1] / op.attrs.groups : 1;
+  double termError = heldWideError(c, op.operands[0], computed, model);
+  if (conv)
+    termError += heldWideError(c, op.operands[1], computed, model);
+  const int64_t terms = w.taps() * Cg;
+  size_t k = 0;
+  for (int64_t n = 0; n < os[0]; ++n)
+    for (int64_t o = 0; o < os[1]; ++o)
+      for (int64_t oh = 0; oh < os[2]; ++oh)
+        for (int64_t ow = 0; ow < os[3]; ++ow, ++k) {
+          double sum = 0;
+          for (int64_t ci = 0; ci < Cg; ++ci) {
+            const int64_t channel = conv ? (o / perGroup) * Cg + ci : o;
+            const int64_t plane = (n * C + channel) * H * W;
+            for (int64_t th = 0; th < w.kernel[0]; ++th)
+              for (int64_t tw = 0; tw < w.kernel[1]; ++tw) {
+                const int64_t h = w.tapAt(0, oh, th), x0 = w.tapAt(1, ow, tw);
+                if (h < 0 || h >= H || x0 < 0 || x0 >= W)
+                  continue;
+                const double weight =
+                    conv ? magnitude(*wt, ((o * Cg + ci) * w.kernel[0] + th) * w.kernel[1] + tw)
+                         : 1.0;
+                sum += magnitude(x, plane + h * W + x0) * weight;
+              }
+          }
+          bound[k] = boundOf(terms, sum, termError) / (conv ? 1.0 : double(w.taps()));
+        }
+}
 } // namespace
 
 std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor> &values,
@@ -61,7 +104,9 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
   const std::vector<int64_t> &shape = c.typeOf(v).shape;
   std::vector<double> bound(static_cast<size_t>(product(shape, 0, shape.size())), 0.0);
   const std::vector<bool> computed = computedValues(c);
-  if (op.kind == OpKind::ReduceSum) {
+  if (op.kind == OpKind::ReduceSum || op.kind == OpKind::ReduceMean) {
+    // A mean's is its sum's, divided as the sum is (that division's own
+    // rounding is the result type's tolerance).
     const RefTensor &x = values[op.operands[0]];
     const auto &shape = x.type.shape;
     const size_t axis = static_cast<size_t>(op.attrs.axis);
@@ -73,8 +118,11 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
         for (int64_t j = 0; j < n; ++j)
           sum += magnitude(x, (o * n + j) * inner + in);
         bound[static_cast<size_t>(o * inner + in)] =
-            boundOf(n, sum, heldWideError(c, op.operands[0], computed, model));
+            boundOf(n, sum, heldWideError(c, op.operands[0], computed, model)) /
+            (op.kind == OpKind::ReduceMean ? double(n) : 1.0);
       }
+  } else if (op.kind == OpKind::AvgPool2d || op.kind == OpKind::Conv2d) {
+    windowSumBound(c, values, op, computed, model, bound);
   } else if (op.kind == OpKind::Matmul) {
     const RefTensor &a = values[op.operands[0]], &b = values[op.operands[1]];
     const auto &as = a.type.shape, &bs = b.type.shape;

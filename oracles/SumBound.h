@@ -25,7 +25,8 @@ namespace npufuzz {
 
 struct ExactnessModel;
 
-/// The bound for each element of value `v` of `c`, a reduce_sum or matmul,
+/// The bound for each element of value `v` of `c`, a reduce_sum, matmul or
+/// ReorderedSum op (reduce_mean, avg_pool2d, conv2d),
 /// from the reference's `values` (every value of the case, by ValueId):
 /// 2 n u sum|t_k| over its n terms, plus the terms' own error under
 /// `model`.

@@ -379,6 +379,12 @@ bool evalElementwise(OpEval &e) {
   case OpKind::SetValidShape:
   case OpKind::FillPad:
   case OpKind::Insert:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return e.fail("not an elementwise op: " + name);

@@ -167,6 +167,12 @@ bool evalOther(OpEval &e) {
   case OpKind::TopK:
   case OpKind::Matmul:
   case OpKind::Gather: return evalStructured(e);
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d: return evalWorkload(e);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return e.fail(std::string(opName(e.op.kind)) + " is not in the other category");

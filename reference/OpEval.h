@@ -46,6 +46,8 @@ bool evalStructured(OpEval &e);
 /// slice, chunk, transpose, reshape, broadcast, squeeze, unsqueeze,
 /// index_map.
 bool evalView(OpEval &e);
+/// concat, pad, reduce_mean, conv2d, avg_pool2d, max_pool2d.
+bool evalWorkload(OpEval &e);
 
 /// Float max/min of the case model: NaN propagates (the first NaN operand is
 /// returned) and -0 < +0.

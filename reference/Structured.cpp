@@ -300,6 +300,12 @@ bool evalStructured(OpEval &e) {
   case OpKind::SetValidShape:
   case OpKind::FillPad:
   case OpKind::Insert:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return e.fail("not a structured op: " + std::string(opName(e.op.kind)));

@@ -755,6 +755,12 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
   case OpKind::TopK:
   case OpKind::Matmul:
   case OpKind::Gather:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return unsupported = "pto: no tile op for " + name, false;
@@ -944,6 +950,12 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       case OpKind::Matmul:
       case OpKind::Gather:
       case OpKind::Insert:
+      case OpKind::Concat:
+      case OpKind::Pad:
+      case OpKind::ReduceMean:
+      case OpKind::AvgPool2d:
+      case OpKind::MaxPool2d:
+      case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
         break;

@@ -247,6 +247,14 @@ const char *torchType(DType t) {
 /// Significand bits of a float type, i.e. the widest integer it holds exactly.
 unsigned precision(DType t) { return t == DType::F32 ? 24 : t == DType::F16 ? 11 : 8; }
 
+/// `[1, 2]`.
+std::string pyList(const std::vector<int64_t> &xs) {
+  std::string s = "[";
+  for (size_t k = 0; k < xs.size(); ++k)
+    s += (k ? ", " : "") + std::to_string(xs[k]);
+  return s + "]";
+}
+
 std::string pyFloat(float v) {
   if (std::isnan(v))
     return "float(\"nan\")";
@@ -643,6 +651,49 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
     }
     assign(op, x + ".clone()");
     line(v(op.results[0]) + "[" + to + "] = " + operand(op, 1) + "[" + from + "]");
+    break;
+  }
+  case OpKind::Concat: {
+    std::string list;
+    for (size_t k = 0; k < op.operands.size(); ++k)
+      list += (k ? ", " : "") + operand(op, k);
+    assign(op, "torch.cat([" + list + "], " + std::to_string(a.axis) + ")");
+    break;
+  }
+  case OpKind::Pad: {
+    // constant_pad_nd's Scalar keeps a 64-bit value exact (F.pad's is a
+    // double); its widths run from the last dim.
+    std::string widths;
+    for (size_t d = a.low.size(); d-- > 0;)
+      widths += std::to_string(a.low[d]) + ", " + std::to_string(a.high[d]) + (d ? ", " : "");
+    assign(op, "torch.constant_pad_nd(" + x + ", [" + widths + "], " +
+                   (isFloat(t.dtype) ? pyFloat(a.value.f) : std::to_string(a.value.i)) + ")");
+    break;
+  }
+  case OpKind::ReduceMean:
+    assign(op, x + ".mean(" + std::to_string(a.axis) + ", keepdim=True)");
+    break;
+  case OpKind::AvgPool2d:
+    assign(op, "torch.nn.functional.avg_pool2d(" + x + ", " + pyList(a.kernel) + ", " +
+                   pyList(a.strides) + ", " + pyList(a.padding) + ")");
+    break;
+  case OpKind::MaxPool2d:
+    line(v(op.results[0]) + ", " + v(op.results[1]) + " = torch.nn.functional.max_pool2d(" + x +
+         ", " + pyList(a.kernel) + ", " + pyList(a.strides) + ", " + pyList(a.padding) + ", " +
+         pyList(a.dilation) + ", return_indices=True)");
+    break;
+  case OpKind::Conv2d: {
+    // Products and sums of floats in f32 (the result type), as a matmul's;
+    // integers wrap in their own type.
+    const bool integer = !isFloat(t.dtype);
+    if (integer && t.dtype != DType::I64 && (a.dilation[0] > 1 || a.dilation[1] > 1))
+      return unsupported = "pytorch: a dilated convolution of " + std::string(dtypeName(t.dtype)) +
+                           " (torch's slow_conv_dilated takes no 8- or 32-bit integers)",
+             false;
+    const std::string widen = integer ? "" : ".float()";
+    assign(op, "torch.nn.functional.conv2d(" + x + widen + ", " + operand(op, 1) + widen +
+                   ", None, " + pyList(a.strides) + ", " + pyList(a.padding) + ", " +
+                   pyList(a.dilation) + ", " + std::to_string(a.groups) + ")");
     break;
   }
 #define NPF_HANDLED_CATEGORY Other

@@ -190,6 +190,12 @@ std::string whyNot(const Case &c, const Op &op) {
   case OpKind::Matmul:
   case OpKind::Gather:
   case OpKind::Insert:
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return "pypto: no tile op for " + name + " is written";

@@ -164,6 +164,15 @@ void EmitterBase::emitOp(size_t opIndex) {
   case OpKind::TopK: return emitTopK(op);
   case OpKind::Matmul: return emitMatmul(op);
   case OpKind::Gather: return emitGather(op);
+  case OpKind::Concat:
+  case OpKind::Pad:
+  case OpKind::ReduceMean:
+  case OpKind::AvgPool2d:
+  case OpKind::MaxPool2d:
+  case OpKind::Conv2d:
+    // emitMlir refuses a case with one before a style sees it.
+    unsupported = std::string(opName(op.kind)) + " is not lowered in this style";
+    return;
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
     return; // dispatched by category above

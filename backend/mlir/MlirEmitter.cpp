@@ -3,6 +3,8 @@
 #include "backend/mlir/NpuLowering.h"
 #include "backend/mlir/TensorLowering.h"
 
+#include <algorithm>
+#include <iterator>
 #include <memory>
 
 namespace npufuzz {
@@ -32,9 +34,25 @@ bool parseMlirStyle(std::string_view s, MlirStyle &out) {
   return false;
 }
 
+namespace {
+/// The first op of `c` no style lowers yet, with the reason; empty when
+/// there is none.
+std::string unloweredOp(const Case &c) {
+  static constexpr OpKind kUnlowered[] = {OpKind::Concat,    OpKind::Pad,       OpKind::ReduceMean,
+                                          OpKind::AvgPool2d, OpKind::MaxPool2d, OpKind::Conv2d};
+  for (const Op &op : c.ops)
+    if (std::find(std::begin(kUnlowered), std::end(kUnlowered), op.kind) != std::end(kUnlowered))
+      return "mlir: " + std::string(opName(op.kind)) + " is not lowered by the MLIR styles";
+  return "";
+}
+} // namespace
+
 bool emitMlir(const Case &c, const MlirEmitOptions &options, MlirKernel &out,
               std::string &unsupported) {
   out = MlirKernel();
+  unsupported = unloweredOp(c);
+  if (!unsupported.empty())
+    return false;
   if (options.tensorAbi && options.style != MlirStyle::Tensor) {
     unsupported = "the tensor ABI is the tensor style's";
     return false;
