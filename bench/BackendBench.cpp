@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
   // affine-super-vectorize segfault on some cases; corpus/upstream/) ends
   // the benchmark: the default seeds are 600 that meet none of them.
   const uint64_t start = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 3000;
-  Policy policy = Policy::defaults();
+  Policy policy = mlirPolicy();
   std::string error;
   if (argc > 3 && !parsePolicyFile(argv[3], policy, error)) {
     std::fprintf(stderr, "bench_backend: %s\n", error.c_str());

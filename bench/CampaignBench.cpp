@@ -41,7 +41,7 @@ int main(int argc, char **argv) {
   const unsigned rounds = argc > 3 ? std::atoi(argv[3]) : 3;
   RunConfig config;
   config.metamorphicShare = share;
-  const Policy policy = Policy::defaults();
+  const Policy policy = mlirPolicy();
   std::printf("%llu seeds from 0, style affine, O0, metamorphic share %.2f, one worker, "
               "%u interleaved rounds\n",
               static_cast<unsigned long long>(count), share, rounds);

@@ -77,7 +77,8 @@ struct CampaignOptions {
   /// (loweringSeedOf; backend/mlir/LoweringPlan.h), or every case with the
   /// canonical one.
   bool seededLowering = true;
-  Policy policy = Policy::defaults();
+  /// The default backend's (mlir-jit) policy unless a campaign sets its own.
+  Policy policy = mlirPolicy();
   std::string policyPath; ///< recorded in repro lines
   IsolationLimits limits;
   /// Cases one worker process serves before a fresh fork replaces it; 1

@@ -183,6 +183,13 @@ void attrFeatures(const Case &c, const Op &op, std::vector<std::string> &out) {
       out.push_back("insert:valid");
     return;
   }
+  case OpKind::Addmm: {
+    const Op &b = defOf(c, op.operands[2]);
+    out.push_back(c.typeOf(op.results[0]).rank() == 3 ? "addmm:batched"
+                  : b.kind == OpKind::Transpose       ? "addmm:linear"
+                                                      : "addmm:plain");
+    return;
+  }
   case OpKind::Concat:
     // Past eight inputs Inductor stops fusing a cat pointwise
     // (max_pointwise_cat_inputs).

@@ -349,6 +349,7 @@ unsigned minRankFor(OpKind k) {
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
   case OpKind::Conv2d: return 4;
+  case OpKind::Addmm:
   case OpKind::Matmul:
   case OpKind::SetValidShape:
   case OpKind::FillPad: return 2;
@@ -415,6 +416,7 @@ bool buildOp(GenContext &g, OpKind k) {
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d: return buildWorkload(g, k);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

@@ -317,6 +317,7 @@ op.reduce_mean = 0
 op.avg_pool2d = 0
 op.max_pool2d = 0
 op.conv2d = 0
+op.addmm = 0
 )";
 
 /// --backend pto's policy, in the policy file syntax.
@@ -449,6 +450,7 @@ op.reduce_mean = 4
 op.avg_pool2d = 6
 op.max_pool2d = 6
 op.conv2d = 8
+op.addmm = 6
 )";
   return builtInPolicy(kText);
 }

@@ -70,6 +70,13 @@ bool reinfer(Case &c) {
       const TensorType &src = c.typeOf(op.operands[1]);
       for (size_t i = 0; i < in.rank(); ++i)
         a.offsets[i] = std::max<int64_t>(0, std::min(a.offsets[i], in.shape[i] - src.shape[i]));
+    } else if ((op.kind == OpKind::AvgPool2d || op.kind == OpKind::MaxPool2d) && in.rank() == 4 &&
+               a.kernel.size() == 2 && a.padding.size() == 2) {
+      // A window no bigger than its input, padded at most half of it.
+      for (size_t d = 0; d < 2; ++d) {
+        a.kernel[d] = std::max<int64_t>(1, std::min(a.kernel[d], in.shape[2 + d]));
+        a.padding[d] = std::min(a.padding[d], a.kernel[d] / 2);
+      }
     } else if (op.kind == OpKind::Slice && a.sizes.size() == in.rank()) {
       for (size_t i = 0; i < in.rank(); ++i) {
         a.sizes[i] = std::min(a.sizes[i], (in.shape[i] - 1) / a.strides[i] + 1);
@@ -418,6 +425,31 @@ void typeMoves(const Case &c, Collector &col) {
   }
 }
 
+/// The workload ops' simplifications: a concat operand dropped, a pad's
+/// widths or a window's stride, padding, dilation and kernel each brought
+/// to its plainest value.
+template <class Edit> void workloadMoves(const Op &op, const Edit &edit) {
+  const OpAttrs &a = op.attrs;
+  if (op.kind == OpKind::Concat && op.operands.size() > 2)
+    for (size_t k = 0; k < op.operands.size(); ++k)
+      edit([k](Op &o) { o.operands.erase(o.operands.begin() + static_cast<std::ptrdiff_t>(k)); });
+  auto plain = [&](std::vector<int64_t> OpAttrs::*field, int64_t to) {
+    const std::vector<int64_t> &v = a.*field;
+    if (std::any_of(v.begin(), v.end(), [to](int64_t x) { return x != to; }))
+      edit([field, to](Op &o) { std::fill((o.attrs.*field).begin(), (o.attrs.*field).end(), to); });
+  };
+  if (op.kind == OpKind::Pad) {
+    plain(&OpAttrs::low, 0);
+    plain(&OpAttrs::high, 0);
+  }
+  if (op.kind == OpKind::Conv2d || op.kind == OpKind::AvgPool2d || op.kind == OpKind::MaxPool2d) {
+    plain(&OpAttrs::strides, 1);
+    plain(&OpAttrs::padding, 0);
+    plain(&OpAttrs::dilation, 1);
+    plain(&OpAttrs::kernel, 1);
+  }
+}
+
 void attributeMoves(const Case &c, Collector &col) {
   for (size_t i = 0; i < c.ops.size(); ++i) {
     const Op &op = c.ops[i];
@@ -460,6 +492,7 @@ void attributeMoves(const Case &c, Collector &col) {
     if (op.kind == OpKind::Insert &&
         std::any_of(a.offsets.begin(), a.offsets.end(), [](int64_t o) { return o != 0; }))
       edit([](Op &o) { std::fill(o.attrs.offsets.begin(), o.attrs.offsets.end(), 0); });
+    workloadMoves(op, edit);
   }
   if (c.edgeRate > 0)
     col.tryEdit([](Case &x) {
@@ -523,6 +556,14 @@ uint64_t caseSize(const Case &c) {
           std::count_if(a.offsets.begin(), a.offsets.end(), [](int64_t o) { return o != 0; }));
     for (int64_t s : a.strides)
       size += static_cast<uint64_t>(s - 1);
+    // A pad's widths and a window's padding, dilation and kernel: each
+    // step from the plainest value is a little more to read.
+    for (const std::vector<int64_t> *v : {&a.low, &a.high, &a.padding})
+      for (int64_t x : *v)
+        size += static_cast<uint64_t>(x);
+    for (const std::vector<int64_t> *v : {&a.dilation, &a.kernel})
+      for (int64_t x : *v)
+        size += static_cast<uint64_t>(x - 1);
   }
   for (const Value &v : c.values) {
     const TensorType &t = v.type;

@@ -180,6 +180,40 @@ bool buildConv(GenContext &g) {
   return weight != kNoValue && g.emit(OpKind::Conv2d, {x, weight}, attrs) >= 0;
 }
 
+/// addmm: a bias added to a matmul of floats, as a linear layer's; b is
+/// sometimes a weight [N, K] transposed, as F.linear reads it.
+bool buildAddmm(GenContext &g) {
+  const DType dt = g.drawDType(isFloat);
+  const unsigned rank = g.rng.chance(0.25) ? 3 : 2;
+  const int64_t batch = rank == 3 ? g.drawDim(4) : 1, m = g.drawDim(32), k = g.drawDim(64);
+  const int64_t n = g.drawDim(64);
+  if (batch * m * n * k > std::max<int64_t>(1, g.elementsLeft()) * 4)
+    return false;
+  auto shape = [&](int64_t rows, int64_t cols) {
+    return rank == 3 ? std::vector<int64_t>{batch, rows, cols} : std::vector<int64_t>{rows, cols};
+  };
+  const ValueId a = g.operandLike(TensorType{dt, shape(m, k), std::nullopt});
+  ValueId b = kNoValue;
+  if (rank == 2 && g.rng.chance(0.5)) {
+    const ValueId weight = g.newInput(TensorType{dt, {n, k}, std::nullopt});
+    OpAttrs perm;
+    perm.perm = {1, 0};
+    b = weight == kNoValue ? kNoValue : g.emitValue(OpKind::Transpose, {weight}, perm);
+  } else {
+    b = g.operandLike(TensorType{dt, shape(k, n), std::nullopt});
+  }
+  // A bias per output column (a linear layer's), or per element.
+  std::vector<int64_t> bs = shape(1, n);
+  if (rank == 3)
+    bs[0] = g.rng.chance(0.5) ? 1 : batch;
+  if (g.rng.chance(0.3))
+    bs[rank - 2] = m;
+  const ValueId bias = g.operandLike(TensorType{dt, bs, std::nullopt});
+  if (a == kNoValue || b == kNoValue || bias == kNoValue)
+    return false;
+  return g.emit(OpKind::Addmm, {bias, a, b}, OpAttrs()) >= 0;
+}
+
 } // namespace
 
 bool buildWorkload(GenContext &g, OpKind k) {
@@ -193,6 +227,8 @@ bool buildWorkload(GenContext &g, OpKind k) {
     return buildPool(g, k);
   if (k == OpKind::Conv2d)
     return buildConv(g);
+  if (k == OpKind::Addmm)
+    return buildAddmm(g);
   return false;
 }
 

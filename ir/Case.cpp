@@ -88,6 +88,7 @@ bool isElementwise(OpKind k) {
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

@@ -75,6 +75,11 @@ namespace npufuzz {
 /// product is formed in f32 (exact for bf16/f16). On integers (i8, i32,
 /// i64) the result has their type, and products and sums wrap at its width.
 ///
+/// addmm(bias, a, b): matmul's [M,K]x[K,N] or [B,M,K]x[B,K,N] of floats in
+/// f32, plus `bias` (of the result's rank, each dim 1 or the result's),
+/// -> f32: the products summed over k from the first, then the bias added
+/// (torch.addmm, baddbmm and linear).
+///
 /// cast: float->float and int->float round once under `rounding`;
 /// float->int rounds under `rounding` and saturates, NaN -> 0; int->int wraps
 /// (sign-extends when widening); i1 -> number is 0/1; anything -> i1 is x != 0.

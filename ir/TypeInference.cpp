@@ -365,6 +365,7 @@ bool inferResultTypes(const Case &c, const Op &op, std::vector<TensorType> &type
     case OpKind::ReduceMean:
     case OpKind::AvgPool2d:
     case OpKind::MaxPool2d:
+    case OpKind::Addmm:
     case OpKind::Conv2d: return inferWorkload(op, in, types, error);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

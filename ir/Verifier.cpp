@@ -93,6 +93,7 @@ bool knownRange(const Case &c, ValueId v, Interval &range) {
   case OpKind::Pad:
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

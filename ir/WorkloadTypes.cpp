@@ -114,6 +114,26 @@ bool inferWindow(const Op &op, const std::vector<const TensorType *> &in,
   return true;
 }
 
+bool inferAddmm(const std::vector<const TensorType *> &in, TensorType &r, std::string &error) {
+  const TensorType &bias = *in[0], &a = *in[1], &b = *in[2];
+  const unsigned rank = a.rank();
+  if (!isFloat(a.dtype) || b.dtype != a.dtype || bias.dtype != a.dtype)
+    return fail(error, "addmm takes floats of one dtype, not " + bias.str() + ", " + a.str() +
+                           ", " + b.str());
+  if ((rank != 2 && rank != 3) || b.rank() != rank || bias.rank() != rank ||
+      (rank == 3 && a.shape[0] != b.shape[0]) || a.shape[rank - 1] != b.shape[rank - 2])
+    return fail(error, "addmm of " + a.str() + " by " + b.str() +
+                           ": not two rank-2 or rank-3 operands that contract");
+  r.dtype = DType::F32;
+  r.shape = a.shape;
+  r.shape[rank - 1] = b.shape[rank - 1];
+  for (unsigned d = 0; d < rank; ++d)
+    if (bias.shape[d] != 1 && bias.shape[d] != r.shape[d])
+      return fail(error,
+                  "addmm's bias " + bias.str() + " does not broadcast to " + shapeStr(r.shape));
+  return true;
+}
+
 } // namespace
 
 bool inferWorkload(const Op &op, const std::vector<const TensorType *> &in,
@@ -132,6 +152,9 @@ bool inferWorkload(const Op &op, const std::vector<const TensorType *> &in,
       return false;
   } else if (op.kind == OpKind::Pad) {
     if (!inferPad(op, *in[0], r, error))
+      return false;
+  } else if (op.kind == OpKind::Addmm) {
+    if (!inferAddmm(in, r, error))
       return false;
   } else if (op.kind == OpKind::ReduceMean) {
     if (!isFloatOperand(op.kind, *in[0], error) || !checkAxis(op.attrs.axis, in[0]->rank(), error))

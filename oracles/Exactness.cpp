@@ -89,6 +89,7 @@ bool isDiscontinuous(const Case &c, const Op &op, unsigned resultIndex) {
   case OpKind::Pad:
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
@@ -134,6 +135,8 @@ int64_t termsPerSum(const Case &c, const Op &op) {
   }
   if (op.kind == OpKind::Matmul)
     return c.typeOf(op.operands[0]).shape.back();
+  if (op.kind == OpKind::Addmm) // the bias is a term
+    return c.typeOf(op.operands[1]).shape.back() + 1;
   Window2d w;
   if (op.kind == OpKind::AvgPool2d && windowOf(c, op, w))
     return w.taps();

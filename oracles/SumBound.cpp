@@ -123,22 +123,35 @@ std::vector<double> reorderedSumBound(const Case &c, const std::vector<RefTensor
       }
   } else if (op.kind == OpKind::AvgPool2d || op.kind == OpKind::Conv2d) {
     windowSumBound(c, values, op, computed, model, bound);
-  } else if (op.kind == OpKind::Matmul) {
-    const RefTensor &a = values[op.operands[0]], &b = values[op.operands[1]];
+  } else if (op.kind == OpKind::Matmul || op.kind == OpKind::Addmm) {
+    // addmm's bias is one more term, of the result's shape once broadcast.
+    const bool bias = op.kind == OpKind::Addmm;
+    const ValueId ai = op.operands[bias ? 1 : 0], bi = op.operands[bias ? 2 : 1];
+    const RefTensor &a = values[ai], &b = values[bi];
     const auto &as = a.type.shape, &bs = b.type.shape;
     const size_t r = as.size();
     const int64_t batches = product(as, 0, r - 2), m = as[r - 2], k = as[r - 1], n = bs[r - 1];
+    const RefTensor *addend = bias ? &values[op.operands[0]] : nullptr;
     for (int64_t bt = 0; bt < batches; ++bt)
       for (int64_t i = 0; i < m; ++i)
         for (int64_t j = 0; j < n; ++j) {
           double sum = 0;
           for (int64_t kk = 0; kk < k; ++kk)
             sum += magnitude(a, (bt * m + i) * k + kk) * magnitude(b, (bt * k + kk) * n + j);
+          double termError =
+              heldWideError(c, ai, computed, model) + heldWideError(c, bi, computed, model);
+          if (addend) {
+            const auto &s = addend->type.shape;
+            const int64_t at[3] = {bt, i, j};
+            int64_t e = 0;
+            for (size_t d = 0; d < r; ++d)
+              e = e * s[d] + (s[d] == 1 ? 0 : at[d + 3 - r]);
+            sum += magnitude(*addend, e);
+            termError += heldWideError(c, op.operands[0], computed, model);
+          }
           // A product of two unrounded factors: both errors.
           bound[static_cast<size_t>((bt * m + i) * n + j)] =
-              boundOf(k, sum,
-                      heldWideError(c, op.operands[0], computed, model) +
-                          heldWideError(c, op.operands[1], computed, model));
+              boundOf(bias ? k + 1 : k, sum, termError);
         }
   }
   return bound;

@@ -172,6 +172,7 @@ bool evalOther(OpEval &e) {
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d: return evalWorkload(e);
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

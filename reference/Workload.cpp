@@ -230,6 +230,37 @@ bool conv(OpEval &e, const Window2d &w) {
   return true;
 }
 
+/// addmm: the products in k order from the first, in f32, then the bias.
+bool addmm(OpEval &e) {
+  const RefTensor &bias = e.operand(0), &a = e.operand(1), &b = e.operand(2);
+  RefTensor &out = e.result();
+  const auto &os = out.type.shape;
+  const size_t r = os.size();
+  const int64_t B = r == 3 ? os[0] : 1, M = os[r - 2], N = os[r - 1], K = a.type.shape[r - 1];
+  const std::vector<int64_t> bs = stridesOf(bias.type.shape);
+  for (int64_t bt = 0; bt < B; ++bt)
+    for (int64_t m = 0; m < M; ++m)
+      for (int64_t n = 0; n < N; ++n) {
+        float acc = 0.0f;
+        uint8_t def = 1;
+        for (int64_t k = 0; k < K; ++k) {
+          const size_t ai = size_t((bt * M + m) * K + k), bi = size_t((bt * K + k) * N + n);
+          const float product = a.f[ai] * b.f[bi];
+          acc = k ? acc + product : product;
+          def &= a.defined[ai] & b.defined[bi];
+        }
+        // The bias element this output reads: its size-1 dims broadcast.
+        const int64_t at[3] = {bt, m, n};
+        int64_t j = 0;
+        for (size_t d = 0; d < r; ++d)
+          j += (bias.type.shape[d] == 1 ? 0 : at[d + 3 - r]) * bs[d];
+        const size_t o = size_t((bt * M + m) * N + n);
+        out.f[o] = acc + bias.f[size_t(j)];
+        out.defined[o] = def & bias.defined[size_t(j)];
+      }
+  return true;
+}
+
 bool window(OpEval &e) {
   Window2d w;
   if (!windowOf(e.c, e.op, w) || (!e.operand(0).isFloat() && e.op.kind != OpKind::Conv2d))
@@ -246,6 +277,8 @@ bool evalWorkload(OpEval &e) {
     return pad(e);
   if (e.op.kind == OpKind::ReduceMean)
     return mean(e);
+  if (e.op.kind == OpKind::Addmm)
+    return addmm(e);
   if (e.op.kind == OpKind::Conv2d || e.op.kind == OpKind::AvgPool2d ||
       e.op.kind == OpKind::MaxPool2d)
     return window(e);

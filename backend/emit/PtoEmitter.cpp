@@ -760,6 +760,7 @@ bool Emitter::check(const Op &op, std::string &unsupported) const {
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"
@@ -955,6 +956,7 @@ bool Emitter::run(std::string &out, std::string &unsupported) {
       case OpKind::ReduceMean:
       case OpKind::AvgPool2d:
       case OpKind::MaxPool2d:
+      case OpKind::Addmm:
       case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

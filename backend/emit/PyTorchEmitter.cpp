@@ -682,6 +682,22 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
          ", " + pyList(a.kernel) + ", " + pyList(a.strides) + ", " + pyList(a.padding) + ", " +
          pyList(a.dilation) + ", return_indices=True)");
     break;
+  case OpKind::Addmm: {
+    // In f32, as a matmul's products and sums. A weight [N, K] transposed
+    // with a bias per column is a linear layer: F.linear, as models call it.
+    const Op &bDef = c_.ops[c_.values[op.operands[2]].defOp];
+    const std::vector<int64_t> &bias = c_.typeOf(op.operands[0]).shape;
+    const std::string a1 = operand(op, 1) + ".float()";
+    if (t.rank() == 2 && bDef.kind == OpKind::Transpose && bias[0] == 1) {
+      // b's own source may belong to another task: b transposed back.
+      assign(op, "torch.nn.functional.linear(" + a1 + ", " + operand(op, 2) + ".t().float(), " + x +
+                     ".float().reshape(" + std::to_string(bias[1]) + "))");
+      break;
+    }
+    assign(op, std::string(t.rank() == 3 ? "torch.baddbmm(" : "torch.addmm(") + x + ".float(), " +
+                   a1 + ", " + operand(op, 2) + ".float())");
+    break;
+  }
   case OpKind::Conv2d: {
     // Products and sums of floats in f32 (the result type), as a matmul's;
     // integers wrap in their own type.

@@ -195,6 +195,7 @@ std::string whyNot(const Case &c, const Op &op) {
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d:
 #define NPF_HANDLED_CATEGORY Other
 #include "ir/OpCasesOutside.def"

@@ -169,6 +169,7 @@ void EmitterBase::emitOp(size_t opIndex) {
   case OpKind::ReduceMean:
   case OpKind::AvgPool2d:
   case OpKind::MaxPool2d:
+  case OpKind::Addmm:
   case OpKind::Conv2d:
     // emitMlir refuses a case with one before a style sees it.
     unsupported = std::string(opName(op.kind)) + " is not lowered in this style";

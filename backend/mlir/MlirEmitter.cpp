@@ -39,7 +39,8 @@ namespace {
 /// there is none.
 std::string unloweredOp(const Case &c) {
   static constexpr OpKind kUnlowered[] = {OpKind::Concat,    OpKind::Pad,       OpKind::ReduceMean,
-                                          OpKind::AvgPool2d, OpKind::MaxPool2d, OpKind::Conv2d};
+                                          OpKind::AvgPool2d, OpKind::MaxPool2d, OpKind::Conv2d,
+                                          OpKind::Addmm};
   for (const Op &op : c.ops)
     if (std::find(std::begin(kUnlowered), std::end(kUnlowered), op.kind) != std::end(kUnlowered))
       return "mlir: " + std::string(opName(op.kind)) + " is not lowered by the MLIR styles";

@@ -180,7 +180,7 @@ TEST(LoweringPlan, EveryFormShowsInTheMlirAndAgreesWithTheReference) {
       unsigned shown = 0;
       uint64_t loweringSeed = 0;
       for (uint64_t seed = 0; seed < 800 && shown < 6; ++seed) {
-        const Case c = generateCase(seed, Policy::defaults());
+        const Case c = generateCase(seed, mlirPolicy());
         RunConfig config;
         config.style = style;
         config.loweringSeed = loweringSeed = seedTaking(form, loweringSeed);

@@ -37,7 +37,7 @@ TEST(MlirBackend, SeedCorpusRunsCleanAtO0AndO2) {
 TEST(MlirBackend, GeneratedCasesRunCleanAtO0) {
   MlirJit jit;
   for (uint64_t seed = 0; seed < 60; ++seed) {
-    const Case c = generateCase(seed, Policy::defaults());
+    const Case c = generateCase(seed, mlirPolicy());
     RunConfig config;
     const CaseOutcome out = runCase(c, jit, config);
     EXPECT_EQ(out.verdict, VerdictKind::Ok) << "seed " << seed << ": " << out.summary << "\n"
@@ -135,7 +135,7 @@ TEST(MlirBackend, UserPassesRunAtTheirStage) {
 
   // What the user's passes are given at each stage (the run's IR coverage).
   MlirJit jit;
-  const Case c = generateCase(3, Policy::defaults());
+  const Case c = generateCase(3, mlirPolicy());
   auto entryOps = [&](MlirStyle style, PassStage stage) {
     RunConfig config;
     config.style = style;
@@ -299,7 +299,7 @@ TEST(MlirBackend, AReusedKernelsGlobalStartsAtZeroAgain) {
 }
 
 TEST(MlirBackend, AnNpuKernelIsReusedAndGivesWhatItsFirstCallGave) {
-  const Case c = generateCase(5, Policy::defaults());
+  const Case c = generateCase(5, mlirPolicy());
   MlirEmitOptions emit;
   emit.style = MlirStyle::Npu;
   MlirKernel kernel;

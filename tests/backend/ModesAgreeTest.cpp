@@ -76,5 +76,5 @@ TEST(ModesAgree, SeedCorpusAtO0AndO2) {
 
 TEST(ModesAgree, GeneratedCases) {
   for (uint64_t seed = 0; seed < 24; ++seed)
-    expectModesAgree(generateCase(seed, Policy::defaults()), "O0", "seed " + std::to_string(seed));
+    expectModesAgree(generateCase(seed, mlirPolicy()), "O0", "seed " + std::to_string(seed));
 }

@@ -169,7 +169,7 @@ TEST(NpuStyle, SeedCorpusRunsCleanAtO0AndO2) {
 TEST(NpuStyle, GeneratedCasesRunCleanAtO0) {
   MlirJit jit;
   for (uint64_t seed = 0; seed < 250; ++seed) {
-    const Case c = generateCase(seed, Policy::defaults());
+    const Case c = generateCase(seed, mlirPolicy());
     const CaseOutcome out = runCase(c, jit, npuConfig("O0"));
     EXPECT_EQ(out.verdict, VerdictKind::Ok) << "seed " << seed << ": " << out.summary << "\n"
                                             << out.run.message;
@@ -204,7 +204,7 @@ return %y, %t
 // (A chain's scalar stores reach GM by design: no chains here.)
 TEST(NpuStyle, ComputeReadsAndWritesOnlyTheScratchpad) {
   size_t accesses = 0;
-  Policy policy = Policy::defaults();
+  Policy policy = mlirPolicy();
   policy.chainRate = 0;
   for (uint64_t seed = 0; seed < 40; ++seed) {
     const Case c = generateCase(seed, policy);
@@ -237,7 +237,7 @@ TEST(NpuStyle, LaneWidthIsAParameter) {
   ASSERT_TRUE(resolvePipeline("O0", MlirStyle::Npu, pipeline, error)) << error;
   for (unsigned lanes : {4u, 8u, 32u}) {
     for (uint64_t seed = 0; seed < 25; ++seed) {
-      const Case c = generateCase(seed, Policy::defaults());
+      const Case c = generateCase(seed, mlirPolicy());
       MlirKernel k;
       std::string unsupported;
       MlirEmitOptions options;

@@ -62,7 +62,7 @@ TEST(TensorStyle, SeedCorpusRunsCleanAtO0AndO2) {
 TEST(TensorStyle, GeneratedCasesRunCleanAtO0) {
   MlirJit jit;
   for (uint64_t seed = 0; seed < 300; ++seed) {
-    const Case c = generateCase(seed, Policy::defaults());
+    const Case c = generateCase(seed, mlirPolicy());
     const CaseOutcome out = runCase(c, jit, tensorConfig("O0"));
     EXPECT_EQ(out.verdict, VerdictKind::Ok) << "seed " << seed << ": " << out.summary << "\n"
                                             << out.run.message;

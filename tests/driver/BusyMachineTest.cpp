@@ -58,6 +58,8 @@ protected:
     o.jobs = 2;
     o.progress = false;
     o.reduce = false;
+    // The adapter runs the MLIR styles (npufuzz external-mlir).
+    o.policy = mlirPolicy();
     o.config.metamorphicShare = 0;
     o.config.backend = BackendKind::External;
     ExternalToolchain &cmd = o.config.external;

@@ -156,7 +156,7 @@ TEST(Campaign, CrashHangAndOomAreVerdictsAndTheCampaignGoesOn) {
     if (f.id.rfind("crash-", 0) == 0)
       crash = &f;
   ASSERT_NE(crash, nullptr);
-  const Case c = generateCase(crash->firstSeed, Policy::defaults());
+  const Case c = generateCase(crash->firstSeed, mlirPolicy());
   RunConfig config;
   config.pipeline = kFaultyPipeline;
   const CaseReport again = reportOf(runIsolated(
@@ -1131,9 +1131,9 @@ TEST(Campaign, AMutantsFindingReproducesFromItsDirectoryAlone) {
   Mutant m;
   for (uint64_t seed = 0; seed < 400 && !failing; ++seed) {
     Seedling parent;
-    parent.c = generateFromChoices(seed, Policy::defaults(), {}, parent.choices);
+    parent.c = generateFromChoices(seed, mlirPolicy(), {}, parent.choices);
     parent.loweringSeed = seed;
-    m = mutate(parent, seed + 1, Policy::defaults(), MutationPolicy(), true);
+    m = mutate(parent, seed + 1, mlirPolicy(), MutationPolicy(), true);
     if (printCase(m.s.c).find(" max ") == std::string::npos)
       continue;
     config.loweringSeed = m.s.loweringSeed;

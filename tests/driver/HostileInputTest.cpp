@@ -12,6 +12,8 @@
 // never a finding for what is not the tool's fault.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/Case.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Program.h"
@@ -213,70 +215,12 @@ protected:
     fs::copy_file(tmp + "/damaged.npf", tmp + "/damaged-regressions/damaged.npf");
     // Matmul only, and no value of rank 2: no op can be built.
     std::string unsat = "max_rank = 1\npattern_rate = 0\nop.matmul = 1\n";
-    for (const char *op : {"const",
-                           "iota",
-                           "neg",
-                           "abs",
-                           "exp",
-                           "log",
-                           "sqrt",
-                           "rsqrt",
-                           "tanh",
-                           "erf",
-                           "sigmoid",
-                           "silu",
-                           "relu",
-                           "not",
-                           "round",
-                           "clamp",
-                           "add",
-                           "sub",
-                           "mul",
-                           "div",
-                           "max",
-                           "min",
-                           "and",
-                           "or",
-                           "xor",
-                           "eq",
-                           "ne",
-                           "lt",
-                           "le",
-                           "gt",
-                           "ge",
-                           "row_expand_add",
-                           "row_expand_sub",
-                           "row_expand_mul",
-                           "row_expand_div",
-                           "row_expand_max",
-                           "row_expand_min",
-                           "col_expand_add",
-                           "col_expand_sub",
-                           "col_expand_mul",
-                           "col_expand_div",
-                           "col_expand_max",
-                           "col_expand_min",
-                           "slice",
-                           "chunk",
-                           "transpose",
-                           "reshape",
-                           "broadcast",
-                           "squeeze",
-                           "unsqueeze",
-                           "index_map",
-                           "select",
-                           "masked_fill",
-                           "cast",
-                           "reduce_sum",
-                           "reduce_max",
-                           "reduce_min",
-                           "argmax",
-                           "topk",
-                           "gather",
-                           "set_validshape",
-                           "fillpad",
-                           "insert"})
-      unsat += std::string("op.") + op + " = 0\n";
+    // Every other op of the table at weight 0 (inputs are never drawn).
+    for (int k = 0; k < npufuzz::numOpKinds(); ++k) {
+      const npufuzz::OpKind kind = static_cast<npufuzz::OpKind>(k);
+      if (kind != npufuzz::OpKind::Matmul && kind != npufuzz::OpKind::Input)
+        unsat += "op." + std::string(npufuzz::opName(kind)) + " = 0\n";
+    }
     put("unsat.policy", unsat);
     // Output paths that are not regular files: written through or refused,
     // never replaced. A FIFO of their own, so that a row that wrongly

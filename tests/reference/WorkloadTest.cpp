@@ -135,4 +135,15 @@ TEST(Conv2d, PaddingAddsNoTermsAndIntegersWrap) {
   expectInts(i.run()[ri], {-116});
 }
 
+TEST(Addmm, AddsTheBroadcastBiasAfterTheProducts) {
+  CaseBuilder b;
+  // [2,2] x [2,2] plus a bias per column; the products 1e8 and -1e8 cancel
+  // before the bias is added, so the bias survives.
+  const ValueId bias = b.input(floats(ty(DType::F32, {1, 2}), {1, 2}));
+  const ValueId x = b.input(floats(ty(DType::F32, {2, 2}), {1e8f, -1e8f, 0, 0}));
+  const ValueId y = b.input(floats(ty(DType::F32, {2, 2}), {1, 1, 1, 1}));
+  const ValueId r = b.op(OpKind::Addmm, {bias, x, y}, OpAttrs(), ty(DType::F32, {2, 2}));
+  expectFloats(b.run()[r], {1, 2, 1, 2});
+}
+
 } // namespace

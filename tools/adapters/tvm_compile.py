@@ -107,6 +107,37 @@ def _frontend_refuses(exc):
             "not supported" in text.lower() and isinstance(exc, (ValueError, AssertionError)))
 
 
+def _reads_pool_indices(exported):
+    """Whether the exported program uses the indices of a max pool. TVM's
+    torch frontend computes a max pool's values only, and gives its indices
+    as a placeholder of zeros (base_fx_graph_translator.py,
+    _max_pool2d_with_indices: "We only compute the output and create a
+    placeholder for indices"): a program that reads them is one the frontend
+    does not take, though it says nothing."""
+    import operator
+    for node in exported.graph.nodes:
+        if node.op != "call_function" or "max_pool2d_with_indices" not in str(node.target):
+            continue
+        for user in node.users:
+            if user.target is operator.getitem and user.args[1] == 1 and user.users:
+                return True
+    return False
+
+
+def _has_integer_convolution(exported):
+    """Whether the exported program convolves integers. TVM's torch
+    frontend gives every conv2d out_dtype="float32" (_conv2d_impl), so an
+    integer convolution comes back as floats: silently another program
+    (reported as mlc-ai/relax#165, closed unmerged)."""
+    for node in exported.graph.nodes:
+        if node.op != "call_function" or "conv" not in str(node.target):
+            continue
+        value = node.meta.get("val")
+        if value is not None and hasattr(value, "dtype") and not value.dtype.is_floating_point:
+            return True
+    return False
+
+
 class Compiled:
     """A kernel built by TVM, called as the compiled kernel would be."""
 
@@ -134,6 +165,11 @@ class Compiled:
             said = str(e).splitlines()
             raise Refused("torch.export cannot trace the program: " +
                           (said[0] if said else type(e).__name__))
+        if _reads_pool_indices(exported):
+            raise Refused("tvm's torch frontend computes no max_pool2d indices (a placeholder "
+                          "of zeros)")
+        if _has_integer_convolution(exported):
+            raise Refused("tvm's torch frontend makes every conv2d's result float32")
         try:
             module = from_exported_program(exported)
         except Exception as e:
