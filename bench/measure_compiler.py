@@ -7,6 +7,10 @@ format (docs/compiler-coverage.md).
 
 Usage: measure_compiler.py OUT PACKAGE -m MODULE [ARGS...]
   PACKAGE: inductor (torch/_inductor) or tvm.
+
+With NPUFUZZ_GROWTH_SECONDS=S, it also appends to OUT.growth.jsonl, every S
+seconds, {"seconds": ..., "files": ...}: what was reached first since the
+last line, so the lines together are the growth curve of the run.
 """
 import os
 import runpy
@@ -33,14 +37,53 @@ def main():
         sys.stderr.write("measure_compiler.py: %s\n" % measuring.off)
         return 2
     sys.argv = [sys.argv[4]] + sys.argv[5:]
+    every = float(os.environ.get("NPUFUZZ_GROWTH_SECONDS", "0") or 0)
+    taken = []  # every take's files, the growth snapshots' and the last
+
+    def snapshot(growth, started):
+        import json
+        import time
+        delta = measuring.take()
+        taken.append(delta.get("files", {}))
+        growth.write(json.dumps({"seconds": round(time.time() - started, 1),
+                                 "files": delta.get("files", {})},
+                                separators=(",", ":")) + "\n")
+        growth.flush()
+
+    if every > 0:
+        import threading
+        import time
+        growth = open(out + ".growth.jsonl", "w")
+        started = time.time()
+        stop = threading.Event()
+
+        def grow():
+            while not stop.wait(every):
+                snapshot(growth, started)
+        threading.Thread(target=grow, daemon=True).start()
     code = 0
     try:  # measured from here: the compiler is imported, instrumented, inside
         runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else 0 if e.code is None else 1
     import json
+    if every > 0:
+        stop.set()
+        snapshot(growth, started)
+    last = measuring.take() if every <= 0 else {"tool": measuring.tool,
+                                                 "packages": [package[0]]}
+    # The whole run: the union of every take.
+    files = dict(last.get("files", {}))
+    for delta in taken:
+        for name, got in delta.items():
+            into = files.setdefault(name, {"lines": [], "branches": []})
+            into["lines"] = sorted(set(into["lines"]) | set(got["lines"]))
+            into["branches"] = sorted({tuple(b) for b in into["branches"]} |
+                                      {tuple(b) for b in got["branches"]})
+    last["files"] = {name: {"lines": v["lines"], "branches": [list(b) for b in v["branches"]]}
+                     for name, v in sorted(files.items())}
     with open(out, "w") as f:
-        json.dump(measuring.take(), f, separators=(",", ":"))
+        json.dump(last, f, separators=(",", ":"))
     return code
 
 

@@ -475,9 +475,7 @@ max_topk_steps = 2097152
 pattern_rate = 0.4
 view_chain_rate = 0.45
 )";
-  // The tensor style does not lower the workload ops yet.
-  static const std::string kAll = std::string(kText) + kWorkloadOpsOff;
-  return builtInPolicy(kAll.c_str());
+  return builtInPolicy(kText);
 }
 
 Policy pytorchsimPolicy() {

@@ -140,8 +140,11 @@ int64_t termsPerSum(const Case &c, const Op &op) {
   Window2d w;
   if (op.kind == OpKind::AvgPool2d && windowOf(c, op, w))
     return w.taps();
+  // A convolution's padded taps are terms of its implementations (zero
+  // products), if not of its definition.
   if (op.kind == OpKind::Conv2d && windowOf(c, op, w))
-    return w.taps() * c.typeOf(op.operands[1]).shape[1];
+    return w.taps() * c.typeOf(op.operands[1]).shape[1] +
+           (w.padding[0] > 0 || w.padding[1] > 0 ? 1 : 0);
   return 0;
 }
 } // namespace

@@ -223,6 +223,9 @@ protected:
   /// insert: a copy of dest with src's valid region written at the offsets
   /// (ir/Case.h).
   virtual void emitInsert(const Op &op) = 0;
+  /// The workload ops (concat, pad, reduce_mean, conv2d, the pools, addmm):
+  /// a style that does not lower them refuses (emitMlir asks first).
+  virtual void emitWorkload(const Op &op);
   /// reduce_sum, reduce_max, reduce_min.
   virtual void emitReduce(const Op &op) = 0;
   virtual void emitArgMax(const Op &op) = 0;

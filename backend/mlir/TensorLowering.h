@@ -84,6 +84,16 @@ private:
   void emitTopK(const Op &op) override;
   void emitMatmul(const Op &op) override;
   void emitGather(const Op &op) override;
+  // TensorWorkload.cpp: concat, pad, reduce_mean, conv2d, the pools, addmm.
+  void emitWorkload(const Op &op) override;
+  void emitMaxPool(const Op &op, const struct Window2d &w);
+  void emitAddmm(const Op &op);
+  /// `x` of type `t` padded by `low`/`high` with `value`; its type in `result`.
+  std::string padded(const std::string &x, const TensorType &t, const std::vector<int64_t> &low,
+                     const std::vector<int64_t> &high, const std::string &value,
+                     TensorType &result);
+  /// `x` (f32, of type `t`) divided by `n`, rounded to `to`, bound to `res`.
+  void divideInto(ValueId res, const std::string &x, const TensorType &t, int64_t n, DType to);
 
   void emitReshape(const Op &op);
   void emitIndexMapView(const Op &op);

@@ -68,3 +68,26 @@ TEST(TensorStyle, GeneratedCasesRunCleanAtO0) {
                                             << out.run.message;
   }
 }
+
+// The workload ops on tensors (tensor.concat and tensor.pad, a mean's sum
+// and division, linalg's convolution and pooling ops, the max pool's
+// generic, addmm's matmul and bias): exact, or within their sums' bound.
+TEST(TensorStyle, WorkloadOpsRunClean) {
+  Policy policy;
+  std::string error;
+  ASSERT_TRUE(parsePolicy("dtype.index = 0\nop.concat = 20\nop.pad = 20\nop.reduce_mean = 20\n"
+                          "op.avg_pool2d = 20\nop.max_pool2d = 20\nop.conv2d = 20\nop.addmm = 20\n",
+                          policy, error))
+      << error;
+  MlirJit jit;
+  unsigned drawn = 0;
+  for (uint64_t seed = 0; seed < 60; ++seed) {
+    const Case c = generateCase(seed, policy);
+    for (const Op &op : c.ops)
+      drawn += op.kind >= OpKind::Concat; // the workload ops: the last rows of ir/Ops.def
+    const CaseOutcome out = runCase(c, jit, tensorConfig("O0"));
+    EXPECT_EQ(out.verdict, VerdictKind::Ok) << "seed " << seed << ": " << out.summary << "\n"
+                                            << out.run.message;
+  }
+  EXPECT_GT(drawn, 30u);
+}
