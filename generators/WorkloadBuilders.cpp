@@ -123,7 +123,10 @@ bool buildPool(GenContext &g, OpKind k) {
     return false;
   const std::vector<int64_t> s = g.c.typeOf(x).shape;
   OpAttrs attrs;
-  attrs.kernel = pair(g, 1, std::min<int64_t>(4, s[2]), std::min<int64_t>(4, s[3]));
+  // Small windows mostly; now and then one past Inductor's unrolled form
+  // (16 taps) or past what it lowers at all (25 taps, an aten fallback).
+  const int64_t widest = g.rng.chance(0.2) ? 7 : 4;
+  attrs.kernel = pair(g, 1, std::min<int64_t>(widest, s[2]), std::min<int64_t>(widest, s[3]));
   attrs.strides = g.rng.chance(0.4) ? std::vector<int64_t>{1, 1} : pair(g, 1, 3, 3);
   attrs.padding = g.rng.chance(0.5) ? std::vector<int64_t>{0, 0}
                                     : pair(g, 0, attrs.kernel[0] / 2, attrs.kernel[1] / 2);
@@ -208,7 +211,16 @@ bool buildAddmm(GenContext &g) {
     bs[0] = g.rng.chance(0.5) ? 1 : batch;
   if (g.rng.chance(0.3))
     bs[rank - 2] = m;
-  const ValueId bias = g.operandLike(TensorType{dt, bs, std::nullopt});
+  // A constant bias now and then: the program is then a matmul plus a
+  // constant, the form Inductor's patterns fold into an addmm.
+  ValueId bias = kNoValue;
+  if (g.policy.opWeights[static_cast<size_t>(OpKind::Const)] > 0 && g.rng.chance(0.3)) {
+    OpAttrs value;
+    value.value = g.drawScalar(dt);
+    bias = g.emitSource(OpKind::Const, TensorType{dt, bs, std::nullopt}, value);
+  } else {
+    bias = g.operandLike(TensorType{dt, bs, std::nullopt});
+  }
   if (a == kNoValue || b == kNoValue || bias == kNoValue)
     return false;
   return g.emit(OpKind::Addmm, {bias, a, b}, OpAttrs()) >= 0;

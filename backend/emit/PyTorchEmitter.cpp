@@ -581,7 +581,12 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
       assign(op, x + ".sum(" + std::to_string(a.axis) + ", keepdim=True).to(" + tt + ")");
       break;
     }
-    // f32 accumulation for floats, the type's width for integers.
+    // An integer sum wraps at its type's width in any order: torch's own
+    // sum in that type. A float sum keeps its order, f32 left to right.
+    if (!isFloat(t.dtype) && t.dtype != DType::I1 && t.dtype != DType::Index) {
+      assign(op, x + ".sum(" + std::to_string(a.axis) + ", keepdim=True, dtype=" + tt + ")");
+      break;
+    }
     assign(op, "_fold(" + x + ", " + std::to_string(a.axis) + ", lambda s, e: s + e, " +
                    (isFloat(t.dtype) ? "torch.float32" : tt) + ").to(" + tt + ")");
     break;
@@ -692,6 +697,12 @@ bool Emitter::other(const Op &op, std::string &unsupported) {
       // b's own source may belong to another task: b transposed back.
       assign(op, "torch.nn.functional.linear(" + a1 + ", " + operand(op, 2) + ".t().float(), " + x +
                      ".float().reshape(" + std::to_string(bias[1]) + "))");
+      break;
+    }
+    // A constant bias is added to a matmul, as a model's graph holds it
+    // before Inductor's patterns fold the two.
+    if (c_.ops[c_.values[op.operands[0]].defOp].kind == OpKind::Const) {
+      assign(op, "torch.matmul(" + a1 + ", " + operand(op, 2) + ".float()) + " + x + ".float()");
       break;
     }
     assign(op, std::string(t.rank() == 3 ? "torch.baddbmm(" : "torch.addmm(") + x + ".float(), " +
