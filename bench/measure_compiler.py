@@ -10,7 +10,8 @@ Usage: measure_compiler.py OUT PACKAGE -m MODULE [ARGS...]
 
 With NPUFUZZ_GROWTH_SECONDS=S, it also appends to OUT.growth.jsonl, every S
 seconds, {"seconds": ..., "files": ...}: what was reached first since the
-last line, so the lines together are the growth curve of the run.
+last line, so the lines together are the growth curve of the run, and what
+it reached until a crash that ends it.
 """
 import os
 import runpy
@@ -54,7 +55,9 @@ def main():
         import threading
         import time
         growth = open(out + ".growth.jsonl", "w")
-        started = time.time()
+        # Seconds since NPUFUZZ_GROWTH_START (epoch seconds) when given: a
+        # run restarted after a crash continues its predecessor's clock.
+        started = float(os.environ.get("NPUFUZZ_GROWTH_START", "0") or 0) or time.time()
         stop = threading.Event()
 
         def grow():

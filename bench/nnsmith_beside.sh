@@ -63,16 +63,28 @@ export OMP_NUM_THREADS=1 TORCHINDUCTOR_COMPILE_THREADS=1
 ) &
 NPUFUZZ_RUN=$!
 (
+  # NNSmith runs its cases in its own process: a crash of the compiled code
+  # ends it. As a user would, it is started again (on the next seed) for
+  # the time left; what each run reached is kept a minute at a time.
   start=$(date +%s.%N)
-  NPUFUZZ_GROWTH_SECONDS=60 TORCHINDUCTOR_CACHE_DIR=$OUT/cache-nnsmith "$NNSMITH_PYTHON" \
-    bench/measure_compiler.py "$OUT/nnsmith-coverage.json" inductor -m nnsmith.cli.fuzz \
-    fuzz.time="$SECONDS_EACH" fuzz.root="$OUT/nnsmith" fuzz.seed="$SEED" mgen.seed="$SEED" \
-    model.type=torch backend.type=pt2 hydra.run.dir="$OUT/nnsmith-hydra" >"$OUT/nnsmith.log" 2>&1
+  deadline=$(($(date +%s) + SECONDS_EACH))
+  run=0
+  while left=$((deadline - $(date +%s))) && [ "$left" -gt 10 ]; do
+    NPUFUZZ_GROWTH_SECONDS=60 NPUFUZZ_GROWTH_START=$start \
+      TORCHINDUCTOR_CACHE_DIR=$OUT/cache-nnsmith "$NNSMITH_PYTHON" bench/measure_compiler.py \
+      "$OUT/nnsmith-coverage.$run.json" inductor -m nnsmith.cli.fuzz fuzz.time="$left" \
+      fuzz.root="$OUT/nnsmith.$run" fuzz.seed=$((SEED + run)) mgen.seed=$((SEED + run)) \
+      model.type=torch backend.type=pt2 hydra.run.dir="$OUT/nnsmith-hydra.$run" \
+      >>"$OUT/nnsmith.log" 2>&1 && break
+    echo "NNSmith run $run ended with status $? after $(($(date +%s) - deadline + SECONDS_EACH)) s" \
+      >>"$OUT/nnsmith.restarts"
+    run=$((run + 1))
+  done
   python3 -c "import time; print(round(time.time() - $start, 1))" >"$OUT/nnsmith.wall"
 ) &
 NNSMITH_RUN=$!
 wait "$NPUFUZZ_RUN" || { cat "$OUT/npufuzz.log" >&2; exit 2; }
-wait "$NNSMITH_RUN" || { tail -20 "$OUT/nnsmith.log" >&2; exit 2; }
+wait "$NNSMITH_RUN"
 npufuzz_wall=$(cat "$OUT/npufuzz.wall")
 nnsmith_wall=$(cat "$OUT/nnsmith.wall")
 
@@ -87,13 +99,33 @@ def sets(path):
     return lines, branches
 
 n_lines, n_branches = sets(os.path.join(out, "npufuzz", "compiler-coverage.json"))
-s_lines, s_branches = sets(os.path.join(out, "nnsmith-coverage.json"))
+import glob
+
+
+def nnsmith_sets():
+    # Every run's final file, and its snapshots (all a crashed run left).
+    lines, branches = set(), set()
+    for path in glob.glob(os.path.join(out, "nnsmith-coverage.*.json")):
+        more = sets(path)
+        lines |= more[0]
+        branches |= more[1]
+    for path in glob.glob(os.path.join(out, "nnsmith-coverage.*.json.growth.jsonl")):
+        for line in open(path):
+            files = json.loads(line)["files"]
+            lines |= {(f, l) for f, v in files.items() for l in v.get("lines", [])}
+            branches |= {(f, tuple(b)) for f, v in files.items() for b in v.get("branches", [])}
+    return lines, branches
+
+
+s_lines, s_branches = nnsmith_sets()
 b_lines, b_branches = sets(os.path.join(out, "one-op-coverage.json"))
 summary = json.load(open(os.path.join(out, "npufuzz", "summary.json")))
 findings = sorted(os.listdir(os.path.join(out, "npufuzz", "findings")))
 log = open(os.path.join(out, "nnsmith.log"), errors="replace").read()
-cases = re.findall(r"Total (\d+) testcases generated", log)
-bugs = re.findall(r"Total (\d+) bugs found", log)
+# NNSmith prints a timing line a test case, and its bugs' total when a run
+# ends (a run that crashed prints none).
+cases = [len(re.findall(r"Timing: gen", log))]
+bugs = [sum(int(x) for x in re.findall(r"Total (\d+) bugs found", log))]
 rows = [("npufuzz", n_lines, n_branches, s_lines, s_branches, summary["cases"],
          "%d signatures (%s new against the known list)" % (
              len(findings), summary.get("new_against_known_list", "?"))),
@@ -119,12 +151,16 @@ print("beyond the baseline, npufuzz/NNSmith: lines %.2f, branches %.2f" % (
 shared_with_baseline = len(n_lines & b_lines)
 npufuzz_growth = [(g[1], g[2] - shared_with_baseline)
                   for g in summary.get("compiler_coverage", {}).get("growth", [])]
-nnsmith_growth, seen = [], set()
-path = os.path.join(out, "nnsmith-coverage.json.growth.jsonl")
-for line in (open(path) if os.path.exists(path) else []):
-    snap = json.loads(line)
+nnsmith_growth, seen, snaps = [], set(), []
+for path in glob.glob(os.path.join(out, "nnsmith-coverage.*.json.growth.jsonl")):
+    snaps += [json.loads(line) for line in open(path)]
+for snap in sorted(snaps, key=lambda x: x["seconds"]):
     seen |= {(f, l) for f, v in snap["files"].items() for l in v.get("lines", [])}
     nnsmith_growth.append((snap["seconds"], len(seen - b_lines)))
+restarts = os.path.join(out, "nnsmith.restarts")
+if os.path.exists(restarts):
+    print("NNSmith restarted after its process ended early:")
+    print(open(restarts).read().rstrip())
 
 def at(growth, t):
     # A snapshot taken a little after its minute counts for it.
