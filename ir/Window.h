@@ -32,6 +32,23 @@ struct Window2d {
   }
 };
 
+/// Calls `tap(th, tw, h, x)` for each tap (th, tw) of the window at output
+/// (oh, ow) that lands inside an H x W plane, at (h, x), in row-major window
+/// order: the order every sum of the reference adds its terms in.
+template <class Tap>
+void forEachTap(const Window2d &w, int64_t H, int64_t W, int64_t oh, int64_t ow, Tap tap) {
+  for (int64_t th = 0; th < w.kernel[0]; ++th) {
+    const int64_t h = w.tapAt(0, oh, th);
+    if (h < 0 || h >= H)
+      continue;
+    for (int64_t tw = 0; tw < w.kernel[1]; ++tw) {
+      const int64_t x = w.tapAt(1, ow, tw);
+      if (x >= 0 && x < W)
+        tap(th, tw, h, x);
+    }
+  }
+}
+
 /// The window of a conv2d, avg_pool2d or max_pool2d op from its attributes
 /// (a dilation it does not take is 1) and, for conv2d, its weight's type
 /// (the kernel is its last two dims); false when an attribute list does not

@@ -82,16 +82,12 @@ void windowSumBound(const Case &c, const std::vector<RefTensor> &values, const O
           for (int64_t ci = 0; ci < Cg; ++ci) {
             const int64_t channel = conv ? (o / perGroup) * Cg + ci : o;
             const int64_t plane = (n * C + channel) * H * W;
-            for (int64_t th = 0; th < w.kernel[0]; ++th)
-              for (int64_t tw = 0; tw < w.kernel[1]; ++tw) {
-                const int64_t h = w.tapAt(0, oh, th), x0 = w.tapAt(1, ow, tw);
-                if (h < 0 || h >= H || x0 < 0 || x0 >= W)
-                  continue;
-                const double weight =
-                    conv ? magnitude(*wt, ((o * Cg + ci) * w.kernel[0] + th) * w.kernel[1] + tw)
-                         : 1.0;
-                sum += magnitude(x, plane + h * W + x0) * weight;
-              }
+            forEachTap(w, H, W, oh, ow, [&](int64_t th, int64_t tw, int64_t h, int64_t x0) {
+              const double weight =
+                  conv ? magnitude(*wt, ((o * Cg + ci) * w.kernel[0] + th) * w.kernel[1] + tw)
+                       : 1.0;
+              sum += magnitude(x, plane + h * W + x0) * weight;
+            });
           }
           bound[k] = boundOf(terms, sum, termError) / (conv ? 1.0 : double(w.taps()));
         }

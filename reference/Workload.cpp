@@ -111,22 +111,6 @@ template <class Visit> void eachOutput(const RefTensor &out, Visit visit) {
           visit(n, c, oh, ow, k++);
 }
 
-/// Calls `tap(h, w)` for the in-bounds taps of the window at (oh, ow), in
-/// row-major window order.
-template <class Tap>
-void eachTap(const Window2d &w, int64_t H, int64_t W, int64_t oh, int64_t ow, Tap tap) {
-  for (int64_t th = 0; th < w.kernel[0]; ++th) {
-    const int64_t h = w.tapAt(0, oh, th);
-    if (h < 0 || h >= H)
-      continue;
-    for (int64_t tw = 0; tw < w.kernel[1]; ++tw) {
-      const int64_t x = w.tapAt(1, ow, tw);
-      if (x >= 0 && x < W)
-        tap(h, x);
-    }
-  }
-}
-
 bool pool(OpEval &e, const Window2d &w) {
   const RefTensor &x = e.operand(0);
   RefTensor &out = e.result();
@@ -139,7 +123,7 @@ bool pool(OpEval &e, const Window2d &w) {
       float acc = 0.0f;
       bool first = true;
       uint8_t def = 1;
-      eachTap(w, H, W, oh, ow, [&](int64_t h, int64_t x0) {
+      forEachTap(w, H, W, oh, ow, [&](int64_t, int64_t, int64_t h, int64_t x0) {
         const float v = x.f[size_t(plane + h * W + x0)];
         acc = first ? v : acc + v;
         first = false;
@@ -158,7 +142,7 @@ bool pool(OpEval &e, const Window2d &w) {
     uint8_t def = 1;
     // torch's CPU kernel: the first tap, then any tap greater than the best
     // or NaN (so the last NaN).
-    eachTap(w, H, W, oh, ow, [&](int64_t h, int64_t x0) {
+    forEachTap(w, H, W, oh, ow, [&](int64_t, int64_t, int64_t h, int64_t x0) {
       const float v = x.f[size_t(plane + h * W + x0)];
       def &= x.defined[size_t(plane + h * W + x0)];
       if (at < 0 || v > best || std::isnan(v)) {
@@ -191,20 +175,12 @@ void convLoop(const Window2d &w, int64_t groups, const std::vector<T> &xv, const
     uint8_t def = 1;
     for (int64_t ci = 0; ci < Cg; ++ci) {
       const int64_t plane = (n * C + c0 + ci) * H * W, kernel = (o * Cg + ci) * ws[2] * ws[3];
-      for (int64_t th = 0; th < w.kernel[0]; ++th) {
-        const int64_t h = w.tapAt(0, oh, th);
-        if (h < 0 || h >= H)
-          continue;
-        for (int64_t tw = 0; tw < w.kernel[1]; ++tw) {
-          const int64_t x0 = w.tapAt(1, ow, tw);
-          if (x0 < 0 || x0 >= W)
-            continue;
-          const size_t xi = size_t(plane + h * W + x0), wi = size_t(kernel + th * ws[3] + tw);
-          acc = mulAdd(acc, first, xv[xi], wv[wi]);
-          first = false;
-          def &= x.defined[xi] & wt.defined[wi];
-        }
-      }
+      forEachTap(w, H, W, oh, ow, [&](int64_t th, int64_t tw, int64_t h, int64_t x0) {
+        const size_t xi = size_t(plane + h * W + x0), wi = size_t(kernel + th * ws[3] + tw);
+        acc = mulAdd(acc, first, xv[xi], wv[wi]);
+        first = false;
+        def &= x.defined[xi] & wt.defined[wi];
+      });
     }
     ov[size_t(k)] = acc;
     out.defined[size_t(k)] = def;
