@@ -8,16 +8,19 @@
 namespace npufuzz {
 
 namespace {
+/// How a case gets a switch (CompilerSwitches.def).
+enum class Draw : uint8_t { Kept, Drawn, OptIn };
+
 struct SwitchRow {
   CompilerSwitch id;
   BackendKind backend;
   std::string_view name;
-  bool drawn;
+  Draw draw;
 };
 
 constexpr SwitchRow kSwitches[] = {
-#define NPUFUZZ_SWITCH(Backend, Id, name, drawn, description)                                      \
-  {CompilerSwitch::Id, BackendKind::Backend, name, drawn},
+#define NPUFUZZ_SWITCH(Backend, Id, name, draw, description)                                       \
+  {CompilerSwitch::Id, BackendKind::Backend, name, Draw::draw},
 #include "backend/CompilerSwitches.def"
 };
 
@@ -47,6 +50,8 @@ bool isCompilerFreedom(CompilerSwitch s) {
   case CompilerSwitch::InductorCppVectorization:
   case CompilerSwitch::InductorSplitReductions:
   case CompilerSwitch::InductorStaticShapes:
+  case CompilerSwitch::InductorFreezing:
+  case CompilerSwitch::InductorMaxAutotune:
   case CompilerSwitch::IreeOptimize:
   case CompilerSwitch::IreeDataTiling:
   case CompilerSwitch::IreeAggressiveFusion:
@@ -64,6 +69,8 @@ bool isCompilerFreedom(CompilerSwitch s) {
   return false;
 }
 
+bool onByDefault(CompilerSwitch s) { return row(s).draw != Draw::OptIn; }
+
 std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name) {
   for (const SwitchRow &r : kSwitches)
     if (r.backend == backend && r.name == name)
@@ -72,21 +79,30 @@ std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view 
 }
 
 SwitchStates switchStates(BackendKind backend, std::optional<uint64_t> loweringSeed,
-                          const std::vector<CompilerSwitch> &off) {
+                          const std::vector<CompilerSwitch> &off, bool drawsModes) {
   // A stream of its own: the lowering plan's draws stay what they were.
   Prng rng = Prng::stream(loweringSeed.value_or(0), 0x73776974636866ull /* "switchf" */);
   SwitchStates states;
   for (const SwitchRow &r : kSwitches) {
     if (r.backend != backend)
       continue;
-    bool on = true;
-    if (r.drawn && loweringSeed)
+    bool on = r.draw != Draw::OptIn;
+    // OptIn rows come last: not drawing them leaves the draws above alone.
+    if (r.draw != Draw::Kept && loweringSeed && (r.draw != Draw::OptIn || drawsModes))
       on = rng.below(2) == 1;
     if (std::find(off.begin(), off.end(), r.id) != off.end())
       on = false;
     states.push_back({r.id, on});
   }
   return states;
+}
+
+std::string changedSwitchesText(const SwitchStates &states) {
+  std::string text;
+  for (const SwitchState &s : states)
+    if (s.on != onByDefault(s.id))
+      text += (text.empty() ? "" : ", ") + std::string(switchName(s.id)) + (s.on ? " on" : " off");
+  return text.empty() ? "defaults" : text;
 }
 
 } // namespace npufuzz

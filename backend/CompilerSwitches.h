@@ -20,7 +20,7 @@
 namespace npufuzz {
 
 enum class CompilerSwitch : uint8_t {
-#define NPUFUZZ_SWITCH(Backend, Id, name, drawn, description) Id,
+#define NPUFUZZ_SWITCH(Backend, Id, name, Draw, description) Id,
 #include "backend/CompilerSwitches.def"
 };
 
@@ -32,6 +32,9 @@ std::vector<CompilerSwitch> switchesOf(BackendKind backend);
 /// compiler's default documents (Inductor's default numerics), not a bug.
 /// Switch blame tries these first.
 bool isCompilerFreedom(CompilerSwitch s);
+/// Whether `s` is on where nothing draws or turns it off: the compiler's
+/// default as users ship it (every switch but the OptIn ones).
+bool onByDefault(CompilerSwitch s);
 /// The switch of `backend` called `name`.
 std::optional<CompilerSwitch> parseSwitch(BackendKind backend, std::string_view name);
 
@@ -43,9 +46,17 @@ struct SwitchState {
 using SwitchStates = std::vector<SwitchState>;
 
 /// The states for a case of `backend`: drawn switches from `loweringSeed`
-/// (all on without one), the others on, then those in `off` off.
+/// (at their defaults without one), the others on, then those in `off` off.
+/// `drawsModes`: whether the seed draws the OptIn switches too; a seed a
+/// finding recorded before they existed does not (Expectation::drawsModes),
+/// so that it still means the compile it meant.
 SwitchStates switchStates(BackendKind backend, std::optional<uint64_t> loweringSeed,
-                          const std::vector<CompilerSwitch> &off);
+                          const std::vector<CompilerSwitch> &off, bool drawsModes);
+
+/// The states not at the compiler's default, as "name on" or "name off",
+/// comma-separated ("defaults" for none): how a case's compile differs
+/// from the compiler's own.
+std::string changedSwitchesText(const SwitchStates &states);
 
 } // namespace npufuzz
 

@@ -153,10 +153,11 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, std::st
     error = "the reference cannot make the case's inputs: " + ref.error;
     return false;
   }
-  // An omitted switch is the compiler's default, which for both is on.
-  SwitchStates states = switchStates(backend, how.loweringSeed, {});
+  // An omitted switch is the compiler's default.
+  SwitchStates states = switchStates(backend, how.loweringSeed, {}, how.drawsModes);
   for (SwitchState &s : states)
-    s.on |= std::find(omitted.begin(), omitted.end(), s.id) != omitted.end();
+    if (std::find(omitted.begin(), omitted.end(), s.id) != omitted.end())
+      s.on = onByDefault(s.id);
   const std::vector<Exactness> exactness = classifyValues(c, freedomsOf(backend, states));
 
   std::ostringstream os;
@@ -201,12 +202,20 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, std::st
   } else {
     bool dynamic = false;
     const std::string changes = inductorConfigChanges(states, dynamic);
-    os << "compiled = torch.compile(kernel, fullgraph=True, dynamic="
-       << (dynamic ? "True" : "False") << ")\n";
-    if (changes == "{}")
-      os << "got = compiled(*x)\n";
-    else
-      os << "with torch._inductor.config.patch(" << changes << "):\n    got = compiled(*x)\n";
+    const std::vector<size_t> weights = weightInputs(c);
+    if (frozenOrAutotuned(states, weights)) {
+      // Weights as a model's parameters, or max-autotune's one choice.
+      os << "_CONFIG = " << changes << "\n\n\n"
+         << inductorCompileFunction(states, weights, dynamic) << "\n\n"
+         << "got = _compile(kernel)(*x)\n";
+    } else {
+      os << "compiled = torch.compile(kernel, fullgraph=True, dynamic="
+         << (dynamic ? "True" : "False") << ")\n";
+      if (changes == "{}")
+        os << "got = compiled(*x)\n";
+      else
+        os << "with torch._inductor.config.patch(" << changes << "):\n    got = compiled(*x)\n";
+    }
   }
   os << "want = kernel(*x)\n";
   // One comparison: bit for bit where the compiler promises the exact
@@ -237,7 +246,7 @@ bool briefIreeScript(const Case &c, const Expectation &how, std::string &out, st
   MlirKernel kernel;
   if (!ireeTensorKernel(c, how, kernel, error))
     return false;
-  const SwitchStates states = switchStates(BackendKind::Iree, how.loweringSeed, {});
+  const SwitchStates states = switchStates(BackendKind::Iree, how.loweringSeed, {}, how.drawsModes);
   const ExactnessModel freedoms = freedomsOf(BackendKind::Iree, states);
   RefRun ref = runReference(c);
   if (!ref.ok()) {

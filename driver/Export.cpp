@@ -113,6 +113,10 @@ std::string switchSetting(CompilerSwitch s, bool on) {
     return on ? "\"cpp.simdlen\": None" : "\"cpp.simdlen\": 1";
   case CompilerSwitch::InductorSplitReductions:
     return on ? "\"split_reductions\": True" : "\"split_reductions\": False";
+  case CompilerSwitch::InductorFreezing: return on ? "\"freezing\": True" : "\"freezing\": False";
+  case CompilerSwitch::InductorMaxAutotune:
+    return on ? "\"max_autotune\": True, \"max_autotune_gemm_backends\": \"ATEN,CPP\""
+              : "\"max_autotune\": False";
   // Not a config key: torch.compile's own argument (compileFunction).
   case CompilerSwitch::InductorStaticShapes: return "";
   // One config key of the two: numerics (compileFunction).
@@ -144,11 +148,19 @@ std::string switchSetting(CompilerSwitch s, bool on) {
   return "";
 }
 
+bool switchOn(const SwitchStates &states, CompilerSwitch id) {
+  for (const SwitchState &s : states)
+    if (s.id == id)
+      return s.on;
+  return false;
+}
+
 /// Inductor's config entries for `states`, as the adapter sets them
 /// (tools/adapters/torch_server.py), comma-separated: every switch's, or
-/// with `changesOnly` those a switch off changes (every Inductor switch is
-/// on by default); then numerics, strict in what each numerics switch off
-/// asks for, when one is. `dynamic`: the static_shapes switch is off.
+/// with `changesOnly` those not at the compiler's default (an OptIn mode
+/// only when on, either way); then numerics,
+/// strict in what each numerics switch off asks for, when one is.
+/// `dynamic`: the static_shapes switch is off.
 std::string inductorConfigEntries(const SwitchStates &states, bool changesOnly, bool &dynamic) {
   std::string entries;
   bool strictPointwise = false, strictReduction = false;
@@ -158,7 +170,10 @@ std::string inductorConfigEntries(const SwitchStates &states, bool changesOnly, 
     strictPointwise |= s.id == CompilerSwitch::InductorDefaultPointwiseNumerics && !s.on;
     strictReduction |= s.id == CompilerSwitch::InductorDefaultReductionNumerics && !s.on;
     const std::string setting = switchSetting(s.id, s.on);
-    if (!setting.empty() && !(changesOnly && s.on))
+    // A mode users opt into is written only when on, as a config written
+    // before it existed is read.
+    const bool atDefault = s.on == onByDefault(s.id);
+    if (!setting.empty() && !(atDefault && (changesOnly || !onByDefault(s.id))))
       entries += (entries.empty() ? "" : ", ") + setting;
   }
   if (strictPointwise || strictReduction)
@@ -171,23 +186,14 @@ std::string inductorConfigEntries(const SwitchStates &states, bool changesOnly, 
 }
 
 /// How the compiler is called, by form.
-std::string compileFunction(ExportForm form, const SwitchStates &states) {
+std::string compileFunction(ExportForm form, const SwitchStates &states,
+                            const std::vector<size_t> &weights) {
   std::ostringstream os;
   if (form == ExportForm::TorchHarness) {
     bool dynamic = false;
     os << "# Inductor's config as the finding ran it (the rest at its defaults).\n_CONFIG = {"
-       << inductorConfigEntries(states, /*changesOnly=*/false, dynamic);
-    os << "}\n\n\n"
-          "def _compile(kernel):\n"
-          "    import torch._inductor.config as config\n"
-          "    compiled = torch.compile(kernel, backend=\"inductor\", fullgraph=True, "
-          "dynamic="
-       << (dynamic ? "True" : "False")
-       << ")\n\n"
-          "    def run(*args):\n"
-          "        with config.patch(_CONFIG):\n"
-          "            return compiled(*args)\n"
-          "    return run\n";
+       << inductorConfigEntries(states, /*changesOnly=*/false, dynamic) << "}\n\n\n";
+    os << inductorCompileFunction(states, weights, dynamic);
     return os.str();
   }
   // TVM: the PassContext of the finding's switches.
@@ -735,7 +741,8 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     return false;
   const BackendKind backend = backendOf(form);
   ScriptExpectation expected;
-  if (!expectationOf(c, backend, switchStates(backend, how.loweringSeed, {}), expected, error))
+  if (!expectationOf(c, backend, switchStates(backend, how.loweringSeed, {}, how.drawsModes),
+                     expected, error))
     return false;
   const RefRun &ref = expected.ref;
   const ExactnessModel &freedoms = expected.freedoms;
@@ -770,7 +777,9 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << ".\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
   os << body << "\n\n";
-  os << compileFunction(form, switchStates(backend, how.loweringSeed, {})) << "\n\n";
+  os << compileFunction(form, switchStates(backend, how.loweringSeed, {}, how.drawsModes),
+                        weightInputs(c))
+     << "\n\n";
   os << "# (dtype, the .npy bytes; bf16 as f32, exact)\n_INPUTS = [\n";
   for (const RefTensor &t : ref.inputs)
     os << "    (" << pyString(std::string(torchDtypeName(t.type.dtype))) << ", "
@@ -916,7 +925,8 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
   if (!ireeTensorKernel(c, how, kernel, error))
     return false;
   ScriptExpectation expected;
-  if (!expectationOf(c, BackendKind::Iree, switchStates(BackendKind::Iree, how.loweringSeed, {}),
+  if (!expectationOf(c, BackendKind::Iree,
+                     switchStates(BackendKind::Iree, how.loweringSeed, {}, how.drawsModes),
                      expected, error))
     return false;
   const RefRun &ref = expected.ref;
@@ -949,7 +959,7 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
      << "# iree-compile's flags as the finding ran it.\n_FLAGS = [\n"
      << "    \"--iree-hal-target-device=local\",\n"
      << "    \"--iree-hal-local-target-device-backends=llvm-cpu\",\n";
-  for (const SwitchState &s : switchStates(BackendKind::Iree, how.loweringSeed, {}))
+  for (const SwitchState &s : switchStates(BackendKind::Iree, how.loweringSeed, {}, how.drawsModes))
     os << "    " << pyString(switchSetting(s.id, s.on)) << ",\n";
   os << "]\n\n# The entry's arguments: (\"input\", dtype, the .npy bytes; bf16 as f32,\n"
      << "# exact), or (\"valid_dim\", None, a valid shape's extent).\n_ARGS = [\n";
@@ -992,6 +1002,7 @@ bool mlirFile(const Case &c, const Expectation &how, const ExportSource &source,
     return false;
   }
   config.loweringSeed = how.loweringSeed;
+  config.drawsModes = how.drawsModes;
   MlirKernel kernel;
   std::string unsupported;
   if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
@@ -1094,6 +1105,68 @@ bool pytorchsimScript(const Case &c, const Expectation &how, const ExportSource 
 }
 } // namespace
 
+bool frozenOrAutotuned(const SwitchStates &states, const std::vector<size_t> &weights) {
+  return (switchOn(states, CompilerSwitch::InductorFreezing) && !weights.empty()) ||
+         switchOn(states, CompilerSwitch::InductorMaxAutotune);
+}
+
+std::string inductorCompileFunction(const SwitchStates &states, const std::vector<size_t> &weights,
+                                    bool dynamic) {
+  const bool frozen = switchOn(states, CompilerSwitch::InductorFreezing) && !weights.empty();
+  std::ostringstream os;
+  if (frozen) {
+    os << "# kernel()'s arguments a model holds as its weights.\n_WEIGHTS = [";
+    for (size_t k = 0; k < weights.size(); ++k)
+      os << (k ? ", " : "") << weights[k];
+    os << "]\n_NAMES = [(k, \"w%d\" % k) for k in _WEIGHTS]\n\n\n";
+  }
+  os << "def _compile(kernel):\n"
+        "    import torch._inductor.config as config\n";
+  if (switchOn(states, CompilerSwitch::InductorMaxAutotune))
+    os << "    from torch._inductor import select_algorithm\n\n"
+          "    # One choice of max-autotune's, the C++ GEMM template when there is one:\n"
+          "    # one choice is not timed, so what runs never depends on the machine.\n"
+          "    select_algorithm.add_preprocessing_fn(lambda choices: ([\n"
+          "        c for c in choices if not isinstance(c, select_algorithm.ExternKernelCaller)]\n"
+          "        or choices)[:1])\n";
+  if (!frozen) {
+    os << "    compiled = torch.compile(kernel, backend=\"inductor\", fullgraph=True, dynamic="
+       << (dynamic ? "True" : "False")
+       << ")\n\n"
+          "    def run(*args):\n"
+          "        with config.patch(_CONFIG):\n"
+          "            return compiled(*args)\n"
+          "    return run\n";
+    return os.str();
+  }
+  os << "\n"
+        "    class Model(torch.nn.Module):\n"
+        "        # The weights as a model's parameters (integers: buffers), which\n"
+        "        # freezing folds in as constants under torch.no_grad().\n"
+        "        def __init__(self, args):\n"
+        "            super().__init__()\n"
+        "            for k in _WEIGHTS:\n"
+        "                if args[k].is_floating_point():\n"
+        "                    self.register_parameter(\"w%d\" % k, torch.nn.Parameter(args[k], "
+        "requires_grad=False))\n"
+        "                else:\n"
+        "                    self.register_buffer(\"w%d\" % k, args[k])\n\n"
+        "        def forward(self, *activations):\n"
+        "            args = list(activations)\n"
+        "            for k, name in _NAMES:\n"
+        "                args.insert(k, getattr(self, name))\n"
+        "            return kernel(*args)\n\n"
+        "    def run(*args):\n"
+        "        with config.patch(_CONFIG), torch.no_grad():\n"
+        "            compiled = torch.compile(Model(args).eval(), backend=\"inductor\", "
+        "fullgraph=True, dynamic="
+     << (dynamic ? "True" : "False")
+     << ")\n"
+        "            return compiled(*[a for k, a in enumerate(args) if k not in _WEIGHTS])\n"
+        "    return run\n";
+  return os.str();
+}
+
 std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic) {
   return "{" + inductorConfigEntries(states, /*changesOnly=*/true, dynamic) + "}";
 }
@@ -1106,6 +1179,7 @@ bool ireeTensorKernel(const Case &c, const Expectation &how, MlirKernel &kernel,
   config.backend = BackendKind::Iree;
   config.style = MlirStyle::Tensor;
   config.loweringSeed = how.loweringSeed;
+  config.drawsModes = how.drawsModes;
   std::string unsupported;
   if (!emitMlir(c, emitOptionsOf(config), kernel, unsupported)) {
     error = "the case has no tensor kernel: " + unsupported;

@@ -91,6 +91,19 @@ bool exportCase(const Case &c, const Expectation &how, ExportForm form, const Ex
 /// symbols (static_shapes off: torch.compile's dynamic=True).
 std::string inductorConfigChanges(const SwitchStates &states, bool &dynamic);
 
+/// Whether the switches `states` ask for more than torch.compile and a
+/// config patch: the case's weights (`weights`, weightInputs in
+/// ir/Case.h) as a module's parameters (freezing), or max-autotune.
+bool frozenOrAutotuned(const SwitchStates &states, const std::vector<size_t> &weights);
+
+/// The Python of `_compile(kernel)`, which returns a run(*args) that
+/// compiles kernel() as the adapter does (tools/adapters/torch_server.py)
+/// for `states`, under a `_CONFIG` dict the script defines: its weights
+/// a module's parameters with freezing on (frozenOrAutotuned), one
+/// max-autotune choice; `dynamic`: sizes as symbols.
+std::string inductorCompileFunction(const SwitchStates &states, const std::vector<size_t> &weights,
+                                    bool dynamic);
+
 /// The PyTorch program of the verified case `c`; false with the reason when
 /// an op has no torch form or none torch computes exactly (the program
 /// would raise: the backend's `unsupported`).

@@ -74,12 +74,12 @@ bool generatedBrief(const Case &c, const Expectation &how, const Reportable &r,
 }
 
 /// The switches a brief writes a setting of: every IREE flag; an Inductor
-/// config key or a TVM pass or key only where the finding turned it off
-/// (on is their default).
+/// config key or a TVM pass or key only where the finding's differs from
+/// the compiler's default.
 std::vector<CompilerSwitch> writtenSwitches(const Reportable &r, const Expectation &how) {
   std::vector<CompilerSwitch> written;
-  for (const SwitchState &s : switchStates(r.backend, how.loweringSeed, {}))
-    if (r.form == ExportForm::Iree || !s.on)
+  for (const SwitchState &s : switchStates(r.backend, how.loweringSeed, {}, how.drawsModes))
+    if (r.form == ExportForm::Iree || s.on != onByDefault(s.id))
       written.push_back(s.id);
   return written;
 }

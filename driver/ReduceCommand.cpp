@@ -177,7 +177,7 @@ std::string expectationLine(const Expectation &e) {
   // may hold spaces.
   line += " style=" + e.style;
   if (e.loweringSeed)
-    line += " lowering=" + std::to_string(*e.loweringSeed);
+    line += " lowering=" + std::to_string(*e.loweringSeed) + (e.drawsModes ? " modes=drawn" : "");
   if (e.stage != PassStage::Entry)
     line += " stage=" + std::string(passStageName(e.stage));
   if (!e.fixedIn.empty())
@@ -203,6 +203,7 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
       continue;
     if (lineNumber)
       *lineNumber = number;
+    out.drawsModes = false; // unless the line says so
     std::string rest = line.substr(at + marker.size());
     const size_t pipelineAt = rest.find(" pipeline=");
     if (pipelineAt != std::string::npos) {
@@ -225,6 +226,8 @@ bool parseExpectation(const std::string &caseText, Expectation &out, std::string
         out.style = w.substr(6);
       else if (uint64_t seed; w.rfind("lowering=", 0) == 0 && textToUInt(w.substr(9), seed))
         out.loweringSeed = seed;
+      else if (w == "modes=drawn")
+        out.drawsModes = true;
       else if (w.rfind("stage=", 0) == 0 && parsePassStage(w.substr(6), out.stage))
         continue;
       else if (w.rfind("fixed=", 0) == 0 && releaseOf(w.substr(6)))
@@ -436,6 +439,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   config.pytorchsim = o.pytorchsim;
   config.knownSignatures = o.knownSignatures;
   config.loweringSeed = o.loweringSeed;
+  config.drawsModes = o.drawsModes;
   config.stage = o.stage;
   if (!parseMlirStyle(o.style, config.style))
     return fail("unknown style '" + o.style + "'");
@@ -577,6 +581,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
   expect.pipeline = r.reduced.pipeline;
   expect.style = o.style;
   expect.loweringSeed = o.loweringSeed;
+  expect.drawsModes = o.drawsModes;
   expect.stage = o.stage;
   const std::string caseText = expectationLine(expect) + "\n" + printCase(r.reduced.c);
   MlirKernel kernel;
@@ -735,6 +740,7 @@ int runReduceCommand(const ReduceCommandOptions &o, std::ostream &out) {
     how.style = o.style;
     how.pipeline = r.reduced.pipeline;
     how.loweringSeed = o.loweringSeed;
+    how.drawsModes = o.drawsModes;
     how.stage = o.stage;
     std::string script, whyNot;
     if (!r.confirmed)
@@ -830,6 +836,7 @@ int runReplayCommand(const ReplayOptions &o, std::ostream &out) {
     }
     cand.pipeline = config.pipeline = expect.pipeline;
     config.loweringSeed = expect.loweringSeed;
+    config.drawsModes = expect.drawsModes;
     config.stage = expect.stage;
     // An expectation of some releases only: another release's is not run.
     std::string otherRelease, noRelease;

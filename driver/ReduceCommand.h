@@ -69,6 +69,10 @@ struct Expectation {
   std::string pipeline = "O0";
   std::string style = "affine";
   std::optional<uint64_t> loweringSeed; ///< none: the canonical plan
+  /// Whether the lowering seed draws the compiler's OptIn modes too
+  /// (RunConfig::drawsModes): `modes=drawn` on the line; a line without it
+  /// was written before they existed.
+  bool drawsModes = true;
   PassStage stage = PassStage::Entry;
   /// The release that fixed the bug ("torch-2.10.0"; empty: not fixed):
   /// replayed against that release or a later one, the case expects ok.
@@ -81,7 +85,7 @@ struct Expectation {
   /// not run, and says so.
   std::string from, until;
 };
-/// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed>] [stage=<stage>]
+/// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed> [modes=drawn]] [stage=<stage>]
 /// [fixed=<name>-<version>] [from=<name>-<version>] [until=<name>-<version>] pipeline=<P>`.
 std::string expectationLine(const Expectation &e);
 /// Finds and parses the expect line of a case text: the first line holding
@@ -102,6 +106,7 @@ struct ReduceCommandOptions {
   /// The lowering seed the case failed with; it stays fixed while the case
   /// is reduced (none: the canonical plan).
   std::optional<uint64_t> loweringSeed;
+  bool drawsModes = true; ///< Expectation::drawsModes
   PassStage stage = PassStage::Entry;
   /// Pass plugins: loaded into the command's own JIT when it makes one, and
   /// into the runs that reduce the MLIR given to a blamed pass.

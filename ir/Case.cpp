@@ -367,4 +367,43 @@ std::vector<TaskOps> lastReadyTaskOrder(const Case &c) {
 
 uint64_t caseHash(const Case &c) { return fnv1a(printCase(c)); }
 
+namespace {
+/// Whether operand `k` of `op` is where a model's weight goes.
+bool weightOperand(const Op &op, size_t k) {
+  return (op.kind == OpKind::Matmul && k == 1) || (op.kind == OpKind::Addmm && k != 1) ||
+         (op.kind == OpKind::Conv2d && k == 1);
+}
+
+/// Whether every use of `v` is a weight operand, or a transpose whose
+/// every use is (`throughTranspose`), and `v` is used and not returned.
+bool onlyWeight(const Case &c, ValueId v, bool throughTranspose) {
+  if (std::find(c.outputs.begin(), c.outputs.end(), v) != c.outputs.end())
+    return false;
+  bool used = false;
+  for (const Op &op : c.ops)
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      if (op.operands[k] != v)
+        continue;
+      used = true;
+      if (!weightOperand(op, k) && !(throughTranspose && op.kind == OpKind::Transpose &&
+                                     onlyWeight(c, op.results[0], false)))
+        return false;
+    }
+  return used;
+}
+} // namespace
+
+std::vector<size_t> weightInputs(const Case &c) {
+  std::vector<size_t> weights;
+  size_t position = 0;
+  for (const Op &op : c.ops) {
+    if (op.kind != OpKind::Input)
+      continue;
+    if (onlyWeight(c, op.results[0], /*throughTranspose=*/true))
+      weights.push_back(position);
+    ++position;
+  }
+  return weights;
+}
+
 } // namespace npufuzz

@@ -371,6 +371,14 @@ std::vector<TaskOps> lastReadyTaskOrder(const Case &c);
 /// The printed text's 64-bit FNV-1a hash: the identity of a case.
 uint64_t caseHash(const Case &c);
 
+/// The inputs a model holds as its weights, as positions among the case's
+/// inputs (in op order): those used, and only used, as a matmul's or an
+/// addmm's second factor (directly, or through a transpose, as a linear
+/// layer's weight is), an addmm's bias or a convolution's filter, and not
+/// returned. An inference compile with freezing folds them in as constants
+/// (backend/CompilerSwitches.def).
+std::vector<size_t> weightInputs(const Case &c);
+
 } // namespace npufuzz
 
 #endif // NPUFUZZ_IR_CASE_H

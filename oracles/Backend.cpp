@@ -150,7 +150,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
     // The compiler's optimisations for this case: what the adapter turns on.
     ExternalToolchain cmd = config.external;
     const SwitchStates states =
-        switchStates(config.backend, config.loweringSeed, config.switchesOff);
+        switchStates(config.backend, config.loweringSeed, config.switchesOff, config.drawsModes);
     for (const SwitchState &s : states)
       cmd.switches.emplace_back(std::string(switchName(s.id)), s.on);
     return std::make_unique<CommandBackend>(cmd, freedomsOf(config.backend, states));

@@ -30,6 +30,10 @@ struct RunConfig {
   /// The case's lowering seed (backend/mlir/LoweringPlan.h); none: the
   /// canonical plan.
   std::optional<uint64_t> loweringSeed;
+  /// Whether the lowering seed also draws the compiler's OptIn modes
+  /// (backend/CompilerSwitches.def): every seed drawn now does; one an old
+  /// finding recorded does not (Expectation::drawsModes).
+  bool drawsModes = true;
   std::string pipeline = "O0";
   /// Where in the lowering the pipeline's passes run.
   PassStage stage = PassStage::Entry;

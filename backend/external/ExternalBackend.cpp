@@ -369,6 +369,7 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
   program("pto", "kernel.pto", emitted, text, reason);
 
   std::string ins, outs, args, passes;
+  const std::vector<size_t> weights = weightInputs(c);
   size_t k = 0;
   for (const Op &op : c.ops) {
     if (op.kind != OpKind::Input)
@@ -376,7 +377,12 @@ bool writeCaseDirectory(const std::string &dir, const Case &c, const MlirKernel 
     const std::string name = "in" + std::to_string(k) + ".npy";
     if (k >= inputs.size() || !writeNpy(file(name), fromTensorData(inputs[k]), error))
       return error = error.empty() ? "too few inputs" : error, false;
-    ins += std::string(k ? ",\n    " : "") + tensorJson(c, op.results[0], name);
+    std::string json = tensorJson(c, op.results[0], name);
+    // What a model would hold as a parameter (the Inductor adapter's
+    // freezing switch makes it one).
+    if (std::find(weights.begin(), weights.end(), k) != weights.end())
+      json.insert(json.size() - 1, ", \"weight\": true");
+    ins += std::string(k ? ",\n    " : "") + json;
     ++k;
   }
   for (size_t o = 0; o < c.outputs.size(); ++o)

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 using namespace npufuzz;
 
@@ -336,8 +337,8 @@ TEST(InductorBackend, WhatOnlyDefaultNumericsShowsIsTheModesFreedom) {
                                  "%3 = add %2, %0 : bf16[8,16]\n"
                                  "%4 = mul %3, %3 : bf16[8,16]\n"
                                  "return %4\n");
-  EXPECT_FALSE(freedomsOf(BackendKind::Inductor,
-                          switchStates(BackendKind::Inductor, std::nullopt, strict.switchesOff))
+  EXPECT_FALSE(freedomsOf(BackendKind::Inductor, switchStates(BackendKind::Inductor, std::nullopt,
+                                                              strict.switchesOff, true))
                    .lowPrecisionHeldWide);
   const CaseOutcome exact = runCase(chain, jit, strict);
   EXPECT_EQ(exact.verdict, VerdictKind::Ok) << exact.summary;
@@ -375,4 +376,70 @@ TEST(TorchBackend, AMissingPythonIsNamedWithWhereToRead) {
   // A program that runs but is no Python with torch fails the canary.
   EXPECT_FALSE(configureTorchBackend(config, "/bin/false", error));
   EXPECT_NE(error.find("cannot import torch and numpy"), std::string::npos) << error;
+}
+
+// Freezing and max-autotune are modes users ask for: off without a
+// lowering seed, drawn with one. With both on (and sizes constant), an
+// addmm whose second factor is an input a model holds as a weight
+// (weightInputs) reaches Inductor as a module's frozen parameter and
+// takes its C++ GEMM template, the one choice the adapter leaves
+// (never timed): a patch that raises when the template renders sees it.
+// At the defaults the matmul is ATen's, and with both on and no patch the
+// values agree.
+TEST(InductorBackend, FrozenWeightsTakeTheCppGemmTemplateUnderMaxAutotune) {
+  MlirJit jit;
+  std::optional<uint64_t> both;
+  for (uint64_t seed = 1; seed < 256 && !both; ++seed) {
+    bool freezing = false, autotune = false, constantSizes = false;
+    for (const SwitchState &s : switchStates(BackendKind::Inductor, seed, {}, true)) {
+      freezing |= s.id == CompilerSwitch::InductorFreezing && s.on;
+      autotune |= s.id == CompilerSwitch::InductorMaxAutotune && s.on;
+      constantSizes |= s.id == CompilerSwitch::InductorStaticShapes && s.on;
+    }
+    if (freezing && autotune && constantSizes)
+      both = seed;
+  }
+  ASSERT_TRUE(both.has_value());
+  for (const SwitchState &s : switchStates(BackendKind::Inductor, std::nullopt, {}, true))
+    EXPECT_EQ(s.on, s.id != CompilerSwitch::InductorFreezing &&
+                        s.id != CompilerSwitch::InductorMaxAutotune)
+        << switchName(s.id);
+
+  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-gemm-template";
+  std::filesystem::create_directories(dir);
+  const std::string patch = dir + "/gemm_template_seen.py";
+  std::ofstream(patch) << "from torch._inductor.codegen.cpp_gemm_template import "
+                          "CppGemmTemplate\n"
+                          "def render(self, *args, **kwargs):\n"
+                          "    raise AssertionError('the C++ GEMM template renders')\n"
+                          "CppGemmTemplate.render = render\n";
+  const Case c = parseOrFail("npufuzz-case 1\n"
+                             "data seed=7 edge_rate=0\n"
+                             "%0 = input : f32[1,24]\n"
+                             "%1 = input : f32[16,32]\n"
+                             "%2 = input : f32[32,24]\n"
+                             "%3 = addmm %0, %1, %2 : f32[16,24]\n"
+                             "%4 = relu %3 : f32[16,24]\n"
+                             "return %4\n");
+  ASSERT_EQ(weightInputs(c), (std::vector<size_t>{0, 2}));
+  RunConfig config = inductor();
+  const CaseOutcome frozen = [&] {
+    RunConfig on = config;
+    on.loweringSeed = both;
+    return runCase(c, jit, on);
+  }();
+  EXPECT_EQ(frozen.verdict, VerdictKind::Ok) << frozen.summary;
+
+  workerPersistentCommand().stop();
+  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  const CaseOutcome byDefault = runCase(c, jit, config);
+  config.loweringSeed = both;
+  const CaseOutcome templated = runCase(c, jit, config);
+  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
+  workerPersistentCommand().stop();
+  EXPECT_EQ(byDefault.verdict, VerdictKind::Ok) << byDefault.summary;
+  EXPECT_EQ(templated.verdict, VerdictKind::CompileError) << templated.summary;
+  EXPECT_NE(templated.summary.find("AssertionError in gemm_template_seen.render"),
+            std::string::npos)
+      << templated.summary;
 }

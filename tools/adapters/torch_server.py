@@ -14,6 +14,8 @@ threaded reductions may depend on the thread count.
 With `--compile inductor` (npufuzz --backend inductor) each program runs its
 kernel under torch.compile(fullgraph=True, dynamic=False) through Inductor
 on the CPU, or dynamic=True when the case's static_shapes switch is off.
+With its freezing switch on, the case's weights (manifest.json's inputs
+marked "weight") are a module's parameters, compiled under no_grad.
 A failure of the compiler is answered with one headline on the
 case's stderr, which npufuzz signs, and the traceback in DIR/details.txt;
 DIR/details.txt also gets the code Inductor generated, which a finding
@@ -168,6 +170,12 @@ SWITCH_CONFIG = {
     # No vector ISA has 1 bit: scalar kernels (cpu_vec_isa.pick_vec_isa).
     "cpp_vectorization": ({"cpp.simdlen": None}, {"cpp.simdlen": 1}),
     "split_reductions": ({"split_reductions": True}, {"split_reductions": False}),
+    # On, the case's weights are also a module's parameters (_Compiling).
+    "freezing": ({"freezing": True}, {"freezing": False}),
+    # Templates are chosen over ATen's kernels without timing them
+    # (_template_first): the choice never depends on the machine's load.
+    "max_autotune": ({"max_autotune": True, "max_autotune_gemm_backends": "ATEN,CPP"},
+                     {"max_autotune": False}),
     # Not a config key: off, torch.compile gets dynamic=True (_Compiling).
     "static_shapes": ({}, {}),
     # One config key, numerics, of the two (inductor_config).
@@ -202,31 +210,96 @@ def inductor_config(case_dir):
     return patch, not switches.get("static_shapes", True)
 
 
+def weight_positions(case_dir):
+    """The positions of kernel()'s arguments a model holds as its weights
+    (manifest.json's inputs marked "weight")."""
+    with open(os.path.join(case_dir, "manifest.json")) as f:
+        inputs = json.load(f).get("inputs", [])
+    return [k for k, tensor in enumerate(inputs) if tensor.get("weight")]
+
+
+def _template_first(choices):
+    """max-autotune's choices for one matmul, less all but one: the first
+    template if there is one (the C++ GEMM template), else the first of
+    ATen's. One choice is taken without being timed, so which kernel runs
+    depends on the case alone, never on how busy the machine is."""
+    from torch._inductor.select_algorithm import ExternKernelCaller
+    templates = [c for c in choices if not isinstance(c, ExternKernelCaller)]
+    return (templates or choices)[:1]
+
+
+def _with_weights(torch, compile, kernel, weights, options):
+    """kernel(*args) compiled as an inference model runs it: the arguments
+    at `weights` are the parameters of a module (buffers, if integers),
+    compiled under torch.no_grad(), where freezing folds them in as
+    constants. Each call compiles afresh: frozen weights are one call's."""
+    names = [(k, "w%d" % k) for k in weights]
+
+    class Model(torch.nn.Module):
+        def __init__(self, args):
+            super().__init__()
+            for k in weights:
+                if args[k].is_floating_point():
+                    self.register_parameter(
+                        "w%d" % k, torch.nn.Parameter(args[k], requires_grad=False))
+                else:
+                    self.register_buffer("w%d" % k, args[k])
+
+        def forward(self, *activations):
+            args = list(activations)
+            # In increasing order: each lands at its place. The names are
+            # constants: dynamo formats no string with a symbolic int.
+            for k, name in names:
+                args.insert(k, getattr(self, name))
+            return kernel(*args)
+
+    def run(*args):
+        import torch._dynamo
+        torch._dynamo.reset()
+        with torch.no_grad():
+            model = compile(Model(args).eval(), **options)
+            return model(*[a for k, a in enumerate(args) if k not in weights])
+    return run
+
+
 class _Compiling:
     """Inductor's config patch while a case's main() runs, and with sizes
     as symbols, torch.compile(kernel, ..., dynamic=True) in place of the
-    program's dynamic=False: the program stays the one every backend runs."""
+    program's dynamic=False: the program stays the one every backend runs.
+    With freezing on, the case's weights are a module's parameters
+    (_with_weights); with max-autotune on, templates come first
+    (_template_first)."""
 
     def __init__(self, case_dir):
         import torch
         import torch._inductor.config as config
         self.torch = torch
         patch, self.dynamic = inductor_config(case_dir)
+        self.weights = weight_positions(case_dir) if patch.get("freezing") else []
+        self.autotune = bool(patch.get("max_autotune"))
         self.patch = config.patch(patch)
 
     def compile(self, kernel, **options):
         if self.dynamic:
             options["dynamic"] = True
+        if self.weights:
+            return _with_weights(self.torch, self.saved, kernel, self.weights, options)
         return self.saved(kernel, **options)
 
     def __enter__(self):
         self.patch.__enter__()
+        if self.autotune:
+            from torch._inductor import select_algorithm
+            select_algorithm.add_preprocessing_fn(_template_first)
         self.saved = self.torch.compile
         self.torch.compile = self.compile
         return self
 
     def __exit__(self, *exc):
         self.torch.compile = self.saved
+        if self.autotune:
+            from torch._inductor import select_algorithm
+            select_algorithm.clear_preprocessing_fns()  # the defaults stay
         return self.patch.__exit__(*exc)
 
 

@@ -418,8 +418,10 @@ void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed
   Expectation expect;
   if (!parseExpectation(caseText, expect, error))
     return;
-  if (!seed.seed.getNumOccurrences())
+  if (!seed.seed.getNumOccurrences()) {
     config.loweringSeed = expect.loweringSeed;
+    config.drawsModes = expect.drawsModes;
+  }
   if (!stage.stage.getNumOccurrences())
     config.stage = expect.stage;
 }

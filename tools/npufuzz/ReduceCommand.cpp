@@ -123,6 +123,7 @@ int runReduce() {
     std::tie(o.pipeline, o.style) = pipelineAsRecorded(text, pipeline, style);
   }
   o.loweringSeed = staged.loweringSeed;
+  o.drawsModes = staged.drawsModes;
   o.stage = staged.stage;
   o.plugins = plugins;
   o.maxSeconds = maxTime;

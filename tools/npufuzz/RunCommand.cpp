@@ -1,4 +1,5 @@
 //===- tools/npufuzz/RunCommand.cpp - npufuzz run ---------------------------===//
+#include "backend/CompilerSwitches.h"
 #include "tools/npufuzz/BackendOptions.h"
 #include "tools/npufuzz/Commands.h"
 
@@ -73,6 +74,11 @@ int runRun() {
     llvm::outs() << "values not computed: " << r.valuesWhyNot << "\n";
   if (config.loweringSeed)
     llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
+  if (!switchesOf(config.backend).empty())
+    llvm::outs() << "switches: "
+                 << changedSwitchesText(switchStates(config.backend, config.loweringSeed,
+                                                     config.switchesOff, config.drawsModes))
+                 << "\n";
   if (r.verdict == VerdictKind::Ok)
     return kExitOk;
   llvm::outs() << "signature: " << report.signature.text() << " (" << report.signature.id()

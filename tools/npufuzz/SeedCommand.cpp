@@ -4,6 +4,7 @@
 // finding's repro gives.
 //
 //===----------------------------------------------------------------------===//
+#include "backend/CompilerSwitches.h"
 #include "tools/npufuzz/BackendOptions.h"
 #include "tools/npufuzz/Commands.h"
 
@@ -87,6 +88,11 @@ int runSeed() {
   if (config.loweringSeed)
     llvm::outs() << " (--lowering-seed " << *config.loweringSeed << ")";
   llvm::outs() << "\n";
+  if (!switchesOf(config.backend).empty())
+    llvm::outs() << "switches: "
+                 << changedSwitchesText(switchStates(config.backend, config.loweringSeed,
+                                                     config.switchesOff, config.drawsModes))
+                 << "\n";
   if (report.result.verdict == VerdictKind::Ok)
     return kExitOk; // nothing to reproduce
   Finding f;
