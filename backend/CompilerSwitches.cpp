@@ -52,6 +52,7 @@ bool isCompilerFreedom(CompilerSwitch s) {
   case CompilerSwitch::InductorStaticShapes:
   case CompilerSwitch::InductorFreezing:
   case CompilerSwitch::InductorMaxAutotune:
+  case CompilerSwitch::InductorCppWrapper:
   case CompilerSwitch::IreeOptimize:
   case CompilerSwitch::IreeDataTiling:
   case CompilerSwitch::IreeAggressiveFusion:

@@ -117,6 +117,8 @@ std::string switchSetting(CompilerSwitch s, bool on) {
   case CompilerSwitch::InductorMaxAutotune:
     return on ? "\"max_autotune\": True, \"max_autotune_gemm_backends\": \"ATEN,CPP\""
               : "\"max_autotune\": False";
+  case CompilerSwitch::InductorCppWrapper:
+    return on ? "\"cpp_wrapper\": True" : "\"cpp_wrapper\": False";
   // Not a config key: torch.compile's own argument (compileFunction).
   case CompilerSwitch::InductorStaticShapes: return "";
   // One config key of the two: numerics (compileFunction).

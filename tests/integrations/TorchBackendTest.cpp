@@ -378,7 +378,7 @@ TEST(TorchBackend, AMissingPythonIsNamedWithWhereToRead) {
   EXPECT_NE(error.find("cannot import torch and numpy"), std::string::npos) << error;
 }
 
-// Freezing and max-autotune are modes users ask for: off without a
+// Freezing, max-autotune and cpp_wrapper are modes users ask for: off without a
 // lowering seed, drawn with one. With both on (and sizes constant), an
 // addmm whose second factor is an input a model holds as a weight
 // (weightInputs) reaches Inductor as a module's frozen parameter and
@@ -402,7 +402,8 @@ TEST(InductorBackend, FrozenWeightsTakeTheCppGemmTemplateUnderMaxAutotune) {
   ASSERT_TRUE(both.has_value());
   for (const SwitchState &s : switchStates(BackendKind::Inductor, std::nullopt, {}, true))
     EXPECT_EQ(s.on, s.id != CompilerSwitch::InductorFreezing &&
-                        s.id != CompilerSwitch::InductorMaxAutotune)
+                        s.id != CompilerSwitch::InductorMaxAutotune &&
+                        s.id != CompilerSwitch::InductorCppWrapper)
         << switchName(s.id);
 
   const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-gemm-template";

@@ -176,6 +176,7 @@ SWITCH_CONFIG = {
     # (_template_first): the choice never depends on the machine's load.
     "max_autotune": ({"max_autotune": True, "max_autotune_gemm_backends": "ATEN,CPP"},
                      {"max_autotune": False}),
+    "cpp_wrapper": ({"cpp_wrapper": True}, {"cpp_wrapper": False}),
     # Not a config key: off, torch.compile gets dynamic=True (_Compiling).
     "static_shapes": ({}, {}),
     # One config key, numerics, of the two (inductor_config).
