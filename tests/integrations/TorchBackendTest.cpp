@@ -379,7 +379,7 @@ TEST(TorchBackend, AMissingPythonIsNamedWithWhereToRead) {
 }
 
 // Freezing, max-autotune and cpp_wrapper are modes users ask for: off without a
-// lowering seed, drawn with one. With both on (and sizes constant), an
+// lowering seed, drawn with one. With the first two on (sizes constant), an
 // addmm whose second factor is an input a model holds as a weight
 // (weightInputs) reaches Inductor as a module's frozen parameter and
 // takes its C++ GEMM template, the one choice the adapter leaves
