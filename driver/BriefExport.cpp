@@ -154,7 +154,7 @@ bool briefScript(const Case &c, const Expectation &how, ExportForm form, std::st
     return false;
   }
   // An omitted switch is the compiler's default.
-  SwitchStates states = switchStates(backend, how.loweringSeed, {}, how.drawsModes);
+  SwitchStates states = switchStatesOf(backend, how);
   for (SwitchState &s : states)
     if (std::find(omitted.begin(), omitted.end(), s.id) != omitted.end())
       s.on = onByDefault(s.id);
@@ -246,7 +246,7 @@ bool briefIreeScript(const Case &c, const Expectation &how, std::string &out, st
   MlirKernel kernel;
   if (!ireeTensorKernel(c, how, kernel, error))
     return false;
-  const SwitchStates states = switchStates(BackendKind::Iree, how.loweringSeed, {}, how.drawsModes);
+  const SwitchStates states = switchStatesOf(BackendKind::Iree, how);
   const ExactnessModel freedoms = freedomsOf(BackendKind::Iree, states);
   RefRun ref = runReference(c);
   if (!ref.ok()) {

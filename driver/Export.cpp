@@ -743,8 +743,7 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
     return false;
   const BackendKind backend = backendOf(form);
   ScriptExpectation expected;
-  if (!expectationOf(c, backend, switchStates(backend, how.loweringSeed, {}, how.drawsModes),
-                     expected, error))
+  if (!expectationOf(c, backend, switchStatesOf(backend, how), expected, error))
     return false;
   const RefRun &ref = expected.ref;
   const ExactnessModel &freedoms = expected.freedoms;
@@ -779,9 +778,7 @@ bool pythonScript(const Case &c, const Expectation &how, ExportForm form,
      << ".\n\"\"\"\n";
   os << "import base64\nimport io\nimport traceback\n";
   os << body << "\n\n";
-  os << compileFunction(form, switchStates(backend, how.loweringSeed, {}, how.drawsModes),
-                        weightInputs(c))
-     << "\n\n";
+  os << compileFunction(form, switchStatesOf(backend, how), weightInputs(c)) << "\n\n";
   os << "# (dtype, the .npy bytes; bf16 as f32, exact)\n_INPUTS = [\n";
   for (const RefTensor &t : ref.inputs)
     os << "    (" << pyString(std::string(torchDtypeName(t.type.dtype))) << ", "
@@ -927,9 +924,7 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
   if (!ireeTensorKernel(c, how, kernel, error))
     return false;
   ScriptExpectation expected;
-  if (!expectationOf(c, BackendKind::Iree,
-                     switchStates(BackendKind::Iree, how.loweringSeed, {}, how.drawsModes),
-                     expected, error))
+  if (!expectationOf(c, BackendKind::Iree, switchStatesOf(BackendKind::Iree, how), expected, error))
     return false;
   const RefRun &ref = expected.ref;
 
@@ -961,7 +956,7 @@ bool ireeScript(const Case &c, const Expectation &how, const ExportSource &sourc
      << "# iree-compile's flags as the finding ran it.\n_FLAGS = [\n"
      << "    \"--iree-hal-target-device=local\",\n"
      << "    \"--iree-hal-local-target-device-backends=llvm-cpu\",\n";
-  for (const SwitchState &s : switchStates(BackendKind::Iree, how.loweringSeed, {}, how.drawsModes))
+  for (const SwitchState &s : switchStatesOf(BackendKind::Iree, how))
     os << "    " << pyString(switchSetting(s.id, s.on)) << ",\n";
   os << "]\n\n# The entry's arguments: (\"input\", dtype, the .npy bytes; bf16 as f32,\n"
      << "# exact), or (\"valid_dim\", None, a valid shape's extent).\n_ARGS = [\n";
@@ -1107,14 +1102,20 @@ bool pytorchsimScript(const Case &c, const Expectation &how, const ExportSource 
 }
 } // namespace
 
+namespace {
+/// Whether the case's weights are a module's frozen parameters.
+bool weightsFrozen(const SwitchStates &states, const std::vector<size_t> &weights) {
+  return switchOn(states, CompilerSwitch::InductorFreezing) && !weights.empty();
+}
+} // namespace
+
 bool frozenOrAutotuned(const SwitchStates &states, const std::vector<size_t> &weights) {
-  return (switchOn(states, CompilerSwitch::InductorFreezing) && !weights.empty()) ||
-         switchOn(states, CompilerSwitch::InductorMaxAutotune);
+  return weightsFrozen(states, weights) || switchOn(states, CompilerSwitch::InductorMaxAutotune);
 }
 
 std::string inductorCompileFunction(const SwitchStates &states, const std::vector<size_t> &weights,
                                     bool dynamic) {
-  const bool frozen = switchOn(states, CompilerSwitch::InductorFreezing) && !weights.empty();
+  const bool frozen = weightsFrozen(states, weights);
   std::ostringstream os;
   if (frozen) {
     os << "# kernel()'s arguments a model holds as its weights.\n_WEIGHTS = [";
@@ -1147,12 +1148,12 @@ std::string inductorCompileFunction(const SwitchStates &states, const std::vecto
         "        # freezing folds in as constants under torch.no_grad().\n"
         "        def __init__(self, args):\n"
         "            super().__init__()\n"
-        "            for k in _WEIGHTS:\n"
+        "            for k, name in _NAMES:\n"
         "                if args[k].is_floating_point():\n"
-        "                    self.register_parameter(\"w%d\" % k, torch.nn.Parameter(args[k], "
+        "                    self.register_parameter(name, torch.nn.Parameter(args[k], "
         "requires_grad=False))\n"
         "                else:\n"
-        "                    self.register_buffer(\"w%d\" % k, args[k])\n\n"
+        "                    self.register_buffer(name, args[k])\n\n"
         "        def forward(self, *activations):\n"
         "            args = list(activations)\n"
         "            for k, name in _NAMES:\n"

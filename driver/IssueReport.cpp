@@ -78,7 +78,7 @@ bool generatedBrief(const Case &c, const Expectation &how, const Reportable &r,
 /// the compiler's default.
 std::vector<CompilerSwitch> writtenSwitches(const Reportable &r, const Expectation &how) {
   std::vector<CompilerSwitch> written;
-  for (const SwitchState &s : switchStates(r.backend, how.loweringSeed, {}, how.drawsModes))
+  for (const SwitchState &s : switchStatesOf(r.backend, how))
     if (r.form == ExportForm::Iree || s.on != onByDefault(s.id))
       written.push_back(s.id);
   return written;

@@ -169,6 +169,10 @@ CandidateRunner patientRunner(CandidateRunner run, CandidateRunner patient,
   };
 }
 
+SwitchStates switchStatesOf(BackendKind backend, const Expectation &how) {
+  return switchStates(backend, how.loweringSeed, {}, how.drawsModes);
+}
+
 std::string expectationLine(const Expectation &e) {
   std::string line = "// expect: " + std::string(verdictName(e.verdict));
   if (!e.signatureId.empty())

@@ -85,6 +85,9 @@ struct Expectation {
   /// not run, and says so.
   std::string from, until;
 };
+/// The compiler switches of `backend` the case ran with, as `how` recorded
+/// them (its lowering seed, and whether it draws the modes).
+SwitchStates switchStatesOf(BackendKind backend, const Expectation &how);
 /// `// expect: <verdict> signature=<id> style=<S> [lowering=<seed> [modes=drawn]] [stage=<stage>]
 /// [fixed=<name>-<version>] [from=<name>-<version>] [until=<name>-<version>] pipeline=<P>`.
 std::string expectationLine(const Expectation &e);

@@ -149,8 +149,7 @@ std::unique_ptr<Backend> makeBackend(const RunConfig &config) {
   case BackendKind::Iree: {
     // The compiler's optimisations for this case: what the adapter turns on.
     ExternalToolchain cmd = config.external;
-    const SwitchStates states =
-        switchStates(config.backend, config.loweringSeed, config.switchesOff, config.drawsModes);
+    const SwitchStates states = switchStatesOf(config);
     for (const SwitchState &s : states)
       cmd.switches.emplace_back(std::string(switchName(s.id)), s.on);
     return std::make_unique<CommandBackend>(cmd, freedomsOf(config.backend, states));

@@ -10,6 +10,10 @@
 
 namespace npufuzz {
 
+SwitchStates switchStatesOf(const RunConfig &config) {
+  return switchStates(config.backend, config.loweringSeed, config.switchesOff, config.drawsModes);
+}
+
 MlirEmitOptions emitOptionsOf(const RunConfig &config) {
   MlirEmitOptions o;
   o.style = config.style;

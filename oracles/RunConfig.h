@@ -81,6 +81,10 @@ struct RunConfig {
 /// plan its lowering seed draws.
 MlirEmitOptions emitOptionsOf(const RunConfig &config);
 
+/// The compiler switches a case of `config` runs with: its backend's,
+/// drawn from its lowering seed, those it turns off off (switchStates).
+SwitchStates switchStatesOf(const RunConfig &config);
+
 /// Whether `config`'s pipeline resolves for its style and stage and every
 /// pass of it is known to `jit` (plugins loaded), else why not; true for
 /// backends that run no MLIR passes of npufuzz's.

@@ -47,8 +47,7 @@ bool blamable(VerdictKind v) {
 void SwitchBlameOracle::check(OracleContext &ctx, CaseVerdict &v) const {
   if (!ctx.config.blame || !blamable(v.verdict) || !v.passName.empty())
     return;
-  const SwitchStates states = switchStates(ctx.config.backend, ctx.config.loweringSeed,
-                                           ctx.config.switchesOff, ctx.config.drawsModes);
+  const SwitchStates states = switchStatesOf(ctx.config);
   // The verdict of the case with `off` turned off too, run in a child
   // (empty when the child did not answer: a hang, a crash).
   auto verdictWithout = [&](const std::vector<CompilerSwitch> &off) {

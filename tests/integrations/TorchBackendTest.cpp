@@ -135,18 +135,33 @@ RunConfig inductor() {
   return config;
 }
 
-/// Plants the pattern-matcher bug of tests/integrations/inductor/ (sub's
-/// operands swapped when a view feeds it) in the adapter, or takes it out:
-/// the adapter inherits the environment, so it starts again.
-void plantPatternMatcherBug(bool planted) {
+/// Loads the patch at `path` into the adapter (NPUFUZZ_INDUCTOR_PATCH), or
+/// none when `path` is empty: the adapter inherits the environment, so it
+/// starts again.
+void useInductorPatch(const std::string &path) {
   workerPersistentCommand().stop();
-  if (!planted) {
+  if (path.empty()) {
     ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
     return;
   }
-  const std::string patch =
-      npufuzz::testing::sourceDir() + "/tests/integrations/inductor/sub_swaps_view_operands.py";
-  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", path.c_str(), 1), 0);
+}
+
+/// A patch of `text` written as `file` in a scratch directory (its module
+/// name, which signatures show, is the file's), and its path.
+std::string writtenPatch(const std::string &file, const std::string &text) {
+  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-patches";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir + "/" + file) << text;
+  return dir + "/" + file;
+}
+
+/// Plants the pattern-matcher bug of tests/integrations/inductor/ (sub's
+/// operands swapped when a view feeds it) in the adapter, or takes it out.
+void plantPatternMatcherBug(bool planted) {
+  useInductorPatch(planted ? npufuzz::testing::sourceDir() +
+                                 "/tests/integrations/inductor/sub_swaps_view_operands.py"
+                           : "");
 }
 
 // A view (seed 001's chunk, here a slice) feeding a sub.
@@ -203,24 +218,17 @@ TEST(InductorBackend, APlantedPatternMatcherBugIsAMismatchBlamedOnThePatternMatc
 // for its own code), with no number from the message in it.
 TEST(InductorBackend, AnInductorExceptionIsACompileErrorSignedByWhereItWasRaised) {
   MlirJit jit;
-  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-raise";
-  std::filesystem::create_directories(dir);
-  const std::string patch = dir + "/raise_in_sub.py";
-  {
-    std::ofstream(patch) << "import torch\n"
-                            "from torch._inductor import lowering\n"
-                            "def planted_sub_lowering(a, b, *args, **kwargs):\n"
-                            "    raise AssertionError('planted at 0x1234, size 77')\n"
-                            "lowering.lowerings[torch.ops.aten.sub.Tensor] = "
-                            "planted_sub_lowering\n";
-  }
-  workerPersistentCommand().stop();
-  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  useInductorPatch(writtenPatch("raise_in_sub.py",
+                                "import torch\n"
+                                "from torch._inductor import lowering\n"
+                                "def planted_sub_lowering(a, b, *args, **kwargs):\n"
+                                "    raise AssertionError('planted at 0x1234, size 77')\n"
+                                "lowering.lowerings[torch.ops.aten.sub.Tensor] = "
+                                "planted_sub_lowering\n"));
   IsolationLimits limits;
   limits.wallSeconds = 300;
   const CaseReport r = runCaseIsolated(parseOrFail(kViewSub), jit, inductor(), limits);
-  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
-  workerPersistentCommand().stop();
+  useInductorPatch("");
   EXPECT_EQ(r.result.verdict, VerdictKind::CompileError) << r.result.summary;
   EXPECT_EQ(r.result.message.substr(0, r.result.message.find('\n')),
             "inductor: AssertionError in raise_in_sub.planted_sub_lowering");
@@ -267,35 +275,29 @@ TEST(InductorBackend, AKernelLeftCutInInductorsCacheIsCompiledAgainNotAFinding) 
 // raises when sub's operand has a symbolic size sees which.
 TEST(InductorBackend, WithStaticShapesOffSizesReachInductorAsSymbols) {
   MlirJit jit;
-  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-symbols";
-  std::filesystem::create_directories(dir);
-  const std::string patch = dir + "/symbolic_sub.py";
-  {
-    std::ofstream(patch) << "import sympy\n"
-                            "import torch\n"
-                            "from torch._inductor import lowering\n"
-                            "_sub = lowering.lowerings[torch.ops.aten.sub.Tensor]\n"
-                            "def sub_of_symbolic_sizes(a, b, *args, **kwargs):\n"
-                            "    if not all(isinstance(s, (int, sympy.Integer)) for s in "
-                            "a.get_size()):\n"
-                            "        raise AssertionError('a size is a symbol')\n"
-                            "    return _sub(a, b, *args, **kwargs)\n"
-                            "lowering.lowerings[torch.ops.aten.sub.Tensor] = "
-                            "sub_of_symbolic_sizes\n";
-  }
+  const std::string patch =
+      writtenPatch("symbolic_sub.py", "import sympy\n"
+                                      "import torch\n"
+                                      "from torch._inductor import lowering\n"
+                                      "_sub = lowering.lowerings[torch.ops.aten.sub.Tensor]\n"
+                                      "def sub_of_symbolic_sizes(a, b, *args, **kwargs):\n"
+                                      "    if not all(isinstance(s, (int, sympy.Integer)) for s in "
+                                      "a.get_size()):\n"
+                                      "        raise AssertionError('a size is a symbol')\n"
+                                      "    return _sub(a, b, *args, **kwargs)\n"
+                                      "lowering.lowerings[torch.ops.aten.sub.Tensor] = "
+                                      "sub_of_symbolic_sizes\n");
   const Case c = parseOrFail("npufuzz-case 1\n"
                              "%0 = input : f32[5,7]\n"
                              "%1 = input : f32[5,7]\n"
                              "%2 = sub %0, %1 : f32[5,7]\n"
                              "return %2\n");
-  workerPersistentCommand().stop();
-  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  useInductorPatch(patch);
   RunConfig config = inductor();
   EXPECT_EQ(runCase(c, jit, config).verdict, VerdictKind::Ok);
   config.switchesOff = {CompilerSwitch::InductorStaticShapes};
   const CaseOutcome symbolic = runCase(c, jit, config);
-  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
-  workerPersistentCommand().stop();
+  useInductorPatch("");
   EXPECT_EQ(symbolic.verdict, VerdictKind::CompileError) << symbolic.summary;
   EXPECT_NE(symbolic.summary.find("AssertionError in symbolic_sub.sub_of_symbolic_sizes"),
             std::string::npos)
@@ -406,14 +408,12 @@ TEST(InductorBackend, FrozenWeightsTakeTheCppGemmTemplateUnderMaxAutotune) {
                         s.id != CompilerSwitch::InductorCppWrapper)
         << switchName(s.id);
 
-  const std::string dir = ::testing::TempDir() + "/npufuzz-inductor-gemm-template";
-  std::filesystem::create_directories(dir);
-  const std::string patch = dir + "/gemm_template_seen.py";
-  std::ofstream(patch) << "from torch._inductor.codegen.cpp_gemm_template import "
-                          "CppGemmTemplate\n"
-                          "def render(self, *args, **kwargs):\n"
-                          "    raise AssertionError('the C++ GEMM template renders')\n"
-                          "CppGemmTemplate.render = render\n";
+  const std::string patch =
+      writtenPatch("gemm_template_seen.py",
+                   "from torch._inductor.codegen.cpp_gemm_template import CppGemmTemplate\n"
+                   "def render(self, *args, **kwargs):\n"
+                   "    raise AssertionError('the C++ GEMM template renders')\n"
+                   "CppGemmTemplate.render = render\n");
   const Case c = parseOrFail("npufuzz-case 1\n"
                              "data seed=7 edge_rate=0\n"
                              "%0 = input : f32[1,24]\n"
@@ -431,13 +431,11 @@ TEST(InductorBackend, FrozenWeightsTakeTheCppGemmTemplateUnderMaxAutotune) {
   }();
   EXPECT_EQ(frozen.verdict, VerdictKind::Ok) << frozen.summary;
 
-  workerPersistentCommand().stop();
-  ASSERT_EQ(::setenv("NPUFUZZ_INDUCTOR_PATCH", patch.c_str(), 1), 0);
+  useInductorPatch(patch);
   const CaseOutcome byDefault = runCase(c, jit, config);
   config.loweringSeed = both;
   const CaseOutcome templated = runCase(c, jit, config);
-  ::unsetenv("NPUFUZZ_INDUCTOR_PATCH");
-  workerPersistentCommand().stop();
+  useInductorPatch("");
   EXPECT_EQ(byDefault.verdict, VerdictKind::Ok) << byDefault.summary;
   EXPECT_EQ(templated.verdict, VerdictKind::CompileError) << templated.summary;
   EXPECT_NE(templated.summary.find("AssertionError in gemm_template_seen.render"),

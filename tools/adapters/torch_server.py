@@ -194,11 +194,10 @@ NUMERICS = {
 }
 
 
-def inductor_config(case_dir):
+def inductor_config(manifest):
     """The Inductor config manifest.json's "switches" ask for, and whether
     sizes are compiled as symbols (the static_shapes switch off)."""
-    with open(os.path.join(case_dir, "manifest.json")) as f:
-        switches = json.load(f).get("switches", {})
+    switches = manifest.get("switches", {})
     patch = {}
     for name, on in sorted(switches.items()):
         if name not in SWITCH_CONFIG:
@@ -211,12 +210,10 @@ def inductor_config(case_dir):
     return patch, not switches.get("static_shapes", True)
 
 
-def weight_positions(case_dir):
+def weight_positions(manifest):
     """The positions of kernel()'s arguments a model holds as its weights
     (manifest.json's inputs marked "weight")."""
-    with open(os.path.join(case_dir, "manifest.json")) as f:
-        inputs = json.load(f).get("inputs", [])
-    return [k for k, tensor in enumerate(inputs) if tensor.get("weight")]
+    return [k for k, tensor in enumerate(manifest.get("inputs", [])) if tensor.get("weight")]
 
 
 def _template_first(choices):
@@ -239,12 +236,12 @@ def _with_weights(torch, compile, kernel, weights, options):
     class Model(torch.nn.Module):
         def __init__(self, args):
             super().__init__()
-            for k in weights:
+            for k, name in names:
                 if args[k].is_floating_point():
                     self.register_parameter(
-                        "w%d" % k, torch.nn.Parameter(args[k], requires_grad=False))
+                        name, torch.nn.Parameter(args[k], requires_grad=False))
                 else:
-                    self.register_buffer("w%d" % k, args[k])
+                    self.register_buffer(name, args[k])
 
         def forward(self, *activations):
             args = list(activations)
@@ -271,12 +268,12 @@ class _Compiling:
     (_with_weights); with max-autotune on, templates come first
     (_template_first)."""
 
-    def __init__(self, case_dir):
+    def __init__(self, manifest):
         import torch
         import torch._inductor.config as config
         self.torch = torch
-        patch, self.dynamic = inductor_config(case_dir)
-        self.weights = weight_positions(case_dir) if patch.get("freezing") else []
+        patch, self.dynamic = inductor_config(manifest)
+        self.weights = weight_positions(manifest) if patch.get("freezing") else []
         self.autotune = bool(patch.get("max_autotune"))
         self.patch = config.patch(patch)
 
@@ -372,12 +369,10 @@ class _TvmInPlaceOfTorchCompile:
     """While a case's main() runs, torch.compile(kernel, ...) builds the
     kernel with TVM: the program stays the one every backend runs."""
 
-    def __init__(self, case_dir):
+    def __init__(self, case_dir, manifest):
         import torch
         self.torch = torch
-        with open(os.path.join(case_dir, "manifest.json")) as f:
-            switches = json.load(f).get("switches", {})
-        self.arguments = tvm_compile.pass_context_arguments(switches)
+        self.arguments = tvm_compile.pass_context_arguments(manifest.get("switches", {}))
         self.case_dir = case_dir
         self.compiled = None  # the kept program's, when run_case hands it over
 
@@ -407,19 +402,24 @@ def run_case(case_dir, compiling):
     if not os.path.isfile(program):
         sys.stderr.write("no program.py: the PyTorch emitter refused the case\n")
         return UNSUPPORTED, None, []
-    # Outside the try: a bad manifest is the adapter's environment.
+    # Outside the try: a bad manifest is the adapter's environment. Read
+    # once: the compile's switches and weights, and the kept program's key.
+    manifest = None
+    if compiling:
+        with open(os.path.join(case_dir, "manifest.json")) as m:
+            manifest = json.load(m)
     if compiling == "inductor":
-        config_patch = _Compiling(case_dir)
+        config_patch = _Compiling(manifest)
     elif compiling == "tvm":
-        config_patch = _TvmInPlaceOfTorchCompile(case_dir)
+        config_patch = _TvmInPlaceOfTorchCompile(case_dir, manifest)
     old_argv = sys.argv
     sys.argv = [program, case_dir]
     generated_before = len(_generated_code)
     code, headline, details = 0, None, []
     key = None
     if compiling:
-        with open(program) as f, open(os.path.join(case_dir, "manifest.json")) as m:
-            key = (f.read(), json.dumps(json.load(m).get("switches", {}), sort_keys=True))
+        with open(program) as f:
+            key = (f.read(), json.dumps(manifest.get("switches", {}), sort_keys=True))
         if key != _kept["key"]:
             _forget_compiled()
     try:

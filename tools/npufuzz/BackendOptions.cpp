@@ -412,6 +412,11 @@ bool checkExpectLine(const std::string &path, const std::string &caseText) {
   return false;
 }
 
+void printSwitches(const RunConfig &config) {
+  if (!switchesOf(config.backend).empty())
+    llvm::outs() << "switches: " << changedSwitchesText(switchStatesOf(config)) << "\n";
+}
+
 void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed,
                      const PassStageOption &stage, RunConfig &config) {
   std::string error;

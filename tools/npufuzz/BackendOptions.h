@@ -97,6 +97,10 @@ std::pair<std::string, std::string> pipelineAsRecorded(const std::string &caseTe
 void lowerAsRecorded(const std::string &caseText, const LoweringSeedOption &seed,
                      const PassStageOption &stage, RunConfig &config);
 
+/// "switches: ..." and a newline on stdout: those of `config`'s backend not
+/// at the compiler's default (nothing for a backend without switches).
+void printSwitches(const RunConfig &config);
+
 /// `config` for running cases: `pipeline` in `style` at the stage of
 /// `stage`, on the backend of `backend`, with `plugins` for the backend's
 /// tools. False with the error printed. (Plugins are loaded into the JIT,

@@ -1,5 +1,4 @@
 //===- tools/npufuzz/RunCommand.cpp - npufuzz run ---------------------------===//
-#include "backend/CompilerSwitches.h"
 #include "tools/npufuzz/BackendOptions.h"
 #include "tools/npufuzz/Commands.h"
 
@@ -74,11 +73,7 @@ int runRun() {
     llvm::outs() << "values not computed: " << r.valuesWhyNot << "\n";
   if (config.loweringSeed)
     llvm::outs() << "lowering: " << emitOptionsOf(config).plan.str(config.style) << "\n";
-  if (!switchesOf(config.backend).empty())
-    llvm::outs() << "switches: "
-                 << changedSwitchesText(switchStates(config.backend, config.loweringSeed,
-                                                     config.switchesOff, config.drawsModes))
-                 << "\n";
+  printSwitches(config);
   if (r.verdict == VerdictKind::Ok)
     return kExitOk;
   llvm::outs() << "signature: " << report.signature.text() << " (" << report.signature.id()

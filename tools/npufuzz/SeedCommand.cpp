@@ -4,7 +4,6 @@
 // finding's repro gives.
 //
 //===----------------------------------------------------------------------===//
-#include "backend/CompilerSwitches.h"
 #include "tools/npufuzz/BackendOptions.h"
 #include "tools/npufuzz/Commands.h"
 
@@ -88,11 +87,7 @@ int runSeed() {
   if (config.loweringSeed)
     llvm::outs() << " (--lowering-seed " << *config.loweringSeed << ")";
   llvm::outs() << "\n";
-  if (!switchesOf(config.backend).empty())
-    llvm::outs() << "switches: "
-                 << changedSwitchesText(switchStates(config.backend, config.loweringSeed,
-                                                     config.switchesOff, config.drawsModes))
-                 << "\n";
+  printSwitches(config);
   if (report.result.verdict == VerdictKind::Ok)
     return kExitOk; // nothing to reproduce
   Finding f;
